@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# schedhist build. Out-of-tree: everything generated goes to $(OUTPUT).
+#   make                  build $(OUTPUT)/schedhist
+#   make test             unit tests, then the root/BPF integration suite
+#   make unit             unit tests only (no root needed)
+#   make asan             the same program and unit tests under ASan+UBSan,
+#                         in $(OUTPUT)-asan
+#   make install          PREFIX, DESTDIR, BINDIR, MANDIR honoured
+#   make V=1              show the commands
+#
+# vmlinux.h: include/vmlinux.h is a trimmed, hand-kept header with only the
+# kernel types the BPF side reads, all marked preserve_access_index. CO-RE
+# relocates each field access against the running kernel's BTF at load
+# time, so the build never needs the build host's /sys/kernel/btf/vmlinux
+# and the header stays small enough to review.
+
+OUTPUT ?= .output
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= /lib/systemd/system
+DESTDIR ?=
+
+CC ?= cc
+CLANG ?= clang
+LLVM_STRIP ?= llvm-strip
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+PKG_CONFIG ?= pkg-config
+VERSION := 0.1.0
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/ppc64le/powerpc/' -e 's/mips.*/mips/' -e 's/riscv64/riscv/' \
+	-e 's/s390x/s390/' -e 's/loongarch64/loongarch/')
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# Dependencies: each missing one stops the build naming its Debian package.
+define need
+$(if $(shell command -v $(1) 2>/dev/null),,$(error $(1) not found: install the Debian package $(2)))
+endef
+define need_pc
+$(if $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo y),,$(error $(1) development files not found: install the Debian package $(2)))
+endef
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+$(call need,$(PKG_CONFIG),pkg-config)
+$(call need,$(CLANG),clang)
+$(call need,$(LLVM_STRIP),llvm)
+$(call need,$(BPFTOOL),bpftool)
+$(call need_pc,libbpf,libbpf-dev)
+$(call need_pc,libelf,libelf-dev)
+$(call need_pc,zlib,zlib1g-dev)
+endif
+
+LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib 2>/dev/null) -lm
+
+WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
+CFLAGS ?= -g -O2
+SANITIZE ?=
+ALL_CFLAGS := $(CFLAGS) $(SANITIZE) $(WARN) -std=gnu11 -D_GNU_SOURCE \
+	-DSCHEDHIST_VERSION='"$(VERSION)"' -Iinclude -Iuser -I$(OUTPUT) $(LIBBPF_CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS) $(SANITIZE)
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude \
+	$(LIBBPF_CFLAGS)
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+
+# The pure userspace modules: unit-tested without the kernel.
+CORE_SRCS := user/options.c user/hist.c user/snapshot.c user/report.c \
+	user/render_text.c user/render_json.c user/cgroup.c
+APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/main.c
+APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))
+CORE_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(patsubst tests/helpers/%.c,$(OUTPUT)/tests/helpers/%,$(HELPER_SRCS))
+
+.DELETE_ON_ERROR:
+.SECONDARY: $(BPF_OBJS) $(SKELS)
+.PHONY: all clean install uninstall test unit integration asan helpers help
+
+all: $(OUTPUT)/schedhist
+
+help:
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+
+$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/tests/helpers:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/schedhist.h include/vmlinux.h include/bits.bpf.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | $(OUTPUT)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/user/%.o: user/%.c $(wildcard user/*.h) include/schedhist.h $(SKELS) | $(OUTPUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/schedhist: $(APP_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h $(CORE_OBJS) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) -lm -o $@
+
+$(OUTPUT)/tests/helpers/%: tests/helpers/%.c | $(OUTPUT)/tests/helpers
+	$(call msg,HELPER,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -pthread -o $@
+
+helpers: $(HELPER_BINS)
+
+unit: $(UNIT_BINS)
+	$(Q)tests/run-unit.sh $(OUTPUT)/tests
+
+integration: $(OUTPUT)/schedhist $(HELPER_BINS)
+	$(Q)OUTPUT=$(OUTPUT) tests/run-integration.sh
+
+# Every test: unit, then integration; one summary line at the end.
+test: $(OUTPUT)/schedhist $(UNIT_BINS) $(HELPER_BINS)
+	$(Q)OUTPUT=$(OUTPUT) tests/run-all.sh
+
+asan:
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)-asan \
+		SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+		$(OUTPUT)-asan/schedhist $(patsubst $(OUTPUT)/%,$(OUTPUT)-asan/%,$(UNIT_BINS))
+
+install: $(OUTPUT)/schedhist
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(OUTPUT)/schedhist $(DESTDIR)$(BINDIR)/schedhist
+	install -m 0644 man/schedhist.8 $(DESTDIR)$(MANDIR)/man8/schedhist.8
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/schedhist $(DESTDIR)$(MANDIR)/man8/schedhist.8
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT) $(OUTPUT)-asan

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* cgroup mount discovery and id <-> path resolution. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+static bool has_token(const char *list, const char *tok)
+{
+	size_t n = strlen(tok);
+	const char *p = list;
+
+	while (p && *p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == n && !strncmp(p, tok, n))
+			return true;
+		p = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+int cg_find_mount(const char *mountinfo, const char *ctrl, char *out, size_t len)
+{
+	const char *line = mountinfo;
+
+	while (line && *line) {
+		const char *eol = strchr(line, '\n');
+		size_t n = eol ? (size_t)(eol - line) : strlen(line);
+		char buf[8192], *f[16], *sep, *save = NULL, *tok;
+		int nf = 0;
+
+		if (n < sizeof(buf)) {
+			memcpy(buf, line, n);
+			buf[n] = '\0';
+			/* id parent dev root mountpoint opts [optional...] - fstype source superopts */
+			sep = strstr(buf, " - ");
+			if (sep) {
+				*sep = '\0';
+				for (tok = strtok_r(buf, " ", &save); tok && nf < 5;
+				     tok = strtok_r(NULL, " ", &save))
+					f[nf++] = tok;
+				save = NULL;
+				for (tok = strtok_r(sep + 3, " ", &save); tok && nf < 8;
+				     tok = strtok_r(NULL, " ", &save))
+					f[nf++] = tok;
+			}
+			if (nf == 8 && !strcmp(f[3], "/")) {
+				bool match = ctrl ? !strcmp(f[5], "cgroup") && has_token(f[7], ctrl)
+						  : !strcmp(f[5], "cgroup2");
+				if (match) {
+					unescape(f[4]);
+					if (strlen(f[4]) < len) {
+						strcpy(out, f[4]);
+						return 0;
+					}
+				}
+			}
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return -1;
+}
+
+int cg_open(struct sh_cgroups *cg, const char *ctrl)
+{
+	char *text = NULL;
+	size_t cap = 0, n = 0;
+	FILE *f;
+	int ret;
+
+	memset(cg, 0, sizeof(*cg));
+	cg->ctrl = ctrl;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			char *t = realloc(text, cap = cap ? cap * 2 : 65536);
+
+			if (!t) {
+				free(text);
+				fclose(f);
+				return -1;
+			}
+			text = t;
+		}
+		size_t r = fread(text + n, 1, 4096, f);
+
+		if (!r)
+			break;
+		n += r;
+	}
+	fclose(f);
+	if (!text)
+		return -1;
+	text[n] = '\0';
+	ret = cg_find_mount(text, ctrl, cg->mount, sizeof(cg->mount));
+	free(text);
+	return ret;
+}
+
+void cg_close(struct sh_cgroups *cg)
+{
+	size_t i;
+
+	for (i = 0; i < cg->nnames; i++)
+		free(cg->names[i].path);
+	free(cg->names);
+	cg->names = NULL;
+	cg->nnames = 0;
+}
+
+int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *level,
+	      char *err, size_t errlen)
+{
+	char abs[PATH_MAX], real[PATH_MAX], realmnt[PATH_MAX];
+	size_t ml;
+	struct stat st, mst;
+	const char *p;
+	__u32 lv = 0;
+	int n;
+
+	if (!realpath(cg->mount, realmnt)) {
+		snprintf(err, errlen, "cannot resolve cgroup mount %s: %s", cg->mount,
+			 strerror(errno));
+		return -1;
+	}
+	ml = strlen(realmnt);
+	/* a path under the mount as given, else one relative to the root */
+	if (!strncmp(user_path, realmnt, ml) && (user_path[ml] == '/' || !user_path[ml]))
+		n = snprintf(abs, sizeof(abs), "%s", user_path);
+	else
+		n = snprintf(abs, sizeof(abs), "%s%s%s", realmnt, user_path[0] == '/' ? "" : "/",
+			     user_path);
+	if (n < 0 || (size_t)n >= sizeof(abs)) {
+		snprintf(err, errlen, "cgroup path too long: %.64s...", user_path);
+		return -1;
+	}
+	if (!realpath(abs, real) || stat(real, &st)) {
+		snprintf(err, errlen, "cgroup %s not found under %s: %s", user_path, realmnt,
+			 strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || stat(realmnt, &mst) || st.st_dev != mst.st_dev ||
+	    strncmp(real, realmnt, ml) || (real[ml] != '/' && real[ml])) {
+		snprintf(err, errlen, "%s is not a cgroup directory of the %s hierarchy at %s",
+			 user_path, cg->ctrl ? cg->ctrl : "cgroup2", realmnt);
+		return -1;
+	}
+	for (p = real + ml; *p; p++)
+		if (*p == '/' && p[1])
+			lv++;
+	*id = st.st_ino;
+	*level = lv;
+	return 0;
+}
+
+/* nftw has no user pointer: the walk in progress */
+static struct sh_cgroups *walking;
+static size_t walk_cap;
+
+static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct cg_name *n;
+	size_t ml = strlen(walking->mount);
+
+	(void)ftw;
+	if (type != FTW_D)
+		return 0;
+	if (walking->nnames == walk_cap) {
+		size_t cap = walk_cap ? walk_cap * 2 : 256;
+		struct cg_name *t = realloc(walking->names, cap * sizeof(*t));
+
+		if (!t)
+			return 1;
+		walking->names = t;
+		walk_cap = cap;
+	}
+	n = &walking->names[walking->nnames];
+	n->id = st->st_ino;
+	n->path = strdup(path[ml] ? path + ml : "/");
+	if (!n->path)
+		return 1;
+	walking->nnames++;
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct cg_name *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct cg_name *find(struct sh_cgroups *cg, __u64 id)
+{
+	struct cg_name k = { .id = id };
+
+	if (!cg->nnames)
+		return NULL;
+	return bsearch(&k, cg->names, cg->nnames, sizeof(k), cmp_name);
+}
+
+const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen)
+{
+	struct cg_name *n = find(cg, id);
+
+	if (n)
+		return n->path;
+	if (cg->walk_gen == gen && cg->nnames)
+		return NULL;	/* walked already this interval */
+	cg_close(cg);
+	walking = cg;
+	walk_cap = 0;
+	nftw(cg->mount, walk_one, 32, FTW_PHYS | FTW_MOUNT);
+	walking = NULL;
+	qsort(cg->names, cg->nnames, sizeof(*cg->names), cmp_name);
+	cg->walk_gen = gen;
+	n = find(cg, id);
+	return n ? n->path : NULL;
+}
+
+bool cg_exists(struct sh_cgroups *cg, __u64 id)
+{
+	struct cg_name *n = find(cg, id);
+	char abs[PATH_MAX];
+	struct stat st;
+
+	if (!n)
+		return false;
+	int len;
+
+	len = snprintf(abs, sizeof(abs), "%s%s", cg->mount, strcmp(n->path, "/") ? n->path : "");
+	if (len < 0 || (size_t)len >= sizeof(abs))
+		return true;	/* cannot check: keep it */
+	return !stat(abs, &st) && st.st_ino == id;
+}

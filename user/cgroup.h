@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * cgroup hierarchies: find the mount (from mountinfo, never hard-coded),
+ * turn a user's path into a cgroup, and cgroup ids into paths.
+ */
+#ifndef SH_CGROUP_H
+#define SH_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct cg_name {
+	__u64 id;		/* kernfs id (the directory's inode number) */
+	char *path;		/* relative to the hierarchy root, "/" for the root */
+};
+
+struct sh_cgroups {
+	char mount[4096];	/* where the hierarchy is mounted */
+	const char *ctrl;	/* NULL = cgroup2, else the v1 controller */
+	struct cg_name *names;	/* id -> path, sorted by id */
+	size_t nnames;
+	__u64 walk_gen;		/* interval of the last full walk */
+};
+
+/*
+ * Find the mount point of the cgroup2 hierarchy (@ctrl NULL) or of the v1
+ * hierarchy that carries controller @ctrl, in the mountinfo text at
+ * @mountinfo. 0 on success, -1 if no such hierarchy is mounted.
+ */
+int cg_find_mount(const char *mountinfo, const char *ctrl, char *out, size_t len);
+
+/* Read /proc/self/mountinfo and set up @cg for hierarchy @ctrl. */
+int cg_open(struct sh_cgroups *cg, const char *ctrl);
+void cg_close(struct sh_cgroups *cg);
+
+/*
+ * Resolve @user_path (absolute under the mount, or relative to the
+ * hierarchy root like "/system.slice") to its id and level (0 = root).
+ * On error returns -1 with a message in @err.
+ */
+int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *level,
+	      char *err, size_t errlen);
+
+/*
+ * Path of cgroup @id relative to the root. Unknown ids trigger one walk of
+ * the hierarchy per @gen (the poller's interval counter); an id still
+ * unknown is a removed cgroup and gets NULL.
+ */
+const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen);
+
+/* Is the cached cgroup @id still there? (one stat) */
+bool cg_exists(struct sh_cgroups *cg, __u64 id);
+
+#endif /* SH_CGROUP_H */

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Histogram arithmetic: bucket bounds, merging, percentile estimation. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hist.h"
+
+__u64 bucket_lo(int i)
+{
+	return i == 0 ? 0 : 1ULL << i;
+}
+
+__u64 bucket_hi(int i)
+{
+	return i >= SH_NBUCKETS - 1 ? UINT64_MAX : 1ULL << (i + 1);
+}
+
+int bucket_of(__u64 ns)
+{
+	int i = ns ? 63 - __builtin_clzll(ns) : 0;
+
+	return i >= SH_NBUCKETS ? SH_NBUCKETS - 1 : i;
+}
+
+void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
+		      __u32 cpu, const char *comm)
+{
+	if (max_ns < dst->max_ns || (max_ns == dst->max_ns && dst->max_tid))
+		return;
+	dst->max_ns = max_ns;
+	dst->max_tid = tid;
+	dst->max_pid = pid;
+	dst->max_cpu = cpu;
+	memcpy(dst->max_comm, comm, SH_COMM_LEN);
+	dst->max_comm[SH_COMM_LEN - 1] = '\0';
+}
+
+void totals_add(struct sh_totals *dst, const struct sh_totals *src)
+{
+	int i;
+
+	for (i = 0; i < SH_NBUCKETS; i++)
+		dst->slots[i] += src->slots[i];
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->count || src->max_ns)
+		totals_merge_max(dst, src->max_ns, src->max_tid, src->max_pid, src->max_cpu,
+				 src->max_comm);
+}
+
+__u64 totals_quantile(const struct sh_totals *t, double q)
+{
+	__u64 total = 0, seen = 0, rank, lo, hi;
+	double est;
+	int i;
+
+	for (i = 0; i < SH_NBUCKETS; i++)
+		total += t->slots[i];
+	if (!total)
+		return 0;
+	if (q > 1.0)
+		q = 1.0;
+	rank = (__u64)ceil(q * (double)total);
+	if (rank < 1)
+		rank = 1;
+	for (i = 0; i < SH_NBUCKETS; i++) {
+		if (seen + t->slots[i] >= rank)
+			break;
+		seen += t->slots[i];
+	}
+	if (i == SH_NBUCKETS)
+		i = SH_NBUCKETS - 1;
+	lo = bucket_lo(i);
+	hi = bucket_hi(i);
+	/* the max, when known and inside this bucket, is its real upper end */
+	if (t->max_ns >= lo && t->max_ns < hi)
+		hi = t->max_ns;
+	else if (hi == UINT64_MAX)
+		hi = lo * 2;
+	est = (double)lo + (double)(hi - lo) * (double)(rank - seen) / (double)t->slots[i];
+	if (t->max_ns && est > (double)t->max_ns)
+		est = (double)t->max_ns;
+	return (__u64)est;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Histograms in userspace: 64-bit totals, bucket bounds, percentiles. */
+#ifndef SH_HIST_H
+#define SH_HIST_H
+
+#include <linux/types.h>
+#include "schedhist.h"
+
+/* A histogram summed over CPUs, for one interval or since start. */
+struct sh_totals {
+	__u64 slots[SH_NBUCKETS];	/* waits per log2 bucket */
+	__u64 count;			/* waits */
+	__u64 sum_ns;			/* sum of waits */
+	__u64 max_ns;			/* longest wait, 0 if unknown */
+	__u32 max_tid;			/* who had it: tid, pid, cpu, comm */
+	__u32 max_pid;
+	__u32 max_cpu;
+	char max_comm[SH_COMM_LEN];
+};
+
+/* Lower bound of bucket @i in ns (0 for bucket 0). */
+__u64 bucket_lo(int i);
+/* Exclusive upper bound of bucket @i in ns; UINT64_MAX for the last one. */
+__u64 bucket_hi(int i);
+/* The bucket a wait of @ns falls in. */
+int bucket_of(__u64 ns);
+
+/* @dst += @src, taking the larger max (and who had it). */
+void totals_add(struct sh_totals *dst, const struct sh_totals *src);
+/* @dst = the larger max of @dst and (@max_ns, who). */
+void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
+		      __u32 cpu, const char *comm);
+
+/*
+ * Estimated @q quantile (0 < q <= 1) in ns: the bucket holding rank
+ * ceil(q * count), interpolated linearly inside it; the open-ended last
+ * bucket (and any bucket holding the max) ends at the exact max. Never
+ * above max_ns when that is known; monotone in @q. 0 for an empty histogram.
+ */
+__u64 totals_quantile(const struct sh_totals *t, double q);
+
+#endif /* SH_HIST_H */

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * schedhist: options -> loader -> poll loop. Each tick reads the kernel's
+ * cumulative maps into a snapshot (sums CPUs, diffs the previous reading),
+ * builds one report and hands it to the renderers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "schedhist.h"
+#include "options.h"
+#include "loader.h"
+#include "snapshot_read.h"
+#include "report.h"
+#include "render.h"
+#include "cgroup.h"
+#include "log.h"
+
+#define NSEC_PER_SEC 1000000000ULL
+
+int sh_log_level;
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
+}
+
+static void sleep_until(__u64 t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / NSEC_PER_SEC),
+			       .tv_nsec = (long)(t % NSEC_PER_SEC) };
+
+	/* EINTR on a signal: the loop looks at stop_signal */
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a signal interrupts the sleep (and a blocked write) */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -1;
+	/* a closed stdout shows up as EPIPE on write, handled as a quiet end */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* Resolve the cgroup options; 0, or an exit code after printing why. */
+static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *use_cg,
+			 struct sh_cgroup_cfg *cfg)
+{
+	char err[512];
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->hier = SH_CGROUP_V2;
+	*use_cg = o->key_type == SH_KEY_CGROUP || o->cgroup_path;
+	if (!*use_cg)
+		return 0;
+	if (o->cgroup_hier) {
+		cfg->hier = loader_cgroup_subsys_id(o->cgroup_hier);
+		if (cfg->hier < 0 || cfg->hier >= SH_CGROUP_SUBSYS_MAX) {
+			pr_warn("unknown cgroup controller '%s' (not in this kernel's "
+				"cgroup_subsys_id)\n", o->cgroup_hier);
+			return SH_EXIT_USAGE;
+		}
+	}
+	if (cg_open(cg, o->cgroup_hier)) {
+		if (o->cgroup_hier)
+			pr_warn("no cgroup v1 hierarchy with controller '%s' is mounted "
+				"(see /proc/self/mountinfo)\n", o->cgroup_hier);
+		else
+			pr_warn("no cgroup2 hierarchy is mounted (see /proc/self/mountinfo): "
+				"-k cgroup and -c need one, or --cgroup-hier CTRL for v1\n");
+		return SH_EXIT_FAIL;
+	}
+	if (o->cgroup_path) {
+		if (cg_lookup(cg, o->cgroup_path, &cfg->filter_id, &cfg->filter_level, err,
+			      sizeof(err))) {
+			pr_warn("%s\n", err);
+			return SH_EXIT_USAGE;
+		}
+	}
+	pr_info("cgroup hierarchy %s at %s\n", o->cgroup_hier ? o->cgroup_hier : "cgroup2",
+		cg->mount);
+	return 0;
+}
+
+/* Write one report; false when stdout is gone (EPIPE) or broken. */
+static bool emit(const struct sh_report *r, const struct options *o)
+{
+	if (o->json)
+		render_json(stdout, r, o);
+	else
+		render_text(stdout, r, o);
+	if (fflush(stdout) == EOF || ferror(stdout))
+		return false;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct sh_loader l;
+	struct sh_reader rd;
+	struct sh_snapshot snap;
+	struct sh_report rep = {};
+	struct sh_cgroups cg = {};
+	struct sh_cgroup_cfg cgcfg;
+	struct sh_maps maps;
+	bool use_cg, out_ok = true;
+	__u64 start, last, next = 0, deadline = 0, printed = 0, gen = 0;
+	int ret, err;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	ret = setup_cgroups(&o, &cg, &use_cg, &cgcfg);
+	if (ret)
+		return ret;
+	if (setup_signals()) {
+		pr_warn("cannot install signal handlers: %s\n", strerror(errno));
+		return SH_EXIT_FAIL;
+	}
+	if (snapshot_init(&snap)) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	if (loader_start(&l, &o, &cgcfg)) {
+		snapshot_free(&snap);
+		cg_close(&cg);
+		return SH_EXIT_FAIL;
+	}
+	if (reader_init(&rd, l.ncpus)) {
+		pr_warn("out of memory\n");
+		ret = SH_EXIT_FAIL;
+		goto out;
+	}
+	if (o.pid && kill(o.pid, 0) && errno == ESRCH) {
+		pr_warn("process %d exited while schedhist was starting\n", o.pid);
+		ret = SH_EXIT_FAIL;
+		goto out;
+	}
+	maps = (struct sh_maps){ .pcpu_fd = l.pcpu_fd, .hists_fd = l.hists_fd,
+				 .key_type = o.key_type, .metric = o.metric };
+
+	if (!o.json)
+		fprintf(stderr, "Tracing %s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
+			o.pid ? " of one process" : "");
+
+	start = last = now_ns();
+	if (o.interval_ns)
+		next = start + o.interval_ns;
+	if (o.duration_ns)
+		deadline = start + o.duration_ns;
+
+	ret = SH_EXIT_OK;
+	for (;;) {
+		__u64 wake = next, t;
+		bool final = false;
+
+		if (deadline && (!wake || deadline < wake))
+			wake = deadline;
+		if (!stop_signal) {
+			if (wake)
+				sleep_until(wake);
+			else
+				pause();
+		}
+		t = now_ns();
+		if (stop_signal || (deadline && t >= deadline))
+			final = true;
+		else if (!next || t < next)
+			continue;
+
+		if (final) {
+			/* exact final counts: nothing runs once detached */
+			loader_detach(&l);
+			if (o.interval_ns && t == last)
+				break;
+		}
+		gen++;
+		err = snapshot_read(&snap, &rd, &maps, loader_next_epoch(&l), use_cg ? &cg : NULL);
+		if (err) {
+			pr_warn("cannot read BPF maps: %s\n", strerror(-err));
+			ret = SH_EXIT_FAIL;
+			break;
+		}
+		if (report_build(&rep, &snap, &o, use_cg ? &cg : NULL, gen,
+				 (double)(t - (o.cumulative ? start : last)) / 1e9)) {
+			pr_warn("out of memory\n");
+			ret = SH_EXIT_FAIL;
+			break;
+		}
+		if (final && stop_signal) {
+			/* a blocked stdout must not hold up the exit */
+			fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
+		}
+		out_ok = emit(&rep, &o);
+		if (!out_ok && errno != EPIPE && errno != EAGAIN) {
+			pr_warn("cannot write the report: %s\n", strerror(errno));
+			ret = SH_EXIT_FAIL;
+		}
+		snapshot_gc(&snap);
+		last = t;
+		printed++;
+		if (!out_ok || final || (o.count && printed >= o.count))
+			break;
+		while (next <= t)
+			next += o.interval_ns;
+	}
+	if (o.verbose)
+		pr_info("totals: seen %llu, recorded into histograms %llu, no_start %llu, "
+			"filtered %llu, dropped %llu, map_full %llu, keys pruned %llu\n",
+			(unsigned long long)snap.stats_cum[SH_STAT_SEEN],
+			(unsigned long long)snapshot_recorded(&snap),
+			(unsigned long long)snap.stats_cum[SH_STAT_NO_START],
+			(unsigned long long)snap.stats_cum[SH_STAT_FILTERED],
+			(unsigned long long)snap.stats_cum[SH_STAT_DROPPED],
+			(unsigned long long)snap.stats_cum[SH_STAT_MAP_FULL],
+			(unsigned long long)rd.pruned);
+out:
+	report_free(&rep);
+	reader_free(&rd);
+	loader_close(&l);
+	snapshot_free(&snap);
+	cg_close(&cg);
+	return ret;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Renderers: read a report, write text or JSON. They never touch maps. */
+#ifndef SH_RENDER_H
+#define SH_RENDER_H
+
+#include <stdio.h>
+#include "report.h"
+
+/* runqlat-style histograms (or the --summary table). */
+void render_text(FILE *f, const struct sh_report *r, const struct options *o);
+/* One JSON object on one line (JSON Lines). */
+void render_json(FILE *f, const struct sh_report *r, const struct options *o);
+
+/* A wait in @unit, 3 significant digits ("16.8", "131", "1.02"). */
+void fmt_wait(char *buf, size_t n, __u64 ns, int unit);
+/* A JSON string literal with escapes. */
+void json_string(FILE *f, const char *s);
+/* RFC 3339 UTC with milliseconds. */
+void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts);
+
+#endif /* SH_RENDER_H */

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* JSON Lines output: one object per report; the schema is in schedhist(8). */
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "render.h"
+
+static const char *const stat_names[SH_STAT_NR] = {
+	[SH_STAT_SEEN] = "seen",
+	[SH_STAT_NO_START] = "no_start",
+	[SH_STAT_FILTERED] = "filtered",
+	[SH_STAT_DROPPED] = "dropped",
+	[SH_STAT_MAP_FULL] = "map_full",
+};
+
+void json_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else if (*p >= 0x80)
+				/* comm and paths are bytes, not UTF-8: keep JSON valid */
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)
+{
+	struct tm tm;
+	char base[32];
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, n, "%s.%03ldZ", base, ts->tv_nsec / 1000000);
+}
+
+static void json_group(FILE *f, const struct sh_group *g)
+{
+	int i, first = 1;
+
+	fputs("{\"key\":", f);
+	json_string(f, g->name);
+	if (g->comm) {
+		fputs(",\"comm\":", f);
+		json_string(f, g->comm);
+	}
+	if (g->is_cgroup && !g->synthetic && g->key.id != SH_OTHER_ID)
+		fprintf(f, ",\"cgroup_id\":%" PRIu64, (uint64_t)g->key.id);
+	if (g->nkeys)
+		fprintf(f, ",\"keys\":%" PRIu64, (uint64_t)g->nkeys);
+	fprintf(f,
+		",\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"avg_ns\":%" PRIu64
+		",\"max_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p90_ns\":%" PRIu64
+		",\"p99_ns\":%" PRIu64 ",\"p999_ns\":%" PRIu64,
+		(uint64_t)g->t.count, (uint64_t)g->t.sum_ns,
+		(uint64_t)(g->t.count ? g->t.sum_ns / g->t.count : 0), (uint64_t)g->t.max_ns,
+		(uint64_t)g->p50, (uint64_t)g->p90, (uint64_t)g->p99, (uint64_t)g->p999);
+	if (g->t.max_tid) {
+		fprintf(f, ",\"max_tid\":%u,\"max_pid\":%u,\"max_cpu\":%u,\"max_comm\":",
+			g->t.max_tid, g->t.max_pid, g->t.max_cpu);
+		json_string(f, g->t.max_comm);
+	}
+	fputs(",\"buckets\":[", f);
+	for (i = 0; i < SH_NBUCKETS; i++) {
+		if (!g->t.slots[i])
+			continue;
+		fprintf(f, "%s{\"lo_ns\":%" PRIu64 ",\"hi_ns\":", first ? "" : ",",
+			(uint64_t)bucket_lo(i));
+		if (bucket_hi(i) == UINT64_MAX)
+			fputs("null", f);
+		else
+			fprintf(f, "%" PRIu64, (uint64_t)bucket_hi(i));
+		fprintf(f, ",\"count\":%" PRIu64 "}", (uint64_t)g->t.slots[i]);
+		first = 0;
+	}
+	fputs("]}", f);
+}
+
+void render_json(FILE *f, const struct sh_report *r, const struct options *o)
+{
+	char ts[64];
+	size_t i;
+	int s;
+
+	(void)o;
+	fmt_rfc3339(ts, sizeof(ts), &r->when);
+	fprintf(f, "{\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
+		   "\"key\":\"%s\",\"groups\":[",
+		ts, r->span_s, r->cumulative ? "true" : "false", metric_name(r->metric),
+		key_name(r->key_type));
+	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
+		if (i)
+			fputc(',', f);
+		json_group(f, i < r->ngroups ? &r->groups[i] : &r->rest);
+	}
+	fputs("],\"lost\":{", f);
+	/* the waits not recorded, by reason: seen == recorded + the sum of these */
+	fprintf(f, "\"no_start\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"dropped\":%" PRIu64 "}",
+		(uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
+		(uint64_t)r->stats[SH_STAT_DROPPED]);
+	fputs(",\"events\":{", f);
+	for (s = 0; s < SH_STAT_NR; s++)
+		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_names[s],
+			(uint64_t)r->stats[s]);
+	fprintf(f, ",\"recorded\":%" PRIu64 ",\"live_keys\":%" PRIu64 "}}\n",
+		(uint64_t)r->all.count, (uint64_t)r->live_keys);
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Text output: runqlat-style log2 histograms, one per key, or a table. */
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "render.h"
+
+#define BAR_WIDTH 40
+
+void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
+{
+	double v = (double)ns / (double)unit_ns(unit);
+
+	if (unit == SH_UNIT_NS || v >= 100.0)
+		snprintf(buf, n, "%.0f", v);
+	else if (v >= 10.0)
+		snprintf(buf, n, "%.1f", v);
+	else
+		snprintf(buf, n, "%.2f", v);
+}
+
+static void bar(FILE *f, __u64 v, __u64 max)
+{
+	int i, n = max ? (int)(v * BAR_WIDTH / max) : 0;
+
+	if (v && !n)
+		n = 1;	/* a non-empty bucket always shows */
+	fputc('|', f);
+	for (i = 0; i < BAR_WIDTH; i++)
+		fputc(i < n ? '*' : ' ', f);
+	fputc('|', f);
+}
+
+static void print_histogram(FILE *f, const struct sh_totals *t, const struct options *o)
+{
+	int first = -1, last = -1, start, i;
+	__u64 below = 0, max = 0;
+	char lo[32], hi[32];
+
+	for (i = 0; i < SH_NBUCKETS; i++) {
+		if (!t->slots[i])
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
+	}
+	if (first < 0)
+		return;
+	start = first;
+	if (o->min_wait_ns) {
+		int mb = bucket_of(o->min_wait_ns);
+
+		for (i = 0; i < mb && i < SH_NBUCKETS; i++)
+			below += t->slots[i];
+		if (mb > start)
+			start = mb;
+		if (start > last)
+			last = start;
+	}
+	for (i = start; i <= last; i++)
+		if (t->slots[i] > max)
+			max = t->slots[i];
+	if (below > max)
+		max = below;
+
+	fprintf(f, "%*s%-5s%*s : count      distribution\n", 10, "", unit_name(o->unit), 13, "");
+	if (below) {
+		char lim[32], left[64];
+
+		fmt_wait(lim, sizeof(lim), bucket_lo(start), o->unit);
+		snprintf(left, sizeof(left), "< %s", lim);
+		fprintf(f, "%28s : %-10" PRIu64 " ", left, (uint64_t)below);
+		bar(f, below, max);
+		fputc('\n', f);
+	}
+	for (i = start; i <= last; i++) {
+		fmt_wait(lo, sizeof(lo), bucket_lo(i), o->unit);
+		if (bucket_hi(i) == UINT64_MAX)
+			snprintf(hi, sizeof(hi), "inf");
+		else
+			fmt_wait(hi, sizeof(hi), bucket_hi(i), o->unit);
+		fprintf(f, "%13s -> %-11s : %-10" PRIu64 " ", lo, hi, (uint64_t)t->slots[i]);
+		bar(f, t->slots[i], max);
+		fputc('\n', f);
+	}
+}
+
+static void print_stats_line(FILE *f, const struct sh_totals *t, __u64 p50, __u64 p90,
+			     __u64 p99, __u64 p999, const struct options *o, bool who)
+{
+	char avg[32], a[32], b[32], c[32], d[32], m[32];
+
+	fmt_wait(avg, sizeof(avg), t->count ? t->sum_ns / t->count : 0, o->unit);
+	fmt_wait(a, sizeof(a), p50, o->unit);
+	fmt_wait(b, sizeof(b), p90, o->unit);
+	fmt_wait(c, sizeof(c), p99, o->unit);
+	fmt_wait(d, sizeof(d), p999, o->unit);
+	fmt_wait(m, sizeof(m), t->max_ns, o->unit);
+	fprintf(f, "count %" PRIu64 "  avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s",
+		(uint64_t)t->count, avg, a, b, c, d, m);
+	if (who && t->max_tid)
+		fprintf(f, "  tid %u (%s) cpu %u", t->max_tid, t->max_comm, t->max_cpu);
+	fputc('\n', f);
+}
+
+static void print_key_line(FILE *f, const struct sh_group *g, int key_type)
+{
+	if (g->synthetic || g->key.id == SH_OTHER_ID) {
+		fprintf(f, "%s = %s", key_name(key_type), g->name);
+		if (g->nkeys)
+			fprintf(f, " (%" PRIu64 " keys)", (uint64_t)g->nkeys);
+		fputc('\n', f);
+		return;
+	}
+	if (g->comm)
+		fprintf(f, "%s = %s (%s)\n", key_name(key_type), g->name, g->comm);
+	else
+		fprintf(f, "%s = %s\n", key_name(key_type), g->name);
+}
+
+static void print_summary(FILE *f, const struct sh_report *r, const struct options *o)
+{
+	const char *kname = key_name(r->key_type);
+	int w = (int)strlen(kname), i;
+	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j;
+
+	for (j = 0; j < n; j++) {
+		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
+		int l = (int)strlen(g->name) + (g->comm ? (int)strlen(g->comm) + 3 : 0);
+
+		if (l > w)
+			w = l;
+	}
+	if (w > 60)
+		w = 60;
+	fprintf(f, "%-*s %10s %9s %9s %9s %9s %9s %9s  %s\n", w, kname, "COUNT", "AVG", "P50",
+		"P90", "P99", "P99.9", "MAX", "MAX_BY (tid comm cpu)");
+	for (j = 0; j < n; j++) {
+		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
+		char name[128], v[6][32];
+
+		if (g->comm)
+			snprintf(name, sizeof(name), "%s (%s)", g->name, g->comm);
+		else if (g->nkeys)
+			snprintf(name, sizeof(name), "%s (%" PRIu64 " keys)", g->name,
+				 (uint64_t)g->nkeys);
+		else
+			snprintf(name, sizeof(name), "%s", g->name);
+		fmt_wait(v[0], 32, g->t.count ? g->t.sum_ns / g->t.count : 0, o->unit);
+		fmt_wait(v[1], 32, g->p50, o->unit);
+		fmt_wait(v[2], 32, g->p90, o->unit);
+		fmt_wait(v[3], 32, g->p99, o->unit);
+		fmt_wait(v[4], 32, g->p999, o->unit);
+		fmt_wait(v[5], 32, g->t.max_ns, o->unit);
+		fprintf(f, "%-*s %10" PRIu64, w, name, (uint64_t)g->t.count);
+		for (i = 0; i < 6; i++)
+			fprintf(f, " %9s", v[i]);
+		if (g->t.max_tid)
+			fprintf(f, "  %u %s %u", g->t.max_tid, g->t.max_comm, g->t.max_cpu);
+		fputc('\n', f);
+	}
+}
+
+void render_text(FILE *f, const struct sh_report *r, const struct options *o)
+{
+	size_t i;
+	__u64 lost = report_lost(r);
+
+	if (o->timestamp) {
+		char ts[64];
+		struct tm tm;
+
+		localtime_r(&r->when.tv_sec, &tm);
+		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+		fprintf(f, "%s\n", ts);
+	}
+	fprintf(f, "%s, %s %.2f s, waits in %s\n", metric_words(r->metric),
+		r->cumulative ? "since start" : "interval", r->span_s, unit_name(o->unit));
+	if (lost)
+		fprintf(f, "lost: %" PRIu64 " waits not measured (no start timestamp %" PRIu64
+			   ", dropped %" PRIu64 ")\n",
+			(uint64_t)lost, (uint64_t)r->stats[SH_STAT_NO_START],
+			(uint64_t)r->stats[SH_STAT_DROPPED]);
+	if (r->stats[SH_STAT_MAP_FULL])
+		fprintf(f, "overflow: key map full, %" PRIu64 " waits of new keys counted "
+			   "under [other] (raise --max-keys)\n",
+			(uint64_t)r->stats[SH_STAT_MAP_FULL]);
+	if (o->verbose)
+		fprintf(f, "events: seen %" PRIu64 "  recorded %" PRIu64 "  no_start %" PRIu64
+			   "  filtered %" PRIu64 "  dropped %" PRIu64 "  map_full %" PRIu64
+			   "  keys %" PRIu64 "\n",
+			(uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count,
+			(uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
+			(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_MAP_FULL],
+			(uint64_t)r->live_keys);
+
+	if (!r->ngroups) {
+		fprintf(f, "(no waits recorded)\n\n");
+		return;
+	}
+	if (o->summary) {
+		print_summary(f, r, o);
+		fputc('\n', f);
+		return;
+	}
+	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
+		const struct sh_group *g = i < r->ngroups ? &r->groups[i] : &r->rest;
+
+		if (r->key_type != SH_KEY_NONE) {
+			if (i)
+				fputc('\n', f);
+			print_key_line(f, g, r->key_type);
+		}
+		print_histogram(f, &g->t, o);
+		print_stats_line(f, &g->t, g->p50, g->p90, g->p99, g->p999, o, true);
+	}
+	fputc('\n', f);
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Snapshot -> report: select the span, name keys, percentiles, rank. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void group_percentiles(struct sh_group *g)
+{
+	g->p50 = totals_quantile(&g->t, 0.50);
+	g->p90 = totals_quantile(&g->t, 0.90);
+	g->p99 = totals_quantile(&g->t, 0.99);
+	g->p999 = totals_quantile(&g->t, 0.999);
+}
+
+static struct sh_group *add_group(struct sh_report *r)
+{
+	if (r->ngroups == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct sh_group *g = realloc(r->groups, cap * sizeof(*g));
+
+		if (!g)
+			return NULL;
+		r->groups = g;
+		r->cap = cap;
+	}
+	memset(&r->groups[r->ngroups], 0, sizeof(r->groups[0]));
+	return &r->groups[r->ngroups++];
+}
+
+static void name_group(struct sh_group *g, const struct sh_entry *e, int key_type,
+		       struct sh_cgroups *cg, __u64 gen)
+{
+	const char *path;
+
+	if (e->key.id == SH_OTHER_ID) {
+		g->name = "[other]";
+		g->synthetic = false;
+		return;
+	}
+	switch (key_type) {
+	case SH_KEY_NONE:
+		g->name = "all";
+		break;
+	case SH_KEY_COMM:
+		g->name = e->key.comm;
+		break;
+	case SH_KEY_PID:
+	case SH_KEY_TID:
+		g->comm = e->comm;
+		/* fall through */
+	case SH_KEY_CPU:
+		snprintf(g->idbuf, sizeof(g->idbuf), "%" PRIu64, (uint64_t)e->key.id);
+		g->name = g->idbuf;
+		break;
+	case SH_KEY_CGROUP:
+		g->is_cgroup = true;
+		path = cg ? cg_path(cg, e->key.id, gen) : NULL;
+		if (path) {
+			g->name = path;
+		} else {
+			snprintf(g->idbuf, sizeof(g->idbuf), "[removed id=%" PRIu64 "]",
+				 (uint64_t)e->key.id);
+			g->name = g->idbuf;
+		}
+		break;
+	}
+}
+
+static int cmp_u64(__u64 a, __u64 b)
+{
+	return a > b ? -1 : a < b;
+}
+
+static int rank_sort;
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct sh_group *x = a, *y = b;
+	int c = 0;
+
+	switch (rank_sort) {
+	case SH_SORT_COUNT:
+		c = cmp_u64(x->t.count, y->t.count);
+		break;
+	case SH_SORT_AVG:
+		c = cmp_u64(x->t.count ? x->t.sum_ns / x->t.count : 0,
+			    y->t.count ? y->t.sum_ns / y->t.count : 0);
+		break;
+	case SH_SORT_P99:
+		c = cmp_u64(x->p99, y->p99);
+		break;
+	case SH_SORT_MAX:
+		c = cmp_u64(x->t.max_ns, y->t.max_ns);
+		break;
+	}
+	if (!c)
+		c = cmp_u64(x->t.sum_ns, y->t.sum_ns);
+	if (!c)
+		c = cmp_u64(x->t.count, y->t.count);
+	if (!c)
+		c = strcmp(x->name, y->name);
+	return c;
+}
+
+void report_rank(struct sh_report *r, int sort, __u32 top)
+{
+	size_t i;
+
+	rank_sort = sort;
+	qsort(r->groups, r->ngroups, sizeof(*r->groups), cmp_group);
+	memset(&r->rest, 0, sizeof(r->rest));
+	if (!top || r->ngroups <= top)
+		return;
+	r->rest.name = "[rest]";
+	r->rest.synthetic = true;
+	for (i = top; i < r->ngroups; i++) {
+		totals_add(&r->rest.t, &r->groups[i].t);
+		r->rest.nkeys++;
+	}
+	group_percentiles(&r->rest);
+	r->ngroups = top;
+}
+
+int report_build(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
+		 struct sh_cgroups *cg, __u64 gen, double span_s)
+{
+	struct sh_entry *e;
+	struct sh_group *g;
+	size_t it = 0, i;
+
+	clock_gettime(CLOCK_REALTIME, &r->when);
+	r->span_s = span_s;
+	r->metric = o->metric;
+	r->key_type = o->key_type;
+	r->cumulative = o->cumulative;
+	r->ngroups = 0;
+	r->live_keys = 0;
+	memset(&r->all, 0, sizeof(r->all));
+	memcpy(r->stats, o->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
+
+	/* resolve unknown cgroup ids first: at most one walk, then stable names */
+	if (cg)
+		for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
+			if (e->key.id != SH_OTHER_ID)
+				cg_path(cg, e->key.id, gen);
+
+	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));) {
+		const struct sh_totals *t = o->cumulative ? &e->cum : &e->delta;
+
+		if (!e->pruned && e->key.id != SH_OTHER_ID)
+			r->live_keys++;
+		if (!t->count)
+			continue;
+		g = add_group(r);
+		if (!g)
+			return -1;
+		g->key = e->key;
+		g->t = *t;
+		name_group(g, e, o->key_type, cg, gen);
+	}
+	if (o->cumulative && s->exited_cum.count) {
+		g = add_group(r);
+		if (!g)
+			return -1;
+		g->name = "[exited]";
+		g->synthetic = true;
+		g->t = s->exited_cum;
+	}
+	for (i = 0; i < r->ngroups; i++) {
+		group_percentiles(&r->groups[i]);
+		totals_add(&r->all, &r->groups[i].t);
+	}
+	r->all_p50 = totals_quantile(&r->all, 0.50);
+	r->all_p90 = totals_quantile(&r->all, 0.90);
+	r->all_p99 = totals_quantile(&r->all, 0.99);
+	r->all_p999 = totals_quantile(&r->all, 0.999);
+	report_rank(r, o->sort, o->top);
+	return 0;
+}
+
+void report_free(struct sh_report *r)
+{
+	free(r->groups);
+	memset(r, 0, sizeof(*r));
+}
+
+__u64 report_lost(const struct sh_report *r)
+{
+	return r->stats[SH_STAT_NO_START] + r->stats[SH_STAT_DROPPED];
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * A report: one interval (or since start) turned into named, ranked groups
+ * with percentiles. Renderers only read it.
+ */
+#ifndef SH_REPORT_H
+#define SH_REPORT_H
+
+#include <stdbool.h>
+#include <time.h>
+#include "hist.h"
+#include "options.h"
+#include "snapshot.h"
+#include "cgroup.h"
+
+struct sh_group {
+	struct sh_key key;		/* kernel key (id, comm) */
+	const char *name;		/* display key: "bash", "1234", "/a.slice", "[other]" */
+	char idbuf[40];			/* storage for numeric and [removed id=N] names */
+	const char *comm;		/* pid/tid keys: task name, else NULL */
+	bool is_cgroup;			/* key is a cgroup id (JSON adds cgroup_id) */
+	bool synthetic;			/* [rest] or [exited]: not a kernel key */
+	struct sh_totals t;		/* the waits of this report */
+	__u64 p50, p90, p99, p999;	/* estimated percentiles, ns */
+	__u64 nkeys;			/* [rest]: how many keys it folds */
+};
+
+struct sh_report {
+	struct timespec when;		/* wall clock at the reading */
+	double span_s;			/* seconds covered: interval or since start */
+	int metric;			/* enum sh_metric */
+	int key_type;			/* enum sh_key_type */
+	bool cumulative;		/* since start, not the interval */
+	struct sh_group *groups;	/* ranked, largest first; [rest] not included */
+	size_t ngroups;
+	size_t cap;
+	struct sh_group rest;		/* keys beyond --top, when rest.nkeys */
+	struct sh_totals all;		/* every group together (incl. rest) */
+	__u64 all_p50, all_p90, all_p99, all_p999;
+	__u64 stats[SH_STAT_NR];	/* event counters of the same span */
+	__u64 live_keys;		/* keys in the kernel map now */
+};
+
+/* Percentiles of @t into @g's fields. */
+void group_percentiles(struct sh_group *g);
+
+/*
+ * Build @r from snapshot @s (interval deltas, or totals since start with
+ * o->cumulative), naming cgroup keys through @cg (may be NULL), ranking
+ * with o->sort and folding keys beyond o->top into r->rest. @gen is the
+ * interval counter (limits cgroup walks to one per interval).
+ */
+int report_build(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
+		 struct sh_cgroups *cg, __u64 gen, double span_s);
+
+/* Rank groups: the comparator for o->sort (largest first, then by name). */
+void report_rank(struct sh_report *r, int sort, __u32 top);
+
+void report_free(struct sh_report *r);
+
+/* Lost events of the report: no_start + dropped (not filtered). */
+__u64 report_lost(const struct sh_report *r);
+
+#endif /* SH_REPORT_H */

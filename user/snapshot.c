@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Snapshot table: sums per-CPU values, diffs readings, keeps totals. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+
+#define INITIAL_SLOTS 1024
+
+static size_t key_hash(const struct sh_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	__u64 h = 1469598103934665603ULL;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+int snapshot_init(struct sh_snapshot *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->nslots = INITIAL_SLOTS;
+	s->table = calloc(s->nslots, sizeof(*s->table));
+	return s->table ? 0 : -1;
+}
+
+void snapshot_free(struct sh_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; s->table && i < s->nslots; i++) {
+		struct sh_entry *e = s->table[i], *n;
+
+		for (; e; e = n) {
+			n = e->next;
+			free(e);
+		}
+	}
+	free(s->table);
+	memset(s, 0, sizeof(*s));
+}
+
+struct sh_entry *snapshot_find(struct sh_snapshot *s, const struct sh_key *key)
+{
+	struct sh_entry *e = s->table[key_hash(key) & (s->nslots - 1)];
+
+	for (; e; e = e->next)
+		if (!memcmp(&e->key, key, sizeof(*key)))
+			return e;
+	return NULL;
+}
+
+static void grow(struct sh_snapshot *s)
+{
+	size_t n = s->nslots * 2, i;
+	struct sh_entry **t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return;	/* keep the longer chains; still correct */
+	for (i = 0; i < s->nslots; i++) {
+		struct sh_entry *e = s->table[i], *next;
+
+		for (; e; e = next) {
+			size_t h = key_hash(&e->key) & (n - 1);
+
+			next = e->next;
+			e->next = t[h];
+			t[h] = e;
+		}
+	}
+	free(s->table);
+	s->table = t;
+	s->nslots = n;
+}
+
+void snapshot_begin(struct sh_snapshot *s, __u32 epoch)
+{
+	size_t it;
+	struct sh_entry *e;
+
+	s->gen++;
+	s->epoch = epoch;
+	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
+		memset(&e->delta, 0, sizeof(e->delta));
+	memset(s->stats_delta, 0, sizeof(s->stats_delta));
+}
+
+struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key,
+				 const void *vals, int ncpu, size_t stride, bool final)
+{
+	__u32 slots[SH_NBUCKETS] = {}, count = 0;
+	__u64 sum = 0;
+	struct sh_totals d = {};
+	struct sh_entry *e;
+	int c, i;
+
+	e = snapshot_find(s, key);
+	if (!e) {
+		if (s->nentries >= s->nslots)
+			grow(s);
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return NULL;
+		e->key = *key;
+		size_t h = key_hash(key) & (s->nslots - 1);
+		e->next = s->table[h];
+		s->table[h] = e;
+		s->nentries++;
+	}
+
+	for (c = 0; c < ncpu; c++) {
+		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
+
+		for (i = 0; i < SH_NBUCKETS; i++)
+			slots[i] += v->slots[i];
+		count += v->count;
+		sum += v->sum_ns;
+		if (v->max_epoch == s->epoch && v->count)
+			totals_merge_max(&d, v->max_ns, v->max_tid, v->max_pid, v->max_cpu,
+					 v->max_comm);
+		if (v->comm[0])
+			memcpy(e->comm, v->comm, SH_COMM_LEN);
+	}
+	e->comm[SH_COMM_LEN - 1] = '\0';
+
+	/* differences modulo 2^32: exact across counter wrap-around */
+	for (i = 0; i < SH_NBUCKETS; i++) {
+		d.slots[i] = (__u32)(slots[i] - e->raw_slots[i]);
+		e->raw_slots[i] = slots[i];
+	}
+	d.count = (__u32)(count - e->raw_count);
+	d.sum_ns = sum - e->raw_sum_ns;
+	e->raw_count = count;
+	e->raw_sum_ns = sum;
+	if (!d.count)
+		d.max_ns = 0;
+
+	totals_add(&e->delta, &d);
+	totals_add(&e->cum, &d);
+	e->gen = s->gen;
+	if (final)
+		e->pruned = true;
+	return e;
+}
+
+void snapshot_stats(struct sh_snapshot *s, const __u64 *stats)
+{
+	int i;
+
+	for (i = 0; i < SH_STAT_NR; i++) {
+		s->stats_delta[i] = stats[i] - s->stats_raw[i];
+		s->stats_cum[i] += s->stats_delta[i];
+		s->stats_raw[i] = stats[i];
+	}
+}
+
+struct sh_entry *snapshot_next(struct sh_snapshot *s, size_t *it, struct sh_entry *e)
+{
+	if (e && e->next)
+		return e->next;
+	if (e)
+		(*it)++;
+	for (; *it < s->nslots; (*it)++)
+		if (s->table[*it])
+			return s->table[*it];
+	return NULL;
+}
+
+void snapshot_gc(struct sh_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nslots; i++) {
+		struct sh_entry **pp = &s->table[i], *e;
+
+		while ((e = *pp)) {
+			if (!e->pruned) {
+				pp = &e->next;
+				continue;
+			}
+			totals_add(&s->exited_cum, &e->cum);
+			s->exited_keys++;
+			*pp = e->next;
+			free(e);
+			s->nentries--;
+		}
+	}
+}
+
+__u64 snapshot_recorded(struct sh_snapshot *s)
+{
+	struct sh_entry *e;
+	size_t it = 0;
+	__u64 n = s->exited_cum.count;
+
+	for (e = NULL; (e = snapshot_next(s, &it, e));)
+		n += e->cum.count;
+	return n;
+}

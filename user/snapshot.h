@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Snapshots: the kernel's cumulative per-CPU histograms, summed over CPUs
+ * and diffed against the previous reading, per key. The kernel maps are
+ * never cleared; this table remembers the last reading of every key.
+ */
+#ifndef SH_SNAPSHOT_H
+#define SH_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "hist.h"
+
+struct sh_entry {
+	struct sh_key key;
+	struct sh_entry *next;		/* hash chain */
+	__u32 raw_slots[SH_NBUCKETS];	/* last reading, summed mod 2^32 */
+	__u32 raw_count;
+	__u64 raw_sum_ns;
+	struct sh_totals delta;		/* this interval */
+	struct sh_totals cum;		/* since start */
+	char comm[SH_COMM_LEN];		/* pid/tid keys: latest task name */
+	__u32 gen;			/* generation it was last read in */
+	bool pruned;			/* removed from the kernel map: freed after the report */
+};
+
+struct sh_snapshot {
+	struct sh_entry **table;	/* hash table of entries */
+	size_t nslots;			/* table size, a power of two */
+	size_t nentries;		/* live entries */
+	__u32 gen;			/* generation of the current reading */
+	__u32 epoch;			/* kernel epoch this interval's maxes belong to */
+	__u64 stats_raw[SH_STAT_NR];	/* last reading of the event counters */
+	__u64 stats_delta[SH_STAT_NR];	/* this interval */
+	__u64 stats_cum[SH_STAT_NR];	/* since start */
+	struct sh_totals exited_cum;	/* cumulative totals of pruned keys */
+	__u64 exited_keys;		/* how many keys were pruned */
+};
+
+int snapshot_init(struct sh_snapshot *s);
+void snapshot_free(struct sh_snapshot *s);
+
+/* Start a reading whose maxes belong to kernel epoch @epoch. */
+void snapshot_begin(struct sh_snapshot *s, __u32 epoch);
+
+/*
+ * Feed one key's per-CPU values: @ncpu values of struct sh_hist, @stride
+ * bytes apart. Called once per key per reading (a pruned key's final
+ * values may be fed again with @final set). Returns the entry or NULL on
+ * allocation failure.
+ */
+struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key,
+				 const void *vals, int ncpu, size_t stride, bool final);
+
+/* Feed the event counters, already summed over CPUs. */
+void snapshot_stats(struct sh_snapshot *s, const __u64 *stats);
+
+/* Find an entry, NULL if absent. */
+struct sh_entry *snapshot_find(struct sh_snapshot *s, const struct sh_key *key);
+
+/* Waits recorded since start, over every key (pruned ones included). */
+__u64 snapshot_recorded(struct sh_snapshot *s);
+
+/* After the report: fold pruned entries into exited_cum and free them. */
+void snapshot_gc(struct sh_snapshot *s);
+
+/* Iterate: for (e = NULL; (e = snapshot_next(s, &it, e)); ) */
+struct sh_entry *snapshot_next(struct sh_snapshot *s, size_t *it, struct sh_entry *e);
+
+#endif /* SH_SNAPSHOT_H */
