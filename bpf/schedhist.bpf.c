@@ -268,7 +268,7 @@ static __always_inline void wait_start(struct task_struct *t, __u64 now)
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
+int BPF_PROG(schedhist_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	__u64 now = bpf_ktime_get_ns();
@@ -318,13 +318,13 @@ static __always_inline int on_wakeup(struct task_struct *p)
 }
 
 SEC("tp_btf/sched_wakeup")
-int BPF_PROG(sched_wakeup, struct task_struct *p)
+int BPF_PROG(schedhist_wakeup, struct task_struct *p)
 {
 	return on_wakeup(p);
 }
 
 SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(sched_wakeup_new, struct task_struct *p)
+int BPF_PROG(schedhist_wakeup_new, struct task_struct *p)
 {
 	return on_wakeup(p);
 }

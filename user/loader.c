@@ -104,8 +104,8 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 	skel->rodata->filter_cglevel = cg->filter_level;
 
 	/* the wakeup programs only for the metrics that need them */
-	bpf_program__set_autoload(skel->progs.sched_wakeup, wakeups);
-	bpf_program__set_autoload(skel->progs.sched_wakeup_new, o->metric == SH_METRIC_RUNQ);
+	bpf_program__set_autoload(skel->progs.schedhist_wakeup, wakeups);
+	bpf_program__set_autoload(skel->progs.schedhist_wakeup_new, o->metric == SH_METRIC_RUNQ);
 	bpf_map__set_max_entries(skel->maps.hists, o->max_keys + 1);
 
 	err = schedhist_bpf__load(skel);
@@ -127,13 +127,13 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 	free(zero);
 	zero = NULL;
 
-	if (attach(l, skel->progs.sched_switch, &skel->links.sched_switch, "sched_switch"))
+	if (attach(l, skel->progs.schedhist_switch, &skel->links.schedhist_switch, "sched_switch"))
 		goto fail;
-	if (wakeups && attach(l, skel->progs.sched_wakeup, &skel->links.sched_wakeup,
+	if (wakeups && attach(l, skel->progs.schedhist_wakeup, &skel->links.schedhist_wakeup,
 			       "sched_wakeup"))
 		goto fail;
-	if (o->metric == SH_METRIC_RUNQ && attach(l, skel->progs.sched_wakeup_new,
-						   &skel->links.sched_wakeup_new, "sched_wakeup_new"))
+	if (o->metric == SH_METRIC_RUNQ && attach(l, skel->progs.schedhist_wakeup_new,
+						   &skel->links.schedhist_wakeup_new, "sched_wakeup_new"))
 		goto fail;
 	pr_info("attached %d program(s), %d possible CPUs, key map capacity %u + [other]\n",
 		l->nlinks, l->ncpus, o->max_keys);

@@ -160,9 +160,9 @@ int main(int argc, char **argv)
 	maps = (struct sh_maps){ .pcpu_fd = l.pcpu_fd, .hists_fd = l.hists_fd,
 				 .key_type = o.key_type, .metric = o.metric };
 
-	if (!o.json)
-		fprintf(stderr, "Tracing %s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
-			o.pid ? " of one process" : "");
+	/* on stderr, so it never mixes with JSON; tests wait for this line */
+	fprintf(stderr, "Tracing %s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
+		o.pid ? " of one process" : "");
 
 	start = last = now_ns();
 	if (o.interval_ns)

@@ -53,7 +53,7 @@ static void name_group(struct sh_group *g, const struct sh_entry *e, int key_typ
 		/* fall through */
 	case SH_KEY_CPU:
 		snprintf(g->idbuf, sizeof(g->idbuf), "%" PRIu64, (uint64_t)e->key.id);
-		g->name = g->idbuf;
+		g->name_in_idbuf = true;
 		break;
 	case SH_KEY_CGROUP:
 		g->is_cgroup = true;
@@ -63,7 +63,7 @@ static void name_group(struct sh_group *g, const struct sh_entry *e, int key_typ
 		} else {
 			snprintf(g->idbuf, sizeof(g->idbuf), "[removed id=%" PRIu64 "]",
 				 (uint64_t)e->key.id);
-			g->name = g->idbuf;
+			g->name_in_idbuf = true;
 		}
 		break;
 	}
@@ -105,12 +105,24 @@ static int cmp_group(const void *a, const void *b)
 	return c;
 }
 
+/* Groups move (realloc, qsort): names kept inside a group follow it. */
+static void fix_names(struct sh_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ngroups; i++)
+		if (r->groups[i].name_in_idbuf)
+			r->groups[i].name = r->groups[i].idbuf;
+}
+
 void report_rank(struct sh_report *r, int sort, __u32 top)
 {
 	size_t i;
 
+	fix_names(r);
 	rank_sort = sort;
 	qsort(r->groups, r->ngroups, sizeof(*r->groups), cmp_group);
+	fix_names(r);
 	memset(&r->rest, 0, sizeof(r->rest));
 	if (!top || r->ngroups <= top)
 		return;

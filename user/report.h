@@ -17,6 +17,7 @@ struct sh_group {
 	struct sh_key key;		/* kernel key (id, comm) */
 	const char *name;		/* display key: "bash", "1234", "/a.slice", "[other]" */
 	char idbuf[40];			/* storage for numeric and [removed id=N] names */
+	bool name_in_idbuf;		/* name is idbuf: re-pointed when groups move */
 	const char *comm;		/* pid/tid keys: task name, else NULL */
 	bool is_cgroup;			/* key is a cgroup id (JSON adds cgroup_id) */
 	bool synthetic;			/* [rest] or [exited]: not a kernel key */

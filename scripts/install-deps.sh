@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# Installs, from Debian's archive, what building and testing schedhist
+# needs and this machine lacks. Idempotent; quiet when nothing is missing.
+#   build:  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config make gcc
+#   tests:  python3 (JSON checks), mandoc (man page lint), libxml2-utils
+#           (xmllint for the heatmap SVG), linux-perf (workloads), iproute2
+set -eu
+pkgs="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
+python3 mandoc libxml2-utils linux-perf procps"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing Debian packages:$missing (run as root to install them)" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

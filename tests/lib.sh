@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# Shared by the integration tests (sourced). Each test is a script in
+# tests/integration/ that exits 0 (pass), 77 (skip, with a reason on
+# stdout) or anything else (fail, with the reason on stdout/stderr).
+
+OUTPUT=${OUTPUT:-.output}
+SCHEDHIST=${SCHEDHIST:-$OUTPUT/schedhist}
+HELPERS=$OUTPUT/tests/helpers
+TMP=$(mktemp -d /tmp/schedhist-test.XXXXXX)
+SKIP=77
+declare -a SH_PIDS=() CHILD_PIDS=()
+
+cleanup() {
+	local p
+	for p in "${SH_PIDS[@]}" "${CHILD_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit $SKIP; }
+
+# start_sh NAME ARGS...: run schedhist in the background, stdout to
+# $TMP/NAME.out, stderr to $TMP/NAME.err; waits until it has attached.
+# Sets SH_PID.
+start_sh() {
+	local name=$1 i
+	shift
+	"$SCHEDHIST" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	SH_PID=$!
+	SH_PIDS+=("$SH_PID")
+	for i in $(seq 1 100); do
+		grep -q '^Tracing' "$TMP/$name.err" 2>/dev/null && return 0
+		kill -0 "$SH_PID" 2>/dev/null || { cat "$TMP/$name.err"; fail "schedhist $* exited at start"; }
+		sleep 0.05
+	done
+	fail "schedhist $* did not attach within 5 s"
+}
+
+# stop_sh PID [SIGNAL]: stop it (SIGINT by default) and wait; returns its status.
+stop_sh() {
+	local pid=$1 sig=${2:-INT} i
+	kill -"$sig" "$pid" 2>/dev/null
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	wait "$pid"
+}
+
+# No schedhist program left in the kernel.
+assert_nothing_loaded() {
+	local n
+	n=$(bpftool prog show 2>/dev/null | grep -c 'name schedhist_' || true)
+	[ "$n" -eq 0 ] || fail "$n schedhist program(s) still loaded: $(bpftool prog show | grep schedhist_)"
+}
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to load BPF programs"
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# Runs tests/integration/*.sh one by one (they load BPF programs into the
+# running kernel, so never in parallel). Prints PASS/SKIP/FAIL per test and
+# "integration: N passed, N failed, N skipped".
+set -u
+cd "$(dirname "$0")/.."
+export OUTPUT=${OUTPUT:-.output}
+pass=0 fail=0 skipped=0
+# Integration tests and bench/ runs take this lock so that two of them never
+# load programs or load the CPUs at the same time on a shared machine.
+exec 9>/tmp/schedhist-cpu.lock
+flock 9
+for t in tests/integration/${ONLY:-*}.sh; do
+	name=$(basename "$t" .sh)
+	start=$(date +%s)
+	out=$(timeout 300 bash "$t" 2>&1); rc=$?
+	secs=$(( $(date +%s) - start ))
+	case $rc in
+	0) echo "PASS $name (${secs}s)"; pass=$((pass + 1)) ;;
+	77) echo "SKIP $name: $(printf '%s\n' "$out" | grep -m1 '^SKIP' | sed 's/^SKIP: //')"
+	    skipped=$((skipped + 1)) ;;
+	*) echo "FAIL $name (exit $rc, ${secs}s)"; printf '%s\n' "$out" | sed 's/^/    /' | tail -40
+	   fail=$((fail + 1)) ;;
+	esac
+done
+echo "integration: $pass passed, $fail failed, $skipped skipped"
+[ "$fail" -eq 0 ]
