@@ -12,6 +12,7 @@ declare -a SH_PIDS=() CHILD_PIDS=()
 
 cleanup() {
 	local p
+	exec 2>/dev/null	# no "Killed" job notices from the reaping below
 	for p in "${SH_PIDS[@]}" "${CHILD_PIDS[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -51,11 +52,43 @@ stop_sh() {
 	wait "$pid"
 }
 
-# No schedhist program left in the kernel.
+# prog_ids PID: ids of the BPF programs that process PID holds open
+# (from the prog_id lines of its fds' fdinfo).
+prog_ids() {
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u
+}
+
+# assert_unloaded IDS...: none of these program ids exists any more. The
+# kernel frees programs shortly after the last reference goes: wait up to 2 s.
+assert_unloaded() {
+	local i id left
+	for i in $(seq 1 40); do
+		left=
+		for id in "$@"; do
+			bpftool prog show id "$id" >/dev/null 2>&1 && left="$left $id"
+		done
+		[ -z "$left" ] && return 0
+		sleep 0.05
+	done
+	fail "program(s)$left still loaded after schedhist ended"
+}
+
+# start_sh_ids: after start_sh, the ids of its programs in SH_IDS.
+remember_ids() {
+	SH_IDS=$(prog_ids "$SH_PID")
+	[ -n "$SH_IDS" ] || fail "no BPF program found for schedhist pid $SH_PID"
+}
+
+# No schedhist program left in the kernel at all (for tests that run alone,
+# e.g. in CI; with other instances running use remember_ids/assert_unloaded).
 assert_nothing_loaded() {
-	local n
-	n=$(bpftool prog show 2>/dev/null | grep -c 'name schedhist_' || true)
-	[ "$n" -eq 0 ] || fail "$n schedhist program(s) still loaded: $(bpftool prog show | grep schedhist_)"
+	local n i
+	for i in $(seq 1 40); do
+		n=$(bpftool prog show 2>/dev/null | grep -c 'name schedhist_' || true)
+		[ "$n" -eq 0 ] && return 0
+		sleep 0.05
+	done
+	fail "$n schedhist program(s) still loaded: $(bpftool prog show | grep schedhist_)"
 }
 
 need_root() {

@@ -163,8 +163,12 @@ int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *le
 		return -1;
 	}
 	if (!realpath(abs, real) || stat(real, &st)) {
-		snprintf(err, errlen, "cgroup %s not found under %s: %s", user_path, realmnt,
-			 strerror(errno));
+		if (!stat(user_path, &st))	/* exists, but outside the hierarchy */
+			snprintf(err, errlen, "%s is not a cgroup directory of the %s hierarchy "
+				 "at %s", user_path, cg->ctrl ? cg->ctrl : "cgroup2", realmnt);
+		else
+			snprintf(err, errlen, "cgroup %s not found under %s: %s", user_path,
+				 realmnt, strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode) || stat(realmnt, &mst) || st.st_dev != mst.st_dev ||
