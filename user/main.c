@@ -18,6 +18,7 @@
 #include "snapshot_read.h"
 #include "report.h"
 #include "render.h"
+#include "heatmap.h"
 #include "cgroup.h"
 #include "log.h"
 
@@ -124,6 +125,7 @@ int main(int argc, char **argv)
 	struct sh_cgroups cg = {};
 	struct sh_cgroup_cfg cgcfg;
 	struct sh_maps maps;
+	struct sh_heatmap hm = {};
 	bool use_cg, out_ok = true;
 	__u64 start, last, next = 0, deadline = 0, printed = 0, gen = 0;
 	int ret, err;
@@ -136,6 +138,11 @@ int main(int argc, char **argv)
 		return ret;
 	if (setup_signals()) {
 		pr_warn("cannot install signal handlers: %s\n", strerror(errno));
+		return SH_EXIT_FAIL;
+	}
+	/* an unwritable heatmap path fails now, before anything is loaded */
+	if (o.heatmap && (heatmap_init(&hm, &o) || heatmap_write(&hm))) {
+		pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
 		return SH_EXIT_FAIL;
 	}
 	if (snapshot_init(&snap)) {
@@ -217,6 +224,11 @@ int main(int argc, char **argv)
 			pr_warn("cannot write the report: %s\n", strerror(errno));
 			ret = SH_EXIT_FAIL;
 		}
+		if (o.heatmap && (heatmap_add(&hm, &rep) || heatmap_write(&hm))) {
+			pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
+			ret = SH_EXIT_FAIL;
+			break;
+		}
 		snapshot_gc(&snap);
 		last = t;
 		printed++;
@@ -236,6 +248,7 @@ int main(int argc, char **argv)
 			(unsigned long long)snap.stats_cum[SH_STAT_MAP_FULL],
 			(unsigned long long)rd.pruned);
 out:
+	heatmap_free(&hm);
 	report_free(&rep);
 	reader_free(&rd);
 	loader_close(&l);

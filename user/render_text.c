@@ -119,18 +119,27 @@ static void print_key_line(FILE *f, const struct sh_group *g, int key_type)
 		fprintf(f, "%s = %s\n", key_name(key_type), g->name);
 }
 
+static void summary_name(char *buf, size_t n, const struct sh_group *g)
+{
+	if (g->comm)
+		snprintf(buf, n, "%s (%s)", g->name, g->comm);
+	else if (g->nkeys)
+		snprintf(buf, n, "%s (%" PRIu64 " keys)", g->name, (uint64_t)g->nkeys);
+	else
+		snprintf(buf, n, "%s", g->name);
+}
+
 static void print_summary(FILE *f, const struct sh_report *r, const struct options *o)
 {
 	const char *kname = key_name(r->key_type);
 	int w = (int)strlen(kname), i;
 	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j;
+	char name[128], v[6][32];
 
 	for (j = 0; j < n; j++) {
-		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
-		int l = (int)strlen(g->name) + (g->comm ? (int)strlen(g->comm) + 3 : 0);
-
-		if (l > w)
-			w = l;
+		summary_name(name, sizeof(name), j < r->ngroups ? &r->groups[j] : &r->rest);
+		if ((int)strlen(name) > w)
+			w = (int)strlen(name);
 	}
 	if (w > 60)
 		w = 60;
@@ -138,15 +147,8 @@ static void print_summary(FILE *f, const struct sh_report *r, const struct optio
 		"P90", "P99", "P99.9", "MAX", "MAX_BY (tid comm cpu)");
 	for (j = 0; j < n; j++) {
 		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
-		char name[128], v[6][32];
 
-		if (g->comm)
-			snprintf(name, sizeof(name), "%s (%s)", g->name, g->comm);
-		else if (g->nkeys)
-			snprintf(name, sizeof(name), "%s (%" PRIu64 " keys)", g->name,
-				 (uint64_t)g->nkeys);
-		else
-			snprintf(name, sizeof(name), "%s", g->name);
+		summary_name(name, sizeof(name), g);
 		fmt_wait(v[0], 32, g->t.count ? g->t.sum_ns / g->t.count : 0, o->unit);
 		fmt_wait(v[1], 32, g->p50, o->unit);
 		fmt_wait(v[2], 32, g->p90, o->unit);

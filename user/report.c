@@ -119,11 +119,13 @@ void report_rank(struct sh_report *r, int sort, __u32 top)
 {
 	size_t i;
 
+	r->ngroups = r->nall ? r->nall : r->ngroups;	/* re-ranking: all of them */
 	fix_names(r);
 	rank_sort = sort;
 	qsort(r->groups, r->ngroups, sizeof(*r->groups), cmp_group);
 	fix_names(r);
 	memset(&r->rest, 0, sizeof(r->rest));
+	r->nall = r->ngroups;
 	if (!top || r->ngroups <= top)
 		return;
 	r->rest.name = "[rest]";
@@ -149,6 +151,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct option
 	r->key_type = o->key_type;
 	r->cumulative = o->cumulative;
 	r->ngroups = 0;
+	r->nall = 0;
 	r->live_keys = 0;
 	memset(&r->all, 0, sizeof(r->all));
 	memcpy(r->stats, o->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));

@@ -33,7 +33,8 @@ struct sh_report {
 	int key_type;			/* enum sh_key_type */
 	bool cumulative;		/* since start, not the interval */
 	struct sh_group *groups;	/* ranked, largest first; [rest] not included */
-	size_t ngroups;
+	size_t ngroups;			/* groups shown (--top) */
+	size_t nall;			/* all groups, the ones folded into rest too */
 	size_t cap;
 	struct sh_group rest;		/* keys beyond --top, when rest.nkeys */
 	struct sh_totals all;		/* every group together (incl. rest) */
