@@ -17,6 +17,8 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	# a test's own cleanup (e.g. removing cgroups), after its processes died
+	if declare -F test_cleanup >/dev/null; then test_cleanup; fi
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -93,4 +95,23 @@ assert_nothing_loaded() {
 
 need_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root to load BPF programs"
+}
+
+# cgroup_mount [CTRL]: mount point of the cgroup2 hierarchy, or of the v1
+# hierarchy carrying controller CTRL, read from /proc/self/mountinfo.
+cgroup_mount() {
+	awk -v ctrl="${1:-}" '{
+		for (i = 7; i <= NF && $i != "-"; i++) ;
+		fstype = $(i + 1); opts = "," $(i + 3) ","
+		if ($4 != "/") next
+		if (ctrl == "" && fstype == "cgroup2") { print $5; exit }
+		if (ctrl != "" && fstype == "cgroup" && index(opts, "," ctrl ",")) { print $5; exit }
+	}' /proc/self/mountinfo
+}
+
+# in_cgroup DIR CMD...: run CMD (exec'd) as a member of cgroup DIR.
+in_cgroup() {
+	local dir=$1
+	shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@"
 }

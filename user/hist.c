@@ -79,7 +79,11 @@ __u64 totals_quantile(const struct sh_totals *t, double q)
 	else if (hi == UINT64_MAX)
 		hi = lo * 2;
 	est = (double)lo + (double)(hi - lo) * (double)(rank - seen) / (double)t->slots[i];
-	if (t->max_ns && est > (double)t->max_ns)
-		est = (double)t->max_ns;
+	/*
+	 * Return the max itself, not the double: above 2^53 (double)max_ns can
+	 * round up past max_ns, and 2^64 does not convert back to a __u64.
+	 */
+	if (t->max_ns && est >= (double)t->max_ns)
+		return t->max_ns;
 	return (__u64)est;
 }

@@ -149,6 +149,8 @@ int main(int argc, char **argv)
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;
 	}
+	/* removed cgroups keep their own line in reports since start */
+	snap.keep_pruned = o.cumulative && o.key_type == SH_KEY_CGROUP;
 	if (loader_start(&l, &o, &cgcfg)) {
 		snapshot_free(&snap);
 		cg_close(&cg);

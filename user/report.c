@@ -57,7 +57,8 @@ static void name_group(struct sh_group *g, const struct sh_entry *e, int key_typ
 		break;
 	case SH_KEY_CGROUP:
 		g->is_cgroup = true;
-		path = cg ? cg_path(cg, e->key.id, gen) : NULL;
+		/* pruned: the cgroup is gone (its id is never reused) */
+		path = cg && !e->pruned ? cg_path(cg, e->key.id, gen) : NULL;
 		if (path) {
 			g->name = path;
 		} else {

@@ -176,7 +176,7 @@ void snapshot_gc(struct sh_snapshot *s)
 		struct sh_entry **pp = &s->table[i], *e;
 
 		while ((e = *pp)) {
-			if (!e->pruned) {
+			if (!e->pruned || s->keep_pruned) {
 				pp = &e->next;
 				continue;
 			}

@@ -34,6 +34,7 @@ struct sh_snapshot {
 	__u64 stats_delta[SH_STAT_NR];	/* this interval */
 	__u64 stats_cum[SH_STAT_NR];	/* since start */
 	struct sh_totals exited_cum;	/* cumulative totals of pruned keys */
+	bool keep_pruned;		/* keep pruned entries (cgroups, since start) */
 	__u64 exited_keys;		/* how many keys were pruned */
 };
 
@@ -61,7 +62,10 @@ struct sh_entry *snapshot_find(struct sh_snapshot *s, const struct sh_key *key);
 /* Waits recorded since start, over every key (pruned ones included). */
 __u64 snapshot_recorded(struct sh_snapshot *s);
 
-/* After the report: fold pruned entries into exited_cum and free them. */
+/*
+ * After the report: fold pruned entries into exited_cum and free them;
+ * with keep_pruned they stay, under their own key, with no new counts.
+ */
 void snapshot_gc(struct sh_snapshot *s);
 
 /* Iterate: for (e = NULL; (e = snapshot_next(s, &it, e)); ) */
