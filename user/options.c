@@ -152,7 +152,8 @@ int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
 	unsigned long long v;
 	char *end;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	/* strtoull would skip any leading white space and take a sign */
+	if (!s || *s < '0' || *s > '9')
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -172,7 +173,7 @@ static const struct {
 
 int parse_duration(const char *s, __u64 dflt_unit_ns, __u64 *out_ns)
 {
-	unsigned long long ip = 0, frac = 0, frac_div = 1, unit = dflt_unit_ns;
+	unsigned long long ip = 0, frac = 0, frac_div = 1, unit = dflt_unit_ns, fns;
 	const char *p = s;
 	size_t i;
 	int digits = 0;
@@ -209,7 +210,11 @@ int parse_duration(const char *s, __u64 dflt_unit_ns, __u64 *out_ns)
 	}
 	if (ip && unit > ULLONG_MAX / ip)
 		return -1;
-	*out_ns = ip * unit + frac * unit / frac_div;
+	/* frac * unit / frac_div, split so that nothing overflows (frac < frac_div) */
+	fns = frac * (unit / frac_div) + frac * (unit % frac_div) / frac_div;
+	if (fns > ULLONG_MAX - ip * unit)
+		return -1;
+	*out_ns = ip * unit + fns;
 	return 0;
 }
 
@@ -282,7 +287,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	memset(&longopts[N_OPTS], 0, sizeof(longopts[N_OPTS]));
 
 	opterr = 0;
-	optind = 1;
+	optind = 0;	/* 0, not 1: glibc then also forgets a half-parsed "-abc" */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'M':

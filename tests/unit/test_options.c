@@ -265,8 +265,8 @@ static void test_positionals(void)
 	CHECK_EQ_U64(o.interval_ns, 5 * SEC);
 	CHECK_EQ_U64(o.count, 3);
 
-	/* -i and a positional count */
-	PARSE_OK(&o, "-i", "2", "4");
+	/* -i with -n */
+	PARSE_OK(&o, "-i", "2", "-n", "4");
 	CHECK_EQ_U64(o.interval_ns, 2 * SEC);
 	CHECK_EQ_U64(o.count, 4);
 
@@ -393,7 +393,8 @@ static void test_usage_errors(void)
 	PARSE_USAGE("5", "0");			/* positional count 0 */
 	PARSE_USAGE("5", "3x");
 	PARSE_USAGE("5", "3", "7");		/* too many positionals */
-	PARSE_USAGE("-i", "5", "5");		/* interval twice */
+	PARSE_USAGE("-i", "5", "5");		/* interval twice: the 1st positional is one */
+	PARSE_USAGE("-i", "5", "5", "3");
 	PARSE_USAGE("-i", "5", "-n", "2", "5", "2");	/* count twice */
 	/* pids */
 	PARSE_USAGE("-p", "0");
