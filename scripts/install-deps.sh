@@ -4,10 +4,11 @@
 # needs and this machine lacks. Idempotent; quiet when nothing is missing.
 #   build:  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config make gcc
 #   tests:  python3 (JSON checks), mandoc (man page lint), libxml2-utils
-#           (xmllint for the heatmap SVG), linux-perf (workloads), iproute2
+#           (xmllint for the heatmap SVG), linux-perf (workloads), chromium
+#           (renders the heatmap to PNG in a test)
 set -eu
 pkgs="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-python3 mandoc libxml2-utils linux-perf procps"
+python3 mandoc libxml2-utils linux-perf procps chromium"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
