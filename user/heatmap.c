@@ -20,6 +20,7 @@
 #define TOP 46		/* room for the title */
 #define BOTTOM 58	/* room for the x labels */
 #define RIGHT 120	/* room for the colour legend */
+#define MIN_W 660	/* the title's width */
 
 int heatmap_init(struct sh_heatmap *hm, const struct options *o)
 {
@@ -141,6 +142,8 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 	}
 	rows = hi - lo + 1;
 	w = LEFT + (int)hm->ncols * CELL_W + RIGHT;
+	if (w < MIN_W)
+		w = MIN_W;	/* room for the title */
 	h = TOP + rows * CELL_H + BOTTOM;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

@@ -31,5 +31,5 @@ def parse(s):
     d = dict(kv.split("=") for kv in s.split()[1:])
     return int(d["colours"]), float(d["nonwhite"])
 hc, hn = parse(sys.argv[1]); bc, bn = parse(sys.argv[2])
-assert hc >= 10 and hn >= 0.05 and hc > bc and hn > bn
+assert hc >= 10 and hn >= 0.02 and hc > bc and hn > bn
 PY
