@@ -66,8 +66,9 @@ int cg_find_mount(const char *mountinfo, const char *ctrl, char *out, size_t len
 				     tok = strtok_r(NULL, " ", &save))
 					f[nf++] = tok;
 				save = NULL;
-				for (tok = strtok_r(sep + 3, " ", &save); tok && nf < 8;
-				     tok = strtok_r(NULL, " ", &save))
+				/* a field missing before " - " would shift the rest */
+				for (tok = nf == 5 ? strtok_r(sep + 3, " ", &save) : NULL;
+				     tok && nf < 8; tok = strtok_r(NULL, " ", &save))
 					f[nf++] = tok;
 			}
 			if (nf == 8 && !strcmp(f[3], "/")) {

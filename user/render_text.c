@@ -10,14 +10,19 @@
 
 void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
 {
-	double v = (double)ns / (double)unit_ns(unit);
+	double v = (double)ns / (double)unit_ns(unit), x;
+	int dec = 2;
 
-	if (unit == SH_UNIT_NS || v >= 100.0)
+	if (unit == SH_UNIT_NS || v >= 100.0) {
 		snprintf(buf, n, "%.0f", v);
-	else if (v >= 10.0)
+	} else if (v >= 10.0) {
 		snprintf(buf, n, "%.1f", v);
-	else
-		snprintf(buf, n, "%.2f", v);
+	} else {
+		/* below 1 too: 3 significant digits, or small buckets all read "0.00" */
+		for (x = v; x > 0 && x < 1.0 && dec < 8; x *= 10)
+			dec++;
+		snprintf(buf, n, "%.*f", dec, v);
+	}
 }
 
 static void bar(FILE *f, __u64 v, __u64 max)

@@ -77,6 +77,12 @@ static int cmp_u64(__u64 a, __u64 b)
 
 static int rank_sort;
 
+/* A group's own name: qsort may move groups, leaving name at the old idbuf. */
+static const char *group_name(const struct sh_group *g)
+{
+	return g->name_in_idbuf ? g->idbuf : g->name;
+}
+
 static int cmp_group(const void *a, const void *b)
 {
 	const struct sh_group *x = a, *y = b;
@@ -102,7 +108,7 @@ static int cmp_group(const void *a, const void *b)
 	if (!c)
 		c = cmp_u64(x->t.count, y->t.count);
 	if (!c)
-		c = strcmp(x->name, y->name);
+		c = strcmp(group_name(x), group_name(y));
 	return c;
 }
 
@@ -123,7 +129,8 @@ void report_rank(struct sh_report *r, int sort, __u32 top)
 	r->ngroups = r->nall ? r->nall : r->ngroups;	/* re-ranking: all of them */
 	fix_names(r);
 	rank_sort = sort;
-	qsort(r->groups, r->ngroups, sizeof(*r->groups), cmp_group);
+	if (r->ngroups)	/* groups is NULL until the first one: qsort's base is nonnull */
+		qsort(r->groups, r->ngroups, sizeof(*r->groups), cmp_group);
 	fix_names(r);
 	memset(&r->rest, 0, sizeof(r->rest));
 	r->nall = r->ngroups;

@@ -300,12 +300,24 @@ static void test_quantile_random(void)
 	CHECK_EQ_U64(bad_end, 0);
 }
 
+/* A comm as the kernel stores it: SH_COMM_LEN bytes, zero-padded. */
+static const char *comm16(const char *s)
+{
+	static char bufs[8][SH_COMM_LEN];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	memset(b, 0, SH_COMM_LEN);
+	strncpy(b, s, SH_COMM_LEN - 1);
+	return b;
+}
+
 static void test_merge_max(void)
 {
 	struct sh_totals t = {};
 	char long_comm[SH_COMM_LEN];
 
-	totals_merge_max(&t, 500, 11, 10, 1, "first");
+	totals_merge_max(&t, 500, 11, 10, 1, comm16("first"));
 	CHECK_EQ_U64(t.max_ns, 500);
 	CHECK_EQ_U64(t.max_tid, 11);
 	CHECK_EQ_U64(t.max_pid, 10);
@@ -313,18 +325,18 @@ static void test_merge_max(void)
 	CHECK(!strcmp(t.max_comm, "first"));
 
 	/* smaller: ignored */
-	totals_merge_max(&t, 499, 22, 20, 2, "smaller");
+	totals_merge_max(&t, 499, 22, 20, 2, comm16("smaller"));
 	CHECK_EQ_U64(t.max_ns, 500);
 	CHECK_EQ_U64(t.max_tid, 11);
 	CHECK(!strcmp(t.max_comm, "first"));
 
 	/* equal: the first one who had it stays */
-	totals_merge_max(&t, 500, 33, 30, 3, "equal");
+	totals_merge_max(&t, 500, 33, 30, 3, comm16("equal"));
 	CHECK_EQ_U64(t.max_tid, 11);
 	CHECK(!strcmp(t.max_comm, "first"));
 
 	/* larger: max and who had it follow */
-	totals_merge_max(&t, 501, 44, 40, 4, "larger");
+	totals_merge_max(&t, 501, 44, 40, 4, comm16("larger"));
 	CHECK_EQ_U64(t.max_ns, 501);
 	CHECK_EQ_U64(t.max_tid, 44);
 	CHECK_EQ_U64(t.max_pid, 40);
@@ -347,13 +359,13 @@ static void test_totals_add(void)
 	a.slots[10] = 5;
 	a.count = 7;
 	a.sum_ns = 7000;
-	totals_merge_max(&a, 1500, 1, 1, 0, "a");
+	totals_merge_max(&a, 1500, 1, 1, 0, comm16("a"));
 
 	b.slots[10] = 1;
 	b.slots[20] = 3;
 	b.count = 4;
 	b.sum_ns = 3000000;
-	totals_merge_max(&b, 1100000, 2, 2, 7, "b");
+	totals_merge_max(&b, 1100000, 2, 2, 7, comm16("b"));
 
 	totals_add(&a, &b);
 	CHECK_EQ_U64(a.slots[3], 2);

@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Unit tests of the renderers. render_text against golden files in
+ * tests/unit/golden/ (histogram rows, the stats line, key lines, the
+ * --summary table, --min-wait folding, lost/overflow/events lines, -T);
+ * render_json parsed back by a real JSON parser (python3's json module),
+ * including names with quotes, backslashes, control and non-UTF-8 bytes.
+ *
+ * Golden files are found under $SH_GOLDEN_DIR, else tests/unit/golden
+ * (the runner runs from the repo root); after their SPDX line they hold the
+ * exact output. SH_UPDATE_GOLDEN=1 rewrites them from the current output:
+ * then read every changed line before committing.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "schedhist.h"
+#include "options.h"
+#include "report.h"
+#include "render.h"
+#include "check.h"
+
+int sh_log_level;
+
+/* 2023-11-14T22:13:20.123Z */
+static const struct timespec fixed_when = { .tv_sec = 1700000000, .tv_nsec = 123456789 };
+
+/* ---- building reports ---- */
+
+/* One key's cumulative values, as one CPU holds them. */
+struct spec {
+	__u64 id;		/* pid, tid, cpu, cgroup id; SH_OTHER_ID for [other] */
+	const char *comm;	/* -k comm: the key; pid/tid: the task name */
+	__u64 sum_ns;
+	__u64 max_ns;		/* 0: no max this interval */
+	__u32 max_tid;
+	__u32 max_cpu;
+	const char *max_comm;
+	__u32 slots[SH_NBUCKETS];
+};
+
+#define MAX_ARGS 16
+
+static void opts(struct options *o, const char *const *args)
+{
+	char *argv[MAX_ARGS];
+	int argc = 0;
+
+	argv[argc++] = "schedhist";
+	while (*args && argc < MAX_ARGS - 1)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	if (parse_options(argc, argv, o) != -1) {
+		fprintf(stderr, "parse_options failed\n");
+		exit(1);
+	}
+}
+
+#define OPTS(o, ...) opts((o), (const char *const[]){ __VA_ARGS__, NULL })
+
+static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *p, __u32 epoch,
+			bool final)
+{
+	struct sh_hist h = {};
+	struct sh_key k = { .id = p->id };
+	int i;
+
+	if (key_type == SH_KEY_COMM && p->id != SH_OTHER_ID) {
+		k.id = 0;
+		memcpy(k.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
+	}
+	for (i = 0; i < SH_NBUCKETS; i++) {
+		h.slots[i] = p->slots[i];
+		h.count += p->slots[i];
+	}
+	h.sum_ns = p->sum_ns;
+	if (p->max_ns) {
+		h.max_epoch = epoch;
+		h.max_ns = p->max_ns;
+		h.max_tid = p->max_tid;
+		h.max_pid = p->max_tid;
+		h.max_cpu = p->max_cpu;
+		memcpy(h.max_comm, p->max_comm, strnlen(p->max_comm, SH_COMM_LEN - 1));
+	}
+	if ((key_type == SH_KEY_PID || key_type == SH_KEY_TID) && p->comm)
+		memcpy(h.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
+	CHECK(snapshot_ingest(s, &k, &h, 1, sizeof(h), final) != NULL);
+}
+
+/* One reading of @n keys and counters @stats, then the report of it. */
+static void build(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
+		  const struct spec *specs, int n, const __u64 *stats, double span_s)
+{
+	__u64 zero[SH_STAT_NR] = {};
+	int i;
+
+	CHECK(!snapshot_init(s));
+	snapshot_begin(s, 1);
+	for (i = 0; i < n; i++)
+		ingest_spec(s, o->key_type, &specs[i], 1, false);
+	snapshot_stats(s, stats ? stats : zero);
+	CHECK(!report_build(r, s, o, NULL, 1, span_s));
+	r->when = fixed_when;
+}
+
+/* ---- golden files ---- */
+
+static const char *golden_dir(void)
+{
+	const char *d = getenv("SH_GOLDEN_DIR");
+
+	return d && *d ? d : "tests/unit/golden";
+}
+
+/* Every golden file starts with this line; the rest is the exact output. */
+static const char golden_head[] = "# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause\n";
+
+/* Compare @text with golden file @name; SH_UPDATE_GOLDEN=1 rewrites it. */
+static void check_golden(const char *name, const char *text)
+{
+	char path[512], *buf = NULL;
+	const char *want;
+	size_t cap = 0, len;
+	const char *u = getenv("SH_UPDATE_GOLDEN");
+	FILE *f;
+	int line = 1;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/%s", golden_dir(), name);
+	if (u && !strcmp(u, "1")) {
+		f = fopen(path, "w");
+		CHECK(f != NULL);
+		if (f) {
+			fputs(golden_head, f);
+			fputs(text, f);
+			fclose(f);
+		}
+		return;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "  cannot open golden file %s (run from the repo root, or set "
+				"SH_GOLDEN_DIR)\n", path);
+		CHECK(!"golden file missing");
+		return;
+	}
+	len = getdelim(&buf, &cap, '\0', f);
+	fclose(f);
+	if (len == (size_t)-1)
+		len = 0;
+	want = buf ? buf : "";
+	if (len >= strlen(golden_head) && !strncmp(want, golden_head, strlen(golden_head))) {
+		want += strlen(golden_head);
+		len -= strlen(golden_head);
+		line++;
+	}
+	if (len == strlen(text) && !memcmp(want, text, len)) {
+		free(buf);
+		return;
+	}
+	for (i = 0; i < len && text[i] && want[i] == text[i]; i++)
+		line += want[i] == '\n';
+	fprintf(stderr, "  %s differs from the output at line %d; the output was:\n%s", path,
+		line, text);
+	CHECK(!"output matches the golden file");
+	free(buf);
+}
+
+/* render_text into a string (free it). */
+static char *text_of(const struct sh_report *r, const struct options *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	render_text(f, r, o);
+	fclose(f);
+	return buf;
+}
+
+static void golden_case(const char *name, const struct sh_report *r, const struct options *o)
+{
+	char *t = text_of(r, o);
+
+	check_golden(name, t);
+	free(t);
+}
+
+/* ---- text ---- */
+
+static void test_fmt_wait(void)
+{
+	char b[32];
+
+	fmt_wait(b, sizeof(b), 1536, SH_UNIT_US);
+	CHECK(!strcmp(b, "1.54"));
+	fmt_wait(b, sizeof(b), 1024, SH_UNIT_US);
+	CHECK(!strcmp(b, "1.02"));
+	fmt_wait(b, sizeof(b), 16800, SH_UNIT_US);
+	CHECK(!strcmp(b, "16.8"));
+	fmt_wait(b, sizeof(b), 131072, SH_UNIT_US);
+	CHECK(!strcmp(b, "131"));
+	fmt_wait(b, sizeof(b), 0, SH_UNIT_US);
+	CHECK(!strcmp(b, "0.00"));
+	fmt_wait(b, sizeof(b), 549755813888ULL, SH_UNIT_US);
+	CHECK(!strcmp(b, "549755814"));
+	/* below 1: still 3 significant digits */
+	fmt_wait(b, sizeof(b), 512, SH_UNIT_US);
+	CHECK(!strcmp(b, "0.512"));
+	fmt_wait(b, sizeof(b), 64, SH_UNIT_US);
+	CHECK(!strcmp(b, "0.0640"));
+	fmt_wait(b, sizeof(b), 2, SH_UNIT_US);
+	CHECK(!strcmp(b, "0.00200"));
+	fmt_wait(b, sizeof(b), 2048, SH_UNIT_MS);
+	CHECK(!strcmp(b, "0.00205"));
+	fmt_wait(b, sizeof(b), 1, SH_UNIT_MS);
+	CHECK(!strcmp(b, "0.00000100"));
+	fmt_wait(b, sizeof(b), 1536, SH_UNIT_NS);
+	CHECK(!strcmp(b, "1536"));
+	fmt_wait(b, sizeof(b), 0, SH_UNIT_NS);
+	CHECK(!strcmp(b, "0"));
+	fmt_wait(b, sizeof(b), 2500000, SH_UNIT_MS);
+	CHECK(!strcmp(b, "2.50"));
+	fmt_wait(b, sizeof(b), 16777216, SH_UNIT_MS);
+	CHECK(!strcmp(b, "16.8"));
+}
+
+/* Every bucket of a histogram gets its own label, in every unit. */
+static void test_bucket_labels_distinct(void)
+{
+	static const int units[] = { SH_UNIT_NS, SH_UNIT_US, SH_UNIT_MS };
+	char a[32], b[32];
+	size_t u;
+	int i, same = 0;
+
+	for (u = 0; u < 3; u++) {
+		for (i = 0; i + 1 < SH_NBUCKETS; i++) {
+			fmt_wait(a, sizeof(a), bucket_lo(i), units[u]);
+			fmt_wait(b, sizeof(b), bucket_lo(i + 1), units[u]);
+			if (!strcmp(a, b)) {
+				fprintf(stderr, "  %s: buckets %d and %d both start at %s\n",
+					unit_name(units[u]), i, i + 1, a);
+				same++;
+			}
+		}
+	}
+	CHECK_EQ_U64(same, 0);
+}
+
+/* One system-wide histogram in us, with a gap (an empty bucket) in it. */
+static const struct spec sys_hist = {
+	.sum_ns = 18654321,
+	.max_ns = 180000,
+	.max_tid = 4242,
+	.max_cpu = 3,
+	.max_comm = "nginx",
+	.slots = { [10] = 120, [11] = 340, [12] = 800, [13] = 410, [14] = 95, [15] = 12,
+		   [17] = 3 },
+};
+
+static void test_text_none(void)
+{
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+
+	OPTS(&o, "-i", "1");
+	build(&r, &s, &o, &sys_hist, 1, NULL, 1.0);
+	golden_case("none_us.txt", &r, &o);
+
+	/* the same in ns and in ms */
+	OPTS(&o, "-i", "1", "--unit", "ns");
+	golden_case("none_ns.txt", &r, &o);
+	OPTS(&o, "-i", "1", "-m");
+	golden_case("none_ms.txt", &r, &o);
+
+	/* -T: the wall-clock time first (local time: pinned to UTC here) */
+	setenv("TZ", "UTC", 1);
+	tzset();
+	OPTS(&o, "-i", "1", "-T");
+	golden_case("none_timestamp.txt", &r, &o);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* --min-wait: shorter waits fold into one "< X" row. */
+static void test_text_min_wait(void)
+{
+	static const struct spec h = {
+		.sum_ns = 9876543,
+		.max_ns = 600000,
+		.max_tid = 77,
+		.max_cpu = 0,
+		.max_comm = "postgres",
+		.slots = { [8] = 5, [9] = 30, [10] = 200, [12] = 60, [16] = 4, [17] = 7,
+			   [19] = 2 },
+	};
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+
+	/* 100 us lies in [65.5, 131) us: that row first, 295 waits below it */
+	OPTS(&o, "--min-wait", "100us");
+	build(&r, &s, &o, &h, 1, NULL, 5.0);
+	golden_case("min_wait.txt", &r, &o);
+	/* a --min-wait below every wait changes nothing */
+	OPTS(&o, "--min-wait", "100ns");
+	golden_case("min_wait_none.txt", &r, &o);
+	/* above every wait: all of them fold, one empty row follows */
+	OPTS(&o, "--min-wait", "10ms");
+	golden_case("min_wait_all.txt", &r, &o);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* Per-thread runq with --top, [other], lost and overflow lines, -v. */
+static const struct spec threads[] = {
+	{ .id = 101, .comm = "alpha", .sum_ns = 2000000, .max_ns = 3900, .max_tid = 101,
+	  .max_cpu = 1, .max_comm = "alpha", .slots = { [10] = 600, [11] = 400 } },
+	{ .id = 202, .comm = "beta", .sum_ns = 5000000, .max_ns = 700000, .max_tid = 202,
+	  .max_cpu = 0, .max_comm = "beta", .slots = { [18] = 8, [19] = 2 } },
+	{ .id = 303, .comm = "gamma", .sum_ns = 1000000, .max_ns = 20000, .max_tid = 303,
+	  .max_cpu = 2, .max_comm = "gamma", .slots = { [13] = 90, [14] = 10 } },
+	{ .id = 404, .comm = "delta", .sum_ns = 30000, .max_ns = 3000, .max_tid = 404,
+	  .max_cpu = 3, .max_comm = "delta", .slots = { [11] = 15 } },
+	{ .id = SH_OTHER_ID, .sum_ns = 400000, .max_ns = 90000, .max_tid = 999,
+	  .max_cpu = 5, .max_comm = "late", .slots = { [15] = 4, [16] = 1 } },
+};
+
+static void test_text_tid(void)
+{
+	__u64 stats[SH_STAT_NR] = { [SH_STAT_SEEN] = 1500, [SH_STAT_NO_START] = 7,
+				    [SH_STAT_FILTERED] = 360, [SH_STAT_DROPPED] = 1,
+				    [SH_STAT_MAP_FULL] = 5 };
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+
+	OPTS(&o, "-M", "runq", "-L", "-v", "-i", "2");
+	build(&r, &s, &o, threads, 5, stats, 2.0);
+	golden_case("tid_all.txt", &r, &o);
+	report_free(&r);
+	snapshot_free(&s);
+
+	OPTS(&o, "-M", "runq", "-L", "--top", "2", "-i", "2");
+	build(&r, &s, &o, threads, 5, stats, 2.0);
+	golden_case("tid_top2.txt", &r, &o);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* --summary: one line per key, names padded to the widest. */
+static void test_text_summary(void)
+{
+	static const struct spec comms[] = {
+		{ .comm = "bash", .sum_ns = 40000000, .max_ns = 9000000, .max_tid = 1200,
+		  .max_cpu = 1, .max_comm = "bash", .slots = { [12] = 100, [23] = 3 } },
+		{ .comm = "kworker/u16:3", .sum_ns = 3000000, .max_ns = 60000, .max_tid = 88,
+		  .max_cpu = 7, .max_comm = "kworker/u16:3", .slots = { [14] = 150 } },
+		{ .comm = "sshd", .sum_ns = 700000, .max_ns = 70000, .max_tid = 900,
+		  .max_cpu = 0, .max_comm = "sshd", .slots = { [15] = 10 } },
+		{ .comm = "cron", .sum_ns = 50000, .max_ns = 12000, .max_tid = 500,
+		  .max_cpu = 2, .max_comm = "cron", .slots = { [13] = 5 } },
+		{ .comm = "systemd", .sum_ns = 20000, .max_ns = 0,
+		  .slots = { [11] = 8 } },
+		{ .id = SH_OTHER_ID, .sum_ns = 10000, .max_ns = 5000, .max_tid = 31337,
+		  .max_cpu = 4, .max_comm = "new", .slots = { [12] = 2 } },
+	};
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+
+	OPTS(&o, "-M", "runq", "-k", "comm", "--summary", "-i", "5");
+	build(&r, &s, &o, comms, 6, NULL, 5.0);
+	golden_case("summary_comm.txt", &r, &o);
+	report_free(&r);
+	snapshot_free(&s);
+
+	OPTS(&o, "-M", "runq", "-k", "comm", "--summary", "--top", "3", "--sort", "p99");
+	build(&r, &s, &o, comms, 6, NULL, 5.0);
+	golden_case("summary_comm_top3.txt", &r, &o);
+	report_free(&r);
+	snapshot_free(&s);
+
+	OPTS(&o, "-M", "runq", "-L", "--summary", "-i", "2");
+	build(&r, &s, &o, threads, 5, NULL, 2.0);
+	golden_case("summary_tid.txt", &r, &o);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* Since start, per process, with an exited one; and an empty report. */
+static void test_text_cumulative(void)
+{
+	struct spec p[3] = {
+		{ .id = 1000, .comm = "server", .sum_ns = 500000, .max_ns = 40000,
+		  .max_tid = 1003, .max_cpu = 2, .max_comm = "worker-3",
+		  .slots = { [12] = 20, [15] = 5 } },
+		{ .id = 2000, .comm = "batch", .sum_ns = 90000, .max_ns = 9000, .max_tid = 2000,
+		  .max_cpu = 1, .max_comm = "batch", .slots = { [13] = 10 } },
+		{ .id = 3000, .comm = "short", .sum_ns = 6000, .max_ns = 3000, .max_tid = 3000,
+		  .max_cpu = 0, .max_comm = "short", .slots = { [11] = 2 } },
+	};
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+	int i;
+
+	OPTS(&o, "-P", "--cumulative", "-i", "5");
+	CHECK(!snapshot_init(&s));
+	snapshot_begin(&s, 1);
+	for (i = 0; i < 3; i++)
+		ingest_spec(&s, SH_KEY_PID, &p[i], 1, false);
+	CHECK(!report_build(&r, &s, &o, NULL, 1, 5.0));
+	snapshot_gc(&s);
+	/* 2nd interval: 1000 has 5 more waits, 3000 has exited */
+	p[0].slots[16] = 5;
+	p[0].sum_ns += 5 * 80000;
+	p[0].max_ns = 80000;
+	snapshot_begin(&s, 2);
+	ingest_spec(&s, SH_KEY_PID, &p[0], 2, false);
+	ingest_spec(&s, SH_KEY_PID, &p[1], 2, false);
+	ingest_spec(&s, SH_KEY_PID, &p[2], 2, true);
+	snapshot_gc(&s);
+	snapshot_begin(&s, 3);
+	ingest_spec(&s, SH_KEY_PID, &p[0], 3, false);
+	ingest_spec(&s, SH_KEY_PID, &p[1], 3, false);
+	CHECK(!report_build(&r, &s, &o, NULL, 3, 15.0));
+	r.when = fixed_when;
+	golden_case("pid_cumulative.txt", &r, &o);
+
+	/* interval mode on the same reading: nothing happened */
+	OPTS(&o, "-P", "-i", "5");
+	CHECK(!report_build(&r, &s, &o, NULL, 3, 5.0));
+	golden_case("empty.txt", &r, &o);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* ---- JSON ---- */
+
+static const char *python(void)
+{
+	const char *p = getenv("PYTHON");
+
+	if (p && *p)
+		return p;
+	/* Debian's, if there: no version-manager shim to start up */
+	return access("/usr/bin/python3", X_OK) ? "python3" : "/usr/bin/python3";
+}
+
+/*
+ * Check the JSON Lines in @json with python3: a prelude loads the file
+ * (exactly one line, strict json.loads) into `doc`, then @checks runs.
+ * 0 when every assertion holds.
+ */
+static int py_check(const char *json, const char *checks)
+{
+	static const char prelude[] =
+		"import json, re, sys\n"
+		"text = open(sys.argv[1], encoding='ascii').read()\n"
+		"assert text.endswith('\\n') and text.count('\\n') == 1, 'one line'\n"
+		"doc = json.loads(text)\n"
+		"def group(key):\n"
+		"    gs = [g for g in doc['groups'] if g['key'] == key]\n"
+		"    assert len(gs) == 1, 'group %r: %d' % (key, len(gs))\n"
+		"    return gs[0]\n"
+		"def ints(g, *names):\n"
+		"    for n in names:\n"
+		"        assert type(g[n]) is int and g[n] >= 0, n\n";
+	char dir[] = "/tmp/sh-json-XXXXXX", jpath[64], ppath[64], cmd[256];
+	FILE *f;
+	int st;
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(jpath, sizeof(jpath), "%s/out.json", dir);
+	snprintf(ppath, sizeof(ppath), "%s/check.py", dir);
+	f = fopen(jpath, "w");
+	if (!f)
+		return -1;
+	fputs(json, f);
+	fclose(f);
+	f = fopen(ppath, "w");
+	if (!f)
+		return -1;
+	fputs(prelude, f);
+	fputs(checks, f);
+	fclose(f);
+	fflush(stdout);
+	/* -S: no site module, a faster start; json and re are enough */
+	snprintf(cmd, sizeof(cmd), "%s -S %s %s", python(), ppath, jpath);
+	st = system(cmd);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		fprintf(stderr, "  JSON check failed (%s), the JSON was:\n  %s", cmd, json);
+	unlink(jpath);
+	unlink(ppath);
+	rmdir(dir);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *json_of(const struct sh_report *r, const struct options *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		abort();
+	render_json(f, r, o);
+	fclose(f);
+	return buf;
+}
+
+static void test_json_fields(void)
+{
+	__u64 stats[SH_STAT_NR] = { [SH_STAT_SEEN] = 1500, [SH_STAT_NO_START] = 7,
+				    [SH_STAT_FILTERED] = 360, [SH_STAT_DROPPED] = 1,
+				    [SH_STAT_MAP_FULL] = 5 };
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+	char *j;
+
+	OPTS(&o, "-M", "runq", "-L", "-j", "-i", "2");
+	build(&r, &s, &o, threads, 5, stats, 2.0);
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"assert doc['time'] == '2023-11-14T22:13:20.123Z', doc['time']\n"
+		"assert re.fullmatch(r'\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z', "
+		"doc['time'])\n"
+		"assert doc['interval_s'] == 2.0\n"
+		"assert doc['cumulative'] is False\n"
+		"assert doc['metric'] == 'runq' and doc['key'] == 'tid'\n"
+		"keys = [g['key'] for g in doc['groups']]\n"
+		"assert keys == ['202', '101', '303', '[other]', '404'], keys\n"
+		"for g in doc['groups']:\n"
+		"    ints(g, 'count', 'sum_ns', 'avg_ns', 'max_ns', 'p50_ns', 'p90_ns', 'p99_ns',"
+		" 'p999_ns')\n"
+		"    assert sum(b['count'] for b in g['buckets']) == g['count']\n"
+		"    assert g['avg_ns'] == g['sum_ns'] // g['count']\n"
+		"    assert g['p50_ns'] <= g['p90_ns'] <= g['p99_ns'] <= g['p999_ns']\n"
+		"    assert g['p999_ns'] <= g['max_ns']\n"
+		"    for b in g['buckets']:\n"
+		"        lo = b['lo_ns']\n"
+		"        assert lo == 0 or lo & (lo - 1) == 0, lo\n"
+		"        assert b['hi_ns'] == (2 if lo == 0 else 2 * lo), b\n"
+		"        assert b['count'] > 0\n"
+		"g = group('202')\n"
+		"assert g['comm'] == 'beta'\n"
+		"assert g['count'] == 10 and g['sum_ns'] == 5000000 and g['avg_ns'] == 500000\n"
+		"assert g['max_ns'] == 700000 and g['max_tid'] == 202 and g['max_pid'] == 202\n"
+		"assert g['max_cpu'] == 0 and g['max_comm'] == 'beta'\n"
+		"assert g['buckets'] == [{'lo_ns': 262144, 'hi_ns': 524288, 'count': 8},"
+		" {'lo_ns': 524288, 'hi_ns': 1048576, 'count': 2}], g['buckets']\n"
+		"o = group('[other]')\n"
+		"assert 'comm' not in o and 'cgroup_id' not in o and 'keys' not in o\n"
+		"assert o['count'] == 5 and o['max_comm'] == 'late'\n"
+		"assert 'cgroup_id' not in group('101')\n"
+		"lost = doc['lost']\n"
+		"assert lost == {'no_start': 7, 'filtered': 360, 'dropped': 1}, lost\n"
+		"ev = doc['events']\n"
+		"assert ev == {'seen': 1500, 'no_start': 7, 'filtered': 360, 'dropped': 1,"
+		" 'map_full': 5, 'recorded': 1130, 'live_keys': 4}, ev\n"
+		"assert ev['recorded'] == sum(g['count'] for g in doc['groups'])\n"));
+	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+
+	/* --top: the rest is one more group with its number of keys */
+	OPTS(&o, "-M", "runq", "-L", "-j", "--top", "2", "--cumulative");
+	build(&r, &s, &o, threads, 5, stats, 7.25);
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"assert doc['cumulative'] is True and doc['interval_s'] == 7.25\n"
+		"keys = [g['key'] for g in doc['groups']]\n"
+		"assert keys == ['202', '101', '[rest]'], keys\n"
+		"rest = group('[rest]')\n"
+		"assert rest['keys'] == 3 and rest['count'] == 100 + 5 + 15, rest\n"
+		"assert sum(g['count'] for g in doc['groups']) == doc['events']['recorded']\n"));
+	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* An empty report, and the open-ended last bucket (hi null). */
+static void test_json_edges(void)
+{
+	static const struct spec huge = {
+		.sum_ns = 3 * 600000000000ULL + 1000,
+		.max_ns = 600000000000ULL,
+		.max_tid = 1,
+		.max_cpu = 0,
+		.max_comm = "init",
+		.slots = { [0] = 1, [SH_NBUCKETS - 1] = 3 },
+	};
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+	char *j;
+
+	OPTS(&o, "-j");
+	build(&r, &s, &o, NULL, 0, NULL, 0.5);
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"assert doc['groups'] == [] and doc['key'] == 'none'\n"
+		"assert doc['metric'] == 'offcpu' and doc['interval_s'] == 0.5\n"
+		"assert doc['lost'] == {'no_start': 0, 'filtered': 0, 'dropped': 0}\n"
+		"assert doc['events']['recorded'] == 0\n"));
+	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+
+	OPTS(&o, "-j", "-M", "blocked");
+	build(&r, &s, &o, &huge, 1, NULL, 1.0);
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"g = group('all')\n"
+		"assert doc['metric'] == 'blocked'\n"
+		"assert g['buckets'] == [{'lo_ns': 0, 'hi_ns': 2, 'count': 1},"
+		" {'lo_ns': 549755813888, 'hi_ns': None, 'count': 3}], g['buckets']\n"
+		"assert g['max_ns'] == 600000000000 and g['p999_ns'] <= g['max_ns']\n"
+		"assert g['sum_ns'] == 1800000001000\n"));
+	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* Task names are bytes: quotes, backslashes, control bytes, >= 0x80. */
+static void test_json_escapes(void)
+{
+	static const struct spec nasty[] = {
+		{ .id = 7, .comm = "a\"b\\c\nd\xe9\x01\t\r\x7f", .sum_ns = 5000, .max_ns = 3000,
+		  .max_tid = 7, .max_cpu = 0, .max_comm = "q\"\\\n\xff", .slots = { [11] = 2 } },
+	};
+	static const struct spec comm_key[] = {
+		{ .comm = "x\"y\\z\n\x80\x1f", .sum_ns = 5000, .slots = { [11] = 2 } },
+	};
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+	char *j;
+
+	OPTS(&o, "-j", "-L");
+	build(&r, &s, &o, nasty, 1, NULL, 1.0);
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"g = group('7')\n"
+		"assert g['comm'] == 'a\"b\\\\c\\nd\\u00e9\\x01\\t\\r\\x7f', repr(g['comm'])\n"
+		"assert g['max_comm'] == 'q\"\\\\\\n\\u00ff', repr(g['max_comm'])\n"));
+	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+
+	OPTS(&o, "-j", "-k", "comm");
+	build(&r, &s, &o, comm_key, 1, NULL, 1.0);
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"assert [g['key'] for g in doc['groups']] == ['x\"y\\\\z\\n\\u0080\\x1f'], "
+		"doc['groups']\n"));
+	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* -k cgroup: a cgroup_id for real cgroups, none for [other]. */
+static void test_json_cgroup(void)
+{
+	static const struct spec cgs[] = {
+		{ .id = 4321, .sum_ns = 5000, .slots = { [11] = 2 } },
+		{ .id = SH_OTHER_ID, .sum_ns = 3000, .slots = { [10] = 1 } },
+	};
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+	char *j;
+
+	OPTS(&o, "-j", "-k", "cgroup");
+	build(&r, &s, &o, cgs, 2, NULL, 1.0);
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"assert doc['key'] == 'cgroup'\n"
+		"g = group('[removed id=4321]')\n"
+		"assert g['cgroup_id'] == 4321\n"
+		"assert 'cgroup_id' not in group('[other]')\n"
+		"assert 'max_tid' not in g\n"));
+	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+static void test_rfc3339(void)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 999999999 };
+	char b[64];
+
+	fmt_rfc3339(b, sizeof(b), &ts);
+	CHECK(!strcmp(b, "1970-01-01T00:00:00.999Z"));
+	ts.tv_sec = 951782400;	/* leap day 2000 */
+	ts.tv_nsec = 5000000;
+	fmt_rfc3339(b, sizeof(b), &ts);
+	CHECK(!strcmp(b, "2000-02-29T00:00:00.005Z"));
+	fmt_rfc3339(b, sizeof(b), &fixed_when);
+	CHECK(!strcmp(b, "2023-11-14T22:13:20.123Z"));
+}
+
+int main(void)
+{
+	TEST(test_fmt_wait);
+	TEST(test_bucket_labels_distinct);
+	TEST(test_text_none);
+	TEST(test_text_min_wait);
+	TEST(test_text_tid);
+	TEST(test_text_summary);
+	TEST(test_text_cumulative);
+	TEST(test_json_fields);
+	TEST(test_json_edges);
+	TEST(test_json_escapes);
+	TEST(test_json_cgroup);
+	TEST(test_rfc3339);
+	return test_summary();
+}

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Unit tests of user/snapshot.c on synthetic per-CPU readings: sums over
+ * CPUs at any stride, deltas between readings (also across 32-bit
+ * wrap-around), per-epoch maxes, totals since start, event counters,
+ * pruning into [exited], and a table grown far past its first size.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedhist.h"
+#include "snapshot.h"
+#include "check.h"
+
+int sh_log_level;
+
+/* Per-CPU values as the map returns them: @ncpu struct sh_hist, @stride apart. */
+struct pcpu_vals {
+	char *buf;
+	int ncpu;
+	size_t stride;
+};
+
+static void vals_init(struct pcpu_vals *v, int ncpu, size_t stride)
+{
+	v->ncpu = ncpu;
+	v->stride = stride;
+	v->buf = calloc(ncpu, stride);
+	if (!v->buf)
+		abort();
+}
+
+static struct sh_hist *cpu(struct pcpu_vals *v, int c)
+{
+	return (struct sh_hist *)(v->buf + c * v->stride);
+}
+
+/* Record @n waits of @ns each on CPU @c, as the kernel would. */
+static void record(struct pcpu_vals *v, int c, __u64 ns, __u32 n)
+{
+	struct sh_hist *h = cpu(v, c);
+	int b = ns ? 63 - __builtin_clzll(ns) : 0;
+
+	if (b >= SH_NBUCKETS)
+		b = SH_NBUCKETS - 1;
+	h->slots[b] += n;
+	h->count += n;
+	h->sum_ns += ns * n;
+}
+
+static void set_max(struct pcpu_vals *v, int c, __u32 epoch, __u64 max_ns, __u32 tid,
+		    const char *comm)
+{
+	struct sh_hist *h = cpu(v, c);
+
+	h->max_epoch = epoch;
+	h->max_ns = max_ns;
+	h->max_tid = tid;
+	h->max_pid = tid + 1000;
+	h->max_cpu = (__u32)c;
+	strncpy(h->max_comm, comm, SH_COMM_LEN - 1);
+}
+
+static struct sh_entry *ingest(struct sh_snapshot *s, __u64 id, struct pcpu_vals *v, bool final)
+{
+	struct sh_key k = { .id = id };
+
+	return snapshot_ingest(s, &k, v->buf, v->ncpu, v->stride, final);
+}
+
+static struct sh_entry *find(struct sh_snapshot *s, __u64 id)
+{
+	struct sh_key k = { .id = id };
+
+	return snapshot_find(s, &k);
+}
+
+/* Sum over CPUs, then the difference to the previous reading, at several layouts. */
+static void check_sums(int ncpu, size_t stride)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_entry *e;
+	int c;
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&v, ncpu, stride);
+	for (c = 0; c < ncpu; c++) {
+		record(&v, c, 1500, 10 + c);		/* bucket 10 */
+		record(&v, c, 70000, 2 * c + 1);	/* bucket 16 */
+	}
+	strcpy(cpu(&v, ncpu - 1)->comm, "worker");
+
+	snapshot_begin(&s, 1);
+	e = ingest(&s, 42, &v, false);
+	CHECK(e != NULL);
+	if (!e)
+		return;
+	/* 1st reading: the delta is everything, summed over CPUs */
+	/* bucket 10: sum of 10 + c; bucket 16: sum of 2c + 1 = ncpu^2 */
+	CHECK_EQ_U64(e->delta.slots[10], 10 * ncpu + ncpu * (ncpu - 1) / 2);
+	CHECK_EQ_U64(e->delta.slots[16], ncpu * ncpu);
+	CHECK_EQ_U64(e->delta.count, e->delta.slots[10] + e->delta.slots[16]);
+	CHECK_EQ_U64(e->delta.sum_ns, 1500 * e->delta.slots[10] + 70000 * e->delta.slots[16]);
+	CHECK_EQ_U64(e->cum.count, e->delta.count);
+	CHECK_EQ_U64(e->cum.sum_ns, e->delta.sum_ns);
+	CHECK(!strcmp(e->comm, "worker"));
+	CHECK_EQ_U64(s.nentries, 1);
+
+	/* 2nd reading: the difference only */
+	for (c = 0; c < ncpu; c++)
+		record(&v, c, 3000, 1);		/* bucket 11 */
+	record(&v, 0, 1500, 5);
+	snapshot_begin(&s, 2);
+	e = ingest(&s, 42, &v, false);
+	CHECK_EQ_U64(e->delta.slots[10], 5);
+	CHECK_EQ_U64(e->delta.slots[11], ncpu);
+	CHECK_EQ_U64(e->delta.slots[16], 0);
+	CHECK_EQ_U64(e->delta.count, 5 + ncpu);
+	CHECK_EQ_U64(e->delta.sum_ns, 5 * 1500 + ncpu * 3000);
+	/* since start: both readings */
+	CHECK_EQ_U64(e->cum.slots[10], 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5);
+	CHECK_EQ_U64(e->cum.slots[11], ncpu);
+	CHECK_EQ_U64(e->cum.slots[16], ncpu * ncpu);
+	CHECK_EQ_U64(e->cum.count, 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5 + ncpu + ncpu * ncpu);
+	CHECK_EQ_U64(s.nentries, 1);
+
+	/* 3rd reading, nothing new: a zero delta, cum unchanged */
+	snapshot_begin(&s, 3);
+	e = ingest(&s, 42, &v, false);
+	CHECK_EQ_U64(e->delta.count, 0);
+	CHECK_EQ_U64(e->delta.sum_ns, 0);
+	CHECK_EQ_U64(e->delta.max_ns, 0);
+	CHECK_EQ_U64(e->cum.count, 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5 + ncpu + ncpu * ncpu);
+
+	free(v.buf);
+	snapshot_free(&s);
+}
+
+static void test_sum_and_delta(void)
+{
+	check_sums(1, sizeof(struct sh_hist));
+	check_sums(2, sizeof(struct sh_hist));
+	check_sums(4, sizeof(struct sh_hist));
+	/* the key-none layout: the histogram inside struct sh_pcpu */
+	check_sums(2, sizeof(struct sh_pcpu));
+	check_sums(4, sizeof(struct sh_pcpu));
+	check_sums(4, sizeof(struct sh_hist) + 40);
+}
+
+/* The key-none reading: &pcpu[0].hist with the stride of struct sh_pcpu. */
+static void test_pcpu_layout(void)
+{
+	struct sh_pcpu pc[3] = {};
+	struct sh_snapshot s;
+	struct sh_key k = {};
+	struct sh_entry *e;
+	int c;
+
+	for (c = 0; c < 3; c++) {
+		pc[c].stats[SH_STAT_SEEN] = 999;	/* must not leak into the histogram */
+		pc[c].hist.slots[12] = 7;
+		pc[c].hist.count = 7;
+		pc[c].hist.sum_ns = 7 * 5000;
+	}
+	CHECK(!snapshot_init(&s));
+	snapshot_begin(&s, 1);
+	e = snapshot_ingest(&s, &k, &pc[0].hist, 3, sizeof(pc[0]), false);
+	CHECK(e && e->delta.count == 21);
+	CHECK(e && e->delta.slots[12] == 21);
+	CHECK(e && e->delta.sum_ns == 21 * 5000);
+	snapshot_free(&s);
+}
+
+/* A key that appears in the 2nd reading: its delta is all its values. */
+static void test_new_key_mid_run(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals a, b;
+	struct sh_entry *e;
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&a, 2, sizeof(struct sh_hist));
+	vals_init(&b, 2, sizeof(struct sh_hist));
+	record(&a, 0, 2000, 3);
+	snapshot_begin(&s, 1);
+	ingest(&s, 1, &a, false);
+	CHECK(find(&s, 2) == NULL);
+
+	record(&a, 1, 2000, 1);
+	record(&b, 0, 9000, 4);
+	record(&b, 1, 100000, 6);
+	snapshot_begin(&s, 2);
+	ingest(&s, 1, &a, false);
+	e = ingest(&s, 2, &b, false);
+	CHECK_EQ_U64(e->delta.count, 10);
+	CHECK_EQ_U64(e->delta.slots[13], 4);
+	CHECK_EQ_U64(e->delta.slots[16], 6);
+	CHECK_EQ_U64(e->delta.sum_ns, 4 * 9000 + 6 * 100000);
+	CHECK_EQ_U64(e->cum.count, 10);
+	CHECK_EQ_U64(find(&s, 1)->delta.count, 1);
+	CHECK_EQ_U64(s.nentries, 2);
+	free(a.buf);
+	free(b.buf);
+	snapshot_free(&s);
+}
+
+/* 32-bit counters wrap: deltas are taken modulo 2^32. */
+static void test_wraparound(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_entry *e;
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&v, 2, sizeof(struct sh_hist));
+
+	/* one CPU close to the top */
+	cpu(&v, 0)->slots[5] = UINT32_MAX - 2;
+	cpu(&v, 0)->count = UINT32_MAX - 2;
+	/* the CPU sum itself wraps: 2 * 0x80000001 = 2 mod 2^32 */
+	cpu(&v, 0)->slots[7] = 0x80000001;
+	cpu(&v, 1)->slots[7] = 0x80000001;
+	cpu(&v, 1)->count = 0x80000001;
+	snapshot_begin(&s, 1);
+	e = ingest(&s, 9, &v, false);
+	CHECK_EQ_U64(e->delta.slots[5], UINT32_MAX - 2);
+
+	/* +7 on CPU 0 (wrapping to 4), +3 on each for bucket 7 */
+	cpu(&v, 0)->slots[5] = 4;
+	cpu(&v, 0)->count = 4 + 3;	/* wrapped: (2^32 - 3) + 7 + 3 */
+	cpu(&v, 0)->slots[7] += 3;
+	cpu(&v, 1)->slots[7] += 3;
+	cpu(&v, 1)->count += 3;
+	cpu(&v, 0)->sum_ns += 100;
+	snapshot_begin(&s, 2);
+	e = ingest(&s, 9, &v, false);
+	CHECK_EQ_U64(e->delta.slots[5], 7);
+	CHECK_EQ_U64(e->delta.slots[7], 6);
+	CHECK_EQ_U64(e->delta.count, 13);
+	CHECK_EQ_U64(e->delta.sum_ns, 100);
+	/* since start in 64 bits: no wrap there */
+	CHECK_EQ_U64(e->cum.slots[5], (__u64)UINT32_MAX - 2 + 7);
+
+	/* counters that wrapped all the way back to 0 */
+	cpu(&v, 0)->slots[5] = UINT32_MAX;
+	snapshot_begin(&s, 3);
+	e = ingest(&s, 9, &v, false);
+	CHECK_EQ_U64(e->delta.slots[5], UINT32_MAX - 4);
+	cpu(&v, 0)->slots[5] = 0;
+	snapshot_begin(&s, 4);
+	e = ingest(&s, 9, &v, false);
+	CHECK_EQ_U64(e->delta.slots[5], 1);
+
+	free(v.buf);
+	snapshot_free(&s);
+}
+
+/* The interval's max comes only from CPUs whose max is of this epoch. */
+static void test_max_epoch(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_entry *e;
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&v, 4, sizeof(struct sh_hist));
+	record(&v, 0, 5000, 1);
+	record(&v, 1, 9000, 1);
+	record(&v, 2, 4000, 1);
+	set_max(&v, 0, 7, 5000, 11, "a");
+	set_max(&v, 1, 6, 9000, 22, "stale");	/* older epoch: not this interval */
+	set_max(&v, 2, 7, 4000, 33, "c");
+	set_max(&v, 3, 7, 8000, 44, "idle");	/* no waits on this CPU at all */
+
+	snapshot_begin(&s, 7);
+	e = ingest(&s, 5, &v, false);
+	CHECK_EQ_U64(e->delta.max_ns, 5000);
+	CHECK_EQ_U64(e->delta.max_tid, 11);
+	CHECK_EQ_U64(e->delta.max_pid, 1011);
+	CHECK_EQ_U64(e->delta.max_cpu, 0);
+	CHECK(!strcmp(e->delta.max_comm, "a"));
+	CHECK_EQ_U64(e->cum.max_ns, 5000);
+	CHECK_EQ_U64(e->cum.max_tid, 11);
+
+	/* epoch 8: CPU 1 has a new, smaller max; the others are stale */
+	record(&v, 1, 3000, 1);
+	set_max(&v, 1, 8, 3000, 23, "b");
+	snapshot_begin(&s, 8);
+	e = ingest(&s, 5, &v, false);
+	CHECK_EQ_U64(e->delta.count, 1);
+	CHECK_EQ_U64(e->delta.max_ns, 3000);
+	CHECK_EQ_U64(e->delta.max_tid, 23);
+	CHECK_EQ_U64(e->delta.max_cpu, 1);
+	/* since start: the larger of the intervals' maxes */
+	CHECK_EQ_U64(e->cum.max_ns, 5000);
+	CHECK_EQ_U64(e->cum.max_tid, 11);
+
+	/* epoch 9: waits, but no CPU's max is of this epoch: unknown (0) */
+	record(&v, 2, 6000, 2);
+	snapshot_begin(&s, 9);
+	e = ingest(&s, 5, &v, false);
+	CHECK_EQ_U64(e->delta.count, 2);
+	CHECK_EQ_U64(e->delta.max_ns, 0);
+	CHECK_EQ_U64(e->cum.max_ns, 5000);
+
+	/* epoch 10: a later larger max takes over since start */
+	record(&v, 3, 20000, 1);
+	set_max(&v, 3, 10, 20000, 55, "big");
+	snapshot_begin(&s, 10);
+	e = ingest(&s, 5, &v, false);
+	CHECK_EQ_U64(e->delta.max_ns, 20000);
+	CHECK_EQ_U64(e->cum.max_ns, 20000);
+	CHECK_EQ_U64(e->cum.max_tid, 55);
+	CHECK(!strcmp(e->cum.max_comm, "big"));
+
+	/* epoch 11: nothing new, though CPU 3's max were of this epoch: no max */
+	set_max(&v, 3, 11, 20000, 55, "big");
+	snapshot_begin(&s, 11);
+	e = ingest(&s, 5, &v, false);
+	CHECK_EQ_U64(e->delta.count, 0);
+	CHECK_EQ_U64(e->delta.max_ns, 0);
+
+	free(v.buf);
+	snapshot_free(&s);
+}
+
+/* snapshot_begin clears every delta; cum keeps growing. */
+static void test_cum_accumulates(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_entry *e;
+	__u64 total = 0;
+	int r;
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&v, 2, sizeof(struct sh_hist));
+	for (r = 1; r <= 10; r++) {
+		record(&v, r % 2, 1000ULL * r, (__u32)r);
+		total += r;
+		snapshot_begin(&s, (__u32)r);
+		e = ingest(&s, 3, &v, false);
+		CHECK_EQ_U64(e->delta.count, r);
+		CHECK_EQ_U64(e->delta.sum_ns, 1000ULL * r * r);
+		CHECK_EQ_U64(e->cum.count, total);
+		CHECK_EQ_U64(e->gen, s.gen);
+	}
+	/* a key not read in a reading keeps a zero delta, its cum stays */
+	snapshot_begin(&s, 11);
+	e = find(&s, 3);
+	CHECK_EQ_U64(e->delta.count, 0);
+	CHECK_EQ_U64(e->delta.sum_ns, 0);
+	CHECK_EQ_U64(e->cum.count, total);
+	CHECK(e->gen != s.gen);
+	CHECK_EQ_U64(snapshot_recorded(&s), total);
+	free(v.buf);
+	snapshot_free(&s);
+}
+
+static void test_stats(void)
+{
+	struct sh_snapshot s;
+	__u64 a[SH_STAT_NR] = { 100, 5, 7, 0, 2 };
+	__u64 b[SH_STAT_NR] = { 150, 6, 17, 1, 2 };
+	int i;
+
+	CHECK(!snapshot_init(&s));
+	snapshot_begin(&s, 1);
+	snapshot_stats(&s, a);
+	for (i = 0; i < SH_STAT_NR; i++) {
+		CHECK_EQ_U64(s.stats_delta[i], a[i]);
+		CHECK_EQ_U64(s.stats_cum[i], a[i]);
+	}
+	snapshot_begin(&s, 2);
+	snapshot_stats(&s, b);
+	CHECK_EQ_U64(s.stats_delta[SH_STAT_SEEN], 50);
+	CHECK_EQ_U64(s.stats_delta[SH_STAT_NO_START], 1);
+	CHECK_EQ_U64(s.stats_delta[SH_STAT_FILTERED], 10);
+	CHECK_EQ_U64(s.stats_delta[SH_STAT_DROPPED], 1);
+	CHECK_EQ_U64(s.stats_delta[SH_STAT_MAP_FULL], 0);
+	for (i = 0; i < SH_STAT_NR; i++)
+		CHECK_EQ_U64(s.stats_cum[i], b[i]);
+	/* a new reading starts with zero deltas */
+	snapshot_begin(&s, 3);
+	for (i = 0; i < SH_STAT_NR; i++) {
+		CHECK_EQ_U64(s.stats_delta[i], 0);
+		CHECK_EQ_U64(s.stats_cum[i], b[i]);
+	}
+	snapshot_free(&s);
+}
+
+/* Pruned keys: final values kept, folded into exited_cum, then freed. */
+static void test_prune_gc(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v1, v2, v3;
+	struct sh_entry *e;
+	size_t it = 0, n = 0;
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&v1, 2, sizeof(struct sh_hist));
+	vals_init(&v2, 2, sizeof(struct sh_hist));
+	vals_init(&v3, 2, sizeof(struct sh_hist));
+	record(&v1, 0, 1000, 4);
+	record(&v2, 1, 2000, 6);
+	record(&v3, 0, 3000, 8);
+	set_max(&v2, 1, 1, 2500, 77, "gone");
+	snapshot_begin(&s, 1);
+	ingest(&s, 1, &v1, false);
+	ingest(&s, 2, &v2, false);
+	ingest(&s, 3, &v3, false);
+	CHECK_EQ_U64(snapshot_recorded(&s), 18);
+
+	/* key 2 gets 1 more wait, then its task is gone: the final reading */
+	record(&v2, 0, 2000, 1);
+	snapshot_begin(&s, 2);
+	ingest(&s, 1, &v1, false);
+	ingest(&s, 2, &v2, false);
+	ingest(&s, 3, &v3, false);
+	record(&v2, 1, 2000, 2);	/* between the batch read and the delete */
+	e = ingest(&s, 2, &v2, true);
+	CHECK(e->pruned);
+	CHECK_EQ_U64(e->delta.count, 3);	/* both parts of this reading */
+	CHECK_EQ_U64(e->cum.count, 9);
+	CHECK(!find(&s, 1)->pruned);
+	CHECK_EQ_U64(snapshot_recorded(&s), 21);
+
+	snapshot_gc(&s);
+	CHECK_EQ_U64(s.nentries, 2);
+	CHECK(find(&s, 2) == NULL);
+	CHECK(find(&s, 1) != NULL);
+	CHECK(find(&s, 3) != NULL);
+	CHECK_EQ_U64(s.exited_keys, 1);
+	CHECK_EQ_U64(s.exited_cum.count, 9);
+	CHECK_EQ_U64(s.exited_cum.slots[10], 9);
+	CHECK_EQ_U64(s.exited_cum.sum_ns, 9 * 2000);
+	CHECK_EQ_U64(s.exited_cum.max_ns, 2500);
+	CHECK_EQ_U64(s.exited_cum.max_tid, 77);
+	/* the recorded total does not change when keys move to [exited] */
+	CHECK_EQ_U64(snapshot_recorded(&s), 21);
+	for (e = NULL; (e = snapshot_next(&s, &it, e));)
+		n++;
+	CHECK_EQ_U64(n, 2);
+
+	/* a 2nd gc has nothing left to fold */
+	snapshot_gc(&s);
+	CHECK_EQ_U64(s.exited_keys, 1);
+	CHECK_EQ_U64(s.exited_cum.count, 9);
+
+	/* the same key coming back starts from zero */
+	snapshot_begin(&s, 3);
+	e = ingest(&s, 2, &v2, false);
+	CHECK_EQ_U64(e->delta.count, 9);
+	CHECK(!e->pruned);
+	CHECK_EQ_U64(snapshot_recorded(&s), 30);
+
+	/* pruning every key empties the table */
+	ingest(&s, 1, &v1, true);
+	ingest(&s, 2, &v2, true);
+	ingest(&s, 3, &v3, true);
+	snapshot_gc(&s);
+	CHECK_EQ_U64(s.nentries, 0);
+	CHECK_EQ_U64(s.exited_keys, 4);
+	CHECK_EQ_U64(s.exited_cum.count, 30);
+	CHECK_EQ_U64(snapshot_recorded(&s), 30);
+	it = 0;
+	CHECK(snapshot_next(&s, &it, NULL) == NULL);
+
+	free(v1.buf);
+	free(v2.buf);
+	free(v3.buf);
+	snapshot_free(&s);
+}
+
+/* keep_pruned (cgroups since start): pruned entries stay, under their key. */
+static void test_keep_pruned(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_entry *e;
+
+	CHECK(!snapshot_init(&s));
+	s.keep_pruned = true;
+	vals_init(&v, 2, sizeof(struct sh_hist));
+	record(&v, 0, 1000, 4);
+	snapshot_begin(&s, 1);
+	ingest(&s, 8, &v, false);
+	snapshot_begin(&s, 2);
+	record(&v, 1, 1000, 1);
+	e = ingest(&s, 8, &v, true);
+	CHECK(e->pruned);
+	CHECK_EQ_U64(e->delta.count, 1);
+	snapshot_gc(&s);
+	CHECK_EQ_U64(s.nentries, 1);
+	CHECK_EQ_U64(s.exited_keys, 0);
+	CHECK_EQ_U64(s.exited_cum.count, 0);
+	e = find(&s, 8);
+	CHECK(e && e->pruned && e->cum.count == 5);
+	/* no new counts: a zero delta in the next interval, the same total */
+	snapshot_begin(&s, 3);
+	CHECK(e && e->delta.count == 0);
+	CHECK_EQ_U64(snapshot_recorded(&s), 5);
+	free(v.buf);
+	snapshot_free(&s);
+}
+
+/* Keys differ by id or by comm; both make distinct entries. */
+static void test_comm_keys(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_key a = {}, b = {}, c = {};
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&v, 1, sizeof(struct sh_hist));
+	record(&v, 0, 1000, 1);
+	strcpy(a.comm, "bash");
+	strcpy(b.comm, "bas");
+	c.id = SH_OTHER_ID;
+	snapshot_begin(&s, 1);
+	CHECK(snapshot_ingest(&s, &a, v.buf, 1, v.stride, false) != NULL);
+	CHECK(snapshot_ingest(&s, &b, v.buf, 1, v.stride, false) != NULL);
+	CHECK(snapshot_ingest(&s, &c, v.buf, 1, v.stride, false) != NULL);
+	CHECK_EQ_U64(s.nentries, 3);
+	CHECK(snapshot_find(&s, &a) && !strcmp(snapshot_find(&s, &a)->key.comm, "bash"));
+	CHECK(snapshot_find(&s, &b) && !strcmp(snapshot_find(&s, &b)->key.comm, "bas"));
+	CHECK(snapshot_find(&s, &c) && snapshot_find(&s, &c)->key.id == SH_OTHER_ID);
+	free(v.buf);
+	snapshot_free(&s);
+}
+
+/* Far past the first 1024 slots: every key stays findable, once. */
+static void test_growth(void)
+{
+	enum { N = 5000 };
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_entry *e;
+	size_t it = 0, n = 0;
+	__u64 id, idsum = 0, bad = 0;
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&v, 2, sizeof(struct sh_hist));
+	snapshot_begin(&s, 1);
+	for (id = 1; id <= N; id++) {
+		memset(v.buf, 0, 2 * v.stride);
+		record(&v, (int)(id % 2), 1000, (__u32)id);
+		e = ingest(&s, id, &v, false);
+		if (!e || e->delta.count != id)
+			bad++;
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(s.nentries, N);
+	CHECK(s.nslots >= N);
+	CHECK_EQ_U64(s.nslots & (s.nslots - 1), 0);	/* still a power of two */
+	for (id = 1; id <= N; id++) {
+		e = find(&s, id);
+		if (!e || e->key.id != id || e->cum.count != id)
+			bad++;
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK(find(&s, 0) == NULL);
+	CHECK(find(&s, N + 1) == NULL);
+	for (e = NULL; (e = snapshot_next(&s, &it, e));) {
+		n++;
+		idsum += e->key.id;
+	}
+	CHECK_EQ_U64(n, N);
+	CHECK_EQ_U64(idsum, (__u64)N * (N + 1) / 2);
+	CHECK_EQ_U64(snapshot_recorded(&s), (__u64)N * (N + 1) / 2);
+
+	/* a 2nd reading finds the same entries, it makes no new ones */
+	snapshot_begin(&s, 2);
+	for (id = 1; id <= N; id++) {
+		memset(v.buf, 0, 2 * v.stride);
+		record(&v, (int)(id % 2), 1000, (__u32)id + 1);
+		e = ingest(&s, id, &v, false);
+		if (!e || e->delta.count != 1 || e->cum.count != id + 1)
+			bad++;
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(s.nentries, N);
+
+	snapshot_free(&s);
+	CHECK(s.table == NULL);
+	CHECK_EQ_U64(s.nentries, 0);
+	free(v.buf);
+}
+
+int main(void)
+{
+	TEST(test_sum_and_delta);
+	TEST(test_pcpu_layout);
+	TEST(test_new_key_mid_run);
+	TEST(test_wraparound);
+	TEST(test_max_epoch);
+	TEST(test_cum_accumulates);
+	TEST(test_stats);
+	TEST(test_prune_gc);
+	TEST(test_keep_pruned);
+	TEST(test_comm_keys);
+	TEST(test_growth);
+	return test_summary();
+}
