@@ -6,6 +6,8 @@
 #   make unit             unit tests only (no root needed)
 #   make asan             the same program and unit tests under ASan+UBSan,
 #                         in $(OUTPUT)-asan
+#   make bench            the overhead benchmark's helpers in $(OUTPUT)/bench
+#                         (run it with bench/run.sh, as root)
 #   make install          PREFIX, DESTDIR, BINDIR, MANDIR honoured
 #   make V=1              show the commands
 #
@@ -56,16 +58,22 @@ $(call need,$(BPFTOOL),bpftool)
 $(call need_pc,libbpf,libbpf-dev)
 $(call need_pc,libelf,libelf-dev)
 $(call need_pc,zlib,zlib1g-dev)
+$(call need_pc,libmicrohttpd,libmicrohttpd-dev)
+$(call need_pc,libcap-ng,libcap-ng-dev)
 endif
 
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib 2>/dev/null) -lm
+# fleet mode: the HTTP server and the capability drop
+FLEET_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcap-ng 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng 2>/dev/null) \
+	-lpthread -lm
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
 CFLAGS ?= -g -O2
 SANITIZE ?=
 ALL_CFLAGS := $(CFLAGS) $(SANITIZE) $(WARN) -std=gnu11 -D_GNU_SOURCE \
-	-DSCHEDHIST_VERSION='"$(VERSION)"' -Iinclude -Iuser -I$(OUTPUT) $(LIBBPF_CFLAGS)
+	-DSCHEDHIST_VERSION='"$(VERSION)"' -Iinclude -Iuser -I$(OUTPUT) $(LIBBPF_CFLAGS) \
+	$(FLEET_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANITIZE)
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude \
@@ -77,8 +85,10 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
 # The pure userspace modules: unit-tested without the kernel.
 CORE_SRCS := user/options.c user/hist.c user/snapshot.c user/report.c \
-	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c
-APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/main.c
+	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
+	user/render_prom.c user/listen_addr.c user/atomic_file.c
+APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/main.c \
+	user/http_server.c user/privdrop.c user/exporter.c
 APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))
 CORE_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 
@@ -87,16 +97,22 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(OUTPUT)/tests/helpers/%,$(HELPER_SRCS))
 
+# bench/: the empty-program floor (a BPF object, its skeleton and a loader)
+# and the key maker for the poller measurement; see bench/run.sh.
+BENCH_BPF_OBJS := $(OUTPUT)/bench/floor.bpf.o
+BENCH_SKELS := $(OUTPUT)/bench/floor.skel.h
+BENCH_BINS := $(OUTPUT)/bench/floor $(OUTPUT)/bench/keys
+
 .DELETE_ON_ERROR:
-.SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all clean install uninstall test unit integration asan helpers help
+.SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS)
+.PHONY: all clean install uninstall test unit integration asan helpers help bench
 
 all: $(OUTPUT)/schedhist
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
-$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/tests/helpers:
+$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/tests/helpers $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/schedhist.h include/vmlinux.h include/bits.bpf.h | $(OUTPUT)
@@ -126,6 +142,21 @@ $(OUTPUT)/tests/helpers/%: tests/helpers/%.c | $(OUTPUT)/tests/helpers
 
 helpers: $(HELPER_BINS)
 
+$(OUTPUT)/bench/%.bpf.o: bench/%.bpf.c include/vmlinux.h | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUTPUT)/bench/floor: bench/floor.c $(OUTPUT)/bench/floor.skel.h
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench $< $(ALL_LDFLAGS) $(LIBS) -o $@
+
+$(OUTPUT)/bench/keys: bench/keys.c | $(OUTPUT)/bench
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -pthread -o $@
+
+bench: $(OUTPUT)/schedhist $(BENCH_BINS)
+
 unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests
 
@@ -145,9 +176,14 @@ install: $(OUTPUT)/schedhist
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(OUTPUT)/schedhist $(DESTDIR)$(BINDIR)/schedhist
 	install -m 0644 man/schedhist.8 $(DESTDIR)$(MANDIR)/man8/schedhist.8
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/local/sbin/schedhist|$(BINDIR)/schedhist|' contrib/schedhist.service \
+		> $(OUTPUT)/schedhist.service
+	install -m 0644 $(OUTPUT)/schedhist.service $(DESTDIR)$(UNITDIR)/schedhist.service
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/schedhist $(DESTDIR)$(MANDIR)/man8/schedhist.8
+	rm -f $(DESTDIR)$(UNITDIR)/schedhist.service
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

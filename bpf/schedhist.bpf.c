@@ -24,8 +24,9 @@
  *            which the poller creates before attaching.
  *
  * The poller never clears anything: it diffs cumulative snapshots. For the
- * per-interval max it advances sh_epoch; a histogram's max is reset by the
- * first wait recorded in a new epoch.
+ * per-interval max it advances sh_epoch; each histogram keeps the max of
+ * the current and the previous epoch (struct sh_hist), so the max of the
+ * epoch being read survives waits recorded while the poller reads.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -202,6 +203,7 @@ static __always_inline void record(struct sh_pcpu *pc, struct task_struct *t,
 				   __u64 d, __u32 cpu)
 {
 	struct sh_hist *h;
+	struct sh_max *m;
 	__u32 slot, ep;
 
 	if (key_type == SH_KEY_NONE ||
@@ -224,13 +226,14 @@ static __always_inline void record(struct sh_pcpu *pc, struct task_struct *t,
 		copy_comm(h->comm, t->comm);
 
 	ep = sh_epoch;
-	if (h->max_epoch != ep || d > h->max_ns) {
-		h->max_epoch = ep;
-		h->max_ns = d;
-		h->max_tid = t->pid;
-		h->max_pid = t->tgid;
-		h->max_cpu = cpu;
-		copy_comm(h->max_comm, t->comm);
+	m = &h->max[ep & 1];
+	if (m->epoch != ep || d > m->ns) {
+		m->epoch = ep;
+		m->ns = d;
+		m->tid = t->pid;
+		m->pid = t->tgid;
+		m->cpu = cpu;
+		copy_comm(m->comm, t->comm);
 	}
 }
 

@@ -42,7 +42,7 @@ enum sh_key_type {
 /* Which cgroup hierarchy -k cgroup, --cgroup-depth and -c look at. */
 #define SH_CGROUP_V2 (-1)	/* the unified (v2) hierarchy: css_set::dfl_cgrp */
 /* 0..SH_CGROUP_SUBSYS_MAX-1: a v1 controller, by its cgroup_subsys_id */
-#define SH_CGROUP_SUBSYS_MAX 12
+#define SH_CGROUP_SUBSYS_MAX 32
 
 /*
  * Key of the histogram hash map. @id holds the pid, tid, cpu or cgroup id
@@ -55,24 +55,34 @@ struct sh_key {
 };
 
 /*
+ * The longest wait of one epoch, and who had it. An epoch is the time
+ * between two readings by the poller.
+ */
+struct sh_max {
+	__u64 ns;			/* longest wait, ns */
+	__u32 epoch;			/* epoch it belongs to */
+	__u32 tid;			/* task that had it: tid ... */
+	__u32 pid;			/* ... its thread group id ... */
+	__u32 cpu;			/* ... CPU it was switched in on (woken on, blocked) */
+	char comm[SH_COMM_LEN];		/* ... and its name */
+};
+
+/*
  * One histogram, as kept per CPU. The poller sums the CPUs. Counters are
  * 32 bits and cumulative: they wrap, and the poller takes differences
  * modulo 2^32, which is exact as long as no single counter moves by 2^32
  * within one interval (one CPU cannot switch that often in an hour).
- * The max is per epoch: the poller advances sh_epoch at each snapshot and
- * a max whose @max_epoch is not the interval's own is stale (zero).
+ * The max is per epoch: the poller advances sh_epoch, then reads. Epoch E
+ * keeps its max in max[E & 1], so waits recorded after the advance (in
+ * epoch E + 1, the other slot) cannot overwrite it before it is read; a
+ * slot whose epoch is not the one being read is stale.
  */
 struct sh_hist {
 	__u32 slots[SH_NBUCKETS];	/* log2 buckets of wait, in ns */
 	__u32 count;			/* waits recorded (the sum of @slots) */
-	__u32 max_epoch;		/* epoch in which @max_ns was set */
+	__u32 pad;			/* keeps @sum_ns 8-byte aligned */
 	__u64 sum_ns;			/* sum of waits, ns (never wraps in practice) */
-	__u64 max_ns;			/* longest wait in epoch @max_epoch, ns */
-	__u32 max_tid;			/* task that had @max_ns: tid ... */
-	__u32 max_pid;			/* ... its thread group id ... */
-	__u32 max_cpu;			/* ... CPU it was switched in on (woken on, blocked) */
-	__u32 pad;			/* keeps @max_comm 8-byte aligned */
-	char max_comm[SH_COMM_LEN];	/* ... and its name */
+	struct sh_max max[2];		/* per-epoch max, by epoch parity */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest name of the task */
 };
 

@@ -77,7 +77,7 @@ struct cgroup {
 };
 
 struct css_set {
-	struct cgroup_subsys_state *subsys[12];
+	struct cgroup_subsys_state *subsys[32];	/* CGROUP_SUBSYS_COUNT: size irrelevant to CO-RE */
 	struct cgroup *dfl_cgrp;
 };
 

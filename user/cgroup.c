@@ -45,6 +45,33 @@ static bool has_token(const char *list, const char *tok)
 	return false;
 }
 
+static const struct {
+	const char *subsys;	/* kernel name: <subsys>_cgrp_id */
+	const char *option;	/* v1 mount option */
+} cg_aliases[] = {
+	{ "io", "blkio" },
+};
+
+const char *cg_subsys_name(const char *ctrl)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cg_aliases) / sizeof(cg_aliases[0]); i++)
+		if (!strcmp(ctrl, cg_aliases[i].option))
+			return cg_aliases[i].subsys;
+	return ctrl;
+}
+
+const char *cg_mount_option(const char *ctrl)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cg_aliases) / sizeof(cg_aliases[0]); i++)
+		if (!strcmp(ctrl, cg_aliases[i].subsys))
+			return cg_aliases[i].option;
+	return ctrl;
+}
+
 int cg_find_mount(const char *mountinfo, const char *ctrl, char *out, size_t len)
 {
 	const char *line = mountinfo;
@@ -121,7 +148,8 @@ int cg_open(struct sh_cgroups *cg, const char *ctrl)
 	if (!text)
 		return -1;
 	text[n] = '\0';
-	ret = cg_find_mount(text, ctrl, cg->mount, sizeof(cg->mount));
+	ret = cg_find_mount(text, ctrl ? cg_mount_option(ctrl) : NULL, cg->mount,
+			    sizeof(cg->mount));
 	free(text);
 	return ret;
 }

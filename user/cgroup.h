@@ -30,6 +30,14 @@ struct sh_cgroups {
  */
 int cg_find_mount(const char *mountinfo, const char *ctrl, char *out, size_t len);
 
+/*
+ * v1 controllers whose mount option differs from the kernel's subsystem
+ * name (cgroup_subsys_id is <subsys>_cgrp_id): blkio is mounted as
+ * "blkio" but its subsystem is "io". Either name is accepted.
+ */
+const char *cg_subsys_name(const char *ctrl);
+const char *cg_mount_option(const char *ctrl);
+
 /* Read /proc/self/mountinfo and set up @cg for hierarchy @ctrl. */
 int cg_open(struct sh_cgroups *cg, const char *ctrl);
 void cg_close(struct sh_cgroups *cg);

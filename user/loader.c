@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -12,6 +14,7 @@
 #include "schedhist.h"
 #include "schedhist.skel.h"
 #include "loader.h"
+#include "cgroup.h"
 #include "log.h"
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -36,21 +39,54 @@ int loader_cgroup_subsys_id(const char *name)
 	const struct btf_type *t;
 	const struct btf_enum *e;
 	char want[128];
-	int id, i, ret = -1;
+	int id, i, ret = -1, count = -1;
 
 	if (!btf)
 		return -1;
-	snprintf(want, sizeof(want), "%s_cgrp_id", name);
+	snprintf(want, sizeof(want), "%s_cgrp_id", cg_subsys_name(name));
 	id = btf__find_by_name_kind(btf, "cgroup_subsys_id", BTF_KIND_ENUM);
 	if (id > 0) {
 		t = btf__type_by_id(btf, id);
 		e = btf_enum(t);
-		for (i = 0; i < btf_vlen(t); i++, e++)
-			if (!strcmp(btf__name_by_offset(btf, e->name_off), want))
+		for (i = 0; i < btf_vlen(t); i++, e++) {
+			const char *n = btf__name_by_offset(btf, e->name_off);
+
+			if (!strcmp(n, want))
 				ret = e->val;
+			else if (!strcmp(n, "CGROUP_SUBSYS_COUNT"))
+				count = e->val;
+		}
 	}
 	btf__free(btf);
+	/* css_set::subsys[] has CGROUP_SUBSYS_COUNT slots */
+	if (ret >= SH_CGROUP_SUBSYS_MAX || (count >= 0 && ret >= count))
+		return -1;
 	return ret;
+}
+
+/*
+ * After a failed load: the first tracepoint the run needs that the kernel's
+ * BTF lacks (tp_btf programs attach through its btf_trace_NAME typedef),
+ * or NULL if they are all there and the failure was something else.
+ */
+static const char *missing_tracepoint(const struct options *o)
+{
+	static const char *const tps[] = { "sched_switch", "sched_wakeup", "sched_wakeup_new" };
+	int n = o->metric == SH_METRIC_OFFCPU ? 1 : o->metric == SH_METRIC_BLOCKED ? 2 : 3;
+	struct btf *btf = btf__load_vmlinux_btf();
+	const char *missing = NULL;
+	char name[64];
+	int i;
+
+	if (!btf)
+		return NULL;
+	for (i = 0; i < n && !missing; i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", tps[i]);
+		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)
+			missing = tps[i];
+	}
+	btf__free(btf);
+	return missing;
 }
 
 static int attach(struct sh_loader *l, struct bpf_program *prog, struct bpf_link **slot,
@@ -110,9 +146,16 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 
 	err = schedhist_bpf__load(skel);
 	if (err) {
+		const char *tp = missing_tracepoint(o);
+
 		err = -err;
-		pr_warn("cannot load BPF programs: %s%s%s\n", strerror(err), hint(err),
-			sh_log_level < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
+		if (tp)	/* libbpf says only ESRCH ("No such process") */
+			pr_warn("cannot load BPF programs: this kernel has no BTF tracepoint %s "
+				"(no btf_trace_%s in /sys/kernel/btf/vmlinux)%s\n", tp, tp,
+				sh_log_level < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
+		else
+			pr_warn("cannot load BPF programs: %s%s%s\n", strerror(err), hint(err),
+				sh_log_level < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
 		goto fail;
 	}
 	l->hists_fd = bpf_map__fd(skel->maps.hists);
@@ -146,8 +189,20 @@ fail:
 
 void loader_detach(struct sh_loader *l)
 {
-	if (l->skel)
-		schedhist_bpf__detach(l->skel);
+	if (!l->skel)
+		return;
+	schedhist_bpf__detach(l->skel);
+	/*
+	 * Closing a link removes the tracepoint probe but does not wait for
+	 * a program already running on another CPU: one that counted an
+	 * event as seen may not have recorded it yet. Tracepoint probes run
+	 * in RCU read-side sections, so a grace period (which
+	 * MEMBARRIER_CMD_GLOBAL waits for) lets them finish and makes the
+	 * final reading exact. Where that command is refused (nohz_full),
+	 * a pause far longer than any program run does the same in practice.
+	 */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(10000);
 }
 
 void loader_close(struct sh_loader *l)

@@ -19,6 +19,7 @@
 #include "report.h"
 #include "render.h"
 #include "heatmap.h"
+#include "exporter.h"
 #include "cgroup.h"
 #include "log.h"
 
@@ -76,9 +77,9 @@ static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *u
 		return 0;
 	if (o->cgroup_hier) {
 		cfg->hier = loader_cgroup_subsys_id(o->cgroup_hier);
-		if (cfg->hier < 0 || cfg->hier >= SH_CGROUP_SUBSYS_MAX) {
-			pr_warn("unknown cgroup controller '%s' (not in this kernel's "
-				"cgroup_subsys_id)\n", o->cgroup_hier);
+		if (cfg->hier < 0) {
+			pr_warn("unknown cgroup controller '%s': not a controller of this kernel "
+				"(cgroup_subsys_id in its BTF)\n", o->cgroup_hier);
 			return SH_EXIT_USAGE;
 		}
 	}
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
 	struct sh_cgroup_cfg cgcfg;
 	struct sh_maps maps;
 	struct sh_heatmap hm = {};
+	struct sh_exporter ex;
 	bool use_cg, out_ok = true;
 	__u64 start, last, next = 0, deadline = 0, printed = 0, gen = 0;
 	int ret, err;
@@ -140,18 +142,31 @@ int main(int argc, char **argv)
 		pr_warn("cannot install signal handlers: %s\n", strerror(errno));
 		return SH_EXIT_FAIL;
 	}
+	/* a closed stdout would only show at the first report, maybe hours later */
+	if (o.print && fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+		pr_warn("standard output is closed: nowhere to print reports\n");
+		return SH_EXIT_FAIL;
+	}
 	/* an unwritable heatmap path fails now, before anything is loaded */
 	if (o.heatmap && (heatmap_init(&hm, &o) || heatmap_write(&hm))) {
 		pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
 		return SH_EXIT_FAIL;
 	}
+	/* what needs privileges: bind --listen, open the --prom-file directory */
+	ret = exporter_open(&ex, &o);
+	if (ret) {
+		exporter_close(&ex);
+		return ret;
+	}
 	if (snapshot_init(&snap)) {
 		pr_warn("out of memory\n");
+		exporter_close(&ex);
 		return SH_EXIT_FAIL;
 	}
 	/* removed cgroups keep their own line in reports since start */
 	snap.keep_pruned = o.cumulative && o.key_type == SH_KEY_CGROUP;
 	if (loader_start(&l, &o, &cgcfg)) {
+		exporter_close(&ex);
 		snapshot_free(&snap);
 		cg_close(&cg);
 		return SH_EXIT_FAIL;
@@ -168,6 +183,10 @@ int main(int argc, char **argv)
 	}
 	maps = (struct sh_maps){ .pcpu_fd = l.pcpu_fd, .hists_fd = l.hists_fd,
 				 .key_type = o.key_type, .metric = o.metric };
+	/* fleet mode: drop privileges (the map fds stay usable), then serve */
+	ret = exporter_start(&ex, maps.pcpu_fd, rd.pcpu);
+	if (ret)
+		goto out;
 
 	/* on stderr, so it never mixes with JSON; tests wait for this line */
 	fprintf(stderr, "Tracing %s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
@@ -199,10 +218,12 @@ int main(int argc, char **argv)
 			continue;
 
 		if (final) {
-			/* exact final counts: nothing runs once detached */
-			loader_detach(&l);
 			if (o.interval_ns && t == last)
 				break;
+		}
+		if (final || (o.count && printed + 1 >= o.count)) {
+			/* the last report: exact counts, nothing runs once detached */
+			loader_detach(&l);
 		}
 		gen++;
 		err = snapshot_read(&snap, &rd, &maps, loader_next_epoch(&l), use_cg ? &cg : NULL);
@@ -221,13 +242,24 @@ int main(int argc, char **argv)
 			/* a blocked stdout must not hold up the exit */
 			fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 		}
-		out_ok = emit(&rep, &o);
-		if (!out_ok && errno != EPIPE && errno != EAGAIN) {
+		if (o.print)
+			out_ok = emit(&rep, &o);
+		/*
+		 * The reader went away (EPIPE), a blocked final write would
+		 * wait (EAGAIN), or a stop signal interrupted a write into a
+		 * full pipe (EINTR): all are a quiet end, not a failure.
+		 */
+		if (!out_ok && errno != EPIPE && errno != EAGAIN && !(errno == EINTR && stop_signal)) {
 			pr_warn("cannot write the report: %s\n", strerror(errno));
 			ret = SH_EXIT_FAIL;
 		}
 		if (o.heatmap && (heatmap_add(&hm, &rep) || heatmap_write(&hm))) {
 			pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
+			ret = SH_EXIT_FAIL;
+			break;
+		}
+		if (exporter_publish(&ex, &snap, use_cg ? &cg : NULL, gen)) {
+			pr_warn("out of memory\n");
 			ret = SH_EXIT_FAIL;
 			break;
 		}
@@ -250,6 +282,7 @@ int main(int argc, char **argv)
 			(unsigned long long)snap.stats_cum[SH_STAT_MAP_FULL],
 			(unsigned long long)rd.pruned);
 out:
+	exporter_close(&ex);
 	heatmap_free(&hm);
 	report_free(&rep);
 	reader_free(&rd);

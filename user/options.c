@@ -10,6 +10,7 @@
 
 #include "schedhist.h"
 #include "options.h"
+#include "listen_addr.h"
 #include "log.h"
 
 #ifndef SCHEDHIST_VERSION
@@ -21,6 +22,7 @@
 #define MAX_DURATION_NS (365ULL * 86400 * NSEC_PER_SEC)	/* one year */
 #define MAX_KEYS_LIMIT 1000000				/* --max-keys ceiling */
 #define DEFAULT_MAX_KEYS 10240
+#define FLEET_INTERVAL_NS (5 * NSEC_PER_SEC)		/* --listen/--prom-file without -i */
 #define PID_MAX_LIMIT 4194304				/* kernel's PID_MAX_LIMIT */
 
 /* Long-only options take values past the char range. */
@@ -36,6 +38,10 @@ enum {
 	OPT_MIN_WAIT,
 	OPT_HEATMAP,
 	OPT_HEATMAP_KEY,
+	OPT_LISTEN,
+	OPT_PROM_FILE,
+	OPT_USER,
+	OPT_PRINT,
 };
 
 struct opt_def {
@@ -81,6 +87,14 @@ static const struct opt_def opt_defs[] = {
 	  "the heatmap shows this key only (default: all keys together)" },
 	{ "max-keys", OPT_MAX_KEYS, required_argument, "N",
 	  "key map capacity (default 10240); new keys beyond go to [other]" },
+	{ "listen", OPT_LISTEN, required_argument, "ADDR",
+	  "serve Prometheus metrics at http://ADDR/metrics; ADDR: [IP:]PORT, IP 127.0.0.1" },
+	{ "prom-file", OPT_PROM_FILE, required_argument, "FILE",
+	  "rewrite FILE with Prometheus metrics every interval (atomic rename)" },
+	{ "user", OPT_USER, required_argument, "NAME",
+	  "with --listen/--prom-file: run as user NAME once attached" },
+	{ "print", OPT_PRINT, no_argument, NULL,
+	  "with --listen/--prom-file: print the reports on stdout too" },
 	{ "json", 'j', no_argument, NULL, "print one JSON object per report (JSON Lines)" },
 	{ "verbose", 'v', no_argument, NULL, "print event counters; twice: libbpf's log" },
 	{ "version", 'V', no_argument, NULL, "print the version and exit" },
@@ -110,6 +124,8 @@ static const char usage_tail[] =
 	"  schedhist -M runq -k cgroup --cgroup-depth 2 -i 5   which container waits\n"
 	"  schedhist -M runq -k comm --summary --sort p99 --top 10 -i 5   tail triage\n"
 	"  schedhist -M runq -j -i 10     JSON Lines for collectors\n"
+	"  schedhist -M runq -k cgroup --cgroup-depth 2 --listen 9464 --user nobody\n"
+	"                                 Prometheus exporter on 127.0.0.1:9464\n"
 	"\n"
 	"Exit status: 0 ok, 1 runtime failure, 2 usage error.\n"
 	"See schedhist(8) for the exact definitions and the output formats.\n";
@@ -264,7 +280,7 @@ int parse_options(int argc, char **argv, struct options *o)
 {
 	struct option longopts[N_OPTS + 1];
 	char shortopts[N_OPTS * 2 + 2];
-	int key_set = 0, interval_set = 0, count_set = 0;
+	int key_set = 0, interval_set = 0, count_set = 0, print_set = 0;
 	size_t i, n = 0;
 	__u64 v;
 	int c, r;
@@ -387,10 +403,12 @@ int parse_options(int argc, char **argv, struct options *o)
 			o->summary = true;
 			break;
 		case OPT_MIN_WAIT:
-			if (parse_duration(optarg, 1, &o->min_wait_ns) ||
+			/* a unit is required: a bare number would be ambiguous here */
+			if (!*optarg || !strpbrk(optarg, "nums") ||
+			    parse_duration(optarg, 1, &o->min_wait_ns) ||
 			    o->min_wait_ns > MAX_INTERVAL_NS)
-				return usage_error("invalid --min-wait '%s': want a duration such as "
-						   "500us or 2ms", optarg);
+				return usage_error("invalid --min-wait '%s': want a duration with a "
+						   "unit, such as 500us or 2ms", optarg);
 			break;
 		case OPT_HEATMAP:
 			if (!*optarg)
@@ -399,6 +417,28 @@ int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_HEATMAP_KEY:
 			o->heatmap_key = optarg;
+			break;
+		case OPT_LISTEN: {
+			struct listen_addr a;
+			char err[256];
+
+			if (listen_addr_parse(optarg, &a, err, sizeof(err)))
+				return usage_error("%s", err);
+			o->listen = optarg;
+			break;
+		}
+		case OPT_PROM_FILE:
+			if (!*optarg)
+				return usage_error("empty --prom-file path");
+			o->prom_file = optarg;
+			break;
+		case OPT_USER:
+			if (!*optarg)
+				return usage_error("empty --user name");
+			o->user = optarg;
+			break;
+		case OPT_PRINT:
+			print_set = 1;
 			break;
 		case OPT_MAX_KEYS:
 			if (parse_u64(optarg, 1, MAX_KEYS_LIMIT, &v))
@@ -450,6 +490,21 @@ int parse_options(int argc, char **argv, struct options *o)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 
+	/* fleet mode: a daemon that prints nothing unless asked, 5 s readings */
+	if (o->listen || o->prom_file) {
+		if (!interval_set)
+			o->interval_ns = FLEET_INTERVAL_NS;
+		interval_set = 1;
+		if (o->json && !print_set)
+			return usage_error("-j with --listen or --prom-file needs --print");
+		o->print = print_set;
+	} else {
+		if (print_set)
+			return usage_error("--print needs --listen or --prom-file");
+		if (o->user)
+			return usage_error("--user needs --listen or --prom-file");
+		o->print = true;
+	}
 	if (count_set && !interval_set)
 		return usage_error("a count needs an interval (-i)");
 	if (o->cgroup_depth && o->key_type != SH_KEY_CGROUP)

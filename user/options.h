@@ -49,6 +49,11 @@ struct options {
 	__u64 min_wait_ns;	/* text histogram starts at this bucket */
 	const char *heatmap;	/* SVG path, NULL = none */
 	const char *heatmap_key; /* key shown in the heatmap, NULL = all */
+	/* fleet mode: a daemon exporting to Prometheus */
+	const char *listen;	/* --listen ADDR: serve /metrics there, NULL = no */
+	const char *prom_file;	/* --prom-file: rewrite this file every interval */
+	const char *user;	/* --user: run as this user once attached */
+	bool print;		/* reports on stdout: always, but in fleet mode only with --print */
 };
 
 /*

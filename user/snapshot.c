@@ -117,9 +117,10 @@ struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key
 			slots[i] += v->slots[i];
 		count += v->count;
 		sum += v->sum_ns;
-		if (v->max_epoch == s->epoch && v->count)
-			totals_merge_max(&d, v->max_ns, v->max_tid, v->max_pid, v->max_cpu,
-					 v->max_comm);
+		const struct sh_max *m = &v->max[s->epoch & 1];
+
+		if (m->epoch == s->epoch && v->count)
+			totals_merge_max(&d, m->ns, m->tid, m->pid, m->cpu, m->comm);
 		if (v->comm[0])
 			memcpy(e->comm, v->comm, SH_COMM_LEN);
 	}

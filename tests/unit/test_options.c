@@ -323,7 +323,7 @@ static void test_options_set(void)
 	CHECK_EQ_U64(o.top, 10);
 	CHECK_EQ_U64(o.min_wait_ns, 500 * US);
 	CHECK_EQ_U64(o.max_keys, 100);
-	PARSE_OK(&o, "--min-wait", "750");	/* a bare number is in ns */
+	PARSE_OK(&o, "--min-wait", "750ns");
 	CHECK_EQ_U64(o.min_wait_ns, 750);
 	PARSE_OK(&o, "--sort", "count");
 	CHECK_EQ_U64(o.sort, SH_SORT_COUNT);
@@ -418,6 +418,7 @@ static void test_usage_errors(void)
 	PARSE_USAGE("--max-keys", "0");
 	PARSE_USAGE("--max-keys", "1000001");
 	PARSE_USAGE("--min-wait", "2x");
+	PARSE_USAGE("--min-wait", "750");	/* a unit is required */
 	PARSE_USAGE("--min-wait", "25h");	/* more than a day */
 	/* a missing argument */
 	PARSE_USAGE("-i");

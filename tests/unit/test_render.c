@@ -80,12 +80,14 @@ static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *
 	}
 	h.sum_ns = p->sum_ns;
 	if (p->max_ns) {
-		h.max_epoch = epoch;
-		h.max_ns = p->max_ns;
-		h.max_tid = p->max_tid;
-		h.max_pid = p->max_tid;
-		h.max_cpu = p->max_cpu;
-		memcpy(h.max_comm, p->max_comm, strnlen(p->max_comm, SH_COMM_LEN - 1));
+		struct sh_max *m = &h.max[epoch & 1];
+
+		m->epoch = epoch;
+		m->ns = p->max_ns;
+		m->tid = p->max_tid;
+		m->pid = p->max_tid;
+		m->cpu = p->max_cpu;
+		memcpy(m->comm, p->max_comm, strnlen(p->max_comm, SH_COMM_LEN - 1));
 	}
 	if ((key_type == SH_KEY_PID || key_type == SH_KEY_TID) && p->comm)
 		memcpy(h.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));

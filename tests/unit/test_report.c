@@ -57,13 +57,15 @@ static void waits(struct fake_key *k, __u64 ns, __u32 n, __u32 epoch)
 	k->h.slots[b] += n;
 	k->h.count += n;
 	k->h.sum_ns += ns * n;
-	if (k->h.max_epoch != epoch || ns > k->h.max_ns) {
-		k->h.max_epoch = epoch;
-		k->h.max_ns = ns;
-		k->h.max_tid = (__u32)(k->id < 100000 ? k->id : 1);
-		k->h.max_pid = k->h.max_tid;
-		k->h.max_cpu = 2;
-		snprintf(k->h.max_comm, SH_COMM_LEN, "%s", k->comm ? k->comm : "x");
+	struct sh_max *m = &k->h.max[epoch & 1];
+
+	if (m->epoch != epoch || ns > m->ns) {
+		m->epoch = epoch;
+		m->ns = ns;
+		m->tid = (__u32)(k->id < 100000 ? k->id : 1);
+		m->pid = m->tid;
+		m->cpu = 2;
+		snprintf(m->comm, SH_COMM_LEN, "%s", k->comm ? k->comm : "x");
 	}
 }
 

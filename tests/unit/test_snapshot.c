@@ -54,12 +54,12 @@ static void set_max(struct pcpu_vals *v, int c, __u32 epoch, __u64 max_ns, __u32
 {
 	struct sh_hist *h = cpu(v, c);
 
-	h->max_epoch = epoch;
-	h->max_ns = max_ns;
-	h->max_tid = tid;
-	h->max_pid = tid + 1000;
-	h->max_cpu = (__u32)c;
-	strncpy(h->max_comm, comm, SH_COMM_LEN - 1);
+	h->max[epoch & 1].epoch = epoch;
+	h->max[epoch & 1].ns = max_ns;
+	h->max[epoch & 1].tid = tid;
+	h->max[epoch & 1].pid = tid + 1000;
+	h->max[epoch & 1].cpu = (__u32)c;
+	strncpy(h->max[epoch & 1].comm, comm, SH_COMM_LEN - 1);
 }
 
 static struct sh_entry *ingest(struct sh_snapshot *s, __u64 id, struct pcpu_vals *v, bool final)
@@ -253,6 +253,37 @@ static void test_wraparound(void)
 	e = ingest(&s, 9, &v, false);
 	CHECK_EQ_U64(e->delta.slots[5], 1);
 
+	free(v.buf);
+	snapshot_free(&s);
+}
+
+/*
+ * The poller advances the epoch, then reads: a wait recorded in between
+ * (epoch E + 1, the other slot) must not hide the max of epoch E.
+ */
+static void test_max_survives_next_epoch(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_entry *e;
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&v, 2, sizeof(struct sh_hist));
+	record(&v, 0, 5000, 1);
+	set_max(&v, 0, 10, 5000, 11, "old");
+	/* after the advance to 11, before the read: a smaller wait */
+	record(&v, 0, 100, 1);
+	set_max(&v, 0, 11, 100, 12, "new");
+	snapshot_begin(&s, 10);
+	e = ingest(&s, 5, &v, false);
+	CHECK_EQ_U64(e->delta.max_ns, 5000);
+	CHECK_EQ_U64(e->delta.max_tid, 11);
+	/* the next interval (another wait in it) sees epoch 11's max */
+	record(&v, 0, 50, 1);
+	snapshot_begin(&s, 11);
+	e = ingest(&s, 5, &v, false);
+	CHECK_EQ_U64(e->delta.max_ns, 100);
+	CHECK_EQ_U64(e->delta.max_tid, 12);
 	free(v.buf);
 	snapshot_free(&s);
 }
@@ -596,6 +627,7 @@ int main(void)
 	TEST(test_new_key_mid_run);
 	TEST(test_wraparound);
 	TEST(test_max_epoch);
+	TEST(test_max_survives_next_epoch);
 	TEST(test_cum_accumulates);
 	TEST(test_stats);
 	TEST(test_prune_gc);

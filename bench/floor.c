@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Loads and attaches the empty floor programs (bench/floor.bpf.c), prints
+ * "Attached" on stderr, and holds them until SIGTERM or SIGINT.
+ * usage: floor [-v]   (-v shows libbpf's log)
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "floor.skel.h"
+
+static volatile sig_atomic_t stop;
+static int verbose;
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose && level != LIBBPF_WARN)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct floor_bpf *skel;
+	sigset_t block, old;
+	int err;
+
+	if (argc > 1 && !strcmp(argv[1], "-v")) {
+		verbose = 1;
+	} else if (argc > 1) {
+		fprintf(stderr, "usage: floor [-v]\n");
+		return 2;
+	}
+	libbpf_set_print(libbpf_print);
+	sigemptyset(&sa.sa_mask);
+	/* blocked until the wait below, so an early signal is not lost */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigprocmask(SIG_BLOCK, &block, &old)) {
+		fprintf(stderr, "floor: cannot install signal handlers: %s\n", strerror(errno));
+		return 1;
+	}
+
+	skel = floor_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "floor: cannot load the BPF programs: %s%s\n", strerror(errno),
+			geteuid() ? " (run as root)" : "");
+		return 1;
+	}
+	err = floor_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, "floor: cannot attach to sched_switch/sched_wakeup: %s\n",
+			strerror(-err));
+		floor_bpf__destroy(skel);
+		return 1;
+	}
+	fprintf(stderr, "Attached: floor_switch, floor_wakeup. SIGTERM to end.\n");
+	while (!stop)
+		sigsuspend(&old);
+	floor_bpf__destroy(skel);
+	return 0;
+}

@@ -1,0 +1,399 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# schedhist overhead benchmark (issue 6). As root, after `make bench`:
+#   bench/run.sh              full run: 7 repeats, about 20 minutes
+#   bench/run.sh --quick      2 repeats, short workloads, about 3 minutes
+#   bench/run.sh -r N         N repeats (with the full run's workloads)
+#   bench/run.sh --arms 'none floor sh:runq:comm runqlat'   only these arms
+#
+# Arms: none (nothing attached), floor (bench/floor.bpf.c: empty programs
+# on sched_switch and sched_wakeup), schedhist -M {offcpu,runq,blocked}
+# x -k {none,comm,tid,cgroup}, and runqlat from Debian's libbpf-tools
+# (installed with apt-get if missing). Each repeat runs every arm once, in
+# a new random order; with each arm attached:
+#   1. stats off: `perf bench sched pipe` pinned to CPU 0 (every switch on
+#      the critical path), unpinned, and `perf bench sched messaging`;
+#      slowdown = t_arm / t_none of the same repeat;
+#   2. kernel.bpf_stats_enabled=1 around one more pinned pipe run: ns per
+#      event of each of the arm's programs = delta run_time_ns / delta
+#      run_cnt (programs found through the arm's own fds, so other BPF
+#      users of the host do not count);
+#   3. the arm process's peak RSS (VmHWM).
+# Then, once per repeat, the poller's cost: schedhist -M offcpu -k tid
+# -p KEYS -i 1 over bench/keys (1, 100, 1000, 10000 threads, each its own
+# tid and comm, each switching every 250 ms): CPU per interval (ns
+# precision from /proc/PID/task/*/schedstat; /proc/PID/stat utime+stime
+# in 10 ms ticks kept in the CSV too), VmHWM and the maps' bytes_memlock.
+#
+# Output: bench/results/DATE.csv (every sample) and DATE.md (header,
+# min / median / max tables, targets); --quick and -r runs write to
+# bench/results/tmp/ (not committed). Holds /tmp/schedhist-cpu.lock (the
+# integration tests take it too) while measuring. Leaves nothing loaded
+# and nothing running on any exit, and restores kernel.bpf_stats_enabled.
+# Exit: 0 done, 1 failure, 2 usage.
+set -u
+cd "$(dirname "$0")/.."
+OUTPUT=${OUTPUT:-.output}
+RUNQLAT=/usr/sbin/runqlat
+LOCK=/tmp/schedhist-cpu.lock
+
+# Workload sizes (loops), full run; --quick scales them down.
+REPEATS=7
+PIPE_PINNED_LOOPS=200000	# each loop: 2 switches and 2 wakeups on CPU 0
+PIPE_LOOPS=100000
+MSG_GROUPS=5
+MSG_LOOPS=100
+STATS_LOOPS=200000
+POLL_INTERVALS=5		# intervals (of 1 s) the poller CPU is averaged over
+KEY_COUNTS="1 100 1000 10000"
+KEY_PERIOD_MS=250
+OUTDIR=bench/results
+ALL_ARMS="none floor"
+for m in offcpu runq blocked; do
+	for k in none comm tid cgroup; do ALL_ARMS="$ALL_ARMS sh:$m:$k"; done
+done
+ALL_ARMS="$ALL_ARMS runqlat"
+ARMS=$ALL_ARMS
+
+usage() {
+	sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick)
+		REPEATS=2 PIPE_PINNED_LOOPS=50000 PIPE_LOOPS=25000 MSG_LOOPS=30
+		STATS_LOOPS=50000 POLL_INTERVALS=3 OUTDIR=bench/results/tmp ;;
+	-r|--repeats)
+		[ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]?$ ]] || usage
+		REPEATS=$2 OUTDIR=bench/results/tmp; shift ;;
+	--arms)
+		[ $# -ge 2 ] || usage
+		ARMS=$2 OUTDIR=bench/results/tmp; shift
+		for a in $ARMS; do
+			[[ " $ALL_ARMS " == *" $a "* ]] || { echo "run.sh: unknown arm '$a'" >&2; usage; }
+		done ;;
+	-h|--help) usage ;;
+	*) echo "run.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+	shift
+done
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root (loads BPF programs, sets kernel.bpf_stats_enabled)"
+for f in schedhist bench/floor bench/keys; do
+	[ -x "$OUTPUT/$f" ] || die "$OUTPUT/$f not built: run 'make bench' first"
+done
+command -v bpftool >/dev/null || die "bpftool not found: install the Debian package bpftool"
+command -v python3 >/dev/null || die "python3 not found: install the Debian package python3"
+[ -r /proc/sys/kernel/bpf_stats_enabled ] || die "kernel without kernel.bpf_stats_enabled"
+
+apt_install() {
+	log "installing the Debian package $1"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$1" \
+		>/dev/null 2>&1 ||
+		{ apt-get update -qq >/dev/null 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$1" \
+			>/dev/null 2>&1; } || die "cannot install the Debian package $1"
+}
+[ -x "$RUNQLAT" ] || apt_install libbpf-tools
+[ -x "$RUNQLAT" ] || die "$RUNQLAT missing after installing libbpf-tools"
+
+# Debian's linux-perf ships /usr/bin/perf, older releases /usr/bin/perf_X.Y.
+find_perf() {
+	local p
+	for p in $(command -v perf) $(ls -r /usr/bin/perf_[0-9]* 2>/dev/null); do
+		"$p" bench sched pipe -l 1 >/dev/null 2>&1 && { echo "$p"; return 0; }
+	done
+	return 1
+}
+PERF=$(find_perf) || { apt_install linux-perf; PERF=$(find_perf); } ||
+	die "no working perf: install the Debian package linux-perf"
+
+TMP=$(mktemp -d /tmp/schedhist-bench.XXXXXX)
+STATS_OLD=$(cat /proc/sys/kernel/bpf_stats_enabled)
+ARM_PID= WL_PID= KEYS_PID=
+
+# Stop one process we started: SIGINT/SIGTERM, then SIGKILL after 5 s.
+stop_pid() {
+	local pid=$1 sig=$2 i
+	[ -n "$pid" ] || return 0
+	kill -"$sig" "$pid" 2>/dev/null
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$pid" 2>/dev/null
+	{ wait "$pid"; } 2>/dev/null	# no "Killed" job notice
+	return 0
+}
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	exec 2>/dev/null
+	# workloads run in their own process group (setsid): end the group
+	[ -n "$WL_PID" ] && kill -KILL -- -"$WL_PID"
+	stop_pid "$ARM_PID" INT
+	stop_pid "$KEYS_PID" KILL
+	wait
+	echo "$STATS_OLD" >/proc/sys/kernel/bpf_stats_enabled
+	rm -rf "$TMP"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# private copies: a rebuild of $OUTPUT during the run must not change the arms
+cp "$OUTPUT/schedhist" "$OUTPUT/bench/floor" "$OUTPUT/bench/keys" "$TMP/" ||
+	die "cannot copy the binaries to $TMP"
+SCHEDHIST=$TMP/schedhist FLOOR=$TMP/floor KEYS=$TMP/keys
+
+set_stats() { echo "$1" >/proc/sys/kernel/bpf_stats_enabled || die "cannot set kernel.bpf_stats_enabled"; }
+set_stats 0
+
+# Run a workload in its own process group, bounded in time; its stdout to $TMP/wl.out.
+workload() {
+	setsid timeout 300 "$@" >"$TMP/wl.out" 2>&1 &
+	WL_PID=$!
+	wait "$WL_PID"
+	local rc=$?
+	WL_PID=
+	return $rc
+}
+
+# The "Total time: S [sec]" line of perf bench.
+total_time() {
+	awk '/Total time:/ { print $3; found = 1 } END { exit !found }' "$TMP/wl.out"
+}
+
+# One run of the named workload; its seconds in T (no subshell: a signal
+# meanwhile must find WL_PID set in this shell).
+time_workload() {
+	case $1 in
+	pipe_pinned) workload taskset -c 0 "$PERF" bench sched pipe -l "$PIPE_PINNED_LOOPS" ;;
+	pipe) workload "$PERF" bench sched pipe -l "$PIPE_LOOPS" ;;
+	messaging) workload "$PERF" bench sched messaging -g "$MSG_GROUPS" -l "$MSG_LOOPS" ;;
+	esac || die "perf bench ($1) failed: $(tail -3 "$TMP/wl.out")"
+	T=$(total_time) || die "no 'Total time' in perf bench ($1) output"
+}
+
+# "prog_id tp_name" for each program process $1 has attached (its link fds).
+arm_links() {
+	awk '/^prog_id:/ { id = $2 } /^tp_name:/ { print id, $2 }' /proc/"$1"/fdinfo/* 2>/dev/null |
+		sort -u
+}
+
+# "id run_time_ns run_cnt" of the given program ids, from bpftool.
+prog_stats() {
+	bpftool prog show --json | python3 -c '
+import json, sys
+want = set(int(a) for a in sys.argv[1:])
+for p in json.load(sys.stdin):
+    if p["id"] in want:
+        print(p["id"], p.get("run_time_ns", 0), p.get("run_cnt", 0))
+' "$@"
+}
+
+# Start arm $1 and wait until all its programs are attached; sets ARM_PID.
+start_arm() {
+	local arm=$1 want ready i m k
+	ARM_PID=
+	case $arm in
+	none) return 0 ;;
+	floor)
+		"$FLOOR" 2>"$TMP/arm.err" &
+		want=2 ready='^Attached' ;;
+	sh:*)
+		IFS=: read -r _ m k <<<"$arm"
+		"$SCHEDHIST" -M "$m" -k "$k" >/dev/null 2>"$TMP/arm.err" &
+		ready='^Tracing'
+		case $m in offcpu) want=1 ;; runq) want=3 ;; blocked) want=2 ;; esac ;;
+	runqlat)
+		# its "Tracing" line is block-buffered: count its attached links
+		"$RUNQLAT" 1000 >/dev/null 2>"$TMP/arm.err" &
+		want=3 ready= ;;
+	esac
+	ARM_PID=$!
+	for i in $(seq 1 200); do
+		kill -0 "$ARM_PID" 2>/dev/null ||
+			die "arm $arm exited at start: $(head -5 "$TMP/arm.err")"
+		if [ "$(arm_links "$ARM_PID" | wc -l)" -ge "$want" ] &&
+		   { [ -z "$ready" ] || grep -q "$ready" "$TMP/arm.err"; }; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	die "arm $arm did not attach within 10 s"
+}
+
+# Stop the arm and check that none of its programs is left in the kernel.
+stop_arm() {
+	local ids=$1 id i left
+	[ -n "$ARM_PID" ] || return 0
+	stop_pid "$ARM_PID" INT
+	ARM_PID=
+	for i in $(seq 1 40); do
+		left=
+		for id in $ids; do
+			bpftool prog show id "$id" >/dev/null 2>&1 && left="$left $id"
+		done
+		[ -z "$left" ] && return 0
+		sleep 0.05
+	done
+	die "program(s)$left still loaded after the arm ended"
+}
+
+CSV_ROWS=$TMP/rows.csv
+: >"$CSV_ROWS"
+row() { echo "$1,$2,$3,$4,$5" >>"$CSV_ROWS"; }	# repeat,order,arm,measure,value
+
+# Share of the 2 s just gone that the CPUs spent busy, in percent.
+cpu_busy() {
+	local a b
+	a=$(awk '/^cpu / { print $2+$3+$4+$7+$8+$9, $5+$6 }' /proc/stat)
+	sleep 2
+	b=$(awk '/^cpu / { print $2+$3+$4+$7+$8+$9, $5+$6 }' /proc/stat)
+	echo "$a $b" | awk '{ busy = $3 - $1; idle = $4 - $2; printf "%.1f\n", 100 * busy / (busy + idle) }'
+}
+
+measure_arm() {
+	local r=$1 order=$2 arm=$3 w links ids= rss before after
+	start_arm "$arm"
+	sleep 0.3
+	for w in pipe_pinned pipe messaging; do
+		time_workload "$w"
+		row "$r" "$order" "$arm" "t_$w" "$T"
+	done
+	if [ -n "$ARM_PID" ]; then
+		links=$(arm_links "$ARM_PID")
+		ids=$(echo "$links" | awk '{ print $1 }')
+		# shellcheck disable=SC2086
+		before=$(prog_stats $ids)
+		set_stats 1
+		workload taskset -c 0 "$PERF" bench sched pipe -l "$STATS_LOOPS" ||
+			die "perf bench (stats) failed"
+		set_stats 0
+		# shellcheck disable=SC2086
+		after=$(prog_stats $ids)
+		join <(echo "$links") <(join <(echo "$before" | sort) <(echo "$after" | sort)) |
+		while read -r _ tp rt0 cnt0 rt1 cnt1; do
+			row "$r" "$order" "$arm" "cnt_$tp" "$((cnt1 - cnt0))"
+			[ "$cnt1" -gt "$cnt0" ] &&
+				row "$r" "$order" "$arm" "ns_$tp" \
+				    "$(awk -v t=$((rt1 - rt0)) -v c=$((cnt1 - cnt0)) 'BEGIN { printf "%.1f", t / c }')"
+		done
+		rss=$(awk '/^VmHWM:/ { print $2 }' /proc/"$ARM_PID"/status)
+		row "$r" "$order" "$arm" rss_kb "$rss"
+	fi
+	stop_arm "$ids"
+}
+
+# CPU time of process $1 in ns (all its threads), and in clock ticks.
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/"$1"/stat; }
+
+# Poller cost with N live keys (-k tid over bench/keys' N threads).
+measure_poller() {
+	local r=$1 n=$2 arm="poller:$n" i ns0 ns1 tk0 tk1 maps m bytes name ids
+	"$KEYS" -n "$n" -p "$KEY_PERIOD_MS" -t $((POLL_INTERVALS + 60)) >"$TMP/keys.out" 2>&1 &
+	KEYS_PID=$!
+	for i in $(seq 1 200); do
+		grep -q '^ready' "$TMP/keys.out" && break
+		kill -0 "$KEYS_PID" 2>/dev/null || die "bench/keys -n $n failed: $(cat "$TMP/keys.out")"
+		sleep 0.05
+	done
+	grep -q '^ready' "$TMP/keys.out" || die "bench/keys -n $n did not start within 10 s"
+	# the default --max-keys (10240) holds the 10000 threads of -p KEYS
+	"$SCHEDHIST" -M offcpu -k tid -p "$KEYS_PID" -i 1 >/dev/null 2>"$TMP/arm.err" &
+	ARM_PID=$!
+	for i in $(seq 1 200); do
+		grep -q '^Tracing' "$TMP/arm.err" && break
+		kill -0 "$ARM_PID" 2>/dev/null || die "schedhist (poller, $n keys) exited: $(cat "$TMP/arm.err")"
+		sleep 0.05
+	done
+	grep -q '^Tracing' "$TMP/arm.err" || die "schedhist (poller, $n keys) did not attach"
+	# warm-up: every key created, first reports (and their allocations) done
+	sleep 2.5
+	ns0=$(cpu_ns "$ARM_PID") tk0=$(cpu_ticks "$ARM_PID")
+	sleep "$POLL_INTERVALS"
+	ns1=$(cpu_ns "$ARM_PID") tk1=$(cpu_ticks "$ARM_PID")
+	row "$r" 0 "$arm" cpu_ms_per_interval \
+	    "$(awk -v d=$((ns1 - ns0)) -v k="$POLL_INTERVALS" 'BEGIN { printf "%.3f", d / k / 1e6 }')"
+	row "$r" 0 "$arm" cpu_ticks_ms_per_interval \
+	    "$(awk -v d=$((tk1 - tk0)) -v k="$POLL_INTERVALS" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "%.1f", d * 1000 / hz / k }')"
+	row "$r" 0 "$arm" rss_kb "$(awk '/^VmHWM:/ { print $2 }' /proc/"$ARM_PID"/status)"
+	maps=$(awk '/^map_id:/ { print $2 }' /proc/"$ARM_PID"/fdinfo/* 2>/dev/null | sort -u)
+	for m in $maps; do
+		read -r name bytes < <(bpftool map show id "$m" --json |
+			python3 -c 'import json,sys; m=json.load(sys.stdin); print(m.get("name","?"), m.get("bytes_memlock",0))')
+		row "$r" 0 "$arm" "memlock_$name" "$bytes"
+	done
+	ids=$(arm_links "$ARM_PID" | awk '{ print $1 }')
+	stop_arm "$ids"
+	stop_pid "$KEYS_PID" KILL
+	KEYS_PID=
+}
+
+# --- measure, holding the CPU lock -----------------------------------------
+exec 9>"$LOCK"
+if ! flock -n 9; then
+	log "waiting for $LOCK (integration tests or another bench run hold it)"
+	flock -w 1800 9 || die "could not take $LOCK within 30 minutes"
+fi
+
+narms=$(echo "$ARMS" | wc -w)
+log "$REPEATS repeat(s) x $narms arm(s), plus the poller at $(echo "$KEY_COUNTS" | wc -w) key counts"
+busy=$(cpu_busy)
+for i in $(seq 1 30); do
+	awk -v b="$busy" 'BEGIN { exit !(b > 10) }' || break
+	[ "$i" -eq 1 ] && log "CPUs ${busy}% busy with other work: waiting up to 60 s for it to calm down"
+	busy=$(cpu_busy)
+done
+START=$(date -u '+%Y-%m-%d %H:%M UTC')
+STAMP=$(date -u +%Y-%m-%d-%H%M)
+t_start=$(date +%s)
+for r in $(seq 1 "$REPEATS"); do
+	row "$r" 0 host cpu_busy_pct "$(cpu_busy)"
+	order=0
+	for arm in $(shuf -e $ARMS); do
+		order=$((order + 1))
+		log "repeat $r/$REPEATS, arm $order/$narms: $arm"
+		measure_arm "$r" "$order" "$arm"
+	done
+	for n in $KEY_COUNTS; do
+		log "repeat $r/$REPEATS, poller with $n key(s)"
+		measure_poller "$r" "$n"
+	done
+done
+elapsed=$(( $(date +%s) - t_start ))
+flock -u 9
+
+# --- report ----------------------------------------------------------------
+mkdir -p "$OUTDIR"
+CSV=$OUTDIR/$STAMP.csv
+MD=$OUTDIR/$STAMP.md
+{ echo "repeat,order,arm,measure,value"; cat "$CSV_ROWS"; } >"$CSV"
+cpus=$(nproc)
+# what per-CPU maps are sized by: /sys/devices/system/cpu/possible, e.g. 0-63
+possible_cpus() {
+	tr ',' '\n' </sys/devices/system/cpu/possible |
+		awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }'
+}
+python3 bench/summarize.py "$CSV" \
+	--date "$START" --kernel "$(uname -r)" --cpus "$cpus" \
+	--possible-cpus "$(possible_cpus)" \
+	--cpu-model "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
+	--commit "$(git describe --always --dirty 2>/dev/null || echo unknown)" \
+	--runqlat "libbpf-tools $(dpkg-query -W -f='${Version}' libbpf-tools 2>/dev/null)" \
+	--perf "$("$PERF" version 2>/dev/null)" \
+	--workloads "pipe pinned: taskset -c 0 perf bench sched pipe -l $PIPE_PINNED_LOOPS; pipe: perf bench sched pipe -l $PIPE_LOOPS; messaging: perf bench sched messaging -g $MSG_GROUPS -l $MSG_LOOPS; ns/event: taskset -c 0 perf bench sched pipe -l $STATS_LOOPS with kernel.bpf_stats_enabled=1; poller: bench/keys -p $KEY_PERIOD_MS, schedhist -M offcpu -k tid -p KEYS -i 1, CPU over $POLL_INTERVALS intervals" \
+	--elapsed "$elapsed" >"$MD" || die "summarize.py failed"
+log "wrote $CSV and $MD (${elapsed} s of measuring)"
+cat "$MD"

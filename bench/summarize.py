@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+"""Turns bench/run.sh's raw CSV (repeat,order,arm,measure,value: one row per
+sample) into the markdown report: header, min / median / max tables over the
+repeats, the map-memory formula and the issue 6 targets. Ratios are taken
+within a repeat (same boot, same minute) before the median is taken."""
+import argparse
+import csv
+import statistics
+import sys
+from collections import defaultdict
+
+HIST_BYTES = 232  # sizeof(struct sh_hist): one key's histogram on one CPU
+BIG_CPUS, BIG_KEYS = 64, 1024
+
+ap = argparse.ArgumentParser()
+ap.add_argument("csv")
+for opt in ("date", "kernel", "cpus", "possible-cpus", "cpu-model", "commit", "runqlat",
+            "perf", "workloads", "elapsed"):
+    ap.add_argument("--" + opt, default="?")
+args = ap.parse_args()
+
+# data[arm][measure][repeat] = value
+data = defaultdict(lambda: defaultdict(dict))
+orders = defaultdict(dict)
+with open(args.csv) as f:
+    for row in csv.DictReader(f):
+        r = int(row["repeat"])
+        data[row["arm"]][row["measure"]][r] = float(row["value"])
+        if int(row["order"]):
+            orders[r][int(row["order"])] = row["arm"]
+repeats = sorted(orders) or sorted({r for m in data.values() for v in m.values() for r in v})
+
+
+def series(arm, measure):
+    return data.get(arm, {}).get(measure, {})
+
+
+def per_repeat(fn, *sources):
+    """fn applied to the sources' values of each repeat they all have."""
+    common = set(repeats)
+    for s in sources:
+        common &= set(s)
+    out = {}
+    for r in sorted(common):
+        try:
+            out[r] = fn(*(s[r] for s in sources))
+        except ZeroDivisionError:
+            pass
+    return out
+
+
+def add(*sources):
+    return per_repeat(lambda *v: sum(v), *sources)
+
+
+def stats(s):
+    v = sorted(s.values())
+    return (v[0], statistics.median(v), v[-1]) if v else None
+
+
+def med(s):
+    st = stats(s)
+    return st[1] if st else None
+
+
+def cell(s, fmt="{:.0f}"):
+    st = stats(s)
+    if not st:
+        return "–"
+    return " / ".join(fmt.format(x) for x in st)
+
+
+def arm_name(arm):
+    if arm.startswith("sh:"):
+        _, m, k = arm.split(":")
+        return f"schedhist -M {m} -k {k}"
+    return {"none": "none (nothing attached)", "floor": "floor (empty programs)",
+            "runqlat": "runqlat (libbpf-tools)"}.get(arm, arm)
+
+
+arms = [a for a in ["none", "floor"] + [f"sh:{m}:{k}" for m in ("offcpu", "runq", "blocked")
+                                        for k in ("none", "comm", "tid", "cgroup")] + ["runqlat"]
+        if a in data]
+
+
+def sw(arm):
+    return series(arm, "ns_sched_switch")
+
+
+def wk(arm):
+    return series(arm, "ns_sched_wakeup")
+
+
+def pair(arm):
+    """switch + wakeup, the wakeup where attached."""
+    return add(sw(arm), wk(arm)) if wk(arm) else sw(arm)
+
+
+def slowdown(arm, w):
+    return per_repeat(lambda a, n: a / n, series(arm, "t_" + w), series("none", "t_" + w))
+
+
+def excess_vs_runqlat(arm, w):
+    return per_repeat(lambda a, q: (a - 1) / (q - 1), slowdown(arm, w), slowdown("runqlat", w))
+
+
+out = []
+p = out.append
+p("# schedhist overhead benchmark")
+p("")
+p(f"- date: {args.date}")
+p(f"- kernel: {args.kernel}")
+p(f"- CPUs: {args.cpus} online, {args.possible_cpus} possible; model: {args.cpu_model}")
+p(f"- schedhist: {args.commit}; runqlat: {args.runqlat}; perf: {args.perf}")
+p(f"- repeats: {len(repeats)}, every arm once per repeat, arm order shuffled per repeat; "
+  f"{args.elapsed} s of measuring")
+busy = series("host", "cpu_busy_pct")
+if busy:
+    p(f"- CPU busy (2 s sample before each repeat, other work included): "
+      f"{cell(busy, '{:.1f}')} % (min / median / max)")
+p(f"- workloads: {args.workloads}")
+p("- cells: min / median / max over the repeats; ratios are taken within a repeat, "
+  "then summarised")
+p("")
+
+p("## In-kernel cost per event")
+p("")
+p("ns per program run = delta run_time_ns / delta run_cnt with kernel.bpf_stats_enabled=1 "
+  "over the pinned pipe run (the stats' own clock reads are inside every figure, "
+  "the floor's included).")
+p("")
+p("| arm | sched_switch ns | sched_wakeup ns | switch + wakeup ns | switch − floor ns "
+  "| switch / floor | switch / runqlat's | (switch + wakeup) / runqlat's |")
+p("|---|---|---|---|---|---|---|---|")
+for a in arms:
+    if a == "none":
+        continue
+    p(f"| {arm_name(a)} | {cell(sw(a))} | {cell(wk(a))} | {cell(pair(a))} "
+      f"| {cell(per_repeat(lambda x, f: x - f, sw(a), sw('floor')))} "
+      f"| {cell(per_repeat(lambda x, f: x / f, sw(a), sw('floor')), '{:.2f}')} "
+      f"| {cell(per_repeat(lambda x, q: x / q, sw(a), sw('runqlat')), '{:.2f}')} "
+      f"| {cell(per_repeat(lambda x, q: x / q, pair(a), pair('runqlat')), '{:.2f}')} |")
+p("")
+
+p("## Workload slowdown (stats off)")
+p("")
+p("t_arm / t_none within the same repeat. \"excess / runqlat's\" is (slowdown − 1) of the arm "
+  "over runqlat's (slowdown − 1) for the pinned pipe, per repeat. RSS is the arm process's "
+  "VmHWM.")
+p("")
+p("| arm | pipe pinned | pipe unpinned | messaging | pinned excess / runqlat's | RSS MiB |")
+p("|---|---|---|---|---|---|")
+for a in arms:
+    if a == "none":
+        t = [f"{cell(series(a, 't_' + w), '{:.3f}')} s" for w in ("pipe_pinned", "pipe",
+                                                                    "messaging")]
+        p(f"| {arm_name(a)} (absolute) | {t[0]} | {t[1]} | {t[2]} | – | – |")
+        continue
+    rss = {r: v / 1024 for r, v in series(a, "rss_kb").items()}
+    p(f"| {arm_name(a)} | {cell(slowdown(a, 'pipe_pinned'), '{:.3f}')} "
+      f"| {cell(slowdown(a, 'pipe'), '{:.3f}')} | {cell(slowdown(a, 'messaging'), '{:.3f}')} "
+      f"| {cell(excess_vs_runqlat(a, 'pipe_pinned'), '{:.2f}') if a != 'runqlat' else '1'} "
+      f"| {cell(rss, '{:.1f}')} |")
+p("")
+
+pollers = sorted((int(a.split(":")[1]) for a in data if a.startswith("poller:")))
+fit = None
+if pollers:
+    p("## Poller")
+    p("")
+    p("schedhist -M offcpu -k tid -p KEYS -i 1 (text report to /dev/null) over bench/keys: N "
+      "threads, each its own tid and comm, each switching every 250 ms. CPU per interval "
+      "from the threads' schedstat (ns); the utime+stime column is /proc/PID/stat in clock "
+      "ticks, too coarse below 10 ms. Memory: bytes_memlock of the maps (bpftool map show).")
+    p("")
+    p("| live keys | CPU ms / interval | utime+stime ms / interval | VmHWM MiB "
+      "| hists bytes_memlock KiB | all maps KiB |")
+    p("|---|---|---|---|---|---|")
+    for n in pollers:
+        a = f"poller:{n}"
+        mem = [m for m in data[a] if m.startswith("memlock_")]
+        total = add(*(series(a, m) for m in mem))
+        p(f"| {n} | {cell(series(a, 'cpu_ms_per_interval'), '{:.3f}')} "
+          f"| {cell(series(a, 'cpu_ticks_ms_per_interval'), '{:.1f}')} "
+          f"| {cell({r: v / 1024 for r, v in series(a, 'rss_kb').items()}, '{:.1f}')} "
+          f"| {cell({r: v / 1024 for r, v in series(a, 'memlock_hists').items()}, '{:.0f}')} "
+          f"| {cell({r: v / 1024 for r, v in total.items()}, '{:.0f}')} |")
+    p("")
+    # least squares of hists memlock against its entries (N keys + [other])
+    pts = [(n + 1, med(series(f"poller:{n}", "memlock_hists"))) for n in pollers]
+    pts = [(x, y) for x, y in pts if y is not None]
+    if len(pts) >= 2:
+        mx = sum(x for x, _ in pts) / len(pts)
+        my = sum(y for _, y in pts) / len(pts)
+        slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+        fixed = my - slope * mx
+        ncpu = int(args.possible_cpus) if args.possible_cpus.isdigit() else int(args.cpus)
+        elem = slope - ncpu * HIST_BYTES
+        big = BIG_KEYS * (BIG_CPUS * HIST_BYTES + elem) + fixed
+        fit = big
+        p("### Map memory")
+        p("")
+        p(f"Fit of the key map's bytes_memlock over the runs above: {slope:.0f} B per key "
+          f"({ncpu} possible CPUs x {HIST_BYTES} B of histogram = {ncpu * HIST_BYTES} B, plus "
+          f"{elem:.0f} B of element, key and per-CPU pointer), and {fixed / 1024:.0f} KiB fixed "
+          "(the bucket array: 16 B x --max-keys rounded up to a power of two).")
+        p("")
+        p(f"Formula: **keys x CPUs x {HIST_BYTES} B + keys x {elem:.0f} B + buckets**. For "
+          f"{BIG_KEYS} keys on a {BIG_CPUS}-CPU host: {BIG_KEYS} x {BIG_CPUS} x {HIST_BYTES} B "
+          f"= {BIG_KEYS * BIG_CPUS * HIST_BYTES / 2**20:.2f} MiB of histograms, "
+          f"**{big / 2**20:.2f} MiB** in all with the default --max-keys "
+          "(plus the one-element per-CPU array: 64 x 280 B, and the task storage: one 8-byte "
+          "timestamp per task with its storage overhead).")
+        p("")
+
+
+def target(name, value, limit, fmt, ok=None):
+    if value is None:
+        p(f"| {name} | not measured | {limit} | – |")
+        return
+    p(f"| {name} | {fmt.format(value)} | {limit} | {'met' if ok else 'MISSED'} |")
+
+
+p("## Targets (issue 6, medians of this run)")
+p("")
+p("| target | measured | limit | |")
+p("|---|---|---|---|")
+a = "sh:offcpu:none"
+d = med(per_repeat(lambda x, f: x - f, sw(a), sw("floor")))
+target("offcpu/none sched_switch − floor", d, "≤ 40 ns", "{:.0f} ns", d is not None and d <= 40)
+q = med(per_repeat(lambda x, r: x / r, sw(a), sw("runqlat")))
+target("offcpu/none sched_switch / runqlat's", q, "≤ 0.40", "{:.2f}", q is not None and q <= 0.4)
+q = med(per_repeat(lambda x, r: x / r, pair("sh:runq:comm"), pair("runqlat")))
+target("runq/comm (switch + wakeup) / runqlat's", q, "≤ 0.50", "{:.2f}",
+       q is not None and q <= 0.5)
+q = med(excess_vs_runqlat("sh:runq:comm", "pipe_pinned"))
+target("runq/comm pinned-pipe slowdown excess / runqlat's", q, "≤ 0.33", "{:.2f}",
+       q is not None and q <= 1 / 3)
+v = med(series("poller:1000", "cpu_ms_per_interval"))
+target("poller CPU per interval, 1 000 keys", v, "< 1 ms", "{:.3f} ms", v is not None and v < 1)
+v = med(series("poller:10000", "cpu_ms_per_interval"))
+target("poller CPU per interval, 10 000 keys", v, "< 20 ms", "{:.2f} ms", v is not None and v < 20)
+v = med(series("poller:1000", "rss_kb"))
+target("poller RSS, 1 000 keys", v / 1024 if v else None, "< 10 MiB", "{:.1f} MiB",
+       v is not None and v / 1024 < 10)
+target(f"key map, {BIG_KEYS} keys x {BIG_CPUS} CPUs (formula)", fit / 2**20 if fit else None,
+       "< 20 MB", "{:.2f} MiB", fit is not None and fit < 20e6)
+p("")
+sys.stdout.write("\n".join(out) + "\n")

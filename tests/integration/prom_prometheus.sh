@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# A real Prometheus server (Debian's prometheus, on a loopback port, with a
+# throwaway TSDB in $TMP, scraping every second) scrapes schedhist --listen
+# while two spinners pinned to CPU 0 take turns on its run queue. Then its
+# HTTP API must agree with what the same schedhist printed as JSON
+# (--print -j, one report per second) over the same 10 s window:
+#  - histogram_quantile(0.99, sum by (le) (rate(..._bucket{metric="runq"}[10s])))
+#    against the p99 of the JSON buckets of every key over the window,
+#    interpolated the way histogram_quantile does: same order of magnitude
+#    (within a factor of 3);
+#  - rate(..._count{key="spinner"}[10s]) against the spinners' waits per
+#    second in the JSON: within 20%.
+# The target must be up with no scrape error (Prometheus asks for
+# OpenMetrics). Prometheus is stopped and its data removed on every exit.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../prom-lib.sh"
+need_root
+command -v prometheus >/dev/null || skip "prometheus not installed (Debian package prometheus)"
+
+SPIN_S=16	# spinners run this long
+EVAL_AT=13	# evaluate at spinner start + this: the window [3 s, 13 s] of the spin
+
+sh_port=$(free_port)
+prom_port=$(free_port)
+[ "$prom_port" != "$sh_port" ] || prom_port=$(free_port)
+
+start_sh fleet -M runq -k comm --listen "127.0.0.1:$sh_port" -i 1 --print -j
+sh=$SH_PID
+
+cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: schedhist
+    static_configs:
+      - targets: ['127.0.0.1:$sh_port']
+EOF
+prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+	--web.listen-address="127.0.0.1:$prom_port" --log.level=warn \
+	>"$TMP/prometheus.log" 2>&1 &
+prom=$!
+CHILD_PIDS+=("$prom")
+stop_prometheus() {
+	kill -TERM "$prom" 2>/dev/null
+	for _ in $(seq 1 100); do kill -0 "$prom" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$prom" 2>/dev/null
+	wait "$prom" 2>/dev/null
+}
+API="http://127.0.0.1:$prom_port"
+for i in $(seq 1 150); do
+	curl -sf --max-time 1 "$API/-/ready" >/dev/null && break
+	kill -0 "$prom" 2>/dev/null || { cat "$TMP/prometheus.log"; fail "prometheus exited at start"; }
+	[ "$i" -lt 150 ] || { cat "$TMP/prometheus.log"; fail "prometheus not ready within 30 s"; }
+	sleep 0.2
+done
+
+# a few scrapes before the workload, so every series has samples before the window
+sleep 3
+spin_start=$(date +%s.%N)
+"$HELPERS/spinners" -n 2 -c 0 -t "$SPIN_S" -x >"$TMP/spin.out" &
+CHILD_PIDS+=($!)
+wait $!
+sleep 2	# the last readings reach Prometheus
+eval_at=$(python3 -c "print(f'{$spin_start + $EVAL_AT:.3f}')")
+
+query() {	# query PROMQL: the JSON answer of /api/v1/query at $eval_at
+	curl -sS --max-time 10 --get "$API/api/v1/query" --data-urlencode "query=$1" \
+		--data-urlencode "time=$eval_at" || fail "query '$1' failed"
+}
+query 'histogram_quantile(0.99, sum by (le) (rate(schedhist_wait_seconds_bucket{metric="runq"}[10s])))' \
+	>"$TMP/p99.json"
+query 'sum(rate(schedhist_wait_seconds_count{metric="runq",key="spinner"}[10s]))' >"$TMP/rate.json"
+curl -sS --max-time 10 "$API/api/v1/targets" >"$TMP/targets.json" || fail "targets query failed"
+
+stop_sh "$sh" TERM || fail "schedhist exited with $? on SIGTERM"
+stop_prometheus
+assert_nothing_loaded
+kill -0 "$prom" 2>/dev/null && fail "prometheus still running"
+
+python3 - "$TMP" "$eval_at" <<'EOF' || fail "Prometheus and schedhist's JSON disagree"
+import json, sys
+from datetime import datetime, timezone
+tmp, t_eval = sys.argv[1], float(sys.argv[2])
+
+targets = json.load(open(f'{tmp}/targets.json'))['data']['activeTargets']
+assert len(targets) == 1, targets
+t = targets[0]
+assert t['health'] == 'up' and not t['lastError'], f"target {t['health']}: {t['lastError']}"
+
+def scalar(name):
+    r = json.load(open(f'{tmp}/{name}.json'))
+    assert r['status'] == 'success', r
+    res = r['data']['result']
+    assert len(res) == 1, f'{name}: {res}'
+    return float(res[0]['value'][1])
+prom_p99, prom_rate = scalar('p99'), scalar('rate')
+
+# schedhist's own 1 s reports whose span lies in the window (t_eval - 10 s, t_eval]
+buckets, spin, span = {}, 0, 0.0
+for line in open(f'{tmp}/fleet.out'):
+    r = json.loads(line)
+    end = datetime.strptime(r['time'], '%Y-%m-%dT%H:%M:%S.%fZ').replace(
+        tzinfo=timezone.utc).timestamp()
+    if end - r['interval_s'] < t_eval - 10 - 0.05 or end > t_eval + 0.05:
+        continue
+    span += r['interval_s']
+    for g in r['groups']:
+        if g['key'] == 'spinner':
+            spin += g['count']
+        for b in g['buckets']:
+            k = (b['lo_ns'], b['hi_ns'])
+            buckets[k] = buckets.get(k, 0) + b['count']
+assert span >= 8, f'only {span:.1f} s of reports in the window'
+json_rate = spin / span
+total = sum(buckets.values())
+# histogram_quantile: the bucket holding rank 0.99 * total, linear inside it
+rank, cum, json_p99 = 0.99 * total, 0, None
+for (lo, hi), n in sorted(buckets.items()):
+    if cum + n >= rank:
+        lo_s = 0 if lo == 0 else lo / 1e9
+        json_p99 = lo_s + (hi / 1e9 - lo_s) * (rank - cum) / n if hi is not None else lo_s
+        break
+    cum += n
+print(f'p99: prometheus {prom_p99 * 1e3:.3f} ms, schedhist JSON {json_p99 * 1e3:.3f} ms')
+print(f'spinner waits/s: prometheus {prom_rate:.1f}, schedhist JSON {json_rate:.1f} '
+      f'({spin} waits in {span:.1f} s)')
+assert json_rate > 10, 'the spinners hardly waited'
+assert 1 / 3 <= prom_p99 / json_p99 <= 3, 'p99 not of the same order of magnitude'
+assert abs(prom_rate / json_rate - 1) <= 0.20, 'count rates differ by more than 20%'
+EOF

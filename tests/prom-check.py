@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+"""Checks a schedhist exposition beyond what promtool lints.
+
+usage: prom-check.py [--openmetrics] FILE            structure and histogram rules
+       prom-check.py --monotone BEFORE AFTER         no counter went backwards
+
+The first form checks: every line is a comment or a sample, each sample
+belongs to a family declared before it with HELP and TYPE, no series
+appears twice, each histogram's le bounds are increasing and end with
++Inf, its buckets are cumulative, _count equals the +Inf bucket; the
+families and labels of the contract (schedhist(8), OUTPUT) are present;
+OpenMetrics names counter families without _total and ends with "# EOF".
+Exits 1 with one line per problem, else prints "ok: N series".
+"""
+import math
+import re
+import sys
+
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"(,|$)')
+FAMILIES = {
+    'schedhist_wait_seconds': 'histogram',
+    'schedhist_events_total': 'counter',
+    'schedhist_lost_events_total': 'counter',
+    'schedhist_overflow_events_total': 'counter',
+    'schedhist_keys': 'gauge',
+    'schedhist_build_info': 'gauge',
+}
+
+
+def parse_labels(text, problems, line):
+    labels, pos = [], 0
+    while pos < len(text):
+        m = LABEL.match(text, pos)
+        if not m:
+            problems.append(f'bad labels: {line}')
+            return None
+        labels.append((m.group(1), m.group(2)))
+        pos = m.end()
+    return labels
+
+
+def parse(text, om):
+    """(samples {series: value}, families {name: type}, problems)."""
+    problems, samples, families, helps = [], {}, {}, set()
+    lines = text.split('\n')
+    if lines[-1] != '':
+        problems.append('does not end with a newline')
+    lines = lines[:-1]
+    if om:
+        if not lines or lines[-1] != '# EOF':
+            problems.append('OpenMetrics text does not end with "# EOF"')
+        else:
+            lines = lines[:-1]
+    hist = {}
+    for line in lines:
+        if line.startswith('#'):
+            parts = line.split(' ', 3)
+            if len(parts) < 3 or parts[1] not in ('HELP', 'TYPE', 'UNIT'):
+                problems.append(f'bad comment line: {line}')
+                continue
+            name = parts[2]
+            if parts[1] == 'HELP':
+                helps.add(name)
+            elif parts[1] == 'TYPE':
+                families[name] = parts[3]
+            continue
+        m = SAMPLE.match(line)
+        if not m:
+            problems.append(f'bad sample line: {line}')
+            continue
+        name, labels = m.group(1), parse_labels(m.group(3) or '', problems, line)
+        try:
+            value = float(m.group(4))
+        except ValueError:
+            problems.append(f'bad value: {line}')
+            continue
+        if labels is None:
+            continue
+        series = name + '{' + ','.join(f'{k}="{v}"' for k, v in labels) + '}'
+        if series in samples:
+            problems.append(f'duplicate series: {series}')
+        samples[series] = value
+        fam = family_of(name, families, om)
+        if fam is None:
+            problems.append(f'sample of an undeclared family: {line}')
+            continue
+        if fam not in helps:
+            problems.append(f'family {fam} has no HELP')
+        if families[fam] == 'histogram':
+            key = tuple(kv for kv in labels if kv[0] != 'le')
+            h = hist.setdefault(key, {'le': [], 'sum': None, 'count': None})
+            if name.endswith('_bucket'):
+                le = dict(labels).get('le')
+                if le is None:
+                    problems.append(f'bucket without le: {line}')
+                    continue
+                h['le'].append((float(le), value))
+            elif name.endswith('_sum'):
+                h['sum'] = value
+            elif name.endswith('_count'):
+                h['count'] = value
+    for key, h in hist.items():
+        bounds = [b for b, _ in h['le']]
+        counts = [c for _, c in h['le']]
+        if not bounds or bounds[-1] != math.inf:
+            problems.append(f'histogram {key} does not end with le="+Inf"')
+        if any(b2 <= b1 for b1, b2 in zip(bounds, bounds[1:])):
+            problems.append(f'histogram {key}: le bounds not increasing')
+        if any(c2 < c1 for c1, c2 in zip(counts, counts[1:])):
+            problems.append(f'histogram {key}: buckets not cumulative')
+        if h['count'] is None or h['sum'] is None:
+            problems.append(f'histogram {key} lacks _sum or _count')
+        elif counts and h['count'] != counts[-1]:
+            problems.append(f'histogram {key}: _count {h["count"]} != +Inf bucket {counts[-1]}')
+        elif h['sum'] < 0:
+            problems.append(f'histogram {key}: negative _sum')
+    return samples, families, problems
+
+
+def family_of(name, families, om):
+    for suffix in ('', '_bucket', '_sum', '_count', '_total'):
+        if suffix and not name.endswith(suffix):
+            continue
+        base = name[:-len(suffix)] if suffix else name
+        if base in families:
+            return base
+    return None
+
+
+def check(path, om):
+    text = open(path, encoding='utf-8').read()
+    samples, families, problems = parse(text, om)
+    for name, typ in FAMILIES.items():
+        declared = name[:-len('_total')] if om and typ == 'counter' else name
+        if families.get(declared) != typ:
+            problems.append(f'family {declared} missing or not a {typ}')
+    if om and any(n.endswith('_total') and t == 'counter' for n, t in families.items()):
+        problems.append('OpenMetrics counter family named with _total')
+    if not om and '# EOF' in text:
+        problems.append('text format with "# EOF"')
+    waits = [s for s in samples if s.startswith('schedhist_wait_seconds_count{')]
+    for s in waits:
+        for label in ('metric=', 'key_type=', 'key='):
+            if label not in s:
+                problems.append(f'{s} lacks label {label}')
+    if not any(s.startswith('schedhist_build_info{version=') and v == 1
+               for s, v in samples.items()):
+        problems.append('no schedhist_build_info{version=...} 1')
+    for p in problems:
+        print(p)
+    if problems:
+        return 1
+    print(f'ok: {len(samples)} series, {len(waits)} histograms')
+    return 0
+
+
+def monotone(before_path, after_path):
+    before, fam_b, _ = parse(open(before_path, encoding='utf-8').read(), False)
+    after, _, _ = parse(open(after_path, encoding='utf-8').read(), False)
+    bad = 0
+    for s, v in before.items():
+        if s.startswith('schedhist_keys'):
+            continue	# a gauge
+        if s in after and after[s] < v:
+            print(f'{s} went back from {v} to {after[s]}')
+            bad += 1
+    if bad:
+        return 1
+    print(f'ok: {len(before)} series, none went back')
+    return 0
+
+
+if __name__ == '__main__':
+    args = sys.argv[1:]
+    if args[:1] == ['--monotone'] and len(args) == 3:
+        sys.exit(monotone(args[1], args[2]))
+    om = args[:1] == ['--openmetrics']
+    if om:
+        args = args[1:]
+    if len(args) != 1:
+        sys.exit(__doc__)
+    sys.exit(check(args[0], om))

@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# Shared by the fleet-mode tests (tests/integration/prom_*.sh), sourced
+# after tests/lib.sh. Everything stays on the loopback address.
+
+command -v curl >/dev/null || skip "curl not installed (Debian package curl)"
+command -v python3 >/dev/null || skip "python3 not installed"
+command -v ss >/dev/null || skip "ss not installed (Debian package iproute2)"
+
+# free_port: a TCP port in 19000-19999 that no socket uses now.
+free_port() {
+	local p i
+	for i in $(seq 1 200); do
+		p=$((19000 + RANDOM % 1000))
+		[ -z "$(ss -Hant "( sport = :$p or dport = :$p )")" ] && { echo "$p"; return 0; }
+	done
+	fail "no free TCP port in 19000-19999"
+}
+
+# scrape PORT [CURL ARGS...]: the body of GET /metrics (fails the test on error).
+scrape() {
+	local port=$1
+	shift
+	curl -sS --max-time 5 "$@" "http://127.0.0.1:$port/metrics" ||
+		fail "GET http://127.0.0.1:$port/metrics failed"
+}
+
+# sample TEXT SERIES: the value of the sample line "SERIES VALUE" ("" if none).
+sample() {
+	printf '%s\n' "$1" | awk -v s="$2" 'index($0, s " ") == 1 { print substr($0, length(s) + 2); exit }'
+}
+
+# status_caps PID: "CapInh CapPrm CapEff CapBnd CapAmb" of every task of PID, one line each.
+status_caps() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		awk '/^Cap(Inh|Prm|Eff|Bnd|Amb):/ { printf "%s ", $2 } END { print "" }' "$t/status"
+	done
+}

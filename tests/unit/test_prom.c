@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Unit tests of the pure parts of fleet mode: --listen parsing and the
+ * fleet-mode options, Accept negotiation, the exposition (exact lines,
+ * le bounds, escaping, both formats), the view's guarantees (counters
+ * never go backwards when keys are pruned, pass --top, or come back;
+ * bounded labels; [other] only grows) and the atomic --prom-file writer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "schedhist.h"
+#include "options.h"
+#include "snapshot.h"
+#include "report.h"
+#include "render_prom.h"
+#include "listen_addr.h"
+#include "atomic_file.h"
+#include "check.h"
+
+int sh_log_level;
+
+#define MAX_ARGS 16
+
+/* parse_options on "schedhist" + @args (NULL-terminated); its return value. */
+static int opts(struct options *o, const char *const *args)
+{
+	char *argv[MAX_ARGS];
+	int argc = 0, ret;
+	FILE *saved = stderr;
+
+	argv[argc++] = "schedhist";
+	while (*args && argc < MAX_ARGS - 1)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	/* the expected usage errors would clutter the test output */
+	stderr = fopen("/dev/null", "w");
+	ret = parse_options(argc, argv, o);
+	fclose(stderr);
+	stderr = saved;
+	return ret;
+}
+
+#define OPTS(o, ...) opts((o), (const char *const[]){ __VA_ARGS__, NULL })
+
+/* ---- --listen ---- */
+
+static void check_addr(const char *s, int family, const char *text)
+{
+	struct listen_addr a;
+	char err[256];
+
+	if (listen_addr_parse(s, &a, err, sizeof(err))) {
+		fprintf(stderr, "  '%s' refused: %s\n", s, err);
+		check_failures++;
+		return;
+	}
+	CHECK(a.ss.ss_family == family);
+	if (strcmp(a.text, text)) {
+		fprintf(stderr, "  '%s' -> '%s', want '%s'\n", s, a.text, text);
+		check_failures++;
+	}
+	CHECK(a.len == (family == AF_INET ? sizeof(struct sockaddr_in)
+					  : sizeof(struct sockaddr_in6)));
+}
+
+static void check_bad_addr(const char *s)
+{
+	struct listen_addr a;
+	char err[256] = "";
+
+	if (!listen_addr_parse(s, &a, err, sizeof(err))) {
+		fprintf(stderr, "  '%s' accepted as %s\n", s, a.text);
+		check_failures++;
+	}
+	CHECK(strstr(err, "--listen") != NULL);
+}
+
+static void test_listen_addr(void)
+{
+	/* the default is loopback */
+	check_addr("9464", AF_INET, "127.0.0.1:9464");
+	check_addr(":9464", AF_INET, "127.0.0.1:9464");
+	check_addr("localhost:19000", AF_INET, "127.0.0.1:19000");
+	/* anything else only when written out */
+	check_addr("0.0.0.0:9464", AF_INET, "0.0.0.0:9464");
+	check_addr("10.1.2.3:1", AF_INET, "10.1.2.3:1");
+	check_addr("[::1]:9464", AF_INET6, "[::1]:9464");
+	check_addr("[::]:65535", AF_INET6, "[::]:65535");
+	check_addr("[2001:db8::7]:80", AF_INET6, "[2001:db8::7]:80");
+
+	check_bad_addr("");
+	check_bad_addr("0");
+	check_bad_addr("65536");
+	check_bad_addr("-1");
+	check_bad_addr("+80");
+	check_bad_addr("9464 ");
+	check_bad_addr("http");
+	check_bad_addr("127.0.0.1:");
+	check_bad_addr("127.0.0.1");
+	check_bad_addr("1.2.3:80");		/* inet_aton's shorthand */
+	check_bad_addr("256.1.1.1:80");
+	check_bad_addr("example.com:80");	/* no name resolution */
+	check_bad_addr("::1:80");		/* IPv6 needs brackets */
+	check_bad_addr("[::1]");
+	check_bad_addr("[::1]80");
+	check_bad_addr("[::1:80");
+	check_bad_addr("[1.2.3.4]:80");
+	check_bad_addr("[]:80");
+}
+
+static void test_fleet_options(void)
+{
+	struct options o;
+
+	/* daemon defaults: 5 s readings, nothing printed */
+	CHECK(OPTS(&o, "--listen", "9464") == -1);
+	CHECK(o.listen && !strcmp(o.listen, "9464"));
+	CHECK_EQ_U64(o.interval_ns, 5000000000ULL);
+	CHECK(!o.print);
+	CHECK(OPTS(&o, "--prom-file", "/tmp/x.prom", "-i", "1", "-n", "3") == -1);
+	CHECK_EQ_U64(o.interval_ns, 1000000000ULL);
+	CHECK_EQ_U64(o.count, 3);
+	CHECK(!o.print);
+	CHECK(OPTS(&o, "--listen", "[::1]:9464", "--print", "-j", "--user", "nobody") == -1);
+	CHECK(o.print && o.json && o.user && !strcmp(o.user, "nobody"));
+	/* a count alone is fine: the interval has a default there */
+	CHECK(OPTS(&o, "--listen", "9464", "-n", "2") == -1);
+	/* without fleet mode, reports are printed as always */
+	CHECK(OPTS(&o, "-i", "1") == -1);
+	CHECK(o.print);
+
+	CHECK(OPTS(&o, "--listen", "1.2.3:4") == 2);
+	CHECK(OPTS(&o, "--listen", "99999") == 2);
+	CHECK(OPTS(&o, "--prom-file", "") == 2);
+	CHECK(OPTS(&o, "--print") == 2);
+	CHECK(OPTS(&o, "--user", "nobody") == 2);
+	CHECK(OPTS(&o, "--listen", "9464", "--user", "") == 2);
+	CHECK(OPTS(&o, "--listen", "9464", "-j") == 2);
+}
+
+/* ---- content negotiation ---- */
+
+static void test_accept(void)
+{
+	CHECK(!prom_accept_openmetrics(NULL));
+	CHECK(!prom_accept_openmetrics(""));
+	CHECK(!prom_accept_openmetrics("*/*"));
+	CHECK(!prom_accept_openmetrics("text/plain"));
+	CHECK(!prom_accept_openmetrics("text/plain;version=0.0.4;q=1,*/*;q=0.1"));
+	/* what Prometheus 2.x sends */
+	CHECK(prom_accept_openmetrics("application/openmetrics-text;version=1.0.0,"
+				      "application/openmetrics-text;version=0.0.1;q=0.75,"
+				      "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
+	CHECK(prom_accept_openmetrics("application/openmetrics-text"));
+	CHECK(prom_accept_openmetrics("Application/OpenMetrics-Text ; version = 1.0.0"));
+	CHECK(prom_accept_openmetrics("text/plain;q=0.5, application/openmetrics-text;q=0.9"));
+	CHECK(!prom_accept_openmetrics("text/plain;q=1, application/openmetrics-text;q=0.5"));
+	CHECK(!prom_accept_openmetrics("application/openmetrics-text;q=0"));
+	CHECK(!prom_accept_openmetrics("application/openmetrics-text;q=x"));
+	/* only the version we write */
+	CHECK(!prom_accept_openmetrics("application/openmetrics-text;version=0.0.1"));
+	CHECK(!prom_accept_openmetrics("application/openmetrics-text;version=2.0.0,text/plain"));
+}
+
+/* ---- readings: fake kernel values through snapshot -> reports -> view ---- */
+
+struct fake {
+	__u64 id;		/* pid, tid or cgroup id; SH_OTHER_ID for [other] */
+	const char *comm;	/* the comm key (-k comm) */
+	struct sh_hist h;	/* cumulative kernel values, one CPU */
+};
+
+static void add_waits(struct fake *k, __u64 ns, __u32 n)
+{
+	int b = ns ? 63 - __builtin_clzll(ns) : 0;
+
+	if (b >= SH_NBUCKETS)
+		b = SH_NBUCKETS - 1;
+	k->h.slots[b] += n;
+	k->h.count += n;
+	k->h.sum_ns += ns * n;
+}
+
+static void feed(struct sh_snapshot *s, struct fake *k, int key_type, bool final)
+{
+	struct sh_key key = { .id = k->id };
+
+	if (key_type == SH_KEY_COMM && k->id != SH_OTHER_ID) {
+		key.id = 0;
+		snprintf(key.comm, SH_COMM_LEN, "%s", k->comm);
+	}
+	CHECK(snapshot_ingest(s, &key, &k->h, 1, sizeof(k->h), final) != NULL);
+}
+
+/* What the exporter does with a reading: two reports, the view, gc. */
+struct rig {
+	struct options o;
+	struct sh_snapshot s;
+	struct sh_report iv, since;
+	struct prom_view v;
+	__u64 stats[SH_STAT_NR];
+};
+
+static bool key_live(const struct sh_group *g, void *arg)
+{
+	struct sh_entry *e = snapshot_find(arg, &g->key);
+
+	return e && !e->pruned;
+}
+
+static void rig_init(struct rig *r, const char *const *args)
+{
+	memset(r, 0, sizeof(*r));
+	CHECK(opts(&r->o, args) == -1);
+	CHECK(!snapshot_init(&r->s));
+	CHECK(!prom_view_init(&r->v, r->o.metric, r->o.key_type,
+			      r->o.top ? r->o.top : r->o.max_keys));
+	r->o.top = 0;
+}
+
+static void rig_begin(struct rig *r)
+{
+	snapshot_begin(&r->s, (__u32)r->v.updates + 1);
+}
+
+static void rig_end(struct rig *r)
+{
+	r->stats[SH_STAT_SEEN] += 7;
+	r->stats[SH_STAT_NO_START] += 1;
+	snapshot_stats(&r->s, r->stats);
+	r->o.cumulative = false;
+	CHECK(!report_build(&r->iv, &r->s, &r->o, NULL, r->v.updates + 1, 1));
+	r->o.cumulative = true;
+	CHECK(!report_build(&r->since, &r->s, &r->o, NULL, r->v.updates + 1, 1));
+	CHECK(!prom_view_update(&r->v, &r->iv, &r->since, key_live, &r->s));
+	snapshot_gc(&r->s);
+}
+
+static void rig_free(struct rig *r)
+{
+	prom_view_free(&r->v);
+	report_free(&r->iv);
+	report_free(&r->since);
+	snapshot_free(&r->s);
+}
+
+/* The exposition as one string. */
+static char *expose(const struct prom_view *v, bool om)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f != NULL);
+	CHECK(render_prom(f, v, om) == 0);
+	fclose(f);
+	return buf;
+}
+
+/* The value of the sample line that starts with @series ("name{...}"), or -1. */
+static double sample(const char *text, const char *series)
+{
+	size_t n = strlen(series);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, series, n) && p[n] == ' ')
+			return strtod(p + n + 1, NULL);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, line, n) && (p[n] == '\n' || !p[n]))
+			return true;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static size_t count_lines(const char *text, const char *prefix)
+{
+	size_t n = 0, len = strlen(prefix);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, len))
+			n++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+#define W(key_type, key) \
+	"schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"" key_type "\",key=\"" key "\"}"
+
+/*
+ * Every sample of @before that is still in @after has not decreased
+ * (gauges excepted), and no series appears twice in @after.
+ */
+static void check_monotone(const char *before, const char *after)
+{
+	const char *p = before;
+
+	while (p && *p) {
+		const char *eol = strchr(p, '\n'), *sp;
+		char series[512];
+		double a, b;
+
+		if (*p != '#' && strncmp(p, "schedhist_keys", 14) && eol &&
+		    (sp = memchr(p, ' ', (size_t)(eol - p))) && (size_t)(sp - p) < sizeof(series)) {
+			memcpy(series, p, (size_t)(sp - p));
+			series[sp - p] = '\0';
+			a = strtod(sp + 1, NULL);
+			b = sample(after, series);
+			if (b >= 0 && b < a) {
+				fprintf(stderr, "  %s went back from %g to %g\n", series, a, b);
+				check_failures++;
+			}
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+	for (p = after; p && *p;) {
+		const char *eol = strchr(p, '\n'), *sp;
+		char series[512];
+
+		if (*p != '#' && eol && (sp = memchr(p, ' ', (size_t)(eol - p))) &&
+		    (size_t)(sp - p) < sizeof(series) - 1) {
+			memcpy(series, p, (size_t)(sp - p));
+			series[sp - p] = ' ';
+			series[sp - p + 1] = '\0';
+			if (count_lines(after, series) != 1) {
+				fprintf(stderr, "  duplicate series %s\n", series);
+				check_failures++;
+			}
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+}
+
+/* ---- the exposition ---- */
+
+static void test_render(void)
+{
+	const char *const args[] = { NULL };
+	struct fake all = { .id = 0 };
+	struct rig r;
+	char *t, *om;
+
+	rig_init(&r, args);
+	/* before any reading: the one series at zero */
+	t = expose(&r.v, false);
+	CHECK(sample(t, W("none", "all")) == 0);
+	free(t);
+
+	rig_begin(&r);
+	add_waits(&all, 3, 1);			/* bucket [2, 4) ns */
+	add_waits(&all, 1500000000ULL, 1);	/* bucket [2^30, 2^31) ns */
+	feed(&r.s, &all, SH_KEY_NONE, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(has_line(t, "# HELP schedhist_wait_seconds How long tasks waited, in seconds, since "
+			  "schedhist started: off-CPU wait (switch-out to the same task's next "
+			  "switch-in)."));
+	CHECK(has_line(t, "# TYPE schedhist_wait_seconds histogram"));
+	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
+			  "key=\"all\",le=\"2e-09\"} 0"));
+	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
+			  "key=\"all\",le=\"4e-09\"} 1"));
+	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
+			  "key=\"all\",le=\"1.073741824\"} 1"));
+	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
+			  "key=\"all\",le=\"2.147483648\"} 2"));
+	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
+			  "key=\"all\",le=\"+Inf\"} 2"));
+	CHECK(has_line(t, "schedhist_wait_seconds_sum{metric=\"offcpu\",key_type=\"none\","
+			  "key=\"all\"} 1.500000003"));
+	CHECK(has_line(t, W("none", "all") " 2"));
+	/* the le bounds: bucket_hi(i) in seconds, Go's shortest 'g' form */
+	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{") == SH_NBUCKETS);
+	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
+			     "key=\"all\",le=\"6.5536e-05\"}") == 1);
+	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
+			     "key=\"all\",le=\"0.000131072\"}") == 1);
+	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
+			     "key=\"all\",le=\"549.755813888\"}") == 1);
+	/* no [other] for the key none */
+	CHECK(!strstr(t, "key=\"[other]\",le="));
+	CHECK(has_line(t, "# TYPE schedhist_events_total counter"));
+	CHECK(has_line(t, "schedhist_events_total{metric=\"offcpu\"} 7"));
+	CHECK(has_line(t, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"no_start\"} 1"));
+	CHECK(has_line(t, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"filtered\"} 0"));
+	CHECK(has_line(t, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"dropped\"} 0"));
+	CHECK(has_line(t, "schedhist_overflow_events_total{metric=\"offcpu\"} 0"));
+	CHECK(has_line(t, "# TYPE schedhist_keys gauge"));
+	CHECK(has_line(t, "schedhist_keys{metric=\"offcpu\",key_type=\"none\"} 1"));
+	CHECK(has_line(t, "schedhist_build_info{version=\"" SCHEDHIST_VERSION "\"} 1"));
+	CHECK(!strstr(t, "# EOF"));
+	CHECK(!strstr(t, "# UNIT"));
+	/* 42 series lines, 7 other samples, 2 comment lines per family */
+	CHECK_EQ_U64(count_lines(t, ""), PROM_LINES_PER_KEY + 7 + 2 * 6);
+	CHECK_EQ_U64(prom_view_series(&r.v), 1);
+
+	om = expose(&r.v, true);
+	CHECK(has_line(om, "# TYPE schedhist_events counter"));
+	CHECK(has_line(om, "# TYPE schedhist_lost_events counter"));
+	CHECK(has_line(om, "# TYPE schedhist_overflow_events counter"));
+	CHECK(has_line(om, "# UNIT schedhist_wait_seconds seconds"));
+	CHECK(has_line(om, "schedhist_events_total{metric=\"offcpu\"} 7"));
+	CHECK(!strstr(om, "# TYPE schedhist_events_total"));
+	CHECK(strlen(om) > 6 && !strcmp(om + strlen(om) - 6, "# EOF\n"));
+	CHECK(count_lines(om, "# EOF") == 1);
+	free(t);
+	free(om);
+	rig_free(&r);
+}
+
+static void test_escaping(void)
+{
+	const char *const args[] = { "-k", "comm", NULL };
+	struct fake k[4] = {
+		{ .comm = "a\"b\\c" }, { .comm = "new\nline" }, { .comm = "caf\xc3\xa9" },
+		{ .comm = "bad\xff\xc3(" },
+	};
+	struct rig r;
+	char *t;
+	int i;
+
+	rig_init(&r, args);
+	rig_begin(&r);
+	for (i = 0; i < 4; i++) {
+		add_waits(&k[i], 1000, 1);
+		feed(&r.s, &k[i], SH_KEY_COMM, false);
+	}
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
+			"key=\"a\\\"b\\\\c\"}") == 1);
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
+			"key=\"new\\nline\"}") == 1);
+	/* valid UTF-8 passes; invalid bytes become U+FFFD */
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
+			"key=\"caf\xc3\xa9\"}") == 1);
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
+			"key=\"bad\xef\xbf\xbd\xef\xbf\xbd(\"}") == 1);
+	free(t);
+	rig_free(&r);
+}
+
+/* ---- the view's guarantees ---- */
+
+/* A pid key pruned (task exited) withdraws its series; a reused pid resumes it. */
+static void test_prune_monotone(void)
+{
+	const char *const args[] = { "-k", "pid", NULL };
+	struct fake p100 = { .id = 100 }, p200 = { .id = 200 }, p100b = { .id = 100 };
+	struct rig r;
+	char *t[5];
+	int i;
+
+	rig_init(&r, args);
+	rig_begin(&r);
+	add_waits(&p100, 5000, 10);
+	add_waits(&p200, 5000, 5);
+	feed(&r.s, &p100, SH_KEY_PID, false);
+	feed(&r.s, &p200, SH_KEY_PID, false);
+	rig_end(&r);
+	t[0] = expose(&r.v, false);
+	CHECK(sample(t[0], W("pid", "100")) == 10);
+	CHECK(sample(t[0], W("pid", "200")) == 5);
+	CHECK(sample(t[0], W("pid", "[other]")) == 0);
+
+	/* 100 exits: the poller reads its final values and prunes it */
+	rig_begin(&r);
+	add_waits(&p200, 5000, 3);
+	feed(&r.s, &p200, SH_KEY_PID, false);
+	add_waits(&p100, 5000, 2);
+	feed(&r.s, &p100, SH_KEY_PID, true);
+	rig_end(&r);
+	t[1] = expose(&r.v, false);
+	CHECK(sample(t[1], W("pid", "100")) == 12);	/* its last counts, exported once */
+	CHECK(sample(t[1], W("pid", "200")) == 8);
+
+	/* gone from the snapshot: withdrawn, the others carry on */
+	rig_begin(&r);
+	add_waits(&p200, 5000, 1);
+	feed(&r.s, &p200, SH_KEY_PID, false);
+	rig_end(&r);
+	t[2] = expose(&r.v, false);
+	CHECK(sample(t[2], W("pid", "100")) == -1);
+	CHECK(sample(t[2], W("pid", "200")) == 9);
+	CHECK_EQ_U64(r.v.nexported, 1);
+	CHECK_EQ_U64(r.v.nwithdrawn, 1);
+
+	/* a new process gets pid 100: the series resumes instead of restarting */
+	rig_begin(&r);
+	add_waits(&p100b, 5000, 4);
+	feed(&r.s, &p200, SH_KEY_PID, false);
+	feed(&r.s, &p100b, SH_KEY_PID, false);
+	rig_end(&r);
+	t[3] = expose(&r.v, false);
+	CHECK(sample(t[3], W("pid", "100")) == 16);
+	CHECK(sample(t[3], W("pid", "200")) == 9);
+	CHECK_EQ_U64(r.v.nwithdrawn, 0);
+
+	/* a quiet interval changes nothing */
+	rig_begin(&r);
+	feed(&r.s, &p200, SH_KEY_PID, false);
+	feed(&r.s, &p100b, SH_KEY_PID, false);
+	rig_end(&r);
+	t[4] = expose(&r.v, false);
+	CHECK(sample(t[4], W("pid", "100")) == 16);
+
+	for (i = 0; i < 4; i++)
+		check_monotone(t[i], t[i + 1]);
+	for (i = 0; i < 5; i++)
+		free(t[i]);
+	rig_free(&r);
+}
+
+/* --top 2: the first two names keep their labels, the rest and late-comers go to [other]. */
+static void test_top_other(void)
+{
+	const char *const args[] = { "-k", "comm", "--top", "2", NULL };
+	struct fake a = { .comm = "a" }, b = { .comm = "b" }, c = { .comm = "c" };
+	struct fake fake_other = { .comm = "[other]" }, overflow = { .id = SH_OTHER_ID };
+	struct rig r;
+	char *t[3];
+	int i;
+
+	rig_init(&r, args);
+	rig_begin(&r);
+	add_waits(&a, 30000, 3);	/* ranked by sum: a, b, then c */
+	add_waits(&b, 20000, 3);
+	add_waits(&c, 10000, 3);
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	rig_end(&r);
+	t[0] = expose(&r.v, false);
+	CHECK(sample(t[0], W("comm", "a")) == 3);
+	CHECK(sample(t[0], W("comm", "b")) == 3);
+	CHECK(sample(t[0], W("comm", "c")) == -1);
+	CHECK(sample(t[0], W("comm", "[other]")) == 3);
+	CHECK_EQ_U64(prom_view_series(&r.v), 3);
+
+	/* c overtakes everyone: it stays in [other], which only grows; so do
+	 * the kernel's overflow entry and a task named "[other]" */
+	rig_begin(&r);
+	add_waits(&c, 1000000, 50);
+	add_waits(&a, 30000, 1);
+	add_waits(&fake_other, 1000, 2);
+	add_waits(&overflow, 1000, 5);
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	feed(&r.s, &fake_other, SH_KEY_COMM, false);
+	feed(&r.s, &overflow, SH_KEY_COMM, false);
+	rig_end(&r);
+	t[1] = expose(&r.v, false);
+	CHECK(sample(t[1], W("comm", "a")) == 4);
+	CHECK(sample(t[1], W("comm", "b")) == 3);
+	CHECK(sample(t[1], W("comm", "c")) == -1);
+	CHECK(sample(t[1], W("comm", "[other]")) == 3 + 50 + 2 + 5);
+	CHECK_EQ_U64(prom_view_series(&r.v), 3);
+
+	rig_begin(&r);
+	add_waits(&b, 1000, 1);
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	rig_end(&r);
+	t[2] = expose(&r.v, false);
+	CHECK(sample(t[2], W("comm", "b")) == 4);
+	/* comm keys are never pruned: labels never withdrawn */
+	CHECK_EQ_U64(r.v.nwithdrawn, 0);
+
+	for (i = 0; i < 2; i++)
+		check_monotone(t[i], t[i + 1]);
+	for (i = 0; i < 3; i++)
+		free(t[i]);
+	rig_free(&r);
+}
+
+/* Churn of short-lived tasks: labels and remembered names stay bounded. */
+static void test_churn_bounded(void)
+{
+	const char *const args[] = { "-k", "tid", "--top", "3", NULL };
+	struct fake k[200];
+	struct rig r;
+	char *prev = NULL, *t;
+	int i, j;
+
+	memset(k, 0, sizeof(k));
+	rig_init(&r, args);
+	for (i = 0; i < 200; i += 4) {
+		/* four new tasks appear, the four before them exit */
+		rig_begin(&r);
+		for (j = i; j < i + 4; j++) {
+			k[j].id = 1000 + (__u64)j;
+			add_waits(&k[j], 1000 * (__u64)(j + 1), 1);
+			feed(&r.s, &k[j], SH_KEY_TID, false);
+		}
+		for (j = i - 4; j >= 0 && j < i; j++)
+			feed(&r.s, &k[j], SH_KEY_TID, true);
+		rig_end(&r);
+		CHECK(r.v.nexported <= 3);
+		CHECK(r.v.nwithdrawn <= 3);
+		CHECK(prom_view_series(&r.v) <= 4);
+		t = expose(&r.v, false);
+		CHECK(count_lines(t, "schedhist_wait_seconds_count{") <= 4);
+		if (prev)
+			check_monotone(prev, t);
+		free(prev);
+		prev = t;
+	}
+	free(prev);
+	rig_free(&r);
+}
+
+/* Pruned entries kept in the snapshot (--cumulative -k cgroup) still give their label back. */
+static void test_keep_pruned(void)
+{
+	const char *const args[] = { "-k", "cgroup", "--top", "1", NULL };
+	struct fake g1 = { .id = 11 }, g2 = { .id = 22 };
+	struct rig r;
+	char *t;
+
+	rig_init(&r, args);
+	r.s.keep_pruned = true;
+	rig_begin(&r);
+	add_waits(&g1, 1000, 2);
+	feed(&r.s, &g1, SH_KEY_CGROUP, false);
+	rig_end(&r);
+	rig_begin(&r);
+	feed(&r.s, &g1, SH_KEY_CGROUP, true);
+	rig_end(&r);
+	rig_begin(&r);
+	add_waits(&g2, 1000, 3);
+	feed(&r.s, &g2, SH_KEY_CGROUP, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	/* no cgroup names without a cgroupfs: ids show as [removed id=N] */
+	CHECK(sample(t, W("cgroup", "[removed id=22]")) == 3);
+	CHECK(sample(t, W("cgroup", "[removed id=11]")) == -1);
+	CHECK(sample(t, W("cgroup", "[other]")) == 0);
+	free(t);
+	rig_free(&r);
+}
+
+/* ---- --prom-file ---- */
+
+static char *slurp(const char *path)
+{
+	static char buf[4096];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void test_atomic_file(void)
+{
+	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], link[256], other[256];
+	struct atomic_file f;
+	struct stat st;
+	char err[512];
+	mode_t old;
+	char *s;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/schedhist.prom", dir);
+	snprintf(link, sizeof(link), "%s/link.prom", dir);
+	snprintf(other, sizeof(other), "%s/target", dir);
+
+	CHECK(!atomic_file_open(&f, path, err, sizeof(err)));
+	old = umask(077);	/* the file is 0644 whatever the umask */
+	CHECK(atomic_file_write(&f, "a 1\n", 4) == 0);
+	umask(old);
+	s = slurp(path);
+	CHECK(s && !strcmp(s, "a 1\n"));
+	CHECK(!lstat(path, &st) && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0644);
+	CHECK(atomic_file_write(&f, "b 2\nc 3\n", 8) == 0);
+	s = slurp(path);
+	CHECK(s && !strcmp(s, "b 2\nc 3\n"));
+	CHECK(entries(dir) == 1);	/* no temporary file left behind */
+
+	/* a symlink planted later is replaced, never written through */
+	CHECK(!close(open(other, O_WRONLY | O_CREAT, 0600)));
+	CHECK(!unlink(path) && !symlink(other, path));
+	CHECK(atomic_file_write(&f, "d 4\n", 4) == 0);
+	CHECK(!lstat(path, &st) && S_ISREG(st.st_mode));
+	CHECK(!stat(other, &st) && st.st_size == 0);
+	atomic_file_close(&f);
+
+	/* refused at start-up: a symlink, a directory, a missing directory, no name */
+	CHECK(!symlink(path, link));
+	CHECK(atomic_file_open(&f, link, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "symbolic link") != NULL);
+	CHECK(atomic_file_open(&f, dir, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "not a regular file") != NULL);
+	snprintf(err, sizeof(err), "%s/nodir/x.prom", dir);
+	CHECK(atomic_file_open(&f, strdupa(err), err, sizeof(err)) == -1);
+	CHECK(atomic_file_open(&f, "/tmp/", err, sizeof(err)) == -1);
+
+	unlink(link);
+	unlink(other);
+	unlink(path);
+	CHECK(!rmdir(dir));
+}
+
+int main(void)
+{
+	TEST(test_listen_addr);
+	TEST(test_fleet_options);
+	TEST(test_accept);
+	TEST(test_render);
+	TEST(test_escaping);
+	TEST(test_prune_monotone);
+	TEST(test_top_other);
+	TEST(test_churn_bounded);
+	TEST(test_keep_pruned);
+	TEST(test_atomic_file);
+	return test_summary();
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Fleet mode: reading -> Prometheus view -> HTTP pages and --prom-file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "exporter.h"
+#include "listen_addr.h"
+#include "log.h"
+
+int exporter_open(struct sh_exporter *x, const struct options *o)
+{
+	struct listen_addr addr;
+	char err[512];
+
+	memset(x, 0, sizeof(*x));
+	if (!o->listen && !o->prom_file)
+		return 0;
+	x->on = true;
+	x->ropts = *o;
+	x->ropts.top = 0;
+	if (o->user && privdrop_lookup(o->user, &x->user))
+		return SH_EXIT_USAGE;
+	if (prom_view_init(&x->view, o->metric, o->key_type, o->top ? o->top : o->max_keys)) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	if (o->prom_file) {
+		if (atomic_file_open(&x->file, o->prom_file, err, sizeof(err))) {
+			pr_warn("%s\n", err);
+			return SH_EXIT_USAGE;
+		}
+		x->filing = true;
+	}
+	if (o->listen) {
+		/* checked by parse_options() already */
+		if (listen_addr_parse(o->listen, &addr, err, sizeof(err))) {
+			pr_warn("%s\n", err);
+			return SH_EXIT_USAGE;
+		}
+		if (http_bind(&x->http, &addr))
+			return SH_EXIT_FAIL;
+		x->listening = true;
+	}
+	return 0;
+}
+
+/* Render the view into a malloc()ed buffer. */
+static char *render(const struct sh_exporter *x, bool om, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	int bad;
+
+	if (!f)
+		return NULL;
+	bad = render_prom(f, &x->view, om);
+	if (fclose(f) || bad) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* 0, or -errno of a failed --prom-file write (-ENOMEM: rendering failed). */
+static int publish(struct sh_exporter *x)
+{
+	size_t text_len = 0, om_len = 0;
+	char *text = render(x, false, &text_len), *om = NULL;
+	int err = 0;
+
+	if (!text)
+		return -ENOMEM;
+	if (x->filing)
+		err = atomic_file_write(&x->file, text, text_len);
+	if (x->listening) {
+		om = render(x, true, &om_len);
+		if (!om) {
+			free(text);
+			return -ENOMEM;
+		}
+		http_publish(&x->http, text, text_len, om, om_len);
+	} else {
+		free(text);
+	}
+	return err;
+}
+
+struct map_probe {
+	int fd;
+	void *buf;
+};
+
+static int probe_map(void *arg)
+{
+	struct map_probe *p = arg;
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(p->fd, &zero, p->buf) ? -errno : 0;
+}
+
+int exporter_start(struct sh_exporter *x, int map_fd, void *buf)
+{
+	struct map_probe probe = { .fd = map_fd, .buf = buf };
+	int err;
+
+	if (!x->on)
+		return 0;
+	if (privdrop(&x->user, probe_map, &probe))
+		return SH_EXIT_FAIL;
+	/* the first write tells at once whether the (new) user may write there */
+	err = publish(x);
+	if (err == -ENOMEM) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	if (err) {
+		pr_warn("cannot write --prom-file %s: %s\n", x->file.path, strerror(-err));
+		return SH_EXIT_FAIL;
+	}
+	if (x->listening) {
+		if (http_start(&x->http))
+			return SH_EXIT_FAIL;
+		fprintf(stderr, "Serving Prometheus metrics on http://%s/metrics\n", x->http.where);
+	}
+	return 0;
+}
+
+/* Is the kernel key of this group still there (not pruned, even if kept)? */
+static bool key_live(const struct sh_group *g, void *arg)
+{
+	struct sh_entry *e = snapshot_find(arg, &g->key);
+
+	return e && !e->pruned;
+}
+
+int exporter_publish(struct sh_exporter *x, struct sh_snapshot *s, struct sh_cgroups *cg,
+		     __u64 gen)
+{
+	int err;
+
+	if (!x->on)
+		return 0;
+	x->ropts.cumulative = false;
+	if (report_build(&x->interval, s, &x->ropts, cg, gen, 0))
+		return -1;
+	x->ropts.cumulative = true;
+	if (report_build(&x->since_start, s, &x->ropts, cg, gen, 0))
+		return -1;
+	if (prom_view_update(&x->view, &x->interval, &x->since_start, key_live, s))
+		return -1;
+	err = publish(x);
+	if (err == -ENOMEM)
+		return -1;
+	/* a daemon outlives a full disk: say so once, and when it is over */
+	if (err && err != x->file_err)
+		pr_warn("cannot write --prom-file %s: %s (will retry every interval)\n",
+			x->file.path, strerror(-err));
+	else if (!err && x->file_err)
+		pr_warn("--prom-file %s written again\n", x->file.path);
+	x->file_err = err;
+	return 0;
+}
+
+void exporter_close(struct sh_exporter *x)
+{
+	if (!x->on)
+		return;
+	if (x->listening)
+		http_stop(&x->http);
+	if (x->filing)
+		atomic_file_close(&x->file);
+	prom_view_free(&x->view);
+	report_free(&x->interval);
+	report_free(&x->since_start);
+	memset(x, 0, sizeof(*x));
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Fleet mode (--listen, --prom-file): after each reading, the Prometheus
+ * view (render_prom.h) is updated, rendered into fresh buffers and
+ * published to the HTTP server and to the file. Set up in two steps
+ * around the loader: what needs privileges (binding the socket, opening
+ * the file's directory, looking up --user) before loading, and the
+ * privilege drop and the server thread once the programs are attached.
+ */
+#ifndef SH_EXPORTER_H
+#define SH_EXPORTER_H
+
+#include <stdbool.h>
+#include "options.h"
+#include "snapshot.h"
+#include "report.h"
+#include "cgroup.h"
+#include "render_prom.h"
+#include "http_server.h"
+#include "atomic_file.h"
+#include "privdrop.h"
+
+struct sh_exporter {
+	bool on;			/* --listen or --prom-file given */
+	bool listening;			/* @http is bound */
+	bool filing;			/* @file is open */
+	struct http_server http;
+	struct atomic_file file;
+	struct sh_user user;		/* --user, if set */
+	struct prom_view view;
+	struct sh_report interval;	/* the reports the view is built from */
+	struct sh_report since_start;
+	struct options ropts;		/* the options, with top 0: the view bounds keys itself */
+	int file_err;			/* last --prom-file write error (warned once), 0 = ok */
+};
+
+/*
+ * Before loading: bind --listen, open the --prom-file directory, look up
+ * --user. 0 (also when fleet mode is off), or an exit code after
+ * printing why.
+ */
+int exporter_open(struct sh_exporter *x, const struct options *o);
+
+/*
+ * Once attached: drop privileges (the map read through @map_fd into
+ * @buf, a buffer for one per-CPU value of that map, checks polling still
+ * works), publish the empty view, start serving. 0 or an exit code.
+ */
+int exporter_start(struct sh_exporter *x, int map_fd, void *buf);
+
+/*
+ * After each reading, before snapshot_gc(): add it to the view, publish.
+ * @cg and @gen as for report_build(). 0, or -1 when out of memory.
+ */
+int exporter_publish(struct sh_exporter *x, struct sh_snapshot *s, struct sh_cgroups *cg,
+		     __u64 gen);
+
+void exporter_close(struct sh_exporter *x);
+
+#endif /* SH_EXPORTER_H */

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Prometheus exposition: the bounded, monotone view of the waits since
+ * start (see render_prom.h), rendered in the text format 0.0.4 or in
+ * OpenMetrics 1.0.0. Reads reports only; never touches the maps.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "render_prom.h"
+
+#ifndef SCHEDHIST_VERSION
+#define SCHEDHIST_VERSION "0.0.0-dev"
+#endif
+
+#define INITIAL_SLOTS 256
+#define NSEC_PER_SEC 1000000000ULL
+
+static size_t name_hash(const char *s)
+{
+	__u64 h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct prom_series *find(const struct prom_view *v, const char *key)
+{
+	struct prom_series *s = v->table[name_hash(key) & (v->nslots - 1)];
+
+	for (; s; s = s->next)
+		if (!strcmp(s->key, key))
+			return s;
+	return NULL;
+}
+
+static void grow(struct prom_view *v)
+{
+	size_t n = v->nslots * 2, i;
+	struct prom_series **t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return;	/* longer chains, still correct */
+	for (i = 0; i < v->nslots; i++) {
+		struct prom_series *s = v->table[i], *next;
+
+		for (; s; s = next) {
+			size_t h = name_hash(s->key) & (n - 1);
+
+			next = s->next;
+			s->next = t[h];
+			t[h] = s;
+		}
+	}
+	free(v->table);
+	v->table = t;
+	v->nslots = n;
+}
+
+/* A new, exported name. */
+static struct prom_series *admit(struct prom_view *v, const char *key)
+{
+	struct prom_series *s;
+	size_t h;
+
+	if (v->nexported + v->nwithdrawn >= v->nslots)
+		grow(v);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->key = strdup(key);
+	if (!s->key) {
+		free(s);
+		return NULL;
+	}
+	h = name_hash(key) & (v->nslots - 1);
+	s->next = v->table[h];
+	v->table[h] = s;
+	s->exported = true;
+	s->admitted = v->updates;
+	v->nexported++;
+	return s;
+}
+
+static void list_unlink(struct prom_view *v, struct prom_series *s)
+{
+	if (s->older)
+		s->older->newer = s->newer;
+	else
+		v->oldest = s->newer;
+	if (s->newer)
+		s->newer->older = s->older;
+	else
+		v->newest = s->older;
+	s->older = s->newer = NULL;
+	v->nwithdrawn--;
+}
+
+/* Drop a withdrawn name for good. */
+static void forget(struct prom_view *v, struct prom_series *s)
+{
+	struct prom_series **pp = &v->table[name_hash(s->key) & (v->nslots - 1)];
+
+	list_unlink(v, s);
+	while (*pp != s)
+		pp = &(*pp)->next;
+	*pp = s->next;
+	free(s->key);
+	free(s);
+}
+
+static void withdraw(struct prom_view *v, struct prom_series *s)
+{
+	s->exported = false;
+	v->nexported--;
+	s->older = v->newest;
+	s->newer = NULL;
+	if (v->newest)
+		v->newest->newer = s;
+	else
+		v->oldest = s;
+	v->newest = s;
+	v->nwithdrawn++;
+}
+
+static void readmit(struct prom_view *v, struct prom_series *s)
+{
+	list_unlink(v, s);
+	s->exported = true;
+	s->admitted = v->updates;
+	v->nexported++;
+}
+
+int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit)
+{
+	memset(v, 0, sizeof(*v));
+	v->metric = metric;
+	v->key_type = key_type;
+	v->limit = limit ? limit : 1;
+	v->nslots = INITIAL_SLOTS;
+	v->table = calloc(v->nslots, sizeof(*v->table));
+	if (!v->table)
+		return -1;
+	/* the one series of key none exists from the start, at zero */
+	if (key_type == SH_KEY_NONE && !admit(v, "all")) {
+		prom_view_free(v);
+		return -1;
+	}
+	return 0;
+}
+
+void prom_view_free(struct prom_view *v)
+{
+	size_t i;
+
+	for (i = 0; v->table && i < v->nslots; i++) {
+		struct prom_series *s = v->table[i], *next;
+
+		for (; s; s = next) {
+			next = s->next;
+			free(s->key);
+			free(s);
+		}
+	}
+	free(v->table);
+	memset(v, 0, sizeof(*v));
+}
+
+/* Groups that never get a label of their own. */
+static bool folds_into_other(const struct sh_group *g)
+{
+	/* [exited] and [rest] are not kernel keys; [other] is the kernel's overflow
+	 * entry, or a task that happens to be named "[other]" */
+	return g->synthetic || g->key.id == SH_OTHER_ID || !strcmp(g->name, PROM_OTHER);
+}
+
+/* Only pid, tid and cgroup keys are ever pruned from the snapshot. */
+static bool prunable(int key_type)
+{
+	return key_type == SH_KEY_PID || key_type == SH_KEY_TID || key_type == SH_KEY_CGROUP;
+}
+
+static const struct sh_group *group_at(const struct sh_report *r, size_t i)
+{
+	return i < r->ngroups ? &r->groups[i] : &r->rest;
+}
+
+int prom_view_update(struct prom_view *v, const struct sh_report *iv,
+		     const struct sh_report *since,
+		     bool (*live)(const struct sh_group *g, void *arg), void *arg)
+{
+	size_t n, i;
+
+	v->updates++;
+	/* which names still have a kernel key behind them */
+	n = since->ngroups + (since->rest.nkeys ? 1 : 0);
+	for (i = 0; i < n; i++) {
+		const struct sh_group *g = group_at(since, i);
+		struct prom_series *s;
+
+		if (!folds_into_other(g) && (!live || live(g, arg)) && (s = find(v, g->name)))
+			s->seen = v->updates;
+	}
+	/* the waits of names exported already, even if their key was just pruned */
+	n = iv->ngroups + (iv->rest.nkeys ? 1 : 0);
+	for (i = 0; i < n; i++) {
+		const struct sh_group *g = group_at(iv, i);
+		struct prom_series *s;
+
+		if (!folds_into_other(g) && (s = find(v, g->name)) && s->exported) {
+			totals_add(&s->t, &g->t);
+			s->seen = v->updates;
+		}
+	}
+	/* names whose every kernel key was pruned give their room back */
+	if (prunable(v->key_type)) {
+		for (i = 0; i < v->nslots; i++) {
+			struct prom_series *s = v->table[i], *next;
+
+			for (; s; s = next) {
+				next = s->next;
+				if (s->exported && s->seen != v->updates)
+					withdraw(v, s);
+			}
+		}
+		/* remember the last @limit withdrawn names (after the walk: forget() unlinks) */
+		while (v->nwithdrawn > v->limit)
+			forget(v, v->oldest);
+	}
+	/* the other waits: to new (or returning) names in ranking order, or to [other] */
+	for (i = 0; i < n; i++) {
+		const struct sh_group *g = group_at(iv, i);
+		struct prom_series *s = NULL;
+
+		if (!folds_into_other(g)) {
+			s = find(v, g->name);
+			if (s && s->exported && s->admitted != v->updates)
+				continue;	/* counted above */
+			if (s && !s->exported && v->nexported < v->limit)
+				readmit(v, s);
+			if (!s && v->nexported < v->limit && !(s = admit(v, g->name)))
+				return -1;
+		}
+		if (s && s->exported) {
+			totals_add(&s->t, &g->t);
+			s->seen = v->updates;
+		} else {
+			totals_add(&v->other, &g->t);
+		}
+	}
+	memcpy(v->stats, since->stats, sizeof(v->stats));
+	v->live_keys = since->live_keys;
+	return 0;
+}
+
+size_t prom_view_series(const struct prom_view *v)
+{
+	return v->nexported + (v->key_type != SH_KEY_NONE ? 1 : 0);
+}
+
+/*
+ * A label value: UTF-8 with \\, \" and \n escaped. comm and cgroup names
+ * are bytes, not necessarily UTF-8: an invalid byte becomes U+FFFD.
+ */
+static void label_value(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	while (*p) {
+		int len = 0, i;
+
+		if (*p == '\\' || *p == '"') {
+			fputc('\\', f);
+			fputc(*p++, f);
+			continue;
+		}
+		if (*p == '\n') {
+			fputs("\\n", f);
+			p++;
+			continue;
+		}
+		if (*p < 0x80) {
+			fputc(*p++, f);
+			continue;
+		}
+		/* a well-formed, shortest UTF-8 sequence passes as it is */
+		if (*p >= 0xc2 && *p <= 0xdf)
+			len = 2;
+		else if (*p >= 0xe0 && *p <= 0xef)
+			len = 3;
+		else if (*p >= 0xf0 && *p <= 0xf4)
+			len = 4;
+		for (i = 1; i < len; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				break;
+		if (len && i == len &&
+		    !(p[0] == 0xe0 && p[1] < 0xa0) &&		/* overlong */
+		    !(p[0] == 0xed && p[1] >= 0xa0) &&		/* surrogates */
+		    !(p[0] == 0xf0 && p[1] < 0x90) &&		/* overlong */
+		    !(p[0] == 0xf4 && p[1] >= 0x90)) {		/* beyond U+10FFFF */
+			fwrite(p, 1, (size_t)len, f);
+			p += len;
+		} else {
+			fputs("\xef\xbf\xbd", f);
+			p++;
+		}
+	}
+	fputc('"', f);
+}
+
+/* A count of nanoseconds as an exact decimal number of seconds. */
+static void fmt_seconds(char *buf, size_t n, __u64 ns)
+{
+	__u64 frac = ns % NSEC_PER_SEC;
+	int w = 9;
+
+	if (!frac) {
+		snprintf(buf, n, "%" PRIu64, (uint64_t)(ns / NSEC_PER_SEC));
+		return;
+	}
+	while (frac % 10 == 0) {
+		frac /= 10;
+		w--;
+	}
+	snprintf(buf, n, "%" PRIu64 ".%0*" PRIu64, (uint64_t)(ns / NSEC_PER_SEC), w,
+		 (uint64_t)frac);
+}
+
+/*
+ * The "le" of bucket @i: its upper edge in seconds, shortest form as Go's
+ * strconv 'g' writes it ("2e-09", "0.000131072", "549.755813888"), the
+ * way most exporters write their bounds. The edges are 2^k ns: at most 12
+ * significant digits, so %.12g is exact.
+ */
+static void fmt_le(char *buf, size_t n, int i)
+{
+	if (bucket_hi(i) == UINT64_MAX)
+		snprintf(buf, n, "+Inf");
+	else
+		snprintf(buf, n, "%.12g", (double)bucket_hi(i) / 1e9);
+}
+
+static void family(FILE *f, bool om, const char *name, const char *type, const char *help)
+{
+	/* OpenMetrics names a counter family without its _total suffix */
+	size_t len = strlen(name);
+
+	if (om && !strcmp(type, "counter") && len > 6 && !strcmp(name + len - 6, "_total"))
+		len -= 6;
+	fprintf(f, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)len, name, help, (int)len, name, type);
+}
+
+static void put_series(FILE *f, const char *labels, const char *key, const struct sh_totals *t,
+		       char le[SH_NBUCKETS][32])
+{
+	__u64 cum = 0;
+	char sum[32];
+	int i;
+
+	for (i = 0; i < SH_NBUCKETS; i++) {
+		cum += t->slots[i];
+		fprintf(f, "schedhist_wait_seconds_bucket{%s", labels);
+		label_value(f, key);
+		fprintf(f, ",le=\"%s\"} %" PRIu64 "\n", le[i], (uint64_t)cum);
+	}
+	fmt_seconds(sum, sizeof(sum), t->sum_ns);
+	fprintf(f, "schedhist_wait_seconds_sum{%s", labels);
+	label_value(f, key);
+	fprintf(f, "} %s\n", sum);
+	/* the +Inf bucket, so the two always agree */
+	fprintf(f, "schedhist_wait_seconds_count{%s", labels);
+	label_value(f, key);
+	fprintf(f, "} %" PRIu64 "\n", (uint64_t)cum);
+}
+
+static int cmp_series(const void *a, const void *b)
+{
+	const struct prom_series *x = *(const struct prom_series *const *)a;
+	const struct prom_series *y = *(const struct prom_series *const *)b;
+
+	return strcmp(x->key, y->key);
+}
+
+int render_prom(FILE *f, const struct prom_view *v, bool om)
+{
+	static const char *const reasons[] = { "no_start", "filtered", "dropped" };
+	static const int reason_stat[] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED };
+	const char *metric = metric_name(v->metric);
+	struct prom_series **sorted;
+	char le[SH_NBUCKETS][32], labels[128], help[256];
+	size_t n = 0, i;
+
+	for (i = 0; i < SH_NBUCKETS; i++)
+		fmt_le(le[i], sizeof(le[i]), (int)i);
+	snprintf(labels, sizeof(labels), "metric=\"%s\",key_type=\"%s\",key=", metric,
+		 key_name(v->key_type));
+
+	snprintf(help, sizeof(help), "How long tasks waited, in seconds, since schedhist started: %s.",
+		 metric_words(v->metric));
+	family(f, om, "schedhist_wait_seconds", "histogram", help);
+	if (om)
+		fputs("# UNIT schedhist_wait_seconds seconds\n", f);
+	sorted = malloc((v->nexported ? v->nexported : 1) * sizeof(*sorted));
+	if (!sorted)
+		return -1;
+	for (i = 0; i < v->nslots; i++) {
+		struct prom_series *s = v->table[i];
+
+		for (; s; s = s->next)
+			if (s->exported)
+				sorted[n++] = s;
+	}
+	qsort(sorted, n, sizeof(*sorted), cmp_series);
+	for (i = 0; i < n; i++)
+		put_series(f, labels, sorted[i]->key, &sorted[i]->t, le);
+	free(sorted);
+	if (v->key_type != SH_KEY_NONE)
+		put_series(f, labels, PROM_OTHER, &v->other, le);
+
+	family(f, om, "schedhist_events_total", "counter",
+	       "Candidate waits the kernel side saw: switch-ins of non-idle tasks (offcpu, runq) "
+	       "or wakeups (blocked).");
+	fprintf(f, "schedhist_events_total{metric=\"%s\"} %" PRIu64 "\n", metric,
+		(uint64_t)v->stats[SH_STAT_SEEN]);
+	family(f, om, "schedhist_lost_events_total", "counter",
+	       "Candidate waits not recorded, by reason: no_start (the wait began before "
+	       "tracing), filtered (outside -p or -c), dropped (histogram update failed).");
+	for (i = 0; i < 3; i++)
+		fprintf(f, "schedhist_lost_events_total{metric=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
+			metric, reasons[i], (uint64_t)v->stats[reason_stat[i]]);
+	family(f, om, "schedhist_overflow_events_total", "counter",
+	       "Waits of new keys that the kernel counted under key=\"[other]\" because its key "
+	       "map was full (raise --max-keys).");
+	fprintf(f, "schedhist_overflow_events_total{metric=\"%s\"} %" PRIu64 "\n", metric,
+		(uint64_t)v->stats[SH_STAT_MAP_FULL]);
+	family(f, om, "schedhist_keys", "gauge", "Keys in the kernel's histogram map now.");
+	fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n", metric,
+		key_name(v->key_type), (uint64_t)v->live_keys);
+	family(f, om, "schedhist_build_info", "gauge", "The schedhist version; always 1.");
+	fprintf(f, "schedhist_build_info{version=");
+	label_value(f, SCHEDHIST_VERSION);
+	fputs("} 1\n", f);
+	if (om)
+		fputs("# EOF\n", f);
+	return ferror(f);
+}
+
+/* One media range of an Accept header: raises the quality found for either format. */
+static void accept_range(const char *p, size_t len, double *q_om, double *q_text)
+{
+	char buf[256], *save = NULL, *tok, *type;
+	bool om = false, text = false, version_ok = true;
+	double q = 1.0;
+
+	if (len >= sizeof(buf))
+		return;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	type = strtok_r(buf, ";", &save);
+	if (!type)
+		return;
+	while (isspace((unsigned char)*type))
+		type++;
+	for (tok = type + strlen(type); tok > type && isspace((unsigned char)tok[-1]);)
+		*--tok = '\0';
+	if (!strcasecmp(type, "application/openmetrics-text"))
+		om = true;
+	else if (!strcasecmp(type, "text/plain") || !strcasecmp(type, "text/*") ||
+		 !strcmp(type, "*/*"))
+		text = true;
+	else
+		return;
+	while ((tok = strtok_r(NULL, ";", &save))) {
+		char *eq, *val, *end;
+
+		while (isspace((unsigned char)*tok))
+			tok++;
+		eq = strchr(tok, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		val = eq + 1;
+		for (end = eq; end > tok && isspace((unsigned char)end[-1]);)
+			*--end = '\0';
+		while (isspace((unsigned char)*val))
+			val++;
+		for (end = val + strlen(val); end > val && isspace((unsigned char)end[-1]);)
+			*--end = '\0';
+		if (!strcasecmp(tok, "q")) {
+			q = strtod(val, &end);
+			if (*end || q < 0 || q > 1)
+				q = 0;
+		} else if (!strcasecmp(tok, "version")) {
+			version_ok = om ? !strcmp(val, "1.0.0") : !strcmp(val, "0.0.4");
+		}
+	}
+	if (!version_ok)
+		return;
+	if (om && q > *q_om)
+		*q_om = q;
+	if (text && q > *q_text)
+		*q_text = q;
+}
+
+bool prom_accept_openmetrics(const char *accept)
+{
+	double q_om = 0, q_text = 0;
+	const char *p = accept, *comma;
+
+	if (!accept)
+		return false;
+	for (; *p; p = comma + 1) {
+		comma = strchr(p, ',');
+		if (!comma)
+			comma = p + strlen(p);
+		accept_range(p, (size_t)(comma - p), &q_om, &q_text);
+		if (!*comma)
+			break;
+	}
+	return q_om > 0 && q_om >= q_text;
+}
