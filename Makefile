@@ -6,6 +6,8 @@
 #   make unit             unit tests only (no root needed)
 #   make asan             the same program and unit tests under ASan+UBSan,
 #                         in $(OUTPUT)-asan
+#   make fuzz             libFuzzer targets of the input parsers, in
+#                         $(OUTPUT)/fuzz (tests/integration/fuzz.sh runs them)
 #   make bench            the overhead benchmark's helpers in $(OUTPUT)/bench
 #                         (run it with bench/run.sh, as root)
 #   make install          PREFIX, DESTDIR, BINDIR, MANDIR honoured
@@ -97,6 +99,15 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(OUTPUT)/tests/helpers/%,$(HELPER_SRCS))
 
+# Fuzz targets: clang's libFuzzer (libclang-rt-14-dev) with ASan+UBSan; the
+# pure modules are rebuilt with coverage instrumentation for them.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_OBJS := $(patsubst user/%.c,$(OUTPUT)/fuzz/obj/%.o,$(CORE_SRCS))
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -g -O1 $(FUZZ_SAN) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser \
+	-I$(OUTPUT) $(LIBBPF_CFLAGS) $(FLEET_CFLAGS)
+
 # bench/: the empty-program floor (a BPF object, its skeleton and a loader)
 # and the key maker for the poller measurement; see bench/run.sh.
 BENCH_BPF_OBJS := $(OUTPUT)/bench/floor.bpf.o
@@ -104,15 +115,16 @@ BENCH_SKELS := $(OUTPUT)/bench/floor.skel.h
 BENCH_BINS := $(OUTPUT)/bench/floor $(OUTPUT)/bench/keys
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS)
-.PHONY: all clean install uninstall test unit integration asan helpers help bench
+.SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS) $(FUZZ_OBJS)
+.PHONY: all clean install uninstall test unit integration asan fuzz helpers help bench
 
 all: $(OUTPUT)/schedhist
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
-$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/tests/helpers $(OUTPUT)/bench:
+$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/tests/helpers $(OUTPUT)/bench \
+		$(OUTPUT)/fuzz/obj:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/schedhist.h include/vmlinux.h include/bits.bpf.h | $(OUTPUT)
@@ -163,9 +175,21 @@ unit: $(UNIT_BINS)
 integration: $(OUTPUT)/schedhist $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) tests/run-integration.sh
 
-# Every test: unit, then integration; one summary line at the end.
-test: $(OUTPUT)/schedhist $(UNIT_BINS) $(HELPER_BINS)
+# Every test: unit (also under ASan+UBSan), then integration (which runs
+# some tests against the ASan binary, and the fuzz targets); one summary
+# line at the end.
+test: $(OUTPUT)/schedhist $(UNIT_BINS) $(HELPER_BINS) asan fuzz
 	$(Q)OUTPUT=$(OUTPUT) tests/run-all.sh
+
+$(OUTPUT)/fuzz/obj/%.o: user/%.c $(wildcard user/*.h) include/schedhist.h | $(OUTPUT)/fuzz/obj
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz/obj
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) -lm -lpthread -o $@
+
+fuzz: $(FUZZ_BINS)
 
 asan:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)-asan \

@@ -3,12 +3,15 @@
 # Installs, from Debian's archive, what building and testing schedhist
 # needs and this machine lacks. Idempotent; quiet when nothing is missing.
 #   build:  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config make gcc
+#           libmicrohttpd-dev and libcap-ng-dev (fleet mode: --listen, dropping privileges)
 #   tests:  python3 (JSON checks), mandoc (man page lint), libxml2-utils
 #           (xmllint for the heatmap SVG), linux-perf (workloads), chromium
-#           (renders the heatmap to PNG in a test)
+#           (renders the heatmap to PNG in a test), prometheus (promtool and a
+#           real server scraping --listen), curl, iproute2 (ss)
 set -eu
 pkgs="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-python3 mandoc libxml2-utils linux-perf procps chromium"
+python3 mandoc libxml2-utils linux-perf procps chromium \
+libmicrohttpd-dev libcap-ng-dev prometheus curl iproute2"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -10,7 +10,8 @@ belongs to a family declared before it with HELP and TYPE, no series
 appears twice, each histogram's le bounds are increasing and end with
 +Inf, its buckets are cumulative, _count equals the +Inf bucket; the
 families and labels of the contract (schedhist(8), OUTPUT) are present;
-OpenMetrics names counter families without _total and ends with "# EOF".
+OpenMetrics names counter families without _total, has the info family
+schedhist_build, and ends with "# EOF".
 Exits 1 with one line per problem, else prints "ok: N series".
 """
 import math
@@ -120,7 +121,7 @@ def parse(text, om):
 
 
 def family_of(name, families, om):
-    for suffix in ('', '_bucket', '_sum', '_count', '_total'):
+    for suffix in ('', '_bucket', '_sum', '_count', '_total', '_info'):
         if suffix and not name.endswith(suffix):
             continue
         base = name[:-len(suffix)] if suffix else name
@@ -134,6 +135,8 @@ def check(path, om):
     samples, families, problems = parse(text, om)
     for name, typ in FAMILIES.items():
         declared = name[:-len('_total')] if om and typ == 'counter' else name
+        if om and name == 'schedhist_build_info':
+            declared, typ = 'schedhist_build', 'info'
         if families.get(declared) != typ:
             problems.append(f'family {declared} missing or not a {typ}')
     if om and any(n.endswith('_total') and t == 'counter' for n, t in families.items()):

@@ -36,3 +36,24 @@ status_caps() {
 		awk '/^Cap(Inh|Prm|Eff|Bnd|Amb):/ { printf "%s ", $2 } END { print "" }' "$t/status"
 	done
 }
+
+# assert_nothing_leaked: like assert_nothing_loaded, but programs that a
+# live process holds (another session's schedhist, running alongside on a
+# shared machine) are not ours and do not count. Program ids held by a
+# process show in its /proc/PID/fdinfo (prog and link fds both).
+orphan_progs() {
+	local held id
+	held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u)
+	for id in $(bpftool prog show 2>/dev/null | awk '/ name schedhist_/ { sub(":", "", $1); print $1 }'); do
+		grep -qx "$id" <<<"$held" || echo "$id"
+	done
+}
+assert_nothing_leaked() {
+	local i left
+	for i in $(seq 1 20); do	# programs are freed shortly after the last fd closes
+		left=$(orphan_progs)
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	fail "schedhist program(s) left loaded, held by no process: $(echo $left)"
+}

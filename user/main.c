@@ -143,8 +143,10 @@ int main(int argc, char **argv)
 		return SH_EXIT_FAIL;
 	}
 	/* a closed stdout would only show at the first report, maybe hours later */
-	if (o.print && fcntl(STDOUT_FILENO, F_GETFD) < 0) {
-		pr_warn("standard output is closed: nowhere to print reports\n");
+	if (o.print && ((err = fcntl(STDOUT_FILENO, F_GETFL)) < 0 ||
+			(err & O_ACCMODE) == O_RDONLY)) {
+		pr_warn("standard output is %s: nowhere to print reports\n",
+			err < 0 ? "closed" : "open read-only");
 		return SH_EXIT_FAIL;
 	}
 	/* an unwritable heatmap path fails now, before anything is loaded */
@@ -165,6 +167,7 @@ int main(int argc, char **argv)
 	}
 	/* removed cgroups keep their own line in reports since start */
 	snap.keep_pruned = o.cumulative && o.key_type == SH_KEY_CGROUP;
+	snap.keep_limit = o.max_keys;	/* bounded: older ones fold into [exited] */
 	if (loader_start(&l, &o, &cgcfg)) {
 		exporter_close(&ex);
 		snapshot_free(&snap);
@@ -187,6 +190,12 @@ int main(int argc, char **argv)
 	ret = exporter_start(&ex, maps.pcpu_fd, rd.pcpu);
 	if (ret)
 		goto out;
+	/* privileges may be gone now: the heatmap must still be writable */
+	if (o.heatmap && heatmap_write(&hm)) {
+		pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
+		ret = SH_EXIT_FAIL;
+		goto out;
+	}
 
 	/* on stderr, so it never mixes with JSON; tests wait for this line */
 	fprintf(stderr, "Tracing %s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),

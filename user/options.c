@@ -151,6 +151,7 @@ static void print_help(FILE *f)
 	fputs(usage_tail, f);
 }
 
+__attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -161,6 +162,48 @@ static int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputs(" (see schedhist --help)\n", stderr);
 	return SH_EXIT_USAGE;
+}
+
+/*
+ * getopt refused @arg (with getopt's @opt): say why. A short letter that
+ * is not ours is unknown; otherwise @arg is a long option that is
+ * unknown, an ambiguous prefix, or a flag given "=VALUE" (for which
+ * getopt sets @opt to the flag's letter, so "--json=1" is not "-j").
+ */
+static int option_error(const char *arg, int opt)
+{
+	const struct opt_def *hit = NULL;
+	const char *name, *eq;
+	size_t len, i, n = 0;
+
+	if (opt > 0 && opt < 256) {
+		for (i = 0; i < N_OPTS && opt_defs[i].val != opt; i++)
+			;
+		if (i == N_OPTS)
+			return usage_error("unknown option '-%c'", opt);
+	}
+	if (strncmp(arg, "--", 2))
+		return usage_error("unknown option '%s'", arg);
+	name = arg + 2;
+	eq = strchr(name, '=');
+	len = eq ? (size_t)(eq - name) : strlen(name);
+	if (!len)
+		return usage_error("unknown option '%s'", arg);
+	for (i = 0; i < N_OPTS; i++) {
+		if (strncmp(opt_defs[i].name, name, len))
+			continue;
+		hit = &opt_defs[i];
+		if (strlen(hit->name) == len) {
+			n = 1;
+			break;
+		}
+		n++;
+	}
+	if (n > 1)
+		return usage_error("ambiguous option '--%.*s'", (int)len, name);
+	if (n == 1 && eq && hit->has_arg == no_argument)
+		return usage_error("option '--%s' takes no argument", hit->name);
+	return usage_error("unknown option '--%.*s'", (int)len, name);
 }
 
 int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
@@ -461,9 +504,7 @@ int parse_options(int argc, char **argv, struct options *o)
 		case ':':
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return option_error(argv[optind - 1], optopt);
 		}
 	}
 

@@ -346,6 +346,7 @@ static void fmt_le(char *buf, size_t n, int i)
 		snprintf(buf, n, "%.12g", (double)bucket_hi(i) / 1e9);
 }
 
+/* @help must need no escaping in either format: no backslash, quote or newline. */
 static void family(FILE *f, bool om, const char *name, const char *type, const char *help)
 {
 	/* OpenMetrics names a counter family without its _total suffix */
@@ -356,27 +357,34 @@ static void family(FILE *f, bool om, const char *name, const char *type, const c
 	fprintf(f, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)len, name, help, (int)len, name, type);
 }
 
-static void put_series(FILE *f, const char *labels, const char *key, const struct sh_totals *t,
-		       char le[SH_NBUCKETS][32])
+/* One histogram series: its labels are escaped once, not once per line. */
+static int put_series(FILE *f, const char *labels, const char *key, const struct sh_totals *t,
+		      char le[SH_NBUCKETS][32])
 {
+	char *esc = NULL, sum[32];
+	size_t esc_len = 0;
+	FILE *m = open_memstream(&esc, &esc_len);
 	__u64 cum = 0;
-	char sum[32];
 	int i;
 
+	if (!m)
+		return -1;
+	label_value(m, key);
+	if (fclose(m)) {
+		free(esc);
+		return -1;
+	}
 	for (i = 0; i < SH_NBUCKETS; i++) {
 		cum += t->slots[i];
-		fprintf(f, "schedhist_wait_seconds_bucket{%s", labels);
-		label_value(f, key);
-		fprintf(f, ",le=\"%s\"} %" PRIu64 "\n", le[i], (uint64_t)cum);
+		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64 "\n", labels, esc,
+			le[i], (uint64_t)cum);
 	}
 	fmt_seconds(sum, sizeof(sum), t->sum_ns);
-	fprintf(f, "schedhist_wait_seconds_sum{%s", labels);
-	label_value(f, key);
-	fprintf(f, "} %s\n", sum);
+	fprintf(f, "schedhist_wait_seconds_sum{%s%s} %s\n", labels, esc, sum);
 	/* the +Inf bucket, so the two always agree */
-	fprintf(f, "schedhist_wait_seconds_count{%s", labels);
-	label_value(f, key);
-	fprintf(f, "} %" PRIu64 "\n", (uint64_t)cum);
+	fprintf(f, "schedhist_wait_seconds_count{%s%s} %" PRIu64 "\n", labels, esc, (uint64_t)cum);
+	free(esc);
+	return 0;
 }
 
 static int cmp_series(const void *a, const void *b)
@@ -417,11 +425,15 @@ int render_prom(FILE *f, const struct prom_view *v, bool om)
 				sorted[n++] = s;
 	}
 	qsort(sorted, n, sizeof(*sorted), cmp_series);
-	for (i = 0; i < n; i++)
-		put_series(f, labels, sorted[i]->key, &sorted[i]->t, le);
+	for (i = 0; i < n; i++) {
+		if (put_series(f, labels, sorted[i]->key, &sorted[i]->t, le)) {
+			free(sorted);
+			return -1;
+		}
+	}
 	free(sorted);
-	if (v->key_type != SH_KEY_NONE)
-		put_series(f, labels, PROM_OTHER, &v->other, le);
+	if (v->key_type != SH_KEY_NONE && put_series(f, labels, PROM_OTHER, &v->other, le))
+		return -1;
 
 	family(f, om, "schedhist_events_total", "counter",
 	       "Candidate waits the kernel side saw: switch-ins of non-idle tasks (offcpu, runq) "
@@ -435,14 +447,18 @@ int render_prom(FILE *f, const struct prom_view *v, bool om)
 		fprintf(f, "schedhist_lost_events_total{metric=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
 			metric, reasons[i], (uint64_t)v->stats[reason_stat[i]]);
 	family(f, om, "schedhist_overflow_events_total", "counter",
-	       "Waits of new keys that the kernel counted under key=\"[other]\" because its key "
+	       "Waits of new keys that the kernel counted under the key [other] because its key "
 	       "map was full (raise --max-keys).");
 	fprintf(f, "schedhist_overflow_events_total{metric=\"%s\"} %" PRIu64 "\n", metric,
 		(uint64_t)v->stats[SH_STAT_MAP_FULL]);
 	family(f, om, "schedhist_keys", "gauge", "Keys in the kernel's histogram map now.");
 	fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n", metric,
 		key_name(v->key_type), (uint64_t)v->live_keys);
-	family(f, om, "schedhist_build_info", "gauge", "The schedhist version; always 1.");
+	/* OpenMetrics has a type for it: the info family schedhist_build, same sample */
+	if (om)
+		family(f, om, "schedhist_build", "info", "The schedhist version.");
+	else
+		family(f, om, "schedhist_build_info", "gauge", "The schedhist version; always 1.");
 	fprintf(f, "schedhist_build_info{version=");
 	label_value(f, SCHEDHIST_VERSION);
 	fputs("} 1\n", f);

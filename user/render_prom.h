@@ -87,7 +87,7 @@ size_t prom_view_series(const struct prom_view *v);
 /*
  * Write the exposition: the text format 0.0.4, or OpenMetrics 1.0.0
  * (ending with "# EOF") when @openmetrics. Series are sorted by key,
- * [other] last. Returns ferror(@f).
+ * [other] last. 0, or non-zero if writing to @f failed or memory ran out.
  */
 int render_prom(FILE *f, const struct prom_view *v, bool openmetrics);
 

@@ -177,7 +177,11 @@ void snapshot_gc(struct sh_snapshot *s)
 		struct sh_entry **pp = &s->table[i], *e;
 
 		while ((e = *pp)) {
-			if (!e->pruned || s->keep_pruned) {
+			if (e->pruned && !e->kept && s->keep_pruned && s->nkept < s->keep_limit) {
+				e->kept = true;
+				s->nkept++;
+			}
+			if (!e->pruned || e->kept) {
 				pp = &e->next;
 				continue;
 			}

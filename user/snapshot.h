@@ -22,6 +22,7 @@ struct sh_entry {
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest task name */
 	__u32 gen;			/* generation it was last read in */
 	bool pruned;			/* removed from the kernel map: freed after the report */
+	bool kept;			/* pruned, but kept (keep_pruned) */
 };
 
 struct sh_snapshot {
@@ -35,6 +36,8 @@ struct sh_snapshot {
 	__u64 stats_cum[SH_STAT_NR];	/* since start */
 	struct sh_totals exited_cum;	/* cumulative totals of pruned keys */
 	bool keep_pruned;		/* keep pruned entries (cgroups, since start) */
+	size_t keep_limit;		/* ... at most this many; the rest go to exited */
+	size_t nkept;			/* pruned entries kept so far */
 	__u64 exited_keys;		/* how many keys were pruned */
 };
 

@@ -51,7 +51,7 @@ after=$(sample "$(cat "$out")" 'schedhist_events_total{metric="runq"}')
 [ "$after" -ge "$before" ] || fail "the final reading went back ($before -> $after)"
 [ "$(ls -A "$TMP/out")" = schedhist.prom ] || fail "left beside the file: $(ls -A "$TMP/out")"
 [ ! -s "$TMP/file.out" ] || fail "printed on stdout without --print"
-assert_nothing_loaded
+assert_nothing_leaked
 
 # refused before anything is loaded
 refused() {	# refused STATUS MESSAGE ARGS...: schedhist ARGS exits STATUS saying MESSAGE
@@ -61,7 +61,7 @@ refused() {	# refused STATUS MESSAGE ARGS...: schedhist ARGS exits STATUS saying
 	rc=$?
 	[ "$rc" -eq "$want" ] || fail "schedhist $* exited $rc, want $want: $(cat "$TMP/r.err")"
 	grep -q -- "$msg" "$TMP/r.err" || fail "schedhist $*: no '$msg' in: $(cat "$TMP/r.err")"
-	assert_nothing_loaded
+	assert_nothing_leaked
 }
 echo keep >"$TMP/target"
 ln -s "$TMP/target" "$TMP/out/link.prom"

@@ -8,7 +8,9 @@
 #  - histogram_quantile(0.99, sum by (le) (rate(..._bucket{metric="runq"}[10s])))
 #    against the p99 of the JSON buckets of every key over the window,
 #    interpolated the way histogram_quantile does: same order of magnitude
-#    (within a factor of 3);
+#    (within a factor of 3). The window's JSON reports are those between the
+#    two readings that the window's first and last samples hold (matched by
+#    events_total), so both sides count the very same waits;
 #  - rate(..._count{key="spinner"}[10s]) against the spinners' waits per
 #    second in the JSON: within 20%.
 # The target must be up with no scrape error (Prometheus asks for
@@ -73,17 +75,18 @@ query() {	# query PROMQL: the JSON answer of /api/v1/query at $eval_at
 query 'histogram_quantile(0.99, sum by (le) (rate(schedhist_wait_seconds_bucket{metric="runq"}[10s])))' \
 	>"$TMP/p99.json"
 query 'sum(rate(schedhist_wait_seconds_count{metric="runq",key="spinner"}[10s]))' >"$TMP/rate.json"
+# the raw samples of the window, to find the readings Prometheus computed from
+query 'schedhist_events_total{metric="runq"}[10s]' >"$TMP/window.json"
 curl -sS --max-time 10 "$API/api/v1/targets" >"$TMP/targets.json" || fail "targets query failed"
 
 stop_sh "$sh" TERM || fail "schedhist exited with $? on SIGTERM"
 stop_prometheus
-assert_nothing_loaded
+assert_nothing_leaked
 kill -0 "$prom" 2>/dev/null && fail "prometheus still running"
 
-python3 - "$TMP" "$eval_at" <<'EOF' || fail "Prometheus and schedhist's JSON disagree"
+python3 - "$TMP" <<'EOF' || fail "Prometheus and schedhist's JSON disagree"
 import json, sys
-from datetime import datetime, timezone
-tmp, t_eval = sys.argv[1], float(sys.argv[2])
+tmp = sys.argv[1]
 
 targets = json.load(open(f'{tmp}/targets.json'))['data']['activeTargets']
 assert len(targets) == 1, targets
@@ -98,14 +101,22 @@ def scalar(name):
     return float(res[0]['value'][1])
 prom_p99, prom_rate = scalar('p99'), scalar('rate')
 
-# schedhist's own 1 s reports whose span lies in the window (t_eval - 10 s, t_eval]
-buckets, spin, span = {}, 0, 0.0
+# The window's first and last samples hold two readings; the JSON reports
+# after the first up to the last are the waits rate() saw. A reading is
+# known by its events_total, the running sum of the reports' events.seen.
+w = json.load(open(f'{tmp}/window.json'))['data']['result']
+assert len(w) == 1, w
+first, last = int(w[0]['values'][0][1]), int(w[0]['values'][-1][1])
+reports, seen = [], 0
 for line in open(f'{tmp}/fleet.out'):
     r = json.loads(line)
-    end = datetime.strptime(r['time'], '%Y-%m-%dT%H:%M:%S.%fZ').replace(
-        tzinfo=timezone.utc).timestamp()
-    if end - r['interval_s'] < t_eval - 10 - 0.05 or end > t_eval + 0.05:
-        continue
+    seen += r['events']['seen']
+    reports.append((seen, r))
+starts = [i for i, (v, _) in enumerate(reports) if v == first]
+assert first == 0 or starts, f'no reading with events_total {first}'
+i0 = starts[0] + 1 if first else 0
+buckets, spin, span = {}, 0, 0.0
+for v, r in reports[i0:]:
     span += r['interval_s']
     for g in r['groups']:
         if g['key'] == 'spinner':
@@ -113,6 +124,10 @@ for line in open(f'{tmp}/fleet.out'):
         for b in g['buckets']:
             k = (b['lo_ns'], b['hi_ns'])
             buckets[k] = buckets.get(k, 0) + b['count']
+    if v == last:
+        break
+else:
+    raise AssertionError(f'no reading with events_total {last}')
 assert span >= 8, f'only {span:.1f} s of reports in the window'
 json_rate = spin / span
 total = sum(buckets.values())

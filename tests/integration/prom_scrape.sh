@@ -66,6 +66,6 @@ grep -qi '^Content-Type: text/html' "$TMP/h3" || fail "/ is not text/html"
 
 [ ! -s "$TMP/scrape.out" ] || fail "printed on stdout without --print: $(head -3 "$TMP/scrape.out")"
 stop_sh "$sh" TERM || fail "schedhist exited with $? on SIGTERM"
-assert_nothing_loaded
+assert_nothing_leaked
 [ -z "$(ss -Hltn "( sport = :$port )")" ] || fail "port $port still listening after exit"
 echo "promtool and structure checks pass: $(python3 "$CHECK" "$TMP/s2.txt")"

@@ -427,6 +427,8 @@ static void test_render(void)
 	CHECK(has_line(om, "# TYPE schedhist_lost_events counter"));
 	CHECK(has_line(om, "# TYPE schedhist_overflow_events counter"));
 	CHECK(has_line(om, "# UNIT schedhist_wait_seconds seconds"));
+	CHECK(has_line(om, "# TYPE schedhist_build info"));
+	CHECK(has_line(om, "schedhist_build_info{version=\"" SCHEDHIST_VERSION "\"} 1"));
 	CHECK(has_line(om, "schedhist_events_total{metric=\"offcpu\"} 7"));
 	CHECK(!strstr(om, "# TYPE schedhist_events_total"));
 	CHECK(strlen(om) > 6 && !strcmp(om + strlen(om) - 6, "# EOF\n"));

@@ -671,6 +671,7 @@ static void test_cgroup_names(void)
 	snprintf(path, sizeof(path), "%s/a.slice/b.scope", root);
 	CHECK(!rmdir(path));
 	s.keep_pruned = true;
+	s.keep_limit = 16;
 	snapshot_begin(&s, 2);
 	for (i = 0; i < 4; i++)
 		feed(&s, &k[i], SH_KEY_CGROUP, false);

@@ -514,6 +514,7 @@ static void test_keep_pruned(void)
 
 	CHECK(!snapshot_init(&s));
 	s.keep_pruned = true;
+	s.keep_limit = 1;
 	vals_init(&v, 2, sizeof(struct sh_hist));
 	record(&v, 0, 1000, 4);
 	snapshot_begin(&s, 1);
@@ -533,6 +534,16 @@ static void test_keep_pruned(void)
 	snapshot_begin(&s, 3);
 	CHECK(e && e->delta.count == 0);
 	CHECK_EQ_U64(snapshot_recorded(&s), 5);
+	/* past keep_limit, a pruned entry folds into [exited] after all */
+	record(&v, 0, 2000, 2);
+	e = ingest(&s, 9, &v, true);
+	CHECK(e && e->pruned);
+	snapshot_gc(&s);
+	CHECK(find(&s, 8) != NULL);
+	CHECK(find(&s, 9) == NULL);
+	CHECK_EQ_U64(s.exited_keys, 1);
+	CHECK_EQ_U64(s.nkept, 1);
+	CHECK_EQ_U64(snapshot_recorded(&s), 5 + 7);
 	free(v.buf);
 	snapshot_free(&s);
 }
