@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Loads and attaches the empty floor programs (bench/floor.bpf.c), prints
- * "Attached" on stderr, and holds them until SIGTERM or SIGINT.
- * usage: floor [-v]   (-v shows libbpf's log)
+ * Loads and attaches the empty floor programs of bench/floor.bpf.c (or,
+ * with -c, the ones that only read the clock), prints "Attached" on
+ * stderr, and holds them until SIGTERM or SIGINT.
+ * usage: floor [-c] [-v]   (-v shows libbpf's log)
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,7 +17,7 @@
 #include "floor.skel.h"
 
 static volatile sig_atomic_t stop;
-static int verbose;
+static bool verbose;
 
 static void on_signal(int sig)
 {
@@ -33,14 +35,19 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct floor_bpf *skel;
+	bool clock = false;
 	sigset_t block, old;
-	int err;
+	int i, err;
 
-	if (argc > 1 && !strcmp(argv[1], "-v")) {
-		verbose = 1;
-	} else if (argc > 1) {
-		fprintf(stderr, "usage: floor [-v]\n");
-		return 2;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-v")) {
+			verbose = true;
+		} else if (!strcmp(argv[i], "-c")) {
+			clock = true;
+		} else {
+			fprintf(stderr, "usage: floor [-c] [-v]\n");
+			return 2;
+		}
 	}
 	libbpf_set_print(libbpf_print);
 	sigemptyset(&sa.sa_mask);
@@ -54,10 +61,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	skel = floor_bpf__open_and_load();
+	skel = floor_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "floor: cannot load the BPF programs: %s%s\n", strerror(errno),
+		fprintf(stderr, "floor: cannot open the BPF object: %s\n", strerror(errno));
+		return 1;
+	}
+	/* one pair only: the other is neither loaded nor attached */
+	bpf_program__set_autoload(skel->progs.floor_switch, !clock);
+	bpf_program__set_autoload(skel->progs.floor_wakeup, !clock);
+	bpf_program__set_autoload(skel->progs.clock_switch, clock);
+	bpf_program__set_autoload(skel->progs.clock_wakeup, clock);
+	err = floor_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "floor: cannot load the BPF programs: %s%s\n", strerror(-err),
 			geteuid() ? " (run as root)" : "");
+		floor_bpf__destroy(skel);
 		return 1;
 	}
 	err = floor_bpf__attach(skel);
@@ -67,7 +85,8 @@ int main(int argc, char **argv)
 		floor_bpf__destroy(skel);
 		return 1;
 	}
-	fprintf(stderr, "Attached: floor_switch, floor_wakeup. SIGTERM to end.\n");
+	fprintf(stderr, "Attached: %s. SIGTERM to end.\n",
+		clock ? "clock_switch, clock_wakeup" : "floor_switch, floor_wakeup");
 	while (!stop)
 		sigsuspend(&old);
 	floor_bpf__destroy(skel);

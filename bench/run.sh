@@ -8,7 +8,9 @@
 #   bench/run.sh --arms 'none floor sh:runq:comm runqlat'   only these arms
 #
 # Arms: none (nothing attached), floor (bench/floor.bpf.c: empty programs
-# on sched_switch and sched_wakeup), schedhist -M {offcpu,runq,blocked}
+# on sched_switch and sched_wakeup), clock (programs there that only read
+# bpf_ktime_get_ns(): the floor plus the one clock read per event every
+# latency tool needs), schedhist -M {offcpu,runq,blocked}
 # x -k {none,comm,tid,cgroup}, and runqlat from Debian's libbpf-tools
 # (installed with apt-get if missing). Each repeat runs every arm once, in
 # a new random order; with each arm attached:
@@ -40,16 +42,16 @@ LOCK=/tmp/schedhist-cpu.lock
 
 # Workload sizes (loops), full run; --quick scales them down.
 REPEATS=7
-PIPE_PINNED_LOOPS=200000	# each loop: 2 switches and 2 wakeups on CPU 0
-PIPE_LOOPS=100000
+PIPE_PINNED_LOOPS=120000	# each loop: 2 switches and 2 wakeups on CPU 0
+PIPE_LOOPS=50000
 MSG_GROUPS=5
-MSG_LOOPS=100
-STATS_LOOPS=200000
-POLL_INTERVALS=5		# intervals (of 1 s) the poller CPU is averaged over
+MSG_LOOPS=50
+STATS_LOOPS=120000
+POLL_INTERVALS=4		# intervals (of 1 s) the poller CPU is averaged over
 KEY_COUNTS="1 100 1000 10000"
 KEY_PERIOD_MS=250
 OUTDIR=bench/results
-ALL_ARMS="none floor"
+ALL_ARMS="none floor clock"
 for m in offcpu runq blocked; do
 	for k in none comm tid cgroup; do ALL_ARMS="$ALL_ARMS sh:$m:$k"; done
 done
@@ -139,7 +141,7 @@ cleanup() {
 	# workloads run in their own process group (setsid): end the group
 	[ -n "$WL_PID" ] && kill -KILL -- -"$WL_PID"
 	stop_pid "$ARM_PID" INT
-	stop_pid "$KEYS_PID" KILL
+	stop_pid "$KEYS_PID" INT
 	wait
 	echo "$STATS_OLD" >/proc/sys/kernel/bpf_stats_enabled
 	rm -rf "$TMP"
@@ -153,6 +155,10 @@ trap 'exit 143' TERM
 cp "$OUTPUT/schedhist" "$OUTPUT/bench/floor" "$OUTPUT/bench/keys" "$TMP/" ||
 	die "cannot copy the binaries to $TMP"
 SCHEDHIST=$TMP/schedhist FLOOR=$TMP/floor KEYS=$TMP/keys
+# the sizes the map-memory formula needs, from the header the build used
+printf '#include <stdio.h>\n#include "schedhist.h"\nint main(void) { printf("%%zu %%zu\\n", sizeof(struct sh_hist), sizeof(struct sh_pcpu)); return 0; }\n' |
+	${CC:-cc} -Iinclude -x c - -o "$TMP/sizes" || die "cannot compile the size probe (is gcc installed?)"
+read -r HIST_BYTES PCPU_BYTES < <("$TMP/sizes")
 
 set_stats() { echo "$1" >/proc/sys/kernel/bpf_stats_enabled || die "cannot set kernel.bpf_stats_enabled"; }
 set_stats 0
@@ -206,8 +212,8 @@ start_arm() {
 	ARM_PID=
 	case $arm in
 	none) return 0 ;;
-	floor)
-		"$FLOOR" 2>"$TMP/arm.err" &
+	floor|clock)
+		"$FLOOR" $([ "$arm" = clock ] && echo -c) 2>"$TMP/arm.err" &
 		want=2 ready='^Attached' ;;
 	sh:*)
 		IFS=: read -r _ m k <<<"$arm"
@@ -337,7 +343,7 @@ measure_poller() {
 	done
 	ids=$(arm_links "$ARM_PID" | awk '{ print $1 }')
 	stop_arm "$ids"
-	stop_pid "$KEYS_PID" KILL
+	stop_pid "$KEYS_PID" INT	# INT: no "Killed" notice from bash
 	KEYS_PID=
 }
 
@@ -390,10 +396,12 @@ python3 bench/summarize.py "$CSV" \
 	--date "$START" --kernel "$(uname -r)" --cpus "$cpus" \
 	--possible-cpus "$(possible_cpus)" \
 	--cpu-model "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
+	--clocksource "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
 	--commit "$(git describe --always --dirty 2>/dev/null || echo unknown)" \
 	--runqlat "libbpf-tools $(dpkg-query -W -f='${Version}' libbpf-tools 2>/dev/null)" \
 	--perf "$("$PERF" version 2>/dev/null)" \
 	--workloads "pipe pinned: taskset -c 0 perf bench sched pipe -l $PIPE_PINNED_LOOPS; pipe: perf bench sched pipe -l $PIPE_LOOPS; messaging: perf bench sched messaging -g $MSG_GROUPS -l $MSG_LOOPS; ns/event: taskset -c 0 perf bench sched pipe -l $STATS_LOOPS with kernel.bpf_stats_enabled=1; poller: bench/keys -p $KEY_PERIOD_MS, schedhist -M offcpu -k tid -p KEYS -i 1, CPU over $POLL_INTERVALS intervals" \
+	--hist-bytes "$HIST_BYTES" --pcpu-bytes "$PCPU_BYTES" \
 	--elapsed "$elapsed" >"$MD" || die "summarize.py failed"
 log "wrote $CSV and $MD (${elapsed} s of measuring)"
 cat "$MD"

@@ -10,15 +10,17 @@ import statistics
 import sys
 from collections import defaultdict
 
-HIST_BYTES = 232  # sizeof(struct sh_hist): one key's histogram on one CPU
 BIG_CPUS, BIG_KEYS = 64, 1024
 
 ap = argparse.ArgumentParser()
 ap.add_argument("csv")
-for opt in ("date", "kernel", "cpus", "possible-cpus", "cpu-model", "commit", "runqlat",
-            "perf", "workloads", "elapsed"):
+for opt in ("date", "kernel", "cpus", "possible-cpus", "cpu-model", "clocksource", "commit",
+            "runqlat", "perf", "workloads", "elapsed"):
     ap.add_argument("--" + opt, default="?")
+ap.add_argument("--hist-bytes", type=int, required=True, help="sizeof(struct sh_hist)")
+ap.add_argument("--pcpu-bytes", type=int, required=True, help="sizeof(struct sh_pcpu)")
 args = ap.parse_args()
+HIST_BYTES = args.hist_bytes  # one key's histogram on one CPU
 
 # data[arm][measure][repeat] = value
 data = defaultdict(lambda: defaultdict(dict))
@@ -76,10 +78,11 @@ def arm_name(arm):
         _, m, k = arm.split(":")
         return f"schedhist -M {m} -k {k}"
     return {"none": "none (nothing attached)", "floor": "floor (empty programs)",
+            "clock": "clock (floor + bpf_ktime_get_ns)",
             "runqlat": "runqlat (libbpf-tools)"}.get(arm, arm)
 
 
-arms = [a for a in ["none", "floor"] + [f"sh:{m}:{k}" for m in ("offcpu", "runq", "blocked")
+arms = [a for a in ["none", "floor", "clock"] + [f"sh:{m}:{k}" for m in ("offcpu", "runq", "blocked")
                                         for k in ("none", "comm", "tid", "cgroup")] + ["runqlat"]
         if a in data]
 
@@ -111,7 +114,8 @@ p("# schedhist overhead benchmark")
 p("")
 p(f"- date: {args.date}")
 p(f"- kernel: {args.kernel}")
-p(f"- CPUs: {args.cpus} online, {args.possible_cpus} possible; model: {args.cpu_model}")
+p(f"- CPUs: {args.cpus} online, {args.possible_cpus} possible; model: {args.cpu_model}; "
+  f"clocksource: {args.clocksource}")
 p(f"- schedhist: {args.commit}; runqlat: {args.runqlat}; perf: {args.perf}")
 p(f"- repeats: {len(repeats)}, every arm once per repeat, arm order shuffled per repeat; "
   f"{args.elapsed} s of measuring")
@@ -128,16 +132,18 @@ p("## In-kernel cost per event")
 p("")
 p("ns per program run = delta run_time_ns / delta run_cnt with kernel.bpf_stats_enabled=1 "
   "over the pinned pipe run (the stats' own clock reads are inside every figure, "
-  "the floor's included).")
+  "the floor's included). \"switch − clock\" is what a program costs beyond the floor and "
+  "one bpf_ktime_get_ns(), the clock read every latency tool needs per event.")
 p("")
 p("| arm | sched_switch ns | sched_wakeup ns | switch + wakeup ns | switch − floor ns "
-  "| switch / floor | switch / runqlat's | (switch + wakeup) / runqlat's |")
-p("|---|---|---|---|---|---|---|---|")
+  "| switch − clock ns | switch / floor | switch / runqlat's | (switch + wakeup) / runqlat's |")
+p("|---|---|---|---|---|---|---|---|---|")
 for a in arms:
     if a == "none":
         continue
     p(f"| {arm_name(a)} | {cell(sw(a))} | {cell(wk(a))} | {cell(pair(a))} "
       f"| {cell(per_repeat(lambda x, f: x - f, sw(a), sw('floor')))} "
+      f"| {cell(per_repeat(lambda x, c: x - c, sw(a), sw('clock')))} "
       f"| {cell(per_repeat(lambda x, f: x / f, sw(a), sw('floor')), '{:.2f}')} "
       f"| {cell(per_repeat(lambda x, q: x / q, sw(a), sw('runqlat')), '{:.2f}')} "
       f"| {cell(per_repeat(lambda x, q: x / q, pair(a), pair('runqlat')), '{:.2f}')} |")
@@ -210,8 +216,8 @@ if pollers:
           f"{BIG_KEYS} keys on a {BIG_CPUS}-CPU host: {BIG_KEYS} x {BIG_CPUS} x {HIST_BYTES} B "
           f"= {BIG_KEYS * BIG_CPUS * HIST_BYTES / 2**20:.2f} MiB of histograms, "
           f"**{big / 2**20:.2f} MiB** in all with the default --max-keys "
-          "(plus the one-element per-CPU array: 64 x 280 B, and the task storage: one 8-byte "
-          "timestamp per task with its storage overhead).")
+          f"(plus the one-element per-CPU array: {BIG_CPUS} x {args.pcpu_bytes} B, and the task "
+          "storage: one 8-byte timestamp per task with its storage overhead).")
         p("")
 
 

@@ -191,7 +191,8 @@ static __always_inline struct sh_hist *keyed_hist(struct sh_pcpu *pc,
 		return h;
 	err = bpf_map_update_elem(&hists, &key, &zero_hist, BPF_NOEXIST);
 	if (err && err != -17 /* EEXIST: created meanwhile */) {
-		pc->stats[SH_STAT_MAP_FULL]++;
+		/* E2BIG: full; else (ENOMEM) no element free at this moment */
+		pc->stats[err == -7 /* E2BIG */ ? SH_STAT_MAP_FULL : SH_STAT_NO_MEM]++;
 		__builtin_memset(&key, 0, sizeof(key));
 		key.id = SH_OTHER_ID;
 	}

@@ -91,7 +91,8 @@ struct sh_hist {
  * switch-in of a non-idle task (offcpu, runq) or a wakeup (blocked).
  * Identity, exact once the programs are detached:
  *   seen == sum of all histogram counts + no_start + filtered + dropped
- * map_full events are part of the histogram counts (in the [other] entry).
+ * map_full and no_mem events are part of the histogram counts (in the
+ * [other] entry, which gets exactly those).
  */
 enum sh_stat {
 	SH_STAT_SEEN = 0,	/* events that reached the histogram path */
@@ -99,7 +100,14 @@ enum sh_stat {
 	SH_STAT_FILTERED = 2,	/* task outside the -p / -c filter */
 	SH_STAT_DROPPED = 3,	/* histogram update failed (never expected) */
 	SH_STAT_MAP_FULL = 4,	/* recorded under [other]: the key map was full */
-	SH_STAT_NR = 5,
+	/*
+	 * recorded under [other]: the kernel had no memory for a new key at
+	 * that moment (E2BIG is full; this is ENOMEM: without preallocation,
+	 * new elements come from per-CPU caches refilled asynchronously,
+	 * which run dry for a moment under heavy task churn)
+	 */
+	SH_STAT_NO_MEM = 5,
+	SH_STAT_NR = 6,
 };
 
 /*

@@ -115,3 +115,62 @@ in_cgroup() {
 	shift
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@"
 }
+
+# map_ids PID: ids of the BPF maps that process PID holds open.
+map_ids() {
+	grep -h '^map_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u
+}
+
+# hists_map_id PID: id of the key map ("hists") of schedhist process PID.
+hists_map_id() {
+	local id
+	for id in $(map_ids "$1"); do
+		bpftool map show id "$id" 2>/dev/null | grep -q ' name hists ' && { echo "$id"; return 0; }
+	done
+	return 1
+}
+
+# map_entries ID: how many keys map ID holds now.
+map_entries() {
+	bpftool map dump id "$1" -j 2>/dev/null |
+		python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
+}
+
+# assert_maps_gone IDS...: none of these map ids exists any more (a pinned
+# map would outlive its process and keep its id).
+assert_maps_gone() {
+	local i id left
+	for i in $(seq 1 40); do
+		left=
+		for id in "$@"; do
+			bpftool map show id "$id" >/dev/null 2>&1 && left="$left $id"
+		done
+		[ -z "$left" ] && return 0
+		sleep 0.05
+	done
+	fail "map(s)$left still exist after schedhist ended"
+}
+
+# our_objects: one line per schedhist program or map in the kernel now
+# ("prog ID NAME" / "map ID NAME"), to compare before and after a run
+# whose ids are unknown (e.g. killed while loading).
+our_objects() {
+	bpftool prog show 2>/dev/null | awk '/ name schedhist_/ {sub(":", "", $1); print "prog", $1, $4}'
+	bpftool map show 2>/dev/null |
+		awk '/ name (hists|pcpu|task_ts|schedhis\.[a-z]+) / {sub(":", "", $1); print "map", $1, $4}'
+}
+
+# wait_for FILE REGEX [SECONDS]: until a line of FILE matches (default 10 s).
+wait_for() {
+	local i
+	for i in $(seq 1 $((${3:-10} * 20))); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "no line matching '$2' in $1 within ${3:-10} s"
+}
+
+# cpu_ticks PID: user + system CPU time of PID so far, in clock ticks.
+cpu_ticks() {
+	awk '{print $14 + $15}' /proc/"$1"/stat
+}

@@ -8,6 +8,11 @@ cd "$(dirname "$0")/.."
 export OUTPUT=${OUTPUT:-.output}
 log=$(mktemp)
 tests/run-unit.sh "$OUTPUT/tests" | tee "$log"
+# the same unit tests under ASan+UBSan (make asan), leaks included
+if [ -d "$OUTPUT-asan/tests" ]; then
+	echo "unit tests under ASan+UBSan ($OUTPUT-asan):"
+	ASAN_OPTIONS=detect_leaks=1 tests/run-unit.sh "$OUTPUT-asan/tests" | tee -a "$log"
+fi
 tests/run-integration.sh | tee -a "$log"
 p=0 f=0 s=0
 while read -r _ a _ b _ c _; do

@@ -282,13 +282,14 @@ int main(int argc, char **argv)
 	}
 	if (o.verbose)
 		pr_info("totals: seen %llu, recorded into histograms %llu, no_start %llu, "
-			"filtered %llu, dropped %llu, map_full %llu, keys pruned %llu\n",
+			"filtered %llu, dropped %llu, map_full %llu, no_mem %llu, keys pruned %llu\n",
 			(unsigned long long)snap.stats_cum[SH_STAT_SEEN],
 			(unsigned long long)snapshot_recorded(&snap),
 			(unsigned long long)snap.stats_cum[SH_STAT_NO_START],
 			(unsigned long long)snap.stats_cum[SH_STAT_FILTERED],
 			(unsigned long long)snap.stats_cum[SH_STAT_DROPPED],
 			(unsigned long long)snap.stats_cum[SH_STAT_MAP_FULL],
+			(unsigned long long)snap.stats_cum[SH_STAT_NO_MEM],
 			(unsigned long long)rd.pruned);
 out:
 	exporter_close(&ex);

@@ -154,13 +154,18 @@ static void print_help(FILE *f)
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
+	char *p;
 
-	fputs("schedhist: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs(" (see schedhist --help)\n", stderr);
+	/* the message quotes the user's words: keep it one line, no escapes */
+	for (p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	fprintf(stderr, "schedhist: %s (see schedhist --help)\n", msg);
 	return SH_EXIT_USAGE;
 }
 
@@ -241,8 +246,8 @@ int parse_duration(const char *s, __u64 dflt_unit_ns, __u64 *out_ns)
 		return -1;
 	/* digits [. digits] [unit]; no sign, no exponent, no spaces */
 	while (*p >= '0' && *p <= '9') {
-		if (ip > (ULLONG_MAX - 9) / 10)
-			return -1;
+		if (ip > (ULLONG_MAX - (unsigned)(*p - '0')) / 10)
+			return -1;	/* exact: 18446744073709551615ns still fits */
 		ip = ip * 10 + (*p++ - '0');
 		digits++;
 	}

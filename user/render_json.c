@@ -12,6 +12,7 @@ static const char *const stat_names[SH_STAT_NR] = {
 	[SH_STAT_FILTERED] = "filtered",
 	[SH_STAT_DROPPED] = "dropped",
 	[SH_STAT_MAP_FULL] = "map_full",
+	[SH_STAT_NO_MEM] = "no_mem",
 };
 
 void json_string(FILE *f, const char *s)

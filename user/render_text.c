@@ -193,14 +193,18 @@ void render_text(FILE *f, const struct sh_report *r, const struct options *o)
 		fprintf(f, "overflow: key map full, %" PRIu64 " waits of new keys counted "
 			   "under [other] (raise --max-keys)\n",
 			(uint64_t)r->stats[SH_STAT_MAP_FULL]);
+	if (r->stats[SH_STAT_NO_MEM])
+		fprintf(f, "overflow: no kernel memory for a new key at the time, %" PRIu64
+			   " waits counted under [other] (transient, under heavy task churn)\n",
+			(uint64_t)r->stats[SH_STAT_NO_MEM]);
 	if (o->verbose)
 		fprintf(f, "events: seen %" PRIu64 "  recorded %" PRIu64 "  no_start %" PRIu64
 			   "  filtered %" PRIu64 "  dropped %" PRIu64 "  map_full %" PRIu64
-			   "  keys %" PRIu64 "\n",
+			   "  no_mem %" PRIu64 "  keys %" PRIu64 "\n",
 			(uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count,
 			(uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
 			(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_MAP_FULL],
-			(uint64_t)r->live_keys);
+			(uint64_t)r->stats[SH_STAT_NO_MEM], (uint64_t)r->live_keys);
 
 	if (!r->ngroups) {
 		fprintf(f, "(no waits recorded)\n\n");

@@ -7,6 +7,7 @@
  *   ROOT/mnt/a/f        a file, not a cgroup
  *   ROOT/mnt/in -> a/b, ROOT/mnt/out -> ../outside, ROOT/mnt/loop -> loop
  *   ROOT/outside, ROOT/mntx             directories outside the mount
+ * (ROOT is under $TMPDIR, or /tmp; removed at exit)
  * The input is the path; a leading "@" stands for ROOT/mnt, so that paths
  * given absolute under the mount are reached too. The first byte sizes the
  * error buffer (1 to 256 bytes, allocated to the byte). A success must
@@ -24,7 +25,7 @@
 
 int sh_log_level;
 
-static char root[64];
+static char root[PATH_MAX];
 static struct sh_cgroups cg;
 static struct {
 	const char *rel;
@@ -34,7 +35,7 @@ static struct {
 
 static void remove_tree(void)
 {
-	char cmd[128];
+	char cmd[PATH_MAX + 16];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd))
@@ -55,13 +56,14 @@ static void mk(const char *rel, int dir, const char *link_to)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	const char *tmp = getenv("TMPDIR");
 	struct stat st;
 	char p[PATH_MAX];
 	size_t i;
 
 	(void)argc;
 	(void)argv;
-	snprintf(root, sizeof(root), "/tmp/schedhist-fuzzcg.XXXXXX");
+	snprintf(root, sizeof(root), "%s/schedhist-fuzzcg.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(root)) {
 		perror("mkdtemp");
 		exit(1);

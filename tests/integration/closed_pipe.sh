@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Writing into a closed pipe ends quietly: `schedhist -i 0.2 | head -3`
 # returns promptly, schedhist exits 0 with nothing on stderr but the
-# start line, and its programs are gone.
+# start line, and its programs are gone. Then: a full pipe (no CPU spent
+# while blocked, SIGTERM ends it cleanly), the reader exiting while it is
+# blocked (EPIPE, quiet exit 0), a reader that stalls (interval timing
+# stays right) and a closed stdout (refused before loading).
 . "$(dirname "$0")/../lib.sh"
 need_root
 
@@ -15,3 +18,80 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$(grep -vc '^Tracing' "$TMP/err")" -eq 0 ] || fail "noise on stderr: $(cat "$TMP/err")"
 echo "ended ${ms} ms after start"
 [ $ms -lt 5000 ] || fail "took $ms ms"
+
+# A full pipe (`| sleep 30`): once the pipe is full schedhist blocks in
+# write() (wchan pipe_write) and uses no CPU; SIGTERM then ends it at once
+# with exit 0, nothing on stderr but the start line, nothing left loaded.
+mkfifo "$TMP/fifo"
+sleep 30 <"$TMP/fifo" &
+CHILD_PIDS+=($!)
+"$SCHEDHIST" -i 0.02 -k tid >"$TMP/fifo" 2>"$TMP/full.err" &
+SH=$!
+SH_PIDS+=($SH)
+for i in $(seq 1 200); do
+	grep -q pipe "/proc/$SH/wchan" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q pipe "/proc/$SH/wchan" || fail "schedhist never blocked on the full pipe (wchan $(cat /proc/$SH/wchan))"
+SH_IDS=$(prog_ids $SH)
+t0=$(cpu_ticks $SH)
+sleep 2
+t1=$(cpu_ticks $SH)
+echo "CPU time while blocked on a full pipe for 2 s: $((t1 - t0)) ticks"
+[ $((t1 - t0)) -le 2 ] || fail "schedhist spins on a full pipe: $((t1 - t0)) ticks in 2 s"
+start=$(date +%s%N)
+kill -TERM $SH
+for i in $(seq 1 40); do kill -0 $SH 2>/dev/null || break; sleep 0.05; done
+kill -0 $SH 2>/dev/null && fail "SIGTERM did not end schedhist blocked on a full pipe"
+wait $SH; rc=$?
+echo "SIGTERM on a full pipe: exit $rc after $(( ($(date +%s%N) - start) / 1000000 )) ms"
+[ $rc -eq 0 ] || fail "SIGTERM on a full pipe: exit $rc, want 0; stderr: $(cat "$TMP/full.err")"
+[ "$(grep -vc '^Tracing' "$TMP/full.err")" -eq 0 ] || fail "noise on stderr: $(cat "$TMP/full.err")"
+assert_unloaded $SH_IDS
+
+# The reader goes away while schedhist is blocked on the full pipe: the
+# write fails with EPIPE (SIGPIPE is ignored) and it ends quietly, exit 0.
+( "$SCHEDHIST" -i 0.02 -k tid 2>"$TMP/gone.err"; echo $? >"$TMP/gone.rc" ) | sleep 2
+for i in $(seq 1 40); do [ -s "$TMP/gone.rc" ] && break; sleep 0.05; done
+[ -s "$TMP/gone.rc" ] || fail "schedhist still running 2 s after its reader exited"
+[ "$(cat "$TMP/gone.rc")" -eq 0 ] || fail "reader gone: exit $(cat "$TMP/gone.rc"), want 0"
+[ "$(grep -vc '^Tracing' "$TMP/gone.err")" -eq 0 ] || fail "noise on stderr: $(cat "$TMP/gone.err")"
+
+# A reader that stalls for 2 s: schedhist blocks, then goes on. Interval
+# timing stays right: the reports' spans are contiguous (each interval_s is
+# the time since the previous reading, the stall included), exactly one
+# report comes late (the one taken when the write returned), and the
+# others stay on the 0.2 s grid: no burst of catch-up reports, no drift.
+"$SCHEDHIST" -i 0.2 -d 4 -k tid -j 2>"$TMP/slow.err" | python3 -c '
+import fcntl, sys, time
+fcntl.fcntl(0, 1031, 4096)	# F_SETPIPE_SZ: a one-page pipe fills at once
+first = sys.stdin.buffer.readline()
+time.sleep(2)
+sys.stdout.buffer.write(first + sys.stdin.buffer.read())
+' >"$TMP/slow.out" || fail "slow reader run failed: $(cat "$TMP/slow.err")"
+python3 - "$TMP/slow.out" <<'PY' || fail "interval timing after a stalled reader"
+import datetime, json, sys
+reports = [json.loads(l) for l in open(sys.argv[1])]
+def ts(r):
+    return datetime.datetime.strptime(r["time"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+t = [ts(r) for r in reports]
+gaps = [b - a for a, b in zip(t, t[1:])]
+print(f"{len(reports)} reports; gaps: " + " ".join(f"{g:.2f}" for g in gaps))
+assert max(gaps) >= 1.5, "the reader's stall did not block schedhist"
+for r, g in zip(reports[1:], gaps):
+    assert abs(r["interval_s"] - g) < 0.03, f"interval_s {r['interval_s']} but {g:.3f} s since the last"
+off = [x for x in t[1:] if min((x - t[0]) % 0.2, 0.2 - (x - t[0]) % 0.2) > 0.03]
+assert len(off) <= 1, f"{len(off)} reports off the 0.2 s grid"
+assert min(gaps) > 0.1 or len([g for g in gaps if g < 0.1]) <= 1, "a burst of catch-up reports"
+PY
+
+# stdout closed (>&-): refused before anything is loaded, one line, exit 1.
+before=$(our_objects)
+start=$(date +%s%N)
+"$SCHEDHIST" -d 5 >&- 2>"$TMP/closed.err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "stdout closed: exit $rc after $ms ms: $(cat "$TMP/closed.err")"
+[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/closed.err")" -eq 1 ] && [ $ms -lt 1000 ] &&
+	grep -q '^schedhist: standard output is closed' "$TMP/closed.err" || fail "stdout closed not refused"
+[ "$(our_objects)" = "$before" ] || fail "a run with stdout closed left objects in the kernel"
