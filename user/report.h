@@ -35,7 +35,9 @@ struct sh_report {
 	struct sh_group *groups;	/* ranked, largest first; [rest] not included */
 	size_t ngroups;			/* groups shown (--top) */
 	size_t nall;			/* all groups, the ones folded into rest too */
-	size_t cap;
+	size_t cap;			/* allocated groups (and order, spare) */
+	size_t *order;			/* ranking scratch: indices into groups */
+	struct sh_group *spare;		/* ranking scratch: groups in rank order */
 	struct sh_group rest;		/* keys beyond --top, when rest.nkeys */
 	struct sh_totals all;		/* every group together (incl. rest) */
 	__u64 all_p50, all_p90, all_p99, all_p999;
