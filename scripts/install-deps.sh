@@ -7,11 +7,14 @@
 #   tests:  python3 (JSON checks), mandoc (man page lint), libxml2-utils
 #           (xmllint for the heatmap SVG), linux-perf (workloads), chromium
 #           (renders the heatmap to PNG in a test), prometheus (promtool and a
-#           real server scraping --listen), curl, iproute2 (ss)
+#           real server scraping --listen), curl, iproute2 (ss),
+#           libclang-rt-14-dev (libFuzzer and the sanitizers' runtimes),
+#           valgrind (memcheck run), strace (fault injection at startup)
 set -eu
 pkgs="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 python3 mandoc libxml2-utils linux-perf procps chromium \
-libmicrohttpd-dev libcap-ng-dev prometheus curl iproute2"
+libmicrohttpd-dev libcap-ng-dev prometheus curl iproute2 \
+libclang-rt-14-dev valgrind strace"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

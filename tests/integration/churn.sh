@@ -57,6 +57,19 @@ while kill -0 $CH 2>/dev/null; do
 done
 wait $CH || fail "churn helper failed"
 cat "$TMP/churn.out"
+# the churn is over: within two readings every key of an exited task is
+# pruned, so the kernel maps hold little more than the live tasks' keys
+for n in tid pid; do
+	# two readings are enough on an idle machine; allow a loaded one (or
+	# the ASan build) up to 8 s
+	for i in $(seq 1 32); do
+		sleep 0.25
+		left=$("$HELPERS/mapcount" "${MAP[$n]}" | awk '{print $2}')
+		[ "$left" -lt 300 ] && [ $i -ge 10 ] && break
+	done
+	echo "$n: $left keys left in the kernel map after the churn"
+	[ "$left" -lt 300 ] || fail "$n: $left keys still in the kernel map 8 s after the churn ended"
+done
 for n in tid pid tiny; do stop_sh "${P[$n]}" || fail "$n: schedhist exited with $?"; done
 for n in tid pid tiny; do
 	echo "$n: keys in the kernel map, per second: $(sort -n "$TMP/$n.entries" | tr '\n' ' ')"

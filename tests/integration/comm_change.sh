@@ -31,9 +31,11 @@ print(f"-k comm: rn_before {old} (schedstat says {before - 1}..{after - 1}), "
 # the first switch-in of a new thread ends no wait (no switch-out before it);
 # a switch-in between the two schedstat readings could belong to either
 # side, and one after the last reading (before the thread exits) is not in it
-assert before - 1 <= old <= after - 1, "waits before the rename are not all under the old name"
-assert end - after <= new <= end - before + 1, "waits after the rename are not under the new name"
-assert new >= 60 and old >= 59
+# on a loaded host one wait next to the rename has been seen on the other
+# side of it (the schedstat readings and the rename are not atomic): +-1
+assert before - 2 <= old <= after, "waits before the rename are not all under the old name"
+assert end - after - 1 <= new <= end - before + 2, "waits after the rename are not under the new name"
+assert new >= 59 and old >= 58
 g = [g for g in tid["groups"] if g["key"] == t]
 assert g, f"tid {t} missing from the -k tid report"
 print(f"-k tid: tid {t} comm {g[0]['comm']}, {g[0]['count']} waits (schedstat {end - 1})")

@@ -29,7 +29,8 @@ def get(r, tid, f):
     return sum(g[f] for g in r["groups"] if g["key"] == tid)
 for tid in tids:
     # the same switch events in both; each instance reads its own clock, a
-    # few ns apart per event, so sums agree to well within 0.01%
+    # few ns apart per event (more when an interrupt falls between the two
+    # programs on a loaded host), so sums agree to within 0.2%
     s = sum(get(r, tid, "count") for r in iv)
     c = get(cu[-1], tid, "count")
     print(f"tid {tid} count: sum of {len(iv)} intervals {s}, cumulative {c}")
@@ -37,7 +38,7 @@ for tid in tids:
     s = sum(get(r, tid, "sum_ns") for r in iv)
     c = get(cu[-1], tid, "sum_ns")
     print(f"tid {tid} sum_ns: sum of intervals {s}, cumulative {c}")
-    assert abs(s - c) <= c * 1e-4
+    assert abs(s - c) <= c * 2e-3
     prev = 0
     for r in cu:
         v = get(r, tid, "count")

@@ -3,12 +3,12 @@
 # The libFuzzer targets of every parser of outside input (tests/fuzz/:
 # the command line, durations and numbers, /proc/self/mountinfo, cgroup
 # paths), built by `make fuzz` with ASan+UBSan, each run for FUZZ_SECONDS
-# (20 by default), two at a time, from the seed corpus in
+# (15 by default), two at a time, from the seed corpus in
 # tests/fuzz/corpus/NAME (left untouched: new inputs go to a temporary
 # directory). Any crash, sanitizer report, leak or failed check fails the
 # test and prints the input that did it.
 . "$(dirname "$0")/../lib.sh"
-secs=${FUZZ_SECONDS:-20}
+secs=${FUZZ_SECONDS:-15}
 targets=$(ls "$OUTPUT"/fuzz/fuzz_* 2>/dev/null)
 [ -n "$targets" ] || fail "no fuzz targets in $OUTPUT/fuzz: run make fuzz (make test builds them)"
 for src in tests/fuzz/fuzz_*.c; do

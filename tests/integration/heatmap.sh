@@ -7,7 +7,7 @@
 need_root
 command -v xmllint >/dev/null || skip "xmllint missing (Debian package libxml2-utils)"
 
-"$HELPERS/spinners" -n 2 -c 0 -t 4 -N hspin -x >/dev/null &
+"$HELPERS/spinners" -n 2 -c 0 -t 15 -N hspin -x >/dev/null &
 CHILD_PIDS+=($!)
 "$SCHEDHIST" -M runq -i 0.5 -n 5 -j --heatmap "$TMP/all.svg" >"$TMP/all.json" 2>"$TMP/all.err" ||
 	fail "run failed: $(cat "$TMP/all.err")"
