@@ -16,7 +16,7 @@
 # a new random order; with each arm attached:
 #   1. stats off: `perf bench sched pipe` pinned to CPU 0 (every switch on
 #      the critical path), unpinned, and `perf bench sched messaging`,
-#      each the best (shortest) of 3 runs, which filters out the bursts of
+#      each the best (shortest) of 2 runs, which filters out the bursts of
 #      interference a shared or virtual machine adds; slowdown = t_arm /
 #      t_none of the same repeat;
 #   2. kernel.bpf_stats_enabled=1 around one more pinned pipe run: ns per
@@ -24,7 +24,7 @@
 #      run_cnt (programs found through the arm's own fds, so other BPF
 #      users of the host do not count);
 #   3. the arm process's peak RSS (VmHWM).
-# Then, once per repeat, the poller's cost: schedhist -M offcpu -k tid
+# Then, in the first 3 repeats, the poller's cost: schedhist -M offcpu -k tid
 # -p KEYS -i 1 over bench/keys (1, 100, 1000, 10000 threads, each its own
 # tid and comm, each switching every 250 ms): CPU per interval (ns
 # precision from /proc/PID/task/*/schedstat; /proc/PID/stat utime+stime
@@ -48,9 +48,10 @@ PIPE_PINNED_LOOPS=40000		# each loop: 2 switches and 2 wakeups on CPU 0
 PIPE_LOOPS=16000
 MSG_GROUPS=5
 MSG_LOOPS=16
-BEST_OF=3			# runs per slowdown workload; the shortest counts
+BEST_OF=2			# runs per slowdown workload; the shortest counts
 STATS_LOOPS=100000
 POLL_INTERVALS=4		# intervals (of 1 s) the poller CPU is averaged over
+POLL_REPEATS=3			# repeats that also measure the poller (~90 s each)
 KEY_COUNTS="1 100 1000 10000"
 KEY_PERIOD_MS=250
 OUTDIR=bench/results
@@ -383,6 +384,7 @@ for r in $(seq 1 "$REPEATS"); do
 		log "repeat $r/$REPEATS, arm $order/$narms: $arm"
 		measure_arm "$r" "$order" "$arm"
 	done
+	[ "$r" -le "$POLL_REPEATS" ] || continue
 	for n in $KEY_COUNTS; do
 		log "repeat $r/$REPEATS, poller with $n key(s)"
 		measure_poller "$r" "$n"

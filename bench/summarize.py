@@ -117,8 +117,9 @@ p(f"- kernel: {args.kernel}")
 p(f"- CPUs: {args.cpus} online, {args.possible_cpus} possible; model: {args.cpu_model}; "
   f"clocksource: {args.clocksource}")
 p(f"- schedhist: {args.commit}; runqlat: {args.runqlat}; perf: {args.perf}")
+npoll = len(series("poller:1", "cpu_ms_per_interval"))
 p(f"- repeats: {len(repeats)}, every arm once per repeat, arm order shuffled per repeat; "
-  f"{args.elapsed} s of measuring")
+  f"the poller in {npoll} of them; {args.elapsed} s of measuring")
 busy = series("host", "cpu_busy_pct")
 if busy:
     p(f"- CPU busy (2 s sample before each repeat, other work included): "

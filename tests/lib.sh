@@ -174,3 +174,16 @@ wait_for() {
 cpu_ticks() {
 	awk '{print $14 + $15}' /proc/"$1"/stat
 }
+
+# assert_no_new_objects BEFORE: no schedhist program or map is in the
+# kernel now that was not in BEFORE (an earlier our_objects); objects of
+# other instances may come and go meanwhile. Waits up to 2 s for frees.
+assert_no_new_objects() {
+	local i new
+	for i in $(seq 1 40); do
+		new=$(comm -13 <(echo "$1" | sort) <(our_objects | sort))
+		[ -z "$new" ] && return 0
+		sleep 0.05
+	done
+	fail "left in the kernel: $(echo "$new" | tr '\n' ' ')"
+}

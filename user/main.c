@@ -31,7 +31,17 @@ static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
 {
+	int fl = fcntl(STDOUT_FILENO, F_GETFL);
+
 	stop_signal = sig;
+	/*
+	 * A write into a full pipe interrupted after part of its bytes went
+	 * through returns that count, not EINTR, and stdio then blocks again
+	 * on the rest: make stdout non-blocking now (fcntl is
+	 * async-signal-safe) so that it ends with EAGAIN instead.
+	 */
+	if (fl >= 0)
+		fcntl(STDOUT_FILENO, F_SETFL, fl | O_NONBLOCK);
 }
 
 static __u64 now_ns(void)

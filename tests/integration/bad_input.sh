@@ -182,5 +182,4 @@ else
 fi
 
 [ $bad -eq 0 ] || fail "$bad bad input(s) not rejected as documented"
-after=$(our_objects)
-[ "$after" = "$before" ] || fail "bad input left objects in the kernel: $(diff <(echo "$before") <(echo "$after"))"
+assert_no_new_objects "$before"

@@ -85,9 +85,13 @@ t = [ts(r) for r in reports]
 gaps = [b - a for a, b in zip(t, t[1:])]
 print(f"{len(reports)} reports; gaps: " + " ".join(f"{g:.2f}" for g in gaps))
 assert max(gaps) >= 1.0, "the reader's stall did not block schedhist"
+# "time" is taken after the maps are read, the span ends before: allow for
+# a slow reading (ASan, a loaded machine) per report, but not over the run
 for r, g in zip(reports[1:], gaps):
-    assert abs(r["interval_s"] - g) < 0.03, f"interval_s {r['interval_s']} but {g:.3f} s since the last"
-off = [x for x in t[1:] if min((x - t[0]) % 0.2, 0.2 - (x - t[0]) % 0.2) > 0.03]
+    assert abs(r["interval_s"] - g) < 0.25, f"interval_s {r['interval_s']} but {g:.3f} s since the last"
+total = sum(r["interval_s"] for r in reports[1:])
+assert abs(total - (t[-1] - t[0])) < 0.25, f"spans add up to {total:.3f} s, the reports cover {t[-1] - t[0]:.3f} s"
+off = [x for x in t[1:] if min((x - t[0]) % 0.2, 0.2 - (x - t[0]) % 0.2) > 0.06]
 assert len(off) <= 1, f"{len(off)} reports off the 0.2 s grid"
 assert min(gaps) > 0.1 or len([g for g in gaps if g < 0.1]) <= 1, "a burst of catch-up reports"
 PY
@@ -100,4 +104,4 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "stdout closed: exit $rc after $ms ms: $(cat "$TMP/closed.err")"
 [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/closed.err")" -eq 1 ] && [ $ms -lt 1000 ] &&
 	grep -q '^schedhist: standard output is closed' "$TMP/closed.err" || fail "stdout closed not refused"
-[ "$(our_objects)" = "$before" ] || fail "a run with stdout closed left objects in the kernel"
+assert_no_new_objects "$before"

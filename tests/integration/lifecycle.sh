@@ -55,9 +55,7 @@ for i in $(seq 1 8); do
 	kill -KILL $p
 	wait $p 2>/dev/null
 done
-for i in $(seq 1 40); do [ "$(our_objects)" = "$before" ] && break; sleep 0.05; done
-after=$(our_objects)
-[ "$after" = "$before" ] || fail "kill -9 left objects in the kernel: $(diff <(echo "$before") <(echo "$after"))"
+assert_no_new_objects "$before"
 kill $PP 2>/dev/null
 wait $PP 2>/dev/null
 # no bpffs mount holds anything of ours

@@ -106,6 +106,4 @@ elif [ $rc -ne 1 ] || [ "$(wc -l <"$TMP/e")" -ne 1 ]; then
 fi
 
 [ $bad -eq 0 ] || fail "$bad startup failure(s) not reported as documented"
-for i in $(seq 1 40); do [ "$(our_objects)" = "$before" ] && break; sleep 0.05; done
-after=$(our_objects)
-[ "$after" = "$before" ] || fail "failed starts left objects in the kernel: $(diff <(echo "$before") <(echo "$after"))"
+assert_no_new_objects "$before"
