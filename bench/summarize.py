@@ -241,9 +241,15 @@ target("offcpu/none sched_switch / runqlat's", q, "≤ 0.40", "{:.2f}", q is not
 q = med(per_repeat(lambda x, r: x / r, pair("sh:runq:comm"), pair("runqlat")))
 target("runq/comm (switch + wakeup) / runqlat's", q, "≤ 0.50", "{:.2f}",
        q is not None and q <= 0.5)
-q = med(excess_vs_runqlat("sh:runq:comm", "pipe_pinned"))
-target("runq/comm pinned-pipe slowdown excess / runqlat's", q, "≤ 0.33", "{:.2f}",
-       q is not None and q <= 1 / 3)
+ex = stats(excess_vs_runqlat("sh:runq:comm", "pipe_pinned"))
+if ex and ex[0] < 0:
+    # some repeat measured the arm faster than nothing: the noise is larger than the effect
+    p(f"| runq/comm pinned-pipe slowdown excess / runqlat's | {ex[1]:.2f} (repeats from "
+      f"{ex[0]:.2f} to {ex[2]:.2f}) | ≤ 0.33 | inconclusive: run-to-run noise exceeds the "
+      "effect |")
+else:
+    target("runq/comm pinned-pipe slowdown excess / runqlat's", ex[1] if ex else None,
+           "≤ 0.33", "{:.2f}", ex is not None and ex[1] <= 1 / 3)
 v = med(series("poller:1000", "cpu_ms_per_interval"))
 target("poller CPU per interval, 1 000 keys", v, "< 1 ms", "{:.3f} ms", v is not None and v < 1)
 v = med(series("poller:10000", "cpu_ms_per_interval"))
