@@ -78,7 +78,8 @@ ALL_CFLAGS := $(CFLAGS) $(SANITIZE) $(WARN) -std=gnu11 -D_GNU_SOURCE \
 	$(FLEET_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANITIZE)
 
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude \
+# -mcpu=v3: atomic fetch-and-add (new keys' incarnations), 32-bit jumps
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude \
 	$(LIBBPF_CFLAGS)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -150,7 +151,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h $(CORE_OBJS) | $(OUTPUT)/te
 
 $(OUTPUT)/tests/helpers/%: tests/helpers/%.c | $(OUTPUT)/tests/helpers
 	$(call msg,HELPER,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -pthread -o $@
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude $< -pthread -o $@
 
 helpers: $(HELPER_BINS)
 

@@ -4,24 +4,53 @@
  * into a log2 histogram, in the kernel, per CPU. Nothing is streamed to
  * userspace per event; the poller reads the cumulative maps every interval.
  *
- * Metrics (one per run, chosen before load with the metric knob):
- *   offcpu   switch-out of a task -> its next switch-in (sched_switch only)
- *   runq     task became runnable (sched_wakeup, sched_wakeup_new, or
- *            switched out while still TASK_RUNNING, i.e. preempted) ->
- *            its switch-in; the kernel's schedstat run_delay
- *   blocked  switch-out in a non-runnable state -> sched_wakeup
+ * Metrics (any subset per run, all from one sched_switch program; each
+ * wait is recorded at the switch-in that ends it):
+ *   offcpu   switch-out of a task -> its next switch-in
+ *   runq     the task became runnable (woken, or switched out while still
+ *            runnable, i.e. preempted) -> its switch-in: exactly the
+ *            kernel's schedstat run_delay/pcount
+ *   blocked  switch-out in a non-runnable state -> runnable again, i.e.
+ *            offcpu minus runq for the waits that began with a sleep
+ *
+ * Method (chosen by the poller from the kernel's BTF before load):
+ *   sched_info  the scheduler already accounts run-queue waits per task
+ *            (CONFIG_SCHED_INFO). trace_sched_switch fires in __schedule
+ *            after update_rq_clock() and before sched_info_switch(), so at
+ *            the tracepoint next->sched_info.last_queued still holds the
+ *            enqueue time and run_delay does not include this wait yet:
+ *            the wait is (rq->clock - last_queued) plus what migrations
+ *            while queued already moved into run_delay since the task's
+ *            previous switch-in. No wakeup program, no clock helper call:
+ *            every time is the run queue's clock (rq->clock, reached as
+ *            next->se.cfs_rq->rq, CONFIG_FAIR_GROUP_SCHED).
+ *   wakeup   fallback: sched_wakeup/sched_wakeup_new stamp the wakeup and
+ *            every time is bpf_ktime_get_ns().
  *
  * Maps:
- *   task_ts  task local storage: the start timestamp of the task's current
- *            wait. Lives and dies with the task: no pid-keyed hash that
- *            fills up or keeps entries of exited tasks.
+ *   task_st  task local storage: switch-out time, wakeup time, the
+ *            run_delay seen at the last switch-in. Lives and dies with the
+ *            task: no pid-keyed hash that fills up with exited tasks.
  *   pcpu     per-CPU array, one element: the event counters and, for the
- *            key "none" (and "cpu" when the event runs on the key's CPU),
- *            the histogram itself. One lookup per event for those keys.
- *   hists    per-CPU hash, key -> histogram, for the other keys. Per-CPU so
- *            the hot path increments plain memory: no atomics, no shared
- *            cache lines. When full, new keys go to the [other] entry,
- *            which the poller creates before attaching.
+ *            keys "none" and "cpu", the histograms themselves. One lookup
+ *            per event for those keys.
+ *   hists    per-CPU hash, key -> one histogram per metric, for the other
+ *            keys. Per-CPU so the hot path increments plain memory: no
+ *            atomics, no shared cache lines. When full, new keys go to the
+ *            [other] entry, which the poller creates before attaching.
+ *
+ * Reclaim: when a task is freed (sched_process_free: after its last
+ * switch) or a cgroup released (cgroup_release: after its last css_set
+ * reference), its key (-k tid, pid, cgroup) can take no more waits. While
+ * the map is at most half full the key is only marked (SH_BIRTH_DEAD):
+ * the poller removes it at its next reading, atomically with reading its
+ * last values, so the waits stay under their own key. Beyond half full it
+ * is folded into the [exited] entry and deleted here, in the kernel, so
+ * no storm of short-lived tasks can fill the map between two readings. A
+ * fold moves counts from one key to another, which a reading in progress
+ * would see half done: while the poller reads (sh_reading, with an RCU
+ * grace period after setting it so that no fold is in flight) keys are
+ * only marked.
  *
  * The poller never clears anything: it diffs cumulative snapshots. For the
  * per-interval max it advances sh_epoch; each histogram keeps the max of
@@ -36,29 +65,56 @@
 #include "bits.bpf.h"
 
 #define TASK_RUNNING 0
+/* errno values the map helpers return, negated (the trimmed vmlinux.h has none) */
+#define E2BIG 7
+#define EEXIST 17
 
 /* Settings, fixed before load so the verifier prunes what is unused. */
-const volatile __u32 metric = SH_METRIC_OFFCPU;
+const volatile __u32 metrics = 1 << SH_METRIC_OFFCPU;	/* bit per enum sh_metric */
+const volatile __u32 method = SH_METHOD_SCHED_INFO;
 const volatile __u32 key_type = SH_KEY_NONE;
+const volatile __u32 nr_cpus = 1;		/* possible CPUs: the per-CPU copies */
 const volatile __u32 filter_tgid = 0;		/* -p: 0 = every process */
 const volatile int cgroup_hier = SH_CGROUP_V2;	/* which cgroup hierarchy */
 const volatile __u32 cgroup_depth = 0;		/* roll-up depth, 0 = none */
 const volatile __u64 filter_cgid = 0;		/* -c: subtree root, 0 = none */
 const volatile __u32 filter_cglevel = 0;	/* -c: level of that root */
+const volatile __u32 fold_above = 0;		/* fold gone keys once more keys are live */
 
-/* Advanced by the poller at each snapshot (see struct sh_hist). */
+/* Advanced by the poller at each reading (see struct sh_hist). */
 volatile __u32 sh_epoch = 1;
+/* Set by the poller while it reads the key map: folds are deferred. */
+volatile __u32 sh_reading;
+/* Incarnations handed out to new keys (sh_hist::birth). */
+__u32 sh_births = 1;
+/* Keys made by this side and not deleted yet (the poller subtracts its own deletes). */
+__u32 sh_live_keys;
 
-struct task_ts {
-	__u64 ts;	/* start of the current wait, ns; 0 = not waiting */
+#define HAS(m) (metrics & (1U << (m)))
+/* Position of metric @m's histogram in a value: the enabled ones before it. */
+#define IDX(m) (((m) > SH_METRIC_OFFCPU && HAS(SH_METRIC_OFFCPU)) + \
+		((m) > SH_METRIC_RUNQ && HAS(SH_METRIC_RUNQ)))
+#define NMETRICS (!!HAS(SH_METRIC_OFFCPU) + !!HAS(SH_METRIC_RUNQ) + !!HAS(SH_METRIC_BLOCKED))
+#define NATIVE (method == SH_METHOD_SCHED_INFO)
+
+/* Per task. Times are in the run's one clock domain (see "Method"). */
+struct task_st {
+	__u64 out_ts;	/* last switch-out; 0 = none since the last switch-in */
+	__u64 wake_ts;	/* wakeup method: runnable since; 0 = not yet */
+	__u64 rd_base;	/* sched_info method: run_delay as of the last switch-in */
+	__u32 flags;	/* TS_* */
+	__u32 pcount;	/* sched_info method: the pcount expected at the next switch-in */
 };
+#define TS_SLEPT 1	/* the last switch-out was a sleep, not a preemption */
+#define TS_RD 2		/* rd_base is known */
+#define TS_NEW 4	/* wakeup method: a new task, not run yet */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct task_ts);
-} task_ts SEC(".maps");
+	__type(value, struct task_st);
+} task_st SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -67,17 +123,23 @@ struct {
 	__type(value, struct sh_pcpu);
 } pcpu SEC(".maps");
 
-/* max_entries is set by the poller (--max-keys + 1 for [other]). */
+/* max_entries (--max-keys + [other] + [exited]) and value size (one
+ * sh_hist per metric) are set by the poller. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 10241);
+	__uint(max_entries, 10242);
 	__type(key, struct sh_key);
 	__type(value, struct sh_hist);
 } hists SEC(".maps");
 
-/* Zeroed template for a new hash entry (a map value, so no stack copy). */
-static const struct sh_hist zero_hist;
+/* The value a new key starts from: zero, with its birth set (per CPU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sh_hist);
+} newval SEC(".maps");
 
 /* Kernels before 6.1 kept ancestor ids instead of ancestor pointers. */
 struct cgroup___old {
@@ -85,21 +147,26 @@ struct cgroup___old {
 	__u64 ancestor_ids[];
 } __attribute__((preserve_access_index));
 
+/* @t's cgroup in the hierarchy looked at. Direct BTF loads throughout. */
 static __always_inline struct cgroup *task_cgroup(struct task_struct *t)
 {
 	struct css_set *cs = t->cgroups;
 	struct cgroup_subsys_state *css;
-	int h = cgroup_hier;
 
-	if (h < 0)
-		return cs->dfl_cgrp;
-	if (h >= SH_CGROUP_SUBSYS_MAX)
+	if (!cs)
 		return 0;
-	css = BPF_CORE_READ(cs, subsys[h]);
-	return css ? BPF_CORE_READ(css, cgroup) : 0;
+	if (cgroup_hier < 0)
+		return cs->dfl_cgrp;
+	if (cgroup_hier >= SH_CGROUP_SUBSYS_MAX)
+		return 0;
+	css = cs->subsys[cgroup_hier & (SH_CGROUP_SUBSYS_MAX - 1)];
+	return css ? css->cgroup : 0;
 }
 
-/* Id of @cg's ancestor at @level (0 = root), with @level <= cg->level. */
+/*
+ * Id of @cg's ancestor at @level (0 = root), with @level <= cg->level.
+ * CO-RE: the ancestors array replaced ancestor_ids in 6.1.
+ */
 static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, __u32 level)
 {
 	if (bpf_core_field_exists(cg->ancestors)) {
@@ -120,14 +187,12 @@ static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, __u32 level)
 static __always_inline __u64 task_cgroup_id(struct task_struct *t)
 {
 	struct cgroup *cg = task_cgroup(t);
-	__u32 level;
 
 	if (!cg)
 		return 0;
-	level = BPF_CORE_READ(cg, level);
-	if (cgroup_depth && level > cgroup_depth)
+	if (cgroup_depth && cg->level > cgroup_depth)
 		return cgroup_ancestor_id(cg, cgroup_depth);
-	return BPF_CORE_READ(cg, kn, id);
+	return cg->kn->id;
 }
 
 /* -p and -c: is @t one of the tasks traced? */
@@ -138,19 +203,12 @@ static __always_inline bool task_traced(struct task_struct *t)
 	if (filter_cgid) {
 		struct cgroup *cg = task_cgroup(t);
 
-		if (!cg || BPF_CORE_READ(cg, level) < filter_cglevel)
+		if (!cg || cg->level < filter_cglevel)
 			return false;
 		if (cgroup_ancestor_id(cg, filter_cglevel) != filter_cgid)
 			return false;
 	}
 	return true;
-}
-
-static __always_inline __u32 task_cpu(struct task_struct *t)
-{
-	if (bpf_core_field_exists(t->cpu))
-		return BPF_CORE_READ(t, cpu);
-	return BPF_CORE_READ(t, thread_info.cpu);
 }
 
 static __always_inline void copy_comm(char *dst, const char *src)
@@ -160,13 +218,27 @@ static __always_inline void copy_comm(char *dst, const char *src)
 	((__u64 *)dst)[1] = ((const __u64 *)src)[1];
 }
 
-/* Histogram for @t's key, created on first use; [other] once full. */
-static __always_inline struct sh_hist *keyed_hist(struct sh_pcpu *pc,
-						  struct task_struct *t,
-						  __u32 cpu)
+/* Count @stat for every metric measured (the event concerns them all). */
+static __always_inline void stat_all(struct sh_pcpu *pc, int stat)
+{
+	if (HAS(SH_METRIC_OFFCPU))
+		pc->stats[SH_METRIC_OFFCPU][stat]++;
+	if (HAS(SH_METRIC_RUNQ))
+		pc->stats[SH_METRIC_RUNQ][stat]++;
+	if (HAS(SH_METRIC_BLOCKED))
+		pc->stats[SH_METRIC_BLOCKED][stat]++;
+}
+
+/*
+ * Histograms (one per metric) for @t's key, created on first use;
+ * [other] once the map is full, with *@over the reason (SH_STAT_MAP_FULL
+ * or SH_STAT_NO_MEM), else 0.
+ */
+static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, int *over)
 {
 	struct sh_key key = {};
-	struct sh_hist *h;
+	struct sh_hist *h, *nv;
+	__u32 zero = 0;
 	long err;
 
 	switch (key_type) {
@@ -179,9 +251,6 @@ static __always_inline struct sh_hist *keyed_hist(struct sh_pcpu *pc,
 	case SH_KEY_TID:
 		key.id = (__u32)t->pid;
 		break;
-	case SH_KEY_CPU:
-		key.id = cpu;
-		break;
 	case SH_KEY_CGROUP:
 		key.id = task_cgroup_id(t);
 		break;
@@ -189,34 +258,35 @@ static __always_inline struct sh_hist *keyed_hist(struct sh_pcpu *pc,
 	h = bpf_map_lookup_elem(&hists, &key);
 	if (h)
 		return h;
-	err = bpf_map_update_elem(&hists, &key, &zero_hist, BPF_NOEXIST);
-	if (err && err != -17 /* EEXIST: created meanwhile */) {
-		/* E2BIG: full; else (ENOMEM) no element free at this moment */
-		pc->stats[err == -7 /* E2BIG */ ? SH_STAT_MAP_FULL : SH_STAT_NO_MEM]++;
+	nv = bpf_map_lookup_elem(&newval, &zero);
+	if (!nv)
+		return 0;
+	nv->birth = __sync_fetch_and_add(&sh_births, 1) & SH_BIRTH_ID;
+	err = bpf_map_update_elem(&hists, &key, nv, BPF_NOEXIST);
+	if (!err)
+		__sync_fetch_and_add(&sh_live_keys, 1);
+	if (err && err != -EEXIST /* created meanwhile on another CPU */) {
+		/* -E2BIG: full; -ENOMEM: no element free at this moment */
+		*over = err == -E2BIG ? SH_STAT_MAP_FULL : SH_STAT_NO_MEM;
 		__builtin_memset(&key, 0, sizeof(key));
 		key.id = SH_OTHER_ID;
 	}
 	return bpf_map_lookup_elem(&hists, &key);
 }
 
-/* Bin one wait of @d ns by task @t, switched in (or woken) on @cpu. */
-static __always_inline void record(struct sh_pcpu *pc, struct task_struct *t,
-				   __u64 d, __u32 cpu)
+/*
+ * Bin one wait of @d ns of metric @m by task @t, switched in on @cpu;
+ * @over: it goes to [other], for that reason (0: under its own key).
+ */
+static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
+				   struct task_struct *t, __u64 d, __u32 cpu, int over)
 {
-	struct sh_hist *h;
-	struct sh_max *m;
+	struct sh_max *mx;
 	__u32 slot, ep;
 
-	if (key_type == SH_KEY_NONE ||
-	    (key_type == SH_KEY_CPU && metric != SH_METRIC_BLOCKED))
-		h = &pc->hist;
-	else
-		h = keyed_hist(pc, t, cpu);
-	if (!h) {
-		pc->stats[SH_STAT_DROPPED]++;
-		return;
-	}
-
+	pc->stats[m][SH_STAT_SEEN]++;
+	if (over)
+		pc->stats[m][over]++;
 	slot = sh_log2(d);
 	if (slot >= SH_NBUCKETS)
 		slot = SH_NBUCKETS - 1;
@@ -227,110 +297,354 @@ static __always_inline void record(struct sh_pcpu *pc, struct task_struct *t,
 		copy_comm(h->comm, t->comm);
 
 	ep = sh_epoch;
-	m = &h->max[ep & 1];
-	if (m->epoch != ep || d > m->ns) {
-		m->epoch = ep;
-		m->ns = d;
-		m->tid = t->pid;
-		m->pid = t->tgid;
-		m->cpu = cpu;
-		copy_comm(m->comm, t->comm);
+	mx = &h->max[ep & 1];
+	if (mx->epoch != ep || d > mx->ns) {
+		mx->epoch = ep;
+		mx->ns = d;
+		mx->tid = t->pid;
+		mx->pid = t->tgid;
+		mx->cpu = cpu;
+		copy_comm(mx->comm, t->comm);
 	}
 }
 
-/* A wait of @t ends now: measure it and clear the start. */
-static __always_inline void wait_end(struct sh_pcpu *pc, struct task_struct *t,
-				     __u64 now, __u32 cpu)
+/* An event of metric @m that is not recorded, for reason @stat. */
+static __always_inline void unrecorded(struct sh_pcpu *pc, int m, int stat)
 {
-	struct task_ts *s;
+	pc->stats[m][SH_STAT_SEEN]++;
+	pc->stats[m][stat]++;
+}
 
-	pc->stats[SH_STAT_SEEN]++;
+/*
+ * The run-queue part of the wait ending now, into *@rq: 0, or the
+ * reason it is unknown (SH_STAT_NO_START, SH_STAT_CLOCK_SKEW).
+ */
+static __always_inline int runq_wait(struct sh_pcpu *pc, struct task_struct *t,
+				     struct task_st *s, __u64 now, __u64 *rq)
+{
+	if (NATIVE) {
+		__u64 lq = t->sched_info.last_queued;
+		__u64 rd = t->sched_info.run_delay;
+		__u32 pcount = t->sched_info.pcount;
+		__u64 base = 0;
+		bool known;
+
+		/*
+		 * The kernel counted more arrivals than this program saw
+		 * since the last one (it happens around migrations on 6.18):
+		 * their waits are in run_delay, so in this one. Say how many.
+		 */
+		if ((s->flags & TS_RD) && pcount != s->pcount)
+			pc->stats[SH_METRIC_RUNQ][SH_STAT_MERGED] += pcount - s->pcount;
+		s->pcount = pcount + !!lq;
+		/* a task that never ran has accrued nothing: base 0 is exact */
+		known = (s->flags & TS_RD) || !t->sched_info.pcount;
+		if (s->flags & TS_RD)
+			base = s->rd_base;
+		/* what sched_info_arrive() is about to add to run_delay */
+		s->rd_base = rd + (lq && now >= lq ? now - lq : 0);
+		s->flags |= TS_RD;
+		/* not queued: the kernel counts no wait either (pcount) */
+		if (!lq || !known)
+			return SH_STAT_NO_START;
+		/* the same run queue stamped both: cannot go backwards */
+		if (now < lq)
+			return SH_STAT_CLOCK_SKEW;
+		*rq = rd - base + (now - lq);
+		return 0;
+	}
+	if (!s->wake_ts)
+		return SH_STAT_NO_START;
+	if (now < s->wake_ts)
+		return SH_STAT_CLOCK_SKEW;
+	*rq = now - s->wake_ts;
+	return 0;
+}
+
+/* @t is switched in on @cpu at @now: every wait it ends. */
+static __always_inline void switch_in(struct task_struct *t, __u64 now)
+{
+	__u64 off = 0, rq = 0;
+	int off_err = SH_STAT_NO_START, rq_err = SH_STAT_NO_START, b_err = 0, over = 0;
+	struct sh_hist *h;
+	struct sh_pcpu *pc;
+	struct task_st *s;
+	__u32 zero = 0, cpu;
+	bool slept, first;
+
+	pc = bpf_map_lookup_elem(&pcpu, &zero);
+	if (!pc)
+		return;
 	if (!task_traced(t)) {
-		pc->stats[SH_STAT_FILTERED]++;
+		stat_all(pc, SH_STAT_SEEN);
+		stat_all(pc, SH_STAT_FILTERED);
 		return;
 	}
-	s = bpf_task_storage_get(&task_ts, t, 0, 0);
-	if (!s || !s->ts || now < s->ts) {
-		pc->stats[SH_STAT_NO_START]++;
+	/*
+	 * runq from sched_info needs the storage at switch-in only; offcpu
+	 * creates it for a task's first run too (a new task never switched out)
+	 */
+	s = bpf_task_storage_get(&task_st, t, 0,
+				 NATIVE && (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_OFFCPU))
+					 ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!s) {
+		stat_all(pc, SH_STAT_SEEN);
+		stat_all(pc, SH_STAT_NO_START);
 		return;
 	}
-	record(pc, t, now - s->ts, cpu);
-	s->ts = 0;
+	slept = s->flags & TS_SLEPT;
+	/* a task's first run has no switch-out: off CPU since runnable */
+	first = NATIVE ? !t->sched_info.pcount : (s->flags & TS_NEW);
+	if (s->out_ts) {
+		off_err = now < s->out_ts ? SH_STAT_CLOCK_SKEW : 0;
+		off = now - s->out_ts;
+	}
+	if (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED) || first)
+		rq_err = runq_wait(pc, t, s, now, &rq);
+	if (first && !s->out_ts) {
+		off_err = rq_err;
+		off = rq;
+	}
+	s->out_ts = 0;
+	s->wake_ts = 0;
+	s->flags &= ~(TS_SLEPT | TS_NEW);
+
+	/*
+	 * blocked: only waits that began with a sleep (the rest is runq):
+	 * switch-out to enqueue, the wait less its queued part (with the
+	 * wakeup method, wake_ts - out_ts); below zero only when two CPUs'
+	 * clocks disagree
+	 */
+	if (HAS(SH_METRIC_BLOCKED) && slept) {
+		b_err = off_err ? off_err : rq_err;
+		if (!b_err && off < rq)
+			b_err = SH_STAT_CLOCK_SKEW;
+	}
+	/* no histogram needed (nor a key made) when nothing is recorded */
+	if ((!HAS(SH_METRIC_OFFCPU) || off_err) && (!HAS(SH_METRIC_RUNQ) || rq_err) &&
+	    (!HAS(SH_METRIC_BLOCKED) || !slept || b_err)) {
+		h = 0;
+	} else if (key_type == SH_KEY_NONE || key_type == SH_KEY_CPU) {
+		h = pc->hist;
+	} else {
+		h = keyed_hists(t, &over);
+		if (!h) {
+			stat_all(pc, SH_STAT_SEEN);
+			stat_all(pc, SH_STAT_DROPPED);
+			return;
+		}
+	}
+
+	cpu = bpf_get_smp_processor_id();
+	if (HAS(SH_METRIC_OFFCPU)) {
+		if (!off_err && h)
+			record(pc, h + IDX(SH_METRIC_OFFCPU), SH_METRIC_OFFCPU, t, off, cpu, over);
+		else
+			unrecorded(pc, SH_METRIC_OFFCPU, off_err);
+	}
+	if (HAS(SH_METRIC_RUNQ)) {
+		if (!rq_err && h)
+			record(pc, h + IDX(SH_METRIC_RUNQ), SH_METRIC_RUNQ, t, rq, cpu, over);
+		else
+			unrecorded(pc, SH_METRIC_RUNQ, rq_err);
+	}
+	if (HAS(SH_METRIC_BLOCKED) && slept) {
+		if (!b_err && h)
+			record(pc, h + IDX(SH_METRIC_BLOCKED), SH_METRIC_BLOCKED, t, off - rq, cpu,
+			       over);
+		else
+			unrecorded(pc, SH_METRIC_BLOCKED, b_err);
+	}
 }
 
-/* A wait of @t starts at @now (or, with now == 0, @t is not waiting). */
-static __always_inline void wait_start(struct task_struct *t, __u64 now)
+/* @t is switched out at @now; @slept: not runnable any more. */
+static __always_inline void switch_out(struct task_struct *t, __u64 now, bool slept)
 {
-	struct task_ts *s;
+	struct task_st *s;
 
 	if (!task_traced(t))
 		return;
-	s = bpf_task_storage_get(&task_ts, t, 0,
-				 now ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	if (s)
-		s->ts = now;
+	s = bpf_task_storage_get(&task_st, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s)
+		return;
+	s->out_ts = now;
+	if (slept)
+		s->flags |= TS_SLEPT;
+	else
+		s->flags &= ~TS_SLEPT;
+	/*
+	 * sched_info: a running task's run_delay stands still until it is
+	 * queued again, so this is the base its next wait is measured from
+	 */
+	if (NATIVE && (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED))) {
+		s->rd_base = t->sched_info.run_delay;
+		s->flags |= TS_RD;
+	}
+	/* wakeup method: preempted, it is runnable from now on */
+	if (!NATIVE)
+		s->wake_ts = slept ? 0 : now;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(schedhist_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u32 zero = 0;
-	struct sh_pcpu *pc;
+	/* this CPU's run queue clock, updated by __schedule just before */
+	__u64 now = NATIVE ? prev->se.cfs_rq->rq->clock : bpf_ktime_get_ns();
 
-	if (prev->pid) {
-		switch (metric) {
-		case SH_METRIC_OFFCPU:
-			wait_start(prev, now);
-			break;
-		case SH_METRIC_RUNQ:
-			/* preempted while runnable: back on the run queue */
-			wait_start(prev, prev_state == TASK_RUNNING ? now : 0);
-			break;
-		case SH_METRIC_BLOCKED:
-			wait_start(prev, prev_state != TASK_RUNNING ? now : 0);
-			break;
-		}
-	}
-	if (metric == SH_METRIC_BLOCKED || !next->pid)
-		return 0;
-	pc = bpf_map_lookup_elem(&pcpu, &zero);
-	if (pc)
-		wait_end(pc, next, now, bpf_get_smp_processor_id());
+	/* switch-out times: offcpu and blocked, and runq by wakeup stamps */
+	if (prev->pid && (HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !NATIVE))
+		switch_out(prev, now, prev_state != TASK_RUNNING);
+	if (next->pid)
+		switch_in(next, now);
 	return 0;
 }
 
-/* runq: a wakeup puts the task on a run queue; its wait starts now. */
-static __always_inline int on_wakeup(struct task_struct *p)
+/* wakeup method: a wakeup puts the task on a run queue; it waits from now. */
+static __always_inline int on_wakeup(struct task_struct *p, __u32 flags)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u32 zero = 0;
-	struct sh_pcpu *pc;
+	struct task_st *s;
 
-	if (!p->pid)
+	if (!p->pid || !task_traced(p))
 		return 0;
-	if (metric == SH_METRIC_RUNQ) {
-		wait_start(p, now);
-		return 0;
+	s = bpf_task_storage_get(&task_st, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (s) {
+		s->wake_ts = bpf_ktime_get_ns();
+		s->flags |= flags;
 	}
-	/* blocked: the wakeup ends the wait */
-	pc = bpf_map_lookup_elem(&pcpu, &zero);
-	if (pc)
-		wait_end(pc, p, now, task_cpu(p));
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(schedhist_wakeup, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(p, 0);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(schedhist_wakeup_new, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(p, TS_NEW);
+}
+
+/* ---- reclaim: fold a gone key into [exited], delete it ---- */
+
+/* @dst += @src, keeping per epoch slot the newer or longer max. */
+static __always_inline void fold_hist(struct sh_hist *dst, const struct sh_hist *src)
+{
+	int i;
+
+	for (i = 0; i < SH_NBUCKETS; i++)
+		dst->slots[i] += src->slots[i];
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	for (i = 0; i < 2; i++) {
+		const struct sh_max *s = &src->max[i];
+		struct sh_max *d = &dst->max[i];
+
+		if (!s->epoch)
+			continue;
+		if ((__s32)(s->epoch - d->epoch) > 0 || (s->epoch == d->epoch && s->ns > d->ns))
+			*d = *s;
+	}
+}
+
+struct fold_ctx {
+	struct sh_key *key;
+	struct sh_hist *dst;	/* this CPU's copy of [exited] */
+};
+
+static long fold_cpu(__u32 cpu, struct fold_ctx *c)
+{
+	struct sh_hist *src = bpf_map_lookup_percpu_elem(&hists, c->key, cpu);
+
+	if (!src)
+		return 0;
+	if (HAS(SH_METRIC_OFFCPU))
+		fold_hist(c->dst + IDX(SH_METRIC_OFFCPU), src + IDX(SH_METRIC_OFFCPU));
+	if (HAS(SH_METRIC_RUNQ))
+		fold_hist(c->dst + IDX(SH_METRIC_RUNQ), src + IDX(SH_METRIC_RUNQ));
+	if (HAS(SH_METRIC_BLOCKED))
+		fold_hist(c->dst + IDX(SH_METRIC_BLOCKED), src + IDX(SH_METRIC_BLOCKED));
+	return 0;
+}
+
+/*
+ * The task or cgroup of @key is gone: no wait can be recorded under it
+ * any more. Mark it for the poller, or (map over half full, poller not
+ * reading) fold every CPU's copy into this CPU's [exited] and delete it;
+ * see the top of this file. Runs in the RCU callback or workqueue that
+ * frees the object: never nested with itself on one CPU, so this CPU's
+ * [exited] has one writer.
+ */
+static __always_inline void reclaim(struct sh_key *key)
+{
+	struct sh_key ex = { .id = SH_EXITED_ID };
+	struct fold_ctx c = { .key = key };
+	struct sh_hist *h, *h0;
+	struct sh_pcpu *pc;
+	__u32 zero = 0;
+
+	h = bpf_map_lookup_elem(&hists, key);
+	if (!h)
+		return;
+	if (sh_reading || sh_live_keys <= fold_above) {
+		h->birth |= SH_BIRTH_DEAD;
+		return;
+	}
+	/*
+	 * -k pid: the frees of two threads of one dead process may race on
+	 * two CPUs; the one that sets the claim on CPU 0's copy folds
+	 */
+	h0 = bpf_map_lookup_percpu_elem(&hists, key, 0);
+	if (!h0 || (__sync_fetch_and_or(&h0->birth, SH_BIRTH_FOLDING) & SH_BIRTH_FOLDING))
+		return;
+	c.dst = bpf_map_lookup_elem(&hists, &ex);
+	pc = bpf_map_lookup_elem(&pcpu, &zero);
+	if (!c.dst || !pc)
+		return;
+	bpf_loop(nr_cpus, fold_cpu, &c, 0);
+	if (!bpf_map_delete_elem(&hists, key)) {
+		pc->reclaimed++;
+		__sync_fetch_and_sub(&sh_live_keys, 1);
+	}
+}
+
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(schedhist_task_free, struct task_struct *p)
+{
+	struct sh_key key = {};
+
+	if (key_type == SH_KEY_TID) {
+		key.id = (__u32)p->pid;
+	} else {
+		/*
+		 * -k pid: the process is gone once no thread of it is live;
+		 * every task freed after that retries, so a thread still
+		 * exiting when the first one was freed is folded by its own.
+		 */
+		if (p->signal->live.counter)
+			return 0;
+		key.id = (__u32)p->tgid;
+	}
+	reclaim(&key);
+	return 0;
+}
+
+SEC("tp_btf/cgroup_release")
+int BPF_PROG(schedhist_cgroup_release, struct cgroup *cgrp, const char *path)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct sh_key key = {};
+	struct cgroup *mine;
+
+	/* only the hierarchy keyed by: ids are per hierarchy */
+	mine = task_cgroup(cur);
+	if (!mine || mine->root != cgrp->root)
+		return 0;
+	key.id = cgrp->kn->id;
+	reclaim(&key);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -22,11 +22,31 @@
 /* Key id of the overflow entry that takes new keys once the map is full. */
 #define SH_OTHER_ID (~0ULL)
 
-/* What is measured; the man page's METRICS section defines each exactly. */
+/*
+ * What is measured; the man page's METRICS section defines each exactly.
+ * One run measures any subset of them with one sched_switch program.
+ */
 enum sh_metric {
 	SH_METRIC_OFFCPU = 0,	/* switch-out to the same task's next switch-in */
-	SH_METRIC_RUNQ = 1,	/* runnable (wakeup or preempted) to switch-in */
-	SH_METRIC_BLOCKED = 2,	/* switch-out while not runnable to wakeup */
+	SH_METRIC_RUNQ = 1,	/* runnable (woken, or preempted) to switch-in */
+	SH_METRIC_BLOCKED = 2,	/* switch-out while not runnable to runnable again */
+	SH_METRIC_NR = 3,
+};
+
+/* How run-queue waits (and so blocked = offcpu - runq) are measured. */
+enum sh_method {
+	/*
+	 * The kernel's own per-task accounting (CONFIG_SCHED_INFO): at
+	 * switch-in, sched_info.last_queued against the run queue's clock,
+	 * plus the run_delay accrued by migrations since the last switch-in.
+	 * No wakeup program; every time is the run queue clock (rq->clock).
+	 */
+	SH_METHOD_SCHED_INFO = 0,
+	/*
+	 * Fallback: sched_wakeup/sched_wakeup_new programs stamp the wakeup;
+	 * every time is bpf_ktime_get_ns() (CLOCK_MONOTONIC).
+	 */
+	SH_METHOD_WAKEUP = 1,
 };
 
 /* What the histograms are keyed by. */
@@ -47,12 +67,18 @@ enum sh_key_type {
 /*
  * Key of the histogram hash map. @id holds the pid, tid, cpu or cgroup id
  * (0 for the comm key), @comm the task name for the comm key (zero
- * otherwise). The overflow entry has @id == SH_OTHER_ID and an empty @comm.
+ * otherwise). Two entries are made by the poller before attaching and
+ * have an empty @comm: [other] (@id == SH_OTHER_ID) takes new keys once
+ * the map is full; [exited] (@id == SH_EXITED_ID) takes the counts of
+ * keys the kernel reclaims when their task or cgroup is gone.
  */
 struct sh_key {
 	__u64 id;
 	char comm[SH_COMM_LEN];
 };
+
+/* Key id of the entry that folds the keys of exited tasks and removed cgroups. */
+#define SH_EXITED_ID (~0ULL - 1)
 
 /*
  * The longest wait of one epoch, and who had it. An epoch is the time
@@ -63,15 +89,31 @@ struct sh_max {
 	__u32 epoch;			/* epoch it belongs to */
 	__u32 tid;			/* task that had it: tid ... */
 	__u32 pid;			/* ... its thread group id ... */
-	__u32 cpu;			/* ... CPU it was switched in on (woken on, blocked) */
+	__u32 cpu;			/* ... CPU it was switched in on ... */
 	char comm[SH_COMM_LEN];		/* ... and its name */
 };
 
 /*
- * One histogram, as kept per CPU. The poller sums the CPUs. Counters are
- * 32 bits and cumulative: they wrap, and the poller takes differences
- * modulo 2^32, which is exact as long as no single counter moves by 2^32
- * within one interval (one CPU cannot switch that often in an hour).
+ * sh_hist::birth: bit 31 marks a key whose task or cgroup is gone, bit 30
+ * (CPU 0's copy) a key being folded into [exited]; the rest is the id.
+ */
+#define SH_BIRTH_DEAD 0x80000000U
+#define SH_BIRTH_FOLDING 0x40000000U
+#define SH_BIRTH_ID 0x3fffffffU
+
+/*
+ * One histogram, as kept per CPU. A value of the key map is one sh_hist
+ * per metric measured, in enum order (the poller sets the value size).
+ *
+ * Counters are 32 bits per CPU and cumulative: they wrap. The poller sums
+ * the CPUs and takes differences modulo 2^32 into 64-bit totals, which is
+ * exact as long as fewer than 2^32 waits are recorded (over all CPUs
+ * together) between two readings. The poller reads at least every
+ * SH_READ_PERIOD_S seconds whatever the interval, and sooner when the
+ * event rate it measures (the 64-bit seen counters) would reach 2^31
+ * events in that time; it checks the bound at every reading and says so
+ * if it was ever exceeded.
+ *
  * The max is per epoch: the poller advances sh_epoch, then reads. Epoch E
  * keeps its max in max[E & 1], so waits recorded after the advance (in
  * epoch E + 1, the other slot) cannot overwrite it before it is read; a
@@ -80,23 +122,36 @@ struct sh_max {
 struct sh_hist {
 	__u32 slots[SH_NBUCKETS];	/* log2 buckets of wait, in ns */
 	__u32 count;			/* waits recorded (the sum of @slots) */
-	__u32 pad;			/* keeps @sum_ns 8-byte aligned */
-	__u64 sum_ns;			/* sum of waits, ns (never wraps in practice) */
+	/*
+	 * First histogram of a key-map value only: the key's incarnation
+	 * (SH_BIRTH_ID bits, set on the creating CPU's copy, 0 on the
+	 * others), so the poller tells a key that was reclaimed and made
+	 * anew since its last reading from one that only grew; and
+	 * SH_BIRTH_DEAD, set when the key's task or cgroup went away and the
+	 * kernel left the key to the poller to remove.
+	 */
+	__u32 birth;
+	__u64 sum_ns;			/* sum of waits, ns (64-bit: 584 years) */
 	struct sh_max max[2];		/* per-epoch max, by epoch parity */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest name of the task */
 };
 
+/* The poller reads the maps at least this often, whatever -i says. */
+#define SH_READ_PERIOD_S 10
+
 /*
- * Per-CPU event counters. An "event" is one candidate measurement: a
- * switch-in of a non-idle task (offcpu, runq) or a wakeup (blocked).
+ * Per-CPU event counters, one set per metric. An "event" is one candidate
+ * measurement: a switch-in of a non-idle task (for blocked: one whose
+ * switch-out was a sleep, or that schedhist has not seen switch out).
  * Identity, exact once the programs are detached:
  *   seen == sum of all histogram counts + no_start + filtered + dropped
+ *           + clock_skew
  * map_full and no_mem events are part of the histogram counts (in the
  * [other] entry, which gets exactly those).
  */
 enum sh_stat {
 	SH_STAT_SEEN = 0,	/* events that reached the histogram path */
-	SH_STAT_NO_START = 1,	/* no start timestamp (first seen since attach...) */
+	SH_STAT_NO_START = 1,	/* no start known (first seen since attach...) */
 	SH_STAT_FILTERED = 2,	/* task outside the -p / -c filter */
 	SH_STAT_DROPPED = 3,	/* histogram update failed (never expected) */
 	SH_STAT_MAP_FULL = 4,	/* recorded under [other]: the key map was full */
@@ -104,21 +159,33 @@ enum sh_stat {
 	 * recorded under [other]: the kernel had no memory for a new key at
 	 * that moment (E2BIG is full; this is ENOMEM: without preallocation,
 	 * new elements come from per-CPU caches refilled asynchronously,
-	 * which run dry for a moment under heavy task churn)
+	 * which can run dry for a moment)
 	 */
 	SH_STAT_NO_MEM = 5,
-	SH_STAT_NR = 6,
+	/*
+	 * the wait's end was stamped earlier than its start: the clocks of
+	 * two CPUs disagreed (the run queue clocks are per CPU); not recorded
+	 */
+	SH_STAT_CLOCK_SKEW = 6,
+	/*
+	 * not an event: runq (sched_info method) switch-ins the kernel
+	 * accounted (pcount) that no sched_switch event showed; each one's
+	 * wait is part of the next wait recorded for that task
+	 */
+	SH_STAT_MERGED = 7,
+	SH_STAT_NR = 8,
 };
 
 /*
  * Value of the per-CPU array (one element): the counters and, for key
- * "none" and for key "cpu" with offcpu/runq, the histogram itself, so that
- * those keys cost a single map lookup per event.
+ * "none" and for key "cpu", the histograms themselves (one per metric
+ * measured, in enum order, as in a key-map value), so that those keys
+ * cost a single map lookup per event.
  */
 struct sh_pcpu {
-	__u64 stats[SH_STAT_NR];
-	__u64 pad;
-	struct sh_hist hist;
+	__u64 stats[SH_METRIC_NR][SH_STAT_NR];
+	__u64 reclaimed;		/* keys the kernel folded into [exited] */
+	struct sh_hist hist[SH_METRIC_NR];
 };
 
 #endif /* SCHEDHIST_H */

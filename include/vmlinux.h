@@ -69,10 +69,15 @@ struct cgroup_subsys_state {
 	struct cgroup *cgroup;
 };
 
+struct cgroup_root {
+	int hierarchy_id;
+};
+
 struct cgroup {
 	struct cgroup_subsys_state self;
 	int level;
 	struct kernfs_node *kn;
+	struct cgroup_root *root;
 	struct cgroup *ancestors[0];
 };
 
@@ -85,13 +90,44 @@ struct thread_info {
 	u32 cpu;
 };
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct signal_struct {
+	atomic_t live;
+};
+
+/* the run queue: its clock is what sched_info stamps with (rq_clock()) */
+struct rq {
+	u64 clock;
+};
+
+struct cfs_rq {
+	struct rq *rq;		/* CONFIG_FAIR_GROUP_SCHED */
+};
+
+struct sched_entity {
+	struct cfs_rq *cfs_rq;	/* CONFIG_FAIR_GROUP_SCHED */
+};
+
+/* CONFIG_SCHED_INFO: what /proc/PID/task/TID/schedstat shows */
+struct sched_info {
+	unsigned long pcount;
+	unsigned long long run_delay;
+	unsigned long long last_queued;
+};
+
 struct task_struct {
 	struct thread_info thread_info;
 	unsigned int __state;
 	unsigned int cpu;
+	struct sched_entity se;
+	struct sched_info sched_info;
 	pid_t pid;
 	pid_t tgid;
 	char comm[16];
+	struct signal_struct *signal;
 	struct css_set *cgroups;
 };
 

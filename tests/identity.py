@@ -42,7 +42,7 @@ def main():
         if r["cumulative"] != cumulative:
             sys.exit(f"{path}: report {i} has cumulative={r['cumulative']}")
         e, lost = r["events"], r["lost"]
-        nlost = lost["no_start"] + lost["filtered"] + lost["dropped"]
+        nlost = lost["no_start"] + lost["filtered"] + lost["dropped"] + lost["clock_skew"]
         if sum(g["count"] for g in r["groups"]) != e["recorded"]:
             sys.exit(f"{path}: report {i}: groups add up to "
                      f"{sum(g['count'] for g in r['groups'])}, recorded says {e['recorded']}")

@@ -14,6 +14,7 @@ int exporter_open(struct sh_exporter *x, const struct options *o)
 {
 	struct listen_addr addr;
 	char err[512];
+	int m;
 
 	memset(x, 0, sizeof(*x));
 	if (!o->listen && !o->prom_file)
@@ -23,9 +24,15 @@ int exporter_open(struct sh_exporter *x, const struct options *o)
 	x->ropts.top = 0;
 	if (o->user && privdrop_lookup(o->user, &x->user))
 		return SH_EXIT_USAGE;
-	if (prom_view_init(&x->view, o->metric, o->key_type, o->top ? o->top : o->max_keys)) {
-		pr_warn("out of memory\n");
-		return SH_EXIT_FAIL;
+	for (m = 0; m < SH_METRIC_NR; m++) {
+		if (!(o->metrics & (1U << m)))
+			continue;
+		if (prom_view_init(&x->view[x->nviews], m, o->key_type,
+				   o->top ? o->top : o->max_keys)) {
+			pr_warn("out of memory\n");
+			return SH_EXIT_FAIL;
+		}
+		x->nviews++;
 	}
 	if (o->prom_file) {
 		if (atomic_file_open(&x->file, o->prom_file, err, sizeof(err))) {
@@ -56,7 +63,7 @@ static char *render(const struct sh_exporter *x, bool om, size_t *len)
 
 	if (!f)
 		return NULL;
-	bad = render_prom(f, &x->view, om);
+	bad = render_prom(f, x->view, x->nviews, om);
 	if (fclose(f) || bad) {
 		free(buf);
 		return NULL;
@@ -136,21 +143,24 @@ static bool key_live(const struct sh_group *g, void *arg)
 	return e && !e->pruned;
 }
 
-int exporter_publish(struct sh_exporter *x, struct sh_snapshot *s, struct sh_cgroups *cg,
-		     __u64 gen)
+int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
+		     struct sh_cgroups *cg, __u64 gen)
 {
-	int err;
+	int err, i;
 
 	if (!x->on)
 		return 0;
-	x->ropts.cumulative = false;
-	if (report_build(&x->interval, s, &x->ropts, cg, gen, 0))
-		return -1;
-	x->ropts.cumulative = true;
-	if (report_build(&x->since_start, s, &x->ropts, cg, gen, 0))
-		return -1;
-	if (prom_view_update(&x->view, &x->interval, &x->since_start, key_live, s))
-		return -1;
+	for (i = 0; i < n && i < x->nviews; i++) {
+		x->ropts.cumulative = false;
+		if (report_build(&x->interval, &snaps[i], &x->ropts, cg, gen, 0))
+			return -1;
+		x->ropts.cumulative = true;
+		if (report_build(&x->since_start, &snaps[i], &x->ropts, cg, gen, 0))
+			return -1;
+		if (prom_view_update(&x->view[i], &x->interval, &x->since_start, key_live,
+				     &snaps[i]))
+			return -1;
+	}
 	err = publish(x);
 	if (err == -ENOMEM)
 		return -1;
@@ -166,13 +176,16 @@ int exporter_publish(struct sh_exporter *x, struct sh_snapshot *s, struct sh_cgr
 
 void exporter_close(struct sh_exporter *x)
 {
+	int i;
+
 	if (!x->on)
 		return;
 	if (x->listening)
 		http_stop(&x->http);
 	if (x->filing)
 		atomic_file_close(&x->file);
-	prom_view_free(&x->view);
+	for (i = 0; i < x->nviews; i++)
+		prom_view_free(&x->view[i]);
 	report_free(&x->interval);
 	report_free(&x->since_start);
 	memset(x, 0, sizeof(*x));

@@ -27,7 +27,8 @@ struct sh_exporter {
 	struct http_server http;
 	struct atomic_file file;
 	struct sh_user user;		/* --user, if set */
-	struct prom_view view;
+	struct prom_view view[SH_METRIC_NR];	/* one per metric measured */
+	int nviews;
 	struct sh_report interval;	/* the reports the view is built from */
 	struct sh_report since_start;
 	struct options ropts;		/* the options, with top 0: the view bounds keys itself */
@@ -49,11 +50,12 @@ int exporter_open(struct sh_exporter *x, const struct options *o);
 int exporter_start(struct sh_exporter *x, int map_fd, void *buf);
 
 /*
- * After each reading, before snapshot_gc(): add it to the view, publish.
- * @cg and @gen as for report_build(). 0, or -1 when out of memory.
+ * After each interval's reading, before snapshot_gc(): add the @n
+ * snapshots (one per metric, as the views) to the views, publish. @cg and
+ * @gen as for report_build(). 0, or -1 when out of memory.
  */
-int exporter_publish(struct sh_exporter *x, struct sh_snapshot *s, struct sh_cgroups *cg,
-		     __u64 gen);
+int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
+		     struct sh_cgroups *cg, __u64 gen);
 
 void exporter_close(struct sh_exporter *x);
 

@@ -64,15 +64,19 @@ int loader_cgroup_subsys_id(const char *name)
 	return ret;
 }
 
+/* The tracepoints a run attaches to, by program. */
+struct tp {
+	const char *name;		/* tracepoint */
+	bool want;			/* this run needs it */
+};
+
 /*
  * After a failed load: the first tracepoint the run needs that the kernel's
  * BTF lacks (tp_btf programs attach through its btf_trace_NAME typedef),
  * or NULL if they are all there and the failure was something else.
  */
-static const char *missing_tracepoint(const struct options *o)
+static const char *missing_tracepoint(const struct tp *tps, int n)
 {
-	static const char *const tps[] = { "sched_switch", "sched_wakeup", "sched_wakeup_new" };
-	int n = o->metric == SH_METRIC_OFFCPU ? 1 : o->metric == SH_METRIC_BLOCKED ? 2 : 3;
 	struct btf *btf = btf__load_vmlinux_btf();
 	const char *missing = NULL;
 	char name[64];
@@ -81,12 +85,62 @@ static const char *missing_tracepoint(const struct options *o)
 	if (!btf)
 		return NULL;
 	for (i = 0; i < n && !missing; i++) {
-		snprintf(name, sizeof(name), "btf_trace_%s", tps[i]);
-		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)
-			missing = tps[i];
+		snprintf(name, sizeof(name), "btf_trace_%s", tps[i].name);
+		if (tps[i].want && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)
+			missing = tps[i].name;
 	}
 	btf__free(btf);
 	return missing;
+}
+
+/* Does struct @sname in @btf have member @mname? */
+static bool has_member(const struct btf *btf, const char *sname, const char *mname)
+{
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), mname))
+			return true;
+	return false;
+}
+
+int loader_probe_method(const char **why)
+{
+	static const char *const need[][2] = {
+		{ "task_struct", "sched_info" },	/* CONFIG_SCHED_INFO */
+		{ "sched_info", "last_queued" },
+		{ "sched_info", "run_delay" },
+		{ "sched_info", "pcount" },
+		{ "task_struct", "se" },
+		{ "sched_entity", "cfs_rq" },
+		{ "cfs_rq", "rq" },			/* CONFIG_FAIR_GROUP_SCHED */
+		{ "rq", "clock" },
+	};
+	static char msg[128];
+	struct btf *btf = btf__load_vmlinux_btf();
+	size_t i;
+
+	*why = NULL;
+	if (!btf) {
+		*why = "no kernel BTF";
+		return SH_METHOD_WAKEUP;
+	}
+	for (i = 0; i < sizeof(need) / sizeof(need[0]) && !*why; i++) {
+		if (!has_member(btf, need[i][0], need[i][1])) {
+			snprintf(msg, sizeof(msg), "the kernel's BTF has no %s::%s", need[i][0],
+				 need[i][1]);
+			*why = msg;
+		}
+	}
+	btf__free(btf);
+	return *why ? SH_METHOD_WAKEUP : SH_METHOD_SCHED_INFO;
 }
 
 static int attach(struct sh_loader *l, struct bpf_program *prog, struct bpf_link **slot,
@@ -104,13 +158,28 @@ static int attach(struct sh_loader *l, struct bpf_program *prog, struct bpf_link
 	return 0;
 }
 
+/* Create a fixed entry (key [other] or [exited]) before any event needs it. */
+static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vsize)
+{
+	struct sh_key k = { .id = id };
+	void *zero = calloc(l->ncpus, vsize);
+	int err = 0;
+
+	if (!zero || bpf_map_update_elem(l->hists_fd, &k, zero, BPF_NOEXIST)) {
+		pr_warn("cannot create the %s entry of the key map: %s\n", what, strerror(errno));
+		err = -1;
+	}
+	free(zero);
+	return err;
+}
+
 int loader_start(struct sh_loader *l, const struct options *o, const struct sh_cgroup_cfg *cg)
 {
 	struct schedhist_bpf *skel;
-	bool wakeups = o->metric != SH_METRIC_OFFCPU;
-	struct sh_key other = { .id = SH_OTHER_ID };
-	void *zero = NULL;
-	int err;
+	const char *why;
+	bool hooks, keyed, tasks;
+	size_t vsize;
+	int err, m, i;
 
 	memset(l, 0, sizeof(*l));
 	libbpf_set_print(libbpf_print);
@@ -124,6 +193,19 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 		pr_warn("cannot count possible CPUs: %s\n", strerror(-l->ncpus));
 		return -1;
 	}
+	l->metrics = o->metrics;
+	for (m = 0; m < SH_METRIC_NR; m++)
+		l->nmetrics += !!(o->metrics & (1U << m));
+
+	l->method = loader_probe_method(&why);
+	if (o->method == SH_METHOD_SCHED_INFO && l->method != SH_METHOD_SCHED_INFO) {
+		pr_warn("--method sched_info: not on this kernel (%s)\n", why);
+		return -1;
+	}
+	if (o->method == SH_METHOD_WAKEUP)
+		l->method = SH_METHOD_WAKEUP;
+	if (l->method == SH_METHOD_WAKEUP && o->method == SH_METHOD_AUTO)
+		pr_info("method wakeup: %s\n", why);
 
 	skel = schedhist_bpf__open();
 	if (!skel) {
@@ -131,22 +213,62 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 		return -1;
 	}
 	l->skel = skel;
-	skel->rodata->metric = o->metric;
+	skel->rodata->metrics = o->metrics;
+	skel->rodata->method = l->method;
 	skel->rodata->key_type = o->key_type;
+	skel->rodata->nr_cpus = l->ncpus;
 	skel->rodata->filter_tgid = o->pid;
 	skel->rodata->cgroup_hier = cg->hier;
 	skel->rodata->cgroup_depth = o->cgroup_depth;
 	skel->rodata->filter_cgid = cg->filter_id;
 	skel->rodata->filter_cglevel = cg->filter_level;
+	/* gone keys stay (marked) for the poller until the map is half full */
+	skel->rodata->fold_above = o->max_keys / 2;
 
-	/* the wakeup programs only for the metrics that need them */
-	bpf_program__set_autoload(skel->progs.schedhist_wakeup, wakeups);
-	bpf_program__set_autoload(skel->progs.schedhist_wakeup_new, o->metric == SH_METRIC_RUNQ);
-	bpf_map__set_max_entries(skel->maps.hists, o->max_keys + 1);
+	/*
+	 * Wakeup programs only for the wakeup method: sched_wakeup when a
+	 * wait needs the wakeup time (offcpu alone does not), sched_wakeup_new
+	 * always (a new task's first wait starts there). Reclaim programs
+	 * only for keys that die: tasks (tid, pid) and cgroups.
+	 */
+	hooks = l->method == SH_METHOD_WAKEUP &&
+		(o->metrics & ((1U << SH_METRIC_RUNQ) | (1U << SH_METRIC_BLOCKED)));
+	keyed = o->key_type != SH_KEY_NONE && o->key_type != SH_KEY_CPU;
+	tasks = o->key_type == SH_KEY_TID || o->key_type == SH_KEY_PID;
+	l->reclaims = tasks || o->key_type == SH_KEY_CGROUP;
+	struct tp tps[] = {
+		{ "sched_switch", true },
+		{ "sched_wakeup", hooks },
+		{ "sched_wakeup_new", l->method == SH_METHOD_WAKEUP },
+		{ "sched_process_free", tasks },
+		{ "cgroup_release", o->key_type == SH_KEY_CGROUP },
+	};
+	struct bpf_program *progs[] = {
+		skel->progs.schedhist_switch, skel->progs.schedhist_wakeup,
+		skel->progs.schedhist_wakeup_new, skel->progs.schedhist_task_free,
+		skel->progs.schedhist_cgroup_release,
+	};
+	struct bpf_link **links[] = {
+		&skel->links.schedhist_switch, &skel->links.schedhist_wakeup,
+		&skel->links.schedhist_wakeup_new, &skel->links.schedhist_task_free,
+		&skel->links.schedhist_cgroup_release,
+	};
+	const int nprogs = sizeof(tps) / sizeof(tps[0]);
+
+	for (i = 0; i < nprogs; i++)
+		bpf_program__set_autoload(progs[i], tps[i].want);
+	/* one histogram per metric in every value; [other] and [exited] besides the keys */
+	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+	bpf_map__set_max_entries(skel->maps.hists, keyed ? o->max_keys + 2 : 1);
+	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
+	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
+		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
+		goto fail;
+	}
 
 	err = schedhist_bpf__load(skel);
 	if (err) {
-		const char *tp = missing_tracepoint(o);
+		const char *tp = missing_tracepoint(tps, nprogs);
 
 		err = -err;
 		if (tp)	/* libbpf says only ESRCH ("No such process") */
@@ -161,30 +283,36 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 	l->hists_fd = bpf_map__fd(skel->maps.hists);
 	l->pcpu_fd = bpf_map__fd(skel->maps.pcpu);
 
-	/* [other] exists before any event, so overflow never needs a new slot */
-	zero = calloc(l->ncpus, sizeof(struct sh_hist));
-	if (!zero || bpf_map_update_elem(l->hists_fd, &other, zero, BPF_NOEXIST)) {
-		pr_warn("cannot create the [other] entry of the key map: %s\n", strerror(errno));
+	/* made up front, so overflow and reclaim never need a new element */
+	if (keyed && make_entry(l, SH_OTHER_ID, "[other]", vsize))
 		goto fail;
-	}
-	free(zero);
-	zero = NULL;
+	if (l->reclaims && make_entry(l, SH_EXITED_ID, "[exited]", vsize))
+		goto fail;
 
-	if (attach(l, skel->progs.schedhist_switch, &skel->links.schedhist_switch, "sched_switch"))
-		goto fail;
-	if (wakeups && attach(l, skel->progs.schedhist_wakeup, &skel->links.schedhist_wakeup,
-			       "sched_wakeup"))
-		goto fail;
-	if (o->metric == SH_METRIC_RUNQ && attach(l, skel->progs.schedhist_wakeup_new,
-						   &skel->links.schedhist_wakeup_new, "sched_wakeup_new"))
-		goto fail;
-	pr_info("attached %d program(s), %d possible CPUs, key map capacity %u + [other]\n",
-		l->nlinks, l->ncpus, o->max_keys);
+	l->live_keys = &skel->bss->sh_live_keys;
+	for (i = 0; i < nprogs; i++)
+		if (tps[i].want && attach(l, progs[i], links[i], tps[i].name))
+			goto fail;
+	pr_info("attached %d program(s), method %s, %d possible CPUs, key map capacity %u"
+		" + [other]%s\n", l->nlinks, method_name(l->method), l->ncpus,
+		keyed ? o->max_keys : 0, l->reclaims ? " + [exited]" : "");
 	return 0;
 fail:
-	free(zero);
 	loader_close(l);
 	return -1;
+}
+
+/*
+ * Wait until every tracepoint program run that began before now has ended.
+ * Tracepoint probes run in RCU read-side sections (with preemption off),
+ * and MEMBARRIER_CMD_GLOBAL waits for a grace period (synchronize_rcu).
+ * Where that command is refused (nohz_full), a pause far longer than any
+ * program run does the same in practice.
+ */
+static void grace_period(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(10000);
 }
 
 void loader_detach(struct sh_loader *l)
@@ -195,14 +323,10 @@ void loader_detach(struct sh_loader *l)
 	/*
 	 * Closing a link removes the tracepoint probe but does not wait for
 	 * a program already running on another CPU: one that counted an
-	 * event as seen may not have recorded it yet. Tracepoint probes run
-	 * in RCU read-side sections, so a grace period (which
-	 * MEMBARRIER_CMD_GLOBAL waits for) lets them finish and makes the
-	 * final reading exact. Where that command is refused (nohz_full),
-	 * a pause far longer than any program run does the same in practice.
+	 * event as seen may not have recorded it yet: a grace period lets
+	 * them finish and makes the final reading exact.
 	 */
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		usleep(10000);
+	grace_period();
 }
 
 void loader_close(struct sh_loader *l)
@@ -210,6 +334,22 @@ void loader_close(struct sh_loader *l)
 	if (l->skel)
 		schedhist_bpf__destroy(l->skel);
 	memset(l, 0, sizeof(*l));
+}
+
+void loader_read_begin(struct sh_loader *l)
+{
+	if (!l->reclaims || !l->skel->links.schedhist_switch)
+		return;	/* nothing folds, or detached: nothing runs any more */
+	l->skel->bss->sh_reading = 1;
+	__sync_synchronize();
+	/* a fold that read sh_reading == 0 just before may still be running */
+	grace_period();
+}
+
+void loader_read_end(struct sh_loader *l)
+{
+	__sync_synchronize();
+	l->skel->bss->sh_reading = 0;
 }
 
 __u32 loader_next_epoch(struct sh_loader *l)

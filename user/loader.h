@@ -3,6 +3,7 @@
 #ifndef SH_LOADER_H
 #define SH_LOADER_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "options.h"
 
@@ -14,6 +15,11 @@ struct sh_loader {
 	int hists_fd;		/* per-CPU hash: key -> histogram */
 	int pcpu_fd;		/* per-CPU array: counters + key-none histogram */
 	int nlinks;		/* programs attached */
+	int method;		/* enum sh_method in use */
+	__u32 metrics;		/* bit per enum sh_metric measured */
+	int nmetrics;		/* histograms per key (one per metric) */
+	bool reclaims;		/* the kernel folds gone keys into [exited] */
+	__u32 *live_keys;	/* the BPF side's count of its keys (its .bss) */
 };
 
 /* What the cgroup options resolved to (see user/cgroup.h). */
@@ -34,6 +40,23 @@ void loader_close(struct sh_loader *l);
 
 /* Advance the max epoch; returns the epoch that just ended. */
 __u32 loader_next_epoch(struct sh_loader *l);
+
+/*
+ * Around a reading of the key map: from loader_read_begin() (which waits
+ * until no fold is in flight) to loader_read_end() the kernel marks the
+ * keys it would reclaim instead of folding them.
+ */
+void loader_read_begin(struct sh_loader *l);
+void loader_read_end(struct sh_loader *l);
+
+/*
+ * Which method the running kernel allows for run-queue waits: its BTF
+ * has task_struct::sched_info (last_queued, run_delay, pcount) and the
+ * run queue clock through se.cfs_rq->rq->clock. SH_METHOD_SCHED_INFO or
+ * SH_METHOD_WAKEUP; @why says what is missing for the former.
+ */
+int loader_probe_method(const char **why);
+
 
 /* The cgroup_subsys_id of v1 controller @name from kernel BTF, or -1. */
 int loader_cgroup_subsys_id(const char *name);

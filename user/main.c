@@ -61,6 +61,24 @@ static void sleep_until(__u64 t)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/*
+ * The longest time between two readings: SH_READ_PERIOD_S, or less when
+ * the events seen since the last call (@seen, over @t - the previous
+ * call) would reach 2^31 in that time (half the 32-bit range: margin for
+ * a rate that doubles).
+ */
+static __u64 read_period(__u64 seen, __u64 t, __u64 *seen_last)
+{
+	static __u64 t_last;
+	__u64 p = SH_READ_PERIOD_S * NSEC_PER_SEC, dt = t - t_last;
+
+	*seen_last += seen;
+	t_last = t;
+	if (seen && dt && (double)seen * p / dt > (double)(1ULL << 31))
+		p = (__u64)((double)(1ULL << 31) * dt / seen);
+	return p < NSEC_PER_SEC / 10 ? NSEC_PER_SEC / 10 : p;
+}
+
 static int setup_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -131,16 +149,17 @@ int main(int argc, char **argv)
 	struct options o;
 	struct sh_loader l;
 	struct sh_reader rd;
-	struct sh_snapshot snap;
-	struct sh_report rep = {};
+	struct sh_snapshot snaps[SH_METRIC_NR];
+	struct sh_report reps[SH_METRIC_NR] = {};
 	struct sh_cgroups cg = {};
 	struct sh_cgroup_cfg cgcfg;
 	struct sh_maps maps;
 	struct sh_heatmap hm = {};
 	struct sh_exporter ex;
-	bool use_cg, out_ok = true;
-	__u64 start, last, next = 0, deadline = 0, printed = 0, gen = 0;
-	int ret, err;
+	bool use_cg, out_ok = true, fresh = true;
+	__u64 start, last, next = 0, deadline = 0, printed = 0, gen = 0, last_read, period;
+	__u64 seen_last = 0;
+	int ret, err, nsnap = 0, m, i;
 
 	ret = parse_options(argc, argv, &o);
 	if (ret >= 0)
@@ -170,21 +189,33 @@ int main(int argc, char **argv)
 		exporter_close(&ex);
 		return ret;
 	}
-	if (snapshot_init(&snap)) {
-		pr_warn("out of memory\n");
-		exporter_close(&ex);
-		return SH_EXIT_FAIL;
+	/* one snapshot per metric measured, in enum order (as the kernel's values) */
+	for (m = 0; m < SH_METRIC_NR; m++) {
+		if (!(o.metrics & (1U << m)))
+			continue;
+		if (snapshot_init(&snaps[nsnap])) {
+			pr_warn("out of memory\n");
+			exporter_close(&ex);
+			for (i = 0; i < nsnap; i++)
+				snapshot_free(&snaps[i]);
+			return SH_EXIT_FAIL;
+		}
+		snaps[nsnap].metric = m;
+		/* removed cgroups keep their own line in reports since start */
+		snaps[nsnap].keep_pruned = o.cumulative && o.key_type == SH_KEY_CGROUP;
+		snaps[nsnap].keep_limit = o.max_keys;	/* bounded: older ones fold into [exited] */
+		nsnap++;
 	}
-	/* removed cgroups keep their own line in reports since start */
-	snap.keep_pruned = o.cumulative && o.key_type == SH_KEY_CGROUP;
-	snap.keep_limit = o.max_keys;	/* bounded: older ones fold into [exited] */
 	if (loader_start(&l, &o, &cgcfg)) {
 		exporter_close(&ex);
-		snapshot_free(&snap);
+		for (i = 0; i < nsnap; i++)
+			snapshot_free(&snaps[i]);
 		cg_close(&cg);
 		return SH_EXIT_FAIL;
 	}
-	if (reader_init(&rd, l.ncpus)) {
+	for (i = 0; i < nsnap; i++)
+		snaps[i].method = l.method;
+	if (reader_init(&rd, l.ncpus, l.nmetrics)) {
 		pr_warn("out of memory\n");
 		ret = SH_EXIT_FAIL;
 		goto out;
@@ -195,7 +226,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	maps = (struct sh_maps){ .pcpu_fd = l.pcpu_fd, .hists_fd = l.hists_fd,
-				 .key_type = o.key_type, .metric = o.metric };
+				 .key_type = o.key_type, .live_keys = l.live_keys };
 	/* fleet mode: drop privileges (the map fds stay usable), then serve */
 	ret = exporter_start(&ex, maps.pcpu_fd, rd.pcpu);
 	if (ret)
@@ -211,11 +242,17 @@ int main(int argc, char **argv)
 	fprintf(stderr, "Tracing %s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
 		o.pid ? " of one process" : "");
 
-	start = last = now_ns();
+	start = last = last_read = now_ns();
 	if (o.interval_ns)
 		next = start + o.interval_ns;
 	if (o.duration_ns)
 		deadline = start + o.duration_ns;
+	/*
+	 * Kernel counters are 32 bits per CPU: read at least every
+	 * SH_READ_PERIOD_S (sooner at high event rates, below) whatever the
+	 * interval, so that no difference between two readings reaches 2^32.
+	 */
+	period = SH_READ_PERIOD_S * NSEC_PER_SEC;
 
 	ret = SH_EXIT_OK;
 	for (;;) {
@@ -224,17 +261,30 @@ int main(int argc, char **argv)
 
 		if (deadline && (!wake || deadline < wake))
 			wake = deadline;
-		if (!stop_signal) {
-			if (wake)
-				sleep_until(wake);
-			else
-				pause();
-		}
+		if (!wake || last_read + period < wake)
+			wake = last_read + period;
+		if (!stop_signal)
+			sleep_until(wake);
 		t = now_ns();
 		if (stop_signal || (deadline && t >= deadline))
 			final = true;
-		else if (!next || t < next)
+		else if (!next || t < next) {
+			if (t < last_read + period)
+				continue;
+			/* a reading between reports: it only keeps the counts exact */
+			loader_read_begin(&l);
+			err = snapshot_read(snaps, nsnap, &rd, &maps, loader_next_epoch(&l), fresh);
+			loader_read_end(&l);
+			if (err) {
+				pr_warn("cannot read BPF maps: %s\n", strerror(-err));
+				ret = SH_EXIT_FAIL;
+				break;
+			}
+			fresh = false;
+			last_read = t;
+			period = read_period(snaps[0].stats_cum[SH_STAT_SEEN] - seen_last, t, &seen_last);
 			continue;
+		}
 
 		if (final) {
 			if (o.interval_ns && t == last)
@@ -245,14 +295,27 @@ int main(int argc, char **argv)
 			loader_detach(&l);
 		}
 		gen++;
-		err = snapshot_read(&snap, &rd, &maps, loader_next_epoch(&l), use_cg ? &cg : NULL);
+		loader_read_begin(&l);
+		err = snapshot_read(snaps, nsnap, &rd, &maps, loader_next_epoch(&l), fresh);
+		loader_read_end(&l);
 		if (err) {
 			pr_warn("cannot read BPF maps: %s\n", strerror(-err));
 			ret = SH_EXIT_FAIL;
 			break;
 		}
-		if (report_build(&rep, &snap, &o, use_cg ? &cg : NULL, gen,
-				 (double)(t - (o.cumulative ? start : last)) / 1e9)) {
+		fresh = true;
+		last_read = t;
+		for (i = 0; i < nsnap; i++) {
+			if (snaps[i].wraps) {
+				pr_warn("more than 2^32 events between two readings: counts of "
+					"this interval may be short by multiples of 2^32\n");
+				snaps[i].wraps = 0;
+			}
+			if (report_build(&reps[i], &snaps[i], &o, use_cg ? &cg : NULL, gen,
+					 (double)(t - (o.cumulative ? start : last)) / 1e9))
+				break;
+		}
+		if (i < nsnap) {
 			pr_warn("out of memory\n");
 			ret = SH_EXIT_FAIL;
 			break;
@@ -261,8 +324,8 @@ int main(int argc, char **argv)
 			/* a blocked stdout must not hold up the exit */
 			fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 		}
-		if (o.print)
-			out_ok = emit(&rep, &o);
+		for (i = 0; i < nsnap && o.print && out_ok; i++)
+			out_ok = emit(&reps[i], &o);
 		/*
 		 * The reader went away (EPIPE), a blocked final write would
 		 * wait (EAGAIN), or a stop signal interrupted a write into a
@@ -272,17 +335,20 @@ int main(int argc, char **argv)
 			pr_warn("cannot write the report: %s\n", strerror(errno));
 			ret = SH_EXIT_FAIL;
 		}
-		if (o.heatmap && (heatmap_add(&hm, &rep) || heatmap_write(&hm))) {
+		/* the heatmap shows the first metric measured */
+		if (o.heatmap && (heatmap_add(&hm, &reps[0]) || heatmap_write(&hm))) {
 			pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
 			ret = SH_EXIT_FAIL;
 			break;
 		}
-		if (exporter_publish(&ex, &snap, use_cg ? &cg : NULL, gen)) {
+		if (exporter_publish(&ex, snaps, nsnap, use_cg ? &cg : NULL, gen)) {
 			pr_warn("out of memory\n");
 			ret = SH_EXIT_FAIL;
 			break;
 		}
-		snapshot_gc(&snap);
+		for (i = 0; i < nsnap; i++)
+			snapshot_gc(&snaps[i]);
+		period = read_period(snaps[0].stats_cum[SH_STAT_SEEN] - seen_last, t, &seen_last);
 		last = t;
 		printed++;
 		if (!out_ok || final || (o.count && printed >= o.count))
@@ -290,24 +356,29 @@ int main(int argc, char **argv)
 		while (next <= t)
 			next += o.interval_ns;
 	}
-	if (o.verbose)
-		pr_info("totals: seen %llu, recorded into histograms %llu, no_start %llu, "
-			"filtered %llu, dropped %llu, map_full %llu, no_mem %llu, keys pruned %llu\n",
-			(unsigned long long)snap.stats_cum[SH_STAT_SEEN],
-			(unsigned long long)snapshot_recorded(&snap),
-			(unsigned long long)snap.stats_cum[SH_STAT_NO_START],
-			(unsigned long long)snap.stats_cum[SH_STAT_FILTERED],
-			(unsigned long long)snap.stats_cum[SH_STAT_DROPPED],
-			(unsigned long long)snap.stats_cum[SH_STAT_MAP_FULL],
-			(unsigned long long)snap.stats_cum[SH_STAT_NO_MEM],
-			(unsigned long long)rd.pruned);
+	for (i = 0; i < nsnap && o.verbose; i++)
+		pr_info("totals %s: seen %llu, recorded into histograms %llu, no_start %llu, "
+			"filtered %llu, dropped %llu, map_full %llu, no_mem %llu, clock_skew %llu; "
+			"keys reclaimed by the kernel %llu, removed by the poller %llu\n",
+			metric_name(snaps[i].metric),
+			(unsigned long long)snaps[i].stats_cum[SH_STAT_SEEN],
+			(unsigned long long)snapshot_recorded(&snaps[i]),
+			(unsigned long long)snaps[i].stats_cum[SH_STAT_NO_START],
+			(unsigned long long)snaps[i].stats_cum[SH_STAT_FILTERED],
+			(unsigned long long)snaps[i].stats_cum[SH_STAT_DROPPED],
+			(unsigned long long)snaps[i].stats_cum[SH_STAT_MAP_FULL],
+			(unsigned long long)snaps[i].stats_cum[SH_STAT_NO_MEM],
+			(unsigned long long)snaps[i].stats_cum[SH_STAT_CLOCK_SKEW],
+			(unsigned long long)rd.reclaimed, (unsigned long long)rd.pruned);
 out:
 	exporter_close(&ex);
 	heatmap_free(&hm);
-	report_free(&rep);
+	for (i = 0; i < nsnap; i++) {
+		report_free(&reps[i]);
+		snapshot_free(&snaps[i]);
+	}
 	reader_free(&rd);
 	loader_close(&l);
-	snapshot_free(&snap);
 	cg_close(&cg);
 	return ret;
 }

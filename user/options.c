@@ -42,6 +42,7 @@ enum {
 	OPT_PROM_FILE,
 	OPT_USER,
 	OPT_PRINT,
+	OPT_METHOD,
 };
 
 struct opt_def {
@@ -53,8 +54,10 @@ struct opt_def {
 };
 
 static const struct opt_def opt_defs[] = {
-	{ "metric", 'M', required_argument, "NAME",
-	  "what to measure: offcpu (default), runq, blocked" },
+	{ "metric", 'M', required_argument, "LIST",
+	  "what to measure: offcpu (default), runq, blocked, or a list: offcpu,runq" },
+	{ "method", OPT_METHOD, required_argument, "HOW",
+	  "runq/blocked from: auto (default), sched_info (kernel accounting), wakeup (hooks)" },
 	{ "key", 'k', required_argument, "KEY",
 	  "histogram per: none (default), comm, pid, tid, cpu, cgroup" },
 	{ "pids", 'P', no_argument, NULL, "same as -k pid (one histogram per process)" },
@@ -111,7 +114,8 @@ static const char usage_head[] =
 	"  offcpu   off-CPU wait: switch-out -> the same task's next switch-in\n"
 	"  runq     run-queue latency: runnable (woken, or preempted while runnable)\n"
 	"           -> switch-in; the kernel's run_delay in /proc/PID/task/TID/schedstat\n"
-	"  blocked  blocked time: switch-out while not runnable -> wakeup\n"
+	"  blocked  blocked time: switch-out while not runnable -> runnable again\n"
+	"           (offcpu = runq + blocked; -M offcpu,runq,blocked measures all three)\n"
 	"\n"
 	"Options:\n";
 
@@ -286,7 +290,7 @@ static const char *const metric_names[] = { "offcpu", "runq", "blocked" };
 static const char *const metric_text[] = {
 	"off-CPU wait (switch-out to the same task's next switch-in)",
 	"run-queue latency (runnable: woken or preempted, to switch-in)",
-	"blocked time (switch-out while not runnable, to wakeup)",
+	"blocked time (switch-out while not runnable, to runnable again)",
 };
 static const char *const key_names[] = { "none", "comm", "pid", "tid", "cpu", "cgroup" };
 static const char *const unit_names[] = { "ns", "us", "ms" };
@@ -296,6 +300,7 @@ static const char *const sort_names[] = { "sum", "count", "avg", "p99", "max" };
 
 const char *metric_name(int m) { return metric_names[m]; }
 const char *metric_words(int m) { return metric_text[m]; }
+const char *method_name(int m) { return m == SH_METHOD_SCHED_INFO ? "sched_info" : "wakeup"; }
 const char *key_name(int k) { return key_names[k]; }
 const char *unit_name(int u) { return unit_names[u]; }
 
@@ -314,6 +319,30 @@ static int lookup_name(const char *const *names, size_t n, const char *s)
 	return -1;
 }
 
+int parse_metrics(const char *s, __u32 *out, const char **bad)
+{
+	static char tok[32];
+	const char *p = s, *end;
+	__u32 m = 0;
+	size_t len;
+	int r;
+
+	do {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		snprintf(tok, sizeof(tok), "%.*s", (int)(len < sizeof(tok) ? len : sizeof(tok) - 1), p);
+		r = len < sizeof(tok) ? lookup_name(metric_names, ARRAY_LEN(metric_names), tok) : -1;
+		if (r < 0 || (m & (1U << r))) {
+			*bad = tok;	/* unknown (or empty), or named twice */
+			return -1;
+		}
+		m |= 1U << r;
+		p = end + 1;
+	} while (end);
+	*out = m;
+	return 0;
+}
+
 static int set_key(struct options *o, int *key_set, int k)
 {
 	if (*key_set && o->key_type != k)
@@ -330,10 +359,13 @@ int parse_options(int argc, char **argv, struct options *o)
 	char shortopts[N_OPTS * 2 + 2];
 	int key_set = 0, interval_set = 0, count_set = 0, print_set = 0;
 	size_t i, n = 0;
+	const char *bad;
 	__u64 v;
 	int c, r;
 
 	memset(o, 0, sizeof(*o));
+	o->metrics = 1U << SH_METRIC_OFFCPU;
+	o->method = SH_METHOD_AUTO;
 	o->unit = SH_UNIT_US;
 	o->max_keys = DEFAULT_MAX_KEYS;
 
@@ -355,11 +387,24 @@ int parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'M':
-			r = lookup_name(metric_names, ARRAY_LEN(metric_names), optarg);
-			if (r < 0)
-				return usage_error("unknown metric '%s': use offcpu, runq or blocked",
-						   optarg);
-			o->metric = r;
+			if (parse_metrics(optarg, &o->metrics, &bad) &&
+			    lookup_name(metric_names, ARRAY_LEN(metric_names), bad) >= 0)
+				return usage_error("metric '%s' named twice in '%s'", bad, optarg);
+			if (parse_metrics(optarg, &o->metrics, &bad))
+				return usage_error("unknown metric '%s': use offcpu, runq or blocked, "
+						   "or a list of them such as offcpu,runq", bad);
+			o->metric = __builtin_ctz(o->metrics);
+			break;
+		case OPT_METHOD:
+			if (!strcmp(optarg, "auto"))
+				o->method = SH_METHOD_AUTO;
+			else if (!strcmp(optarg, "sched_info"))
+				o->method = SH_METHOD_SCHED_INFO;
+			else if (!strcmp(optarg, "wakeup"))
+				o->method = SH_METHOD_WAKEUP;
+			else
+				return usage_error("unknown method '%s': use auto, sched_info or "
+						   "wakeup", optarg);
 			break;
 		case 'k':
 			r = lookup_name(key_names, ARRAY_LEN(key_names), optarg);

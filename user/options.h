@@ -24,8 +24,13 @@ enum sh_sort {
 	SH_SORT_MAX,
 };
 
+/* --method auto: the kernel's sched_info where it has it, else wakeup hooks */
+#define SH_METHOD_AUTO (-1)
+
 struct options {
-	int metric;		/* enum sh_metric */
+	int metric;		/* enum sh_metric: the first of @metrics */
+	__u32 metrics;		/* -M: bit per enum sh_metric measured */
+	int method;		/* --method: enum sh_method, or SH_METHOD_AUTO */
 	int key_type;		/* enum sh_key_type */
 	__u64 interval_ns;	/* 0: one report at the end */
 	__u64 count;		/* reports to print, 0 = unlimited */
@@ -69,7 +74,14 @@ int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out);
 int parse_duration(const char *s, __u64 dflt_unit_ns, __u64 *out_ns);
 
 const char *metric_name(int metric);
+/*
+ * Parse "offcpu,runq" into a bit per metric: 0, or -1 with *@bad the
+ * element that is unknown (or empty) or named twice.
+ */
+int parse_metrics(const char *s, __u32 *out, const char **bad);
 const char *metric_words(int metric);
+/* Name of enum sh_method @m, as in -v, JSON and --method. */
+const char *method_name(int m);
 const char *key_name(int key_type);
 const char *unit_name(int unit);
 __u64 unit_ns(int unit);

@@ -13,6 +13,8 @@ static const char *const stat_names[SH_STAT_NR] = {
 	[SH_STAT_DROPPED] = "dropped",
 	[SH_STAT_MAP_FULL] = "map_full",
 	[SH_STAT_NO_MEM] = "no_mem",
+	[SH_STAT_CLOCK_SKEW] = "clock_skew",
+	[SH_STAT_MERGED] = "merged",
 };
 
 void json_string(FILE *f, const char *s)
@@ -111,9 +113,9 @@ void render_json(FILE *f, const struct sh_report *r, const struct options *o)
 	(void)o;
 	fmt_rfc3339(ts, sizeof(ts), &r->when);
 	fprintf(f, "{\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
-		   "\"key\":\"%s\",\"groups\":[",
+		   "\"method\":\"%s\",\"key\":\"%s\",\"groups\":[",
 		ts, r->span_s, r->cumulative ? "true" : "false", metric_name(r->metric),
-		key_name(r->key_type));
+		method_name(r->method), key_name(r->key_type));
 	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
 		if (i)
 			fputc(',', f);
@@ -121,9 +123,10 @@ void render_json(FILE *f, const struct sh_report *r, const struct options *o)
 	}
 	fputs("],\"lost\":{", f);
 	/* the waits not recorded, by reason: seen == recorded + the sum of these */
-	fprintf(f, "\"no_start\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"dropped\":%" PRIu64 "}",
+	fprintf(f, "\"no_start\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"dropped\":%" PRIu64
+		   ",\"clock_skew\":%" PRIu64 "}",
 		(uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
-		(uint64_t)r->stats[SH_STAT_DROPPED]);
+		(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW]);
 	fputs(",\"events\":{", f);
 	for (s = 0; s < SH_STAT_NR; s++)
 		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_names[s],

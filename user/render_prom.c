@@ -395,25 +395,16 @@ static int cmp_series(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-int render_prom(FILE *f, const struct prom_view *v, bool om)
+/* One view's histogram series, sorted by key. */
+static int put_view(FILE *f, const struct prom_view *v, char le[][32])
 {
-	static const char *const reasons[] = { "no_start", "filtered", "dropped" };
-	static const int reason_stat[] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED };
-	const char *metric = metric_name(v->metric);
 	struct prom_series **sorted;
-	char le[SH_NBUCKETS][32], labels[128], help[256];
+	char labels[128];
 	size_t n = 0, i;
+	int err = 0;
 
-	for (i = 0; i < SH_NBUCKETS; i++)
-		fmt_le(le[i], sizeof(le[i]), (int)i);
-	snprintf(labels, sizeof(labels), "metric=\"%s\",key_type=\"%s\",key=", metric,
-		 key_name(v->key_type));
-
-	snprintf(help, sizeof(help), "How long tasks waited, in seconds, since schedhist started: %s.",
-		 metric_words(v->metric));
-	family(f, om, "schedhist_wait_seconds", "histogram", help);
-	if (om)
-		fputs("# UNIT schedhist_wait_seconds seconds\n", f);
+	snprintf(labels, sizeof(labels), "metric=\"%s\",key_type=\"%s\",key=",
+		 metric_name(v->metric), key_name(v->key_type));
 	sorted = malloc((v->nexported ? v->nexported : 1) * sizeof(*sorted));
 	if (!sorted)
 		return -1;
@@ -425,35 +416,66 @@ int render_prom(FILE *f, const struct prom_view *v, bool om)
 				sorted[n++] = s;
 	}
 	qsort(sorted, n, sizeof(*sorted), cmp_series);
-	for (i = 0; i < n; i++) {
-		if (put_series(f, labels, sorted[i]->key, &sorted[i]->t, le)) {
-			free(sorted);
-			return -1;
-		}
-	}
+	for (i = 0; i < n && !err; i++)
+		err = put_series(f, labels, sorted[i]->key, &sorted[i]->t, le);
 	free(sorted);
-	if (v->key_type != SH_KEY_NONE && put_series(f, labels, PROM_OTHER, &v->other, le))
-		return -1;
+	if (!err && v->key_type != SH_KEY_NONE)
+		err = put_series(f, labels, PROM_OTHER, &v->other, le);
+	return err;
+}
+
+int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
+{
+	static const char *const reasons[] = { "no_start", "filtered", "dropped", "clock_skew" };
+	static const int reason_stat[] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
+					   SH_STAT_CLOCK_SKEW };
+	char le[SH_NBUCKETS][32], help[256];
+	size_t i, j;
+
+	for (i = 0; i < SH_NBUCKETS; i++)
+		fmt_le(le[i], sizeof(le[i]), (int)i);
+
+	if (nv == 1)
+		snprintf(help, sizeof(help),
+			 "How long tasks waited, in seconds, since schedhist started: %s.",
+			 metric_words(views[0].metric));
+	else
+		snprintf(help, sizeof(help),
+			 "How long tasks waited, in seconds, since schedhist started; the label "
+			 "metric says which wait (offcpu = runq + blocked).");
+	family(f, om, "schedhist_wait_seconds", "histogram", help);
+	if (om)
+		fputs("# UNIT schedhist_wait_seconds seconds\n", f);
+	for (j = 0; j < nv; j++)
+		if (put_view(f, &views[j], le))
+			return -1;
 
 	family(f, om, "schedhist_events_total", "counter",
-	       "Candidate waits the kernel side saw: switch-ins of non-idle tasks (offcpu, runq) "
-	       "or wakeups (blocked).");
-	fprintf(f, "schedhist_events_total{metric=\"%s\"} %" PRIu64 "\n", metric,
-		(uint64_t)v->stats[SH_STAT_SEEN]);
+	       "Candidate waits the kernel side saw: switch-ins of non-idle tasks (for blocked: "
+	       "those whose switch-out was a sleep).");
+	for (j = 0; j < nv; j++)
+		fprintf(f, "schedhist_events_total{metric=\"%s\"} %" PRIu64 "\n",
+			metric_name(views[j].metric), (uint64_t)views[j].stats[SH_STAT_SEEN]);
 	family(f, om, "schedhist_lost_events_total", "counter",
 	       "Candidate waits not recorded, by reason: no_start (the wait began before "
-	       "tracing), filtered (outside -p or -c), dropped (histogram update failed).");
-	for (i = 0; i < 3; i++)
-		fprintf(f, "schedhist_lost_events_total{metric=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
-			metric, reasons[i], (uint64_t)v->stats[reason_stat[i]]);
+	       "tracing), filtered (outside -p or -c), dropped (histogram update failed), "
+	       "clock_skew (two CPUs' clocks disagreed: the end was stamped before the start).");
+	for (j = 0; j < nv; j++)
+		for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+			fprintf(f, "schedhist_lost_events_total{metric=\"%s\",reason=\"%s\"} %" PRIu64
+				   "\n", metric_name(views[j].metric), reasons[i],
+				(uint64_t)views[j].stats[reason_stat[i]]);
 	family(f, om, "schedhist_overflow_events_total", "counter",
 	       "Waits of new keys that the kernel counted under the key [other] because its key "
 	       "map was full (raise --max-keys).");
-	fprintf(f, "schedhist_overflow_events_total{metric=\"%s\"} %" PRIu64 "\n", metric,
-		(uint64_t)v->stats[SH_STAT_MAP_FULL]);
+	for (j = 0; j < nv; j++)
+		fprintf(f, "schedhist_overflow_events_total{metric=\"%s\"} %" PRIu64 "\n",
+			metric_name(views[j].metric), (uint64_t)views[j].stats[SH_STAT_MAP_FULL]);
 	family(f, om, "schedhist_keys", "gauge", "Keys in the kernel's histogram map now.");
-	fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n", metric,
-		key_name(v->key_type), (uint64_t)v->live_keys);
+	for (j = 0; j < nv; j++)
+		fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",
+			metric_name(views[j].metric), key_name(views[j].key_type),
+			(uint64_t)views[j].live_keys);
 	/* OpenMetrics has a type for it: the info family schedhist_build, same sample */
 	if (om)
 		family(f, om, "schedhist_build", "info", "The schedhist version.");

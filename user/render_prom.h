@@ -85,11 +85,12 @@ int prom_view_update(struct prom_view *v, const struct sh_report *interval,
 size_t prom_view_series(const struct prom_view *v);
 
 /*
- * Write the exposition: the text format 0.0.4, or OpenMetrics 1.0.0
- * (ending with "# EOF") when @openmetrics. Series are sorted by key,
- * [other] last. 0, or non-zero if writing to @f failed or memory ran out.
+ * Write the exposition of @nviews views (one per metric measured, each
+ * family holding the series of all of them): the text format 0.0.4, or
+ * OpenMetrics 1.0.0 (ending with "# EOF") when @openmetrics. Series are
+ * sorted by key, [other] last. 0, or non-zero if writing to @f failed or memory ran out.
  */
-int render_prom(FILE *f, const struct prom_view *v, bool openmetrics);
+int render_prom(FILE *f, const struct prom_view *views, size_t nviews, bool openmetrics);
 
 /*
  * Content negotiation: does this Accept header value ask for OpenMetrics

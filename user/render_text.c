@@ -186,9 +186,9 @@ void render_text(FILE *f, const struct sh_report *r, const struct options *o)
 		r->cumulative ? "since start" : "interval", r->span_s, unit_name(o->unit));
 	if (lost)
 		fprintf(f, "lost: %" PRIu64 " waits not measured (no start timestamp %" PRIu64
-			   ", dropped %" PRIu64 ")\n",
+			   ", dropped %" PRIu64 ", clock skew %" PRIu64 ")\n",
 			(uint64_t)lost, (uint64_t)r->stats[SH_STAT_NO_START],
-			(uint64_t)r->stats[SH_STAT_DROPPED]);
+			(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW]);
 	if (r->stats[SH_STAT_MAP_FULL])
 		fprintf(f, "overflow: key map full, %" PRIu64 " waits of new keys counted "
 			   "under [other] (raise --max-keys)\n",
@@ -200,11 +200,13 @@ void render_text(FILE *f, const struct sh_report *r, const struct options *o)
 	if (o->verbose)
 		fprintf(f, "events: seen %" PRIu64 "  recorded %" PRIu64 "  no_start %" PRIu64
 			   "  filtered %" PRIu64 "  dropped %" PRIu64 "  map_full %" PRIu64
-			   "  no_mem %" PRIu64 "  keys %" PRIu64 "\n",
+			   "  no_mem %" PRIu64 "  clock_skew %" PRIu64 "  keys %" PRIu64
+			   "  method %s\n",
 			(uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count,
 			(uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
 			(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_MAP_FULL],
-			(uint64_t)r->stats[SH_STAT_NO_MEM], (uint64_t)r->live_keys);
+			(uint64_t)r->stats[SH_STAT_NO_MEM], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW],
+			(uint64_t)r->live_keys, method_name(r->method));
 
 	if (!r->ngroups) {
 		fprintf(f, "(no waits recorded)\n\n");

@@ -179,13 +179,15 @@ void report_rank(struct sh_report *r, int sort, __u32 top)
 int report_build(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
 		 struct sh_cgroups *cg, __u64 gen, double span_s)
 {
+	struct sh_totals exited;
 	struct sh_entry *e;
 	struct sh_group *g;
 	size_t it = 0, i;
 
 	clock_gettime(CLOCK_REALTIME, &r->when);
 	r->span_s = span_s;
-	r->metric = o->metric;
+	r->metric = s->metric;
+	r->method = s->method;
 	r->key_type = o->key_type;
 	r->cumulative = o->cumulative;
 	r->ngroups = 0;
@@ -197,12 +199,20 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct option
 	/* resolve unknown cgroup ids first: at most one walk, then stable names */
 	if (cg)
 		for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
-			if (e->key.id != SH_OTHER_ID)
+			if (e->key.id != SH_OTHER_ID && e->key.id != SH_EXITED_ID)
 				cg_path(cg, e->key.id, gen);
 
+	memset(&exited, 0, sizeof(exited));
+	if (o->cumulative)
+		exited = s->exited_cum;
 	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));) {
 		const struct sh_totals *t = o->cumulative ? &e->cum : &e->delta;
 
+		if (e->key.id == SH_EXITED_ID) {
+			/* the kernel's folds: one [exited] with the poller's own */
+			totals_add(&exited, t);
+			continue;
+		}
 		if (!e->pruned && e->key.id != SH_OTHER_ID)
 			r->live_keys++;
 		if (!t->count)
@@ -214,13 +224,13 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct option
 		g->t = *t;
 		name_group(g, e, o->key_type, cg, gen);
 	}
-	if (o->cumulative && s->exited_cum.count) {
+	if (exited.count) {
 		g = add_group(r);
 		if (!g)
 			return -1;
 		g->name = "[exited]";
 		g->synthetic = true;
-		g->t = s->exited_cum;
+		g->t = exited;
 	}
 	for (i = 0; i < r->ngroups; i++) {
 		group_percentiles(&r->groups[i]);
@@ -244,5 +254,6 @@ void report_free(struct sh_report *r)
 
 __u64 report_lost(const struct sh_report *r)
 {
-	return r->stats[SH_STAT_NO_START] + r->stats[SH_STAT_DROPPED];
+	return r->stats[SH_STAT_NO_START] + r->stats[SH_STAT_DROPPED] +
+	       r->stats[SH_STAT_CLOCK_SKEW];
 }

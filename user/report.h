@@ -30,6 +30,7 @@ struct sh_report {
 	struct timespec when;		/* wall clock at the reading */
 	double span_s;			/* seconds covered: interval or since start */
 	int metric;			/* enum sh_metric */
+	int method;			/* enum sh_method */
 	int key_type;			/* enum sh_key_type */
 	bool cumulative;		/* since start, not the interval */
 	struct sh_group *groups;	/* ranked, largest first; [rest] not included */
@@ -62,7 +63,7 @@ void report_rank(struct sh_report *r, int sort, __u32 top);
 
 void report_free(struct sh_report *r);
 
-/* Lost events of the report: no_start + dropped (not filtered). */
+/* Lost events of the report: no_start + dropped + clock_skew (not filtered). */
 __u64 report_lost(const struct sh_report *r);
 
 #endif /* SH_REPORT_H */

@@ -75,40 +75,88 @@ static void grow(struct sh_snapshot *s)
 	s->nslots = n;
 }
 
+void snapshot_begin_read(struct sh_snapshot *s, __u32 epoch)
+{
+	s->gen++;
+	s->epoch = epoch;
+	memset(&s->gone, 0, sizeof(s->gone));
+}
+
 void snapshot_begin(struct sh_snapshot *s, __u32 epoch)
 {
 	size_t it;
 	struct sh_entry *e;
 
-	s->gen++;
-	s->epoch = epoch;
 	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
 		memset(&e->delta, 0, sizeof(e->delta));
 	memset(s->stats_delta, 0, sizeof(s->stats_delta));
+	snapshot_begin_read(s, epoch);
 }
 
-struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key,
-				 const void *vals, int ncpu, size_t stride, bool final)
+/* The kernel folded @e's incarnation we last read: its raw counts are in [exited]'s. */
+static void fold_gone(struct sh_snapshot *s, struct sh_entry *e)
+{
+	int i;
+
+	for (i = 0; i < SH_NBUCKETS; i++) {
+		s->gone.slots[i] += e->raw_slots[i];
+		e->raw_slots[i] = 0;
+	}
+	s->gone.count += e->raw_count;
+	s->gone.sum_ns += e->raw_sum_ns;
+	e->raw_count = 0;
+	e->raw_sum_ns = 0;
+}
+
+static struct sh_entry *entry_get(struct sh_snapshot *s, const struct sh_key *key)
+{
+	struct sh_entry *e = snapshot_find(s, key);
+	size_t h;
+
+	if (e)
+		return e;
+	if (s->nentries >= s->nslots)
+		grow(s);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->key = *key;
+	h = key_hash(key) & (s->nslots - 1);
+	e->next = s->table[h];
+	s->table[h] = e;
+	s->nentries++;
+	return e;
+}
+
+struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key *key,
+				     const void *vals, int ncpu, size_t stride, __u32 birth,
+				     bool final)
 {
 	__u32 slots[SH_NBUCKETS] = {}, count = 0;
 	__u64 sum = 0;
 	struct sh_totals d = {};
 	struct sh_entry *e;
+	bool exited = key->id == SH_EXITED_ID && !key->comm[0];
 	int c, i;
 
-	e = snapshot_find(s, key);
-	if (!e) {
-		if (s->nentries >= s->nslots)
-			grow(s);
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			return NULL;
-		e->key = *key;
-		size_t h = key_hash(key) & (s->nslots - 1);
-		e->next = s->table[h];
-		s->table[h] = e;
-		s->nentries++;
+	e = entry_get(s, key);
+	if (!e)
+		return NULL;
+	if (e->pruned && !final) {
+		/* removed, and made again since (a reused id): counts from zero */
+		memset(e->raw_slots, 0, sizeof(e->raw_slots));
+		e->raw_count = 0;
+		e->raw_sum_ns = 0;
+		e->pruned = false;
+		if (e->kept) {
+			e->kept = false;
+			s->nkept--;
+		}
+	} else if (e->birth != birth) {
+		/* folded into [exited] and made anew between two readings */
+		fold_gone(s, e);
 	}
+	e->birth = birth;
 
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
@@ -126,15 +174,21 @@ struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key
 	}
 	e->comm[SH_COMM_LEN - 1] = '\0';
 
-	/* differences modulo 2^32: exact across counter wrap-around */
+	/*
+	 * Differences modulo 2^32, less (for [exited]) what folded keys had
+	 * already counted: exact across counter wrap-around as long as the
+	 * true difference stays below 2^32 (see SH_READ_PERIOD_S).
+	 */
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		d.slots[i] = (__u32)(slots[i] - e->raw_slots[i]);
+		d.slots[i] = (__u32)(slots[i] - e->raw_slots[i] - (exited ? s->gone.slots[i] : 0));
 		e->raw_slots[i] = slots[i];
 	}
-	d.count = (__u32)(count - e->raw_count);
-	d.sum_ns = sum - e->raw_sum_ns;
+	d.count = (__u32)(count - e->raw_count - (exited ? s->gone.count : 0));
+	d.sum_ns = sum - e->raw_sum_ns - (exited ? s->gone.sum_ns : 0);
 	e->raw_count = count;
 	e->raw_sum_ns = sum;
+	if (exited)
+		memset(&s->gone, 0, sizeof(s->gone));
 	if (!d.count)
 		d.max_ns = 0;
 
@@ -146,14 +200,39 @@ struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key
 	return e;
 }
 
+struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key,
+				 const void *vals, int ncpu, size_t stride, bool final)
+{
+	return snapshot_ingest_key(s, key, vals, ncpu, stride, 0, final);
+}
+
+void snapshot_vanished(struct sh_snapshot *s)
+{
+	struct sh_entry *e;
+	size_t it = 0;
+
+	for (e = NULL; (e = snapshot_next(s, &it, e));) {
+		if (e->gen == s->gen || e->pruned || e->key.id == SH_OTHER_ID ||
+		    e->key.id == SH_EXITED_ID)
+			continue;
+		fold_gone(s, e);
+		e->pruned = true;
+	}
+}
+
 void snapshot_stats(struct sh_snapshot *s, const __u64 *stats)
 {
+	__u64 d;
 	int i;
 
 	for (i = 0; i < SH_STAT_NR; i++) {
-		s->stats_delta[i] = stats[i] - s->stats_raw[i];
-		s->stats_cum[i] += s->stats_delta[i];
+		d = stats[i] - s->stats_raw[i];
+		s->stats_delta[i] += d;
+		s->stats_cum[i] += d;
 		s->stats_raw[i] = stats[i];
+		/* no key can have moved by 2^32 when all events together did not */
+		if (i == SH_STAT_SEEN && d >= (1ULL << 32))
+			s->wraps++;
 	}
 }
 

@@ -20,15 +20,25 @@ struct sh_entry {
 	struct sh_totals delta;		/* this interval */
 	struct sh_totals cum;		/* since start */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest task name */
+	__u32 birth;			/* the kernel key's incarnation (sh_hist::birth) */
 	__u32 gen;			/* generation it was last read in */
 	bool pruned;			/* removed from the kernel map: freed after the report */
 	bool kept;			/* pruned, but kept (keep_pruned) */
+};
+
+/* Raw (kernel-side, modulo 2^32) counts of keys the kernel folded. */
+struct sh_raw {
+	__u32 slots[SH_NBUCKETS];
+	__u32 count;
+	__u64 sum_ns;
 };
 
 struct sh_snapshot {
 	struct sh_entry **table;	/* hash table of entries */
 	size_t nslots;			/* table size, a power of two */
 	size_t nentries;		/* live entries */
+	int metric;			/* enum sh_metric of this snapshot */
+	int method;			/* enum sh_method that measured it */
 	__u32 gen;			/* generation of the current reading */
 	__u32 epoch;			/* kernel epoch this interval's maxes belong to */
 	__u64 stats_raw[SH_STAT_NR];	/* last reading of the event counters */
@@ -39,24 +49,50 @@ struct sh_snapshot {
 	size_t keep_limit;		/* ... at most this many; the rest go to exited */
 	size_t nkept;			/* pruned entries kept so far */
 	__u64 exited_keys;		/* how many keys were pruned */
+	/*
+	 * This reading: the last raw counts of keys the kernel folded into
+	 * [exited] since the previous one. They are in the [exited] entry's
+	 * new kernel counts but were counted under their own key already.
+	 */
+	struct sh_raw gone;
+	__u64 wraps;			/* readings with >= 2^32 events since the last */
 };
 
 int snapshot_init(struct sh_snapshot *s);
 void snapshot_free(struct sh_snapshot *s);
 
-/* Start a reading whose maxes belong to kernel epoch @epoch. */
+/* Start an interval, and its first reading, whose maxes belong to kernel epoch @epoch. */
 void snapshot_begin(struct sh_snapshot *s, __u32 epoch);
 
 /*
- * Feed one key's per-CPU values: @ncpu values of struct sh_hist, @stride
- * bytes apart. Called once per key per reading (a pruned key's final
- * values may be fed again with @final set). Returns the entry or NULL on
- * allocation failure.
+ * Start another reading within the interval (the poller reads at least
+ * every SH_READ_PERIOD_S so 32-bit kernel counters cannot wrap unseen);
+ * its counts add to the interval's.
  */
+void snapshot_begin_read(struct sh_snapshot *s, __u32 epoch);
+
+/*
+ * Feed one key's per-CPU values: @ncpu values of struct sh_hist, @stride
+ * bytes apart, of incarnation @birth. Called once per key per reading (a
+ * key removed by the poller has its final values fed again with @final
+ * set). A different @birth than last time means the kernel folded the
+ * key and made it anew. Returns the entry or NULL on allocation failure.
+ */
+struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key *key,
+				     const void *vals, int ncpu, size_t stride, __u32 birth,
+				     bool final);
+/* The same for a key that is never reclaimed (birth 0). */
 struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key,
 				 const void *vals, int ncpu, size_t stride, bool final);
 
-/* Feed the event counters, already summed over CPUs. */
+/*
+ * After every key of a reading but [exited] was fed: keys not read this
+ * time were folded into [exited] by the kernel; mark them pruned and
+ * remember their raw counts (s->gone) for the [exited] entry, fed next.
+ */
+void snapshot_vanished(struct sh_snapshot *s);
+
+/* Feed the event counters, already summed over CPUs (64-bit, never wrap). */
 void snapshot_stats(struct sh_snapshot *s, const __u64 *stats);
 
 /* Find an entry, NULL if absent. */

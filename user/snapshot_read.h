@@ -5,16 +5,22 @@
 
 #include <stdbool.h>
 #include "snapshot.h"
-#include "cgroup.h"
 
 /* Buffers for batched reads, allocated once (no allocation per interval). */
 struct sh_reader {
 	int ncpus;		/* possible CPUs */
+	int nmetrics;		/* histograms per key and CPU */
+	size_t vsize;		/* one CPU's value: nmetrics struct sh_hist */
 	struct sh_key *keys;	/* one batch of keys */
 	void *vals;		/* one batch of per-CPU values */
+	void *exited;		/* the [exited] entry's values, fed last */
+	bool have_exited;	/* ... read in this reading */
+	struct sh_key *dead;	/* keys marked dead in this reading */
+	size_t ndead, dead_cap;
 	struct sh_pcpu *pcpu;	/* the per-CPU array element, all CPUs */
 	bool no_batch;		/* kernel lacks batch lookups: one by one */
-	__u64 pruned;		/* keys removed from the kernel map so far */
+	__u64 pruned;		/* keys the poller removed (marked dead while it read) */
+	__u64 reclaimed;	/* keys the kernel folded into [exited] */
 };
 
 /* Which maps to read and how they are keyed. */
@@ -22,18 +28,22 @@ struct sh_maps {
 	int pcpu_fd;
 	int hists_fd;
 	int key_type;
-	int metric;
+	__u32 *live_keys;	/* the kernel's count of its keys (sh_live_keys), or NULL */
 };
 
-int reader_init(struct sh_reader *r, int ncpus);
+int reader_init(struct sh_reader *r, int ncpus, int nmetrics);
 void reader_free(struct sh_reader *r);
 
 /*
- * One reading: counters, histograms, pruning of keys whose task or cgroup
- * is gone. @epoch is the epoch that just ended (loader_next_epoch()).
+ * One reading into @n snapshots, one per metric measured (snapshot i is
+ * histogram i of every value; its ->metric picks the counters): counters,
+ * histograms, and keys the kernel reclaimed or marked dead. Called
+ * between loader_read_begin() and loader_read_end(). @epoch is the epoch
+ * that just ended (loader_next_epoch()); @interval: this reading starts a
+ * new interval (snapshot_begin), else it adds to the current one.
  * 0 or a negative errno.
  */
-int snapshot_read(struct sh_snapshot *s, struct sh_reader *r, const struct sh_maps *m,
-		  __u32 epoch, struct sh_cgroups *cg);
+int snapshot_read(struct sh_snapshot *snaps, int n, struct sh_reader *r,
+		  const struct sh_maps *m, __u32 epoch, bool interval);
 
 #endif /* SH_SNAPSHOT_READ_H */

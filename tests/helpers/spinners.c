@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Test workload: N CPU-bound threads pinned to one CPU, so they take turns
- * on its run queue. Each thread spins for the run time (at DUTY percent:
+ * Test workload: N CPU-bound threads pinned to one CPU (-c CPU), so they
+ * take turns on its run queue, or unpinned (-c -1); with -m the main
+ * thread moves them between CPU 0 and CPU 1 every 2 ms (sched_setaffinity
+ * on each in turn), so threads waiting on a run queue are migrated while
+ * queued. Each thread spins for the run time (at DUTY percent:
  * spin, then sleep for the rest of each 10 ms period), then reads its own
  * /proc/self/task/TID/schedstat and prints
  *   tid TID run_delay NS pcount N comm NAME
@@ -9,7 +12,7 @@
  * thread started (it starts at 0). The threads then block (no further
  * waits) until the process gets SIGTERM/SIGINT, or exit at once with -x.
  *
- * usage: spinners [-n THREADS] [-c CPU] [-t SECONDS] [-d DUTY] [-N COMM] [-x]
+ * usage: spinners [-n THREADS] [-c CPU] [-t SECONDS] [-d DUTY] [-N COMM] [-x] [-m]
  */
 #include <pthread.h>
 #include <sched.h>
@@ -22,7 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int cpu = 0, duty = 100, exit_after;
+static int cpu = 0, duty = 100, exit_after, migrate;
+static pid_t *tids;
 static double seconds = 2.0;
 static const char *comm = "spinner";
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -38,6 +42,7 @@ static double now(void)
 
 static void *spin(void *arg)
 {
+	pid_t *slot = arg;
 	unsigned long long run_delay = 0, pcount = 0, run_time = 0;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	char path[64];
@@ -45,8 +50,8 @@ static void *spin(void *arg)
 	volatile unsigned long x = 0;
 	FILE *f;
 
-	(void)arg;
 	prctl(PR_SET_NAME, comm);
+	*slot = tid;
 	pthread_barrier_wait(&start_barrier);
 	end = now() + seconds;
 	while ((period_start = now()) < end) {
@@ -83,7 +88,7 @@ int main(int argc, char **argv)
 	pthread_t *th;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "n:c:t:d:N:x")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:t:d:N:xm")) != -1) {
 		switch (opt) {
 		case 'n': n = atoi(optarg); break;
 		case 'c': cpu = atoi(optarg); break;
@@ -91,25 +96,43 @@ int main(int argc, char **argv)
 		case 'd': duty = atoi(optarg); break;
 		case 'N': comm = optarg; break;
 		case 'x': exit_after = 1; break;
+		case 'm': migrate = 1; break;
 		default:
-			fprintf(stderr, "usage: spinners [-n N] [-c CPU] [-t SEC] [-d DUTY] [-N COMM] [-x]\n");
+			fprintf(stderr, "usage: spinners [-n N] [-c CPU] [-t SEC] [-d DUTY] [-N COMM] "
+				"[-x] [-m]\n");
 			return 2;
 		}
 	}
 	if (n < 1 || duty < 1 || duty > 100)
 		return 2;
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
+	CPU_SET(cpu < 0 ? 0 : cpu, &set);
 	th = calloc(n, sizeof(*th));
-	pthread_barrier_init(&start_barrier, NULL, n);
+	tids = calloc(n, sizeof(*tids));
+	pthread_barrier_init(&start_barrier, NULL, n + 1);
 	for (i = 0; i < n; i++) {
 		pthread_attr_t a;
 
 		pthread_attr_init(&a);
-		pthread_attr_setaffinity_np(&a, sizeof(set), &set);
-		if (pthread_create(&th[i], &a, spin, NULL)) {
+		if (cpu >= 0)
+			pthread_attr_setaffinity_np(&a, sizeof(set), &set);
+		if (pthread_create(&th[i], &a, spin, &tids[i])) {
 			perror("pthread_create");
 			return 1;
+		}
+	}
+	pthread_barrier_wait(&start_barrier);
+	if (migrate) {
+		double end = now() + seconds;
+		struct timespec ts = { 0, 2000000 };
+		int flip = 0;
+
+		while (now() < end) {
+			CPU_ZERO(&set);
+			CPU_SET(flip ^= 1, &set);
+			for (i = 0; i < n; i++)
+				sched_setaffinity(tids[i], sizeof(set), &set);
+			nanosleep(&ts, NULL);
 		}
 	}
 	for (i = 0; i < n; i++)

@@ -67,7 +67,11 @@ check 2 "--heatmap-key needs --heatmap" -k comm --heatmap-key bash
 # every option: malformed, empty, negative, huge and conflicting values
 check 2 "unknown metric ''" -M ""
 check 2 "unknown metric 'OFFCPU'" -M OFFCPU
-check 2 "unknown metric" -M offcpu,runq
+check 2 "unknown metric 'latency'" -M offcpu,latency
+check 2 "unknown metric ''" -M offcpu,
+check 2 "unknown metric ''" -M ,runq
+check 2 "metric 'runq' named twice" -M runq,offcpu,runq
+check 2 "unknown method 'fast'" --method fast
 check 2 "unknown metric 'off\?cpu'" -M "$(printf 'off\ncpu')"	# stays one line
 check 2 "unknown key ''" -k ""
 check 2 "unknown key 'TID'" -k TID
@@ -130,7 +134,7 @@ check 2 "option '--cumulative' takes no argument" --cumulative=yes
 check 2 "ambiguous option '--c'" --c 1
 check 2 "unknown option '--bogus'" --bogus=3
 for opt in -M -k -i -n -d --unit -p -c --cgroup-depth --cgroup-hier --top --sort --min-wait \
-	--heatmap --heatmap-key --max-keys; do
+	--heatmap --heatmap-key --max-keys --method; do
 	check 2 "option '$opt' needs an argument" -d 1 "$opt"
 done
 # runtime errors (exit 1), still before anything is loaded

@@ -435,7 +435,7 @@ static void test_help_version(void)
 
 	CHECK_EQ_U64(parse_cap(&o, ARGS("--help"), &out, &err), SH_EXIT_OK);
 	CHECK(!strncmp(out.text, "Usage: schedhist", 16));
-	CHECK(strstr(out.text, "--metric NAME") != NULL);
+	CHECK(strstr(out.text, "--metric LIST") != NULL);
 	CHECK(strstr(out.text, "Examples:") != NULL);
 	CHECK(!err.text[0]);
 

@@ -261,7 +261,7 @@ static char *expose(const struct prom_view *v, bool om)
 	FILE *f = open_memstream(&buf, &len);
 
 	CHECK(f != NULL);
-	CHECK(render_prom(f, v, om) == 0);
+	CHECK(render_prom(f, v, 1, om) == 0);
 	fclose(f);
 	return buf;
 }
@@ -418,8 +418,8 @@ static void test_render(void)
 	CHECK(has_line(t, "schedhist_build_info{version=\"" SCHEDHIST_VERSION "\"} 1"));
 	CHECK(!strstr(t, "# EOF"));
 	CHECK(!strstr(t, "# UNIT"));
-	/* 42 series lines, 7 other samples, 2 comment lines per family */
-	CHECK_EQ_U64(count_lines(t, ""), PROM_LINES_PER_KEY + 7 + 2 * 6);
+	/* 42 series lines, 8 other samples, 2 comment lines per family */
+	CHECK_EQ_U64(count_lines(t, ""), PROM_LINES_PER_KEY + 8 + 2 * 6);
 	CHECK_EQ_U64(prom_view_series(&r.v), 1);
 
 	om = expose(&r.v, true);

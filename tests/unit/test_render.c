@@ -567,10 +567,10 @@ static void test_json_fields(void)
 		"assert o['count'] == 5 and o['max_comm'] == 'late'\n"
 		"assert 'cgroup_id' not in group('101')\n"
 		"lost = doc['lost']\n"
-		"assert lost == {'no_start': 7, 'filtered': 360, 'dropped': 1}, lost\n"
+		"assert lost == {'no_start': 7, 'filtered': 360, 'dropped': 1, 'clock_skew': 0}, lost\n"
 		"ev = doc['events']\n"
 		"assert ev == {'seen': 1500, 'no_start': 7, 'filtered': 360, 'dropped': 1,"
-		" 'map_full': 5, 'no_mem': 0, 'recorded': 1130, 'live_keys': 4}, ev\n"
+		" 'map_full': 5, 'no_mem': 0, 'clock_skew': 0, 'recorded': 1130, 'live_keys': 4}, ev\n"
 		"assert ev['recorded'] == sum(g['count'] for g in doc['groups'])\n"));
 	free(j);
 	report_free(&r);
@@ -614,7 +614,7 @@ static void test_json_edges(void)
 	CHECK(!py_check(j,
 		"assert doc['groups'] == [] and doc['key'] == 'none'\n"
 		"assert doc['metric'] == 'offcpu' and doc['interval_s'] == 0.5\n"
-		"assert doc['lost'] == {'no_start': 0, 'filtered': 0, 'dropped': 0}\n"
+		"assert doc['lost'] == {'no_start': 0, 'filtered': 0, 'dropped': 0, 'clock_skew': 0}\n"
 		"assert doc['events']['recorded'] == 0\n"));
 	free(j);
 	report_free(&r);

@@ -159,14 +159,14 @@ static void test_pcpu_layout(void)
 	int c;
 
 	for (c = 0; c < 3; c++) {
-		pc[c].stats[SH_STAT_SEEN] = 999;	/* must not leak into the histogram */
-		pc[c].hist.slots[12] = 7;
-		pc[c].hist.count = 7;
-		pc[c].hist.sum_ns = 7 * 5000;
+		pc[c].stats[SH_METRIC_OFFCPU][SH_STAT_SEEN] = 999;	/* must not leak into the histogram */
+		pc[c].hist[0].slots[12] = 7;
+		pc[c].hist[0].count = 7;
+		pc[c].hist[0].sum_ns = 7 * 5000;
 	}
 	CHECK(!snapshot_init(&s));
 	snapshot_begin(&s, 1);
-	e = snapshot_ingest(&s, &k, &pc[0].hist, 3, sizeof(pc[0]), false);
+	e = snapshot_ingest(&s, &k, &pc[0].hist[0], 3, sizeof(pc[0]), false);
 	CHECK(e && e->delta.count == 21);
 	CHECK(e && e->delta.slots[12] == 21);
 	CHECK(e && e->delta.sum_ns == 21 * 5000);
@@ -206,54 +206,164 @@ static void test_new_key_mid_run(void)
 	snapshot_free(&s);
 }
 
-/* 32-bit counters wrap: deltas are taken modulo 2^32. */
+/*
+ * 32-bit kernel counters wrap, per CPU and in their sum: every delta is
+ * taken modulo 2^32 and added into 64-bit totals, exact as long as fewer
+ * than 2^32 waits happen between two readings (which the poller ensures
+ * by reading at least every SH_READ_PERIOD_S). Every delta is checked,
+ * the first one too, and the totals since start go past 2^32.
+ */
 static void test_wraparound(void)
 {
+	const __u32 step = 0x60000000;	/* 1.6e9 waits per reading: under 2^32 */
 	struct sh_snapshot s;
 	struct pcpu_vals v;
 	struct sh_entry *e;
+	__u64 want = 0;
+	int i;
 
 	CHECK(!snapshot_init(&s));
 	vals_init(&v, 2, sizeof(struct sh_hist));
-
-	/* one CPU close to the top */
-	cpu(&v, 0)->slots[5] = UINT32_MAX - 2;
-	cpu(&v, 0)->count = UINT32_MAX - 2;
-	/* the CPU sum itself wraps: 2 * 0x80000001 = 2 mod 2^32 */
-	cpu(&v, 0)->slots[7] = 0x80000001;
-	cpu(&v, 1)->slots[7] = 0x80000001;
-	cpu(&v, 1)->count = 0x80000001;
+	/* first reading: a key made since the last one, well under 2^32 */
+	cpu(&v, 0)->slots[5] = 3;
+	cpu(&v, 0)->count = 3;
 	snapshot_begin(&s, 1);
 	e = ingest(&s, 9, &v, false);
-	CHECK_EQ_U64(e->delta.slots[5], UINT32_MAX - 2);
-
-	/* +7 on CPU 0 (wrapping to 4), +3 on each for bucket 7 */
-	cpu(&v, 0)->slots[5] = 4;
-	cpu(&v, 0)->count = 4 + 3;	/* wrapped: (2^32 - 3) + 7 + 3 */
-	cpu(&v, 0)->slots[7] += 3;
-	cpu(&v, 1)->slots[7] += 3;
-	cpu(&v, 1)->count += 3;
-	cpu(&v, 0)->sum_ns += 100;
-	snapshot_begin(&s, 2);
-	e = ingest(&s, 9, &v, false);
-	CHECK_EQ_U64(e->delta.slots[5], 7);
-	CHECK_EQ_U64(e->delta.slots[7], 6);
-	CHECK_EQ_U64(e->delta.count, 13);
-	CHECK_EQ_U64(e->delta.sum_ns, 100);
-	/* since start in 64 bits: no wrap there */
-	CHECK_EQ_U64(e->cum.slots[5], (__u64)UINT32_MAX - 2 + 7);
-
-	/* counters that wrapped all the way back to 0 */
-	cpu(&v, 0)->slots[5] = UINT32_MAX;
-	snapshot_begin(&s, 3);
-	e = ingest(&s, 9, &v, false);
-	CHECK_EQ_U64(e->delta.slots[5], UINT32_MAX - 4);
-	cpu(&v, 0)->slots[5] = 0;
-	snapshot_begin(&s, 4);
-	e = ingest(&s, 9, &v, false);
-	CHECK_EQ_U64(e->delta.slots[5], 1);
+	CHECK_EQ_U64(e->delta.slots[5], 3);
+	CHECK_EQ_U64(e->delta.count, 3);
+	want = 3;
+	/* eight readings of 1.6e9 waits each, split over both CPUs: both wrap */
+	for (i = 0; i < 8; i++) {
+		cpu(&v, 0)->slots[5] += step / 2;
+		cpu(&v, 1)->slots[5] += step / 2;
+		cpu(&v, 0)->count += step / 2;
+		cpu(&v, 1)->count += step / 2;
+		cpu(&v, 1)->sum_ns += 1000;
+		snapshot_begin(&s, 2 + i);
+		e = ingest(&s, 9, &v, false);
+		CHECK_EQ_U64(e->delta.slots[5], step);
+		CHECK_EQ_U64(e->delta.count, step);
+		CHECK_EQ_U64(e->delta.sum_ns, 1000);
+		want += step;
+		CHECK_EQ_U64(e->cum.slots[5], want);
+		CHECK_EQ_U64(e->cum.count, want);
+	}
+	/* 12.9e9 waits since start: three times past 2^32 */
+	CHECK(e->cum.count > 3 * (1ULL << 32));
+	/* several readings within one interval add up (internal readings) */
+	snapshot_begin(&s, 20);
+	for (i = 0; i < 3; i++) {
+		cpu(&v, 0)->slots[5] += step;
+		cpu(&v, 0)->count += step;
+		if (i)
+			snapshot_begin_read(&s, 20 + i);
+		e = ingest(&s, 9, &v, false);
+	}
+	CHECK_EQ_U64(e->delta.count, 3ULL * step);
+	CHECK_EQ_U64(e->delta.slots[5], 3ULL * step);
 
 	free(v.buf);
+	snapshot_free(&s);
+}
+
+static struct sh_entry *ingest_b(struct sh_snapshot *s, __u64 id, struct pcpu_vals *v,
+				 __u32 birth, bool final)
+{
+	struct sh_key k = { .id = id };
+
+	return snapshot_ingest_key(s, &k, v->buf, v->ncpu, v->stride, birth, final);
+}
+
+/*
+ * Keys the kernel reclaims: their counts move into [exited], which the
+ * poller reads in the same reading. Nothing is counted twice or lost,
+ * whether the key vanished, was made anew (another birth) or was removed
+ * by the poller itself; and [exited] alone shows only new waits.
+ */
+static void test_reclaim(void)
+{
+	struct pcpu_vals a, c, d, ex;
+	struct sh_snapshot s;
+	struct sh_entry *e;
+
+	CHECK(!snapshot_init(&s));
+	vals_init(&a, 2, sizeof(struct sh_hist));
+	vals_init(&c, 2, sizeof(struct sh_hist));
+	vals_init(&d, 2, sizeof(struct sh_hist));
+	vals_init(&ex, 2, sizeof(struct sh_hist));
+
+	/* reading 1: A has 10 waits, C (birth 5) 7, D 4; [exited] nothing */
+	record(&a, 0, 1000, 6);
+	record(&a, 1, 1000, 4);
+	record(&c, 1, 64, 7);
+	record(&d, 0, 5000, 4);
+	snapshot_begin(&s, 1);
+	ingest_b(&s, 1, &a, 11, false);
+	ingest_b(&s, 3, &c, 5, false);
+	ingest_b(&s, 4, &d, 12, false);
+	snapshot_vanished(&s);
+	ingest(&s, SH_EXITED_ID, &ex, false);
+	/* D was marked dead while the poller read: it removes D itself */
+	e = ingest_b(&s, 4, &d, 12, true);
+	CHECK(e->pruned);
+	CHECK_EQ_U64(e->delta.count, 4);
+	CHECK_EQ_U64(snapshot_recorded(&s), 21);
+	snapshot_gc(&s);
+	CHECK_EQ_U64(s.exited_cum.count, 4);
+
+	/*
+	 * reading 2: A had 3 more waits, then its task was freed: the
+	 * kernel folded its 13 into [exited]; B came and went unseen (5);
+	 * C was folded (7 + 1) and made anew (birth 6, 2 waits so far)
+	 */
+	record(&ex, 0, 1000, 13);
+	record(&ex, 1, 200, 5);
+	record(&ex, 0, 64, 8);
+	memset(c.buf, 0, c.ncpu * c.stride);
+	record(&c, 0, 64, 2);
+	snapshot_begin(&s, 2);
+	e = ingest_b(&s, 3, &c, 6, false);
+	CHECK_EQ_U64(e->delta.count, 2);
+	CHECK_EQ_U64(e->cum.count, 9);
+	snapshot_vanished(&s);
+	CHECK(find(&s, 1)->pruned);
+	CHECK(find(&s, 4) == NULL);	/* removed by the poller: not subtracted again */
+	e = ingest(&s, SH_EXITED_ID, &ex, false);
+	/* new waits only: 3 of A, 5 of B, 1 of C's first life */
+	CHECK_EQ_U64(e->delta.count, 9);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(1000)], 3);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(200)], 5);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(64)], 1);
+	CHECK_EQ_U64(e->delta.sum_ns, 3 * 1000 + 5 * 200 + 64);
+	/* every wait once: 10 + 3 (A) + 5 (B) + 8 + 2 (C) + 4 (D) */
+	CHECK_EQ_U64(snapshot_recorded(&s), 32);
+	snapshot_gc(&s);
+	CHECK_EQ_U64(snapshot_recorded(&s), 32);
+
+	free(a.buf);
+	free(c.buf);
+	free(d.buf);
+	free(ex.buf);
+	snapshot_free(&s);
+}
+
+/* The bound is checked: 2^32 events or more between two readings is counted. */
+static void test_wrap_detected(void)
+{
+	struct sh_snapshot s;
+	__u64 st[SH_STAT_NR] = {};
+
+	CHECK(!snapshot_init(&s));
+	snapshot_begin(&s, 1);
+	st[SH_STAT_SEEN] = (1ULL << 32) - 1;
+	snapshot_stats(&s, st);
+	CHECK_EQ_U64(s.wraps, 0);
+	snapshot_begin_read(&s, 2);
+	st[SH_STAT_SEEN] += 1ULL << 32;
+	snapshot_stats(&s, st);
+	CHECK_EQ_U64(s.wraps, 1);
+	/* deltas of one interval add up across its readings */
+	CHECK_EQ_U64(s.stats_delta[SH_STAT_SEEN], (1ULL << 33) - 1);
 	snapshot_free(&s);
 }
 
@@ -637,6 +747,8 @@ int main(void)
 	TEST(test_pcpu_layout);
 	TEST(test_new_key_mid_run);
 	TEST(test_wraparound);
+	TEST(test_wrap_detected);
+	TEST(test_reclaim);
 	TEST(test_max_epoch);
 	TEST(test_max_survives_next_epoch);
 	TEST(test_cum_accumulates);
