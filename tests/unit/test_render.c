@@ -570,7 +570,7 @@ static void test_json_fields(void)
 		"assert lost == {'no_start': 7, 'filtered': 360, 'dropped': 1, 'clock_skew': 0}, lost\n"
 		"ev = doc['events']\n"
 		"assert ev == {'seen': 1500, 'no_start': 7, 'filtered': 360, 'dropped': 1,"
-		" 'map_full': 5, 'no_mem': 0, 'clock_skew': 0, 'recorded': 1130, 'live_keys': 4}, ev\n"
+		" 'map_full': 5, 'no_mem': 0, 'clock_skew': 0, 'merged': 0, 'recorded': 1130, 'live_keys': 4}, ev\n"
 		"assert ev['recorded'] == sum(g['count'] for g in doc['groups'])\n"));
 	free(j);
 	report_free(&r);
