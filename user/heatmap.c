@@ -13,6 +13,7 @@
 
 #include "heatmap.h"
 #include "render.h"
+#include "escape.h"
 
 #define CELL_W 14	/* px per column */
 #define CELL_H 14	/* px per bucket row */
@@ -27,6 +28,14 @@ int heatmap_init(struct sh_heatmap *hm, const struct options *o)
 	memset(hm, 0, sizeof(*hm));
 	hm->path = o->heatmap;
 	hm->key = o->heatmap_key;
+	if (hm->key) {
+		/* the key as the reports print it: escapes stand for the name's bytes */
+		hm->key_raw = malloc(strlen(hm->key) + 1);
+		if (!hm->key_raw)
+			return -1;
+		if (name_unescape(hm->key, hm->key_raw, strlen(hm->key) + 1))
+			strcpy(hm->key_raw, hm->key);	/* not an escaped name: the bytes as given */
+	}
 	hm->metric = o->metric;
 	hm->key_type = o->key_type;
 	hm->unit = o->unit;
@@ -37,6 +46,7 @@ int heatmap_init(struct sh_heatmap *hm, const struct options *o)
 void heatmap_free(struct sh_heatmap *hm)
 {
 	free(hm->cols);
+	free(hm->key_raw);
 	memset(hm, 0, sizeof(*hm));
 }
 
@@ -54,7 +64,7 @@ static const struct sh_totals *pick(const struct sh_report *r, const char *key)
 
 int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r)
 {
-	const struct sh_totals *t = pick(r, hm->key);
+	const struct sh_totals *t = pick(r, hm->key_raw);
 	struct hm_column *c;
 	int i;
 
@@ -104,17 +114,7 @@ static void colour(char *buf, size_t n, __u64 v, __u64 max)
 
 static void xml_text(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			/* XML 1.0 allows no control characters but tab/newline */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
-		}
-	}
+	name_write(f, s, ESC_XML);
 }
 
 void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
@@ -156,7 +156,7 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 	fputs("</text>\n<text x=\"10\" y=\"36\">", f);
 	if (hm->key) {
 		fprintf(f, "%s = ", key_name(hm->key_type));
-		xml_text(f, hm->key);
+		xml_text(f, hm->key_raw);
 	} else {
 		fputs("all tasks", f);
 	}

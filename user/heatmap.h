@@ -20,6 +20,7 @@ struct hm_column {
 struct sh_heatmap {
 	const char *path;		/* SVG file */
 	const char *key;		/* group shown, NULL = all keys together */
+	char *key_raw;			/* @key with its escapes (escape.h) decoded */
 	int metric;			/* enum sh_metric, for the title */
 	int key_type;			/* enum sh_key_type, for the title */
 	int unit;			/* enum sh_unit, for the axis labels */

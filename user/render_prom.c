@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "render_prom.h"
+#include "escape.h"
 
 #ifndef SCHEDHIST_VERSION
 #define SCHEDHIST_VERSION "0.0.0-dev"
@@ -263,54 +264,11 @@ size_t prom_view_series(const struct prom_view *v)
 	return v->nexported + (v->key_type != SH_KEY_NONE ? 1 : 0);
 }
 
-/*
- * A label value: UTF-8 with \\, \" and \n escaped. comm and cgroup names
- * are bytes, not necessarily UTF-8: an invalid byte becomes U+FFFD.
- */
+/* A label value: a name escaped by the rule of escape.h, in label syntax. */
 static void label_value(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
 	fputc('"', f);
-	while (*p) {
-		int len = 0, i;
-
-		if (*p == '\\' || *p == '"') {
-			fputc('\\', f);
-			fputc(*p++, f);
-			continue;
-		}
-		if (*p == '\n') {
-			fputs("\\n", f);
-			p++;
-			continue;
-		}
-		if (*p < 0x80) {
-			fputc(*p++, f);
-			continue;
-		}
-		/* a well-formed, shortest UTF-8 sequence passes as it is */
-		if (*p >= 0xc2 && *p <= 0xdf)
-			len = 2;
-		else if (*p >= 0xe0 && *p <= 0xef)
-			len = 3;
-		else if (*p >= 0xf0 && *p <= 0xf4)
-			len = 4;
-		for (i = 1; i < len; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				break;
-		if (len && i == len &&
-		    !(p[0] == 0xe0 && p[1] < 0xa0) &&		/* overlong */
-		    !(p[0] == 0xed && p[1] >= 0xa0) &&		/* surrogates */
-		    !(p[0] == 0xf0 && p[1] < 0x90) &&		/* overlong */
-		    !(p[0] == 0xf4 && p[1] >= 0x90)) {		/* beyond U+10FFFF */
-			fwrite(p, 1, (size_t)len, f);
-			p += len;
-		} else {
-			fputs("\xef\xbf\xbd", f);
-			p++;
-		}
-	}
+	name_write(f, s, ESC_LABEL);
 	fputc('"', f);
 }
 

@@ -441,9 +441,12 @@ static void test_render(void)
 static void test_escaping(void)
 {
 	const char *const args[] = { "-k", "comm", NULL };
-	struct fake k[4] = {
+	struct fake k[6] = {
 		{ .comm = "a\"b\\c" }, { .comm = "new\nline" }, { .comm = "caf\xc3\xa9" },
 		{ .comm = "bad\xff\xc3(" },
+		/* two CJK comms cut at 15 bytes, different in their last, partial character */
+		{ .comm = "\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8" },
+		{ .comm = "\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe5\xb8" },
 	};
 	struct rig r;
 	char *t;
@@ -451,21 +454,26 @@ static void test_escaping(void)
 
 	rig_init(&r, args);
 	rig_begin(&r);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 6; i++) {
 		add_waits(&k[i], 1000, 1);
 		feed(&r.s, &k[i], SH_KEY_COMM, false);
 	}
 	rig_end(&r);
 	t = expose(&r.v, false);
 	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
-			"key=\"a\\\"b\\\\c\"}") == 1);
+			"key=\"a\\\"b\\\\\\\\c\"}") == 1);
 	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
-			"key=\"new\\nline\"}") == 1);
-	/* valid UTF-8 passes; invalid bytes become U+FFFD */
+			"key=\"new\\\\x0aline\"}") == 1);
+	/* valid UTF-8 passes; the rest is the rule of escape.h, as in text and JSON */
 	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
 			"key=\"caf\xc3\xa9\"}") == 1);
 	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
-			"key=\"bad\xef\xbf\xbd\xef\xbf\xbd(\"}") == 1);
+			"key=\"bad\\\\xff\\\\xc3(\"}") == 1);
+	/* distinct names stay distinct series */
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
+			"key=\"\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\\\\xe4\\\\xb8\"}") == 1);
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
+			"key=\"\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\\\\xe5\\\\xb8\"}") == 1);
 	free(t);
 	rig_free(&r);
 }
