@@ -160,10 +160,11 @@ int http_start(struct http_server *h)
 {
 	sigset_t block, old;
 
-	/* the server thread inherits this mask: SIGINT/SIGTERM go to the poller */
+	/* the server thread inherits this mask: stop signals go to the poller */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	h->daemon = MHD_start_daemon(
 		MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,

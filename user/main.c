@@ -21,28 +21,12 @@
 #include "heatmap.h"
 #include "exporter.h"
 #include "cgroup.h"
+#include "loop.h"
 #include "log.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 
 int sh_log_level;
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	int fl = fcntl(STDOUT_FILENO, F_GETFL);
-
-	stop_signal = sig;
-	/*
-	 * A write into a full pipe interrupted after part of its bytes went
-	 * through returns that count, not EINTR, and stdio then blocks again
-	 * on the rest: make stdout non-blocking now (fcntl is
-	 * async-signal-safe) so that it ends with EAGAIN instead.
-	 */
-	if (fl >= 0)
-		fcntl(STDOUT_FILENO, F_SETFL, fl | O_NONBLOCK);
-}
 
 static __u64 now_ns(void)
 {
@@ -50,28 +34,6 @@ static __u64 now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
-}
-
-static void sleep_until(__u64 t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / NSEC_PER_SEC),
-			       .tv_nsec = (long)(t % NSEC_PER_SEC) };
-
-	/* EINTR on a signal: the loop looks at stop_signal */
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-}
-
-static int setup_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	/* no SA_RESTART: a signal interrupts the sleep (and a blocked write) */
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
-		return -1;
-	/* a closed stdout shows up as EPIPE on write, handled as a quiet end */
-	signal(SIGPIPE, SIG_IGN);
-	return 0;
 }
 
 /* Resolve the cgroup options; 0, or an exit code after printing why. */
@@ -114,16 +76,30 @@ static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *u
 	return 0;
 }
 
-/* Write one report; false when stdout is gone (EPIPE) or broken. */
-static bool emit(const struct sh_report *r, const struct options *o)
+/*
+ * Write one report, whole: rendered into memory first, then written with
+ * write_whole(). 0, or its -errno (-EPIPE: the reader is gone).
+ */
+static int emit(const struct sh_report *r, const struct options *o)
 {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return -ENOMEM;
 	if (o->json)
-		render_json(stdout, r, o);
+		render_json(f, r, o);
 	else
-		render_text(stdout, r, o);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		return false;
-	return true;
+		render_text(f, r, o);
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	err = write_whole(STDOUT_FILENO, buf, len);
+	free(buf);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -139,6 +115,7 @@ int main(int argc, char **argv)
 	struct sh_heatmap hm = {};
 	struct sh_exporter ex;
 	bool use_cg, out_ok = true;
+	int out_err;
 	__u64 start, last, next = 0, deadline = 0, printed = 0, gen = 0;
 	int ret, err;
 
@@ -148,7 +125,7 @@ int main(int argc, char **argv)
 	ret = setup_cgroups(&o, &cg, &use_cg, &cgcfg);
 	if (ret)
 		return ret;
-	if (setup_signals()) {
+	if (loop_init()) {
 		pr_warn("cannot install signal handlers: %s\n", strerror(errno));
 		return SH_EXIT_FAIL;
 	}
@@ -224,14 +201,9 @@ int main(int argc, char **argv)
 
 		if (deadline && (!wake || deadline < wake))
 			wake = deadline;
-		if (!stop_signal) {
-			if (wake)
-				sleep_until(wake);
-			else
-				pause();
-		}
+		loop_sleep_until(wake);	/* 0: until a stop signal */
 		t = now_ns();
-		if (stop_signal || (deadline && t >= deadline))
+		if (stop_count() || (deadline && t >= deadline))
 			final = true;
 		else if (!next || t < next)
 			continue;
@@ -257,19 +229,15 @@ int main(int argc, char **argv)
 			ret = SH_EXIT_FAIL;
 			break;
 		}
-		if (final && stop_signal) {
-			/* a blocked stdout must not hold up the exit */
-			fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
-		}
-		if (o.print)
-			out_ok = emit(&rep, &o);
-		/*
-		 * The reader went away (EPIPE), a blocked final write would
-		 * wait (EAGAIN), or a stop signal interrupted a write into a
-		 * full pipe (EINTR): all are a quiet end, not a failure.
-		 */
-		if (!out_ok && errno != EPIPE && errno != EAGAIN && !(errno == EINTR && stop_signal)) {
-			pr_warn("cannot write the report: %s\n", strerror(errno));
+		out_err = o.print ? emit(&rep, &o) : 0;
+		out_ok = !out_err;
+		/* the reader went away (EPIPE): a quiet end; anything else is a failure */
+		if (out_err == -ECANCELED) {
+			pr_warn("cannot write the report: a second stop signal came while the reader "
+				"was not reading; the report is cut\n");
+			ret = SH_EXIT_FAIL;
+		} else if (out_err && out_err != -EPIPE) {
+			pr_warn("cannot write the report: %s\n", strerror(-out_err));
 			ret = SH_EXIT_FAIL;
 		}
 		if (o.heatmap && (heatmap_add(&hm, &rep) || heatmap_write(&hm))) {
@@ -287,8 +255,8 @@ int main(int argc, char **argv)
 		printed++;
 		if (!out_ok || final || (o.count && printed >= o.count))
 			break;
-		while (next <= t)
-			next += o.interval_ns;
+		if (o.interval_ns)
+			next = schedule_next(next, t, o.interval_ns);
 	}
 	if (o.verbose)
 		pr_info("totals: seen %llu, recorded into histograms %llu, no_start %llu, "
