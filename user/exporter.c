@@ -28,7 +28,7 @@ int exporter_open(struct sh_exporter *x, const struct options *o)
 		return SH_EXIT_FAIL;
 	}
 	if (o->prom_file) {
-		if (atomic_file_open(&x->file, o->prom_file, err, sizeof(err))) {
+		if (atomic_file_open(&x->file, "--prom-file", o->prom_file, err, sizeof(err))) {
 			pr_warn("%s\n", err);
 			return SH_EXIT_USAGE;
 		}
@@ -64,8 +64,12 @@ static char *render(const struct sh_exporter *x, bool om, size_t *len)
 	return buf;
 }
 
-/* 0, or -errno of a failed --prom-file write (-ENOMEM: rendering failed). */
-static int publish(struct sh_exporter *x)
+/*
+ * 0, or -errno of a failed --prom-file write (-ENOMEM: rendering failed).
+ * @first: the write at start, whose failure the caller reports; later
+ * ones are warned once by atomic_file_update().
+ */
+static int publish(struct sh_exporter *x, bool first)
 {
 	size_t text_len = 0, om_len = 0;
 	char *text = render(x, false, &text_len), *om = NULL;
@@ -74,7 +78,8 @@ static int publish(struct sh_exporter *x)
 	if (!text)
 		return -ENOMEM;
 	if (x->filing)
-		err = atomic_file_write(&x->file, text, text_len);
+		err = first ? atomic_file_write(&x->file, text, text_len)
+			    : atomic_file_update(&x->file, text, text_len);
 	if (x->listening) {
 		om = render(x, true, &om_len);
 		if (!om) {
@@ -111,7 +116,7 @@ int exporter_start(struct sh_exporter *x, int map_fd, void *buf)
 	if (privdrop(&x->user, probe_map, &probe))
 		return SH_EXIT_FAIL;
 	/* the first write tells at once whether the (new) user may write there */
-	err = publish(x);
+	err = publish(x, true);
 	if (err == -ENOMEM) {
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;
@@ -151,17 +156,9 @@ int exporter_publish(struct sh_exporter *x, struct sh_snapshot *s, struct sh_cgr
 		return -1;
 	if (prom_view_update(&x->view, &x->interval, &x->since_start, key_live, s))
 		return -1;
-	err = publish(x);
-	if (err == -ENOMEM)
-		return -1;
-	/* a daemon outlives a full disk: say so once, and when it is over */
-	if (err && err != x->file_err)
-		pr_warn("cannot write --prom-file %s: %s (will retry every interval)\n",
-			x->file.path, strerror(-err));
-	else if (!err && x->file_err)
-		pr_warn("--prom-file %s written again\n", x->file.path);
-	x->file_err = err;
-	return 0;
+	/* a daemon outlives a full disk: atomic_file_update() warns, the next interval retries */
+	err = publish(x, false);
+	return err == -ENOMEM ? -1 : 0;
 }
 
 void exporter_close(struct sh_exporter *x)

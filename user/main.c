@@ -116,6 +116,7 @@ int main(int argc, char **argv)
 	struct sh_exporter ex;
 	bool use_cg, out_ok = true;
 	int out_err;
+	char errbuf[512];
 	__u64 start, last, next = 0, deadline = 0, printed = 0, gen = 0;
 	int ret, err;
 
@@ -136,10 +137,11 @@ int main(int argc, char **argv)
 			err < 0 ? "closed" : "open read-only");
 		return SH_EXIT_FAIL;
 	}
-	/* an unwritable heatmap path fails now, before anything is loaded */
-	if (o.heatmap && (heatmap_init(&hm, &o) || heatmap_write(&hm))) {
-		pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
-		return SH_EXIT_FAIL;
+	/* a bad heatmap path fails now, before anything is loaded (nothing is written yet) */
+	if (o.heatmap && heatmap_init(&hm, &o, errbuf, sizeof(errbuf))) {
+		pr_warn("%s\n", errbuf);
+		heatmap_free(&hm);
+		return SH_EXIT_USAGE;
 	}
 	/* what needs privileges: bind --listen, open the --prom-file directory */
 	ret = exporter_open(&ex, &o);
@@ -177,9 +179,10 @@ int main(int argc, char **argv)
 	ret = exporter_start(&ex, maps.pcpu_fd, rd.pcpu);
 	if (ret)
 		goto out;
-	/* privileges may be gone now: the heatmap must still be writable */
-	if (o.heatmap && heatmap_write(&hm)) {
-		pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
+	/* the first write, as the user it runs as from now on, tells at once */
+	if (o.heatmap && (err = heatmap_write_first(&hm))) {
+		pr_warn("cannot write --heatmap %s: %s%s\n", o.heatmap, strerror(-err),
+			ex.on ? " (after the privilege drop; see --user)" : "");
 		ret = SH_EXIT_FAIL;
 		goto out;
 	}
@@ -240,8 +243,9 @@ int main(int argc, char **argv)
 			pr_warn("cannot write the report: %s\n", strerror(-out_err));
 			ret = SH_EXIT_FAIL;
 		}
+		/* a failed write (disk full) is warned once and retried: like --prom-file */
 		if (o.heatmap && (heatmap_add(&hm, &rep) || heatmap_write(&hm))) {
-			pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
+			pr_warn("out of memory\n");
 			ret = SH_EXIT_FAIL;
 			break;
 		}

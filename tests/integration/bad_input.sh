@@ -133,9 +133,11 @@ for opt in -M -k -i -n -d --unit -p -c --cgroup-depth --cgroup-hier --top --sort
 	--heatmap --heatmap-key --max-keys; do
 	check 2 "option '$opt' needs an argument" -d 1 "$opt"
 done
-# runtime errors (exit 1), still before anything is loaded
-check 1 "cannot write heatmap /no/such/dir/h.svg" --heatmap /no/such/dir/h.svg -d 1
-check 1 "cannot write heatmap" --heatmap "$TMP" -d 1
+# a --heatmap path that cannot be: refused before anything is loaded
+check 2 "cannot open the directory of --heatmap '/no/such/dir/h.svg'" --heatmap /no/such/dir/h.svg -d 1
+check 2 "refusing --heatmap '$TMP': it exists and is not a regular file" --heatmap "$TMP" -d 1
+ln -s "$TMP/target.svg" "$TMP/link.svg"
+check 2 "refusing --heatmap '$TMP/link.svg': it is a symbolic link" --heatmap "$TMP/link.svg" -d 1
 
 # cgroup paths: missing, relative and missing, escaping the hierarchy, a
 # file of the hierarchy (not a directory)

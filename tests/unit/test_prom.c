@@ -23,7 +23,6 @@
 #include "report.h"
 #include "render_prom.h"
 #include "listen_addr.h"
-#include "atomic_file.h"
 #include "check.h"
 
 int sh_log_level;
@@ -679,89 +678,6 @@ static void test_keep_pruned(void)
 	rig_free(&r);
 }
 
-/* ---- --prom-file ---- */
-
-static char *slurp(const char *path)
-{
-	static char buf[4096];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return NULL;
-	buf[n] = '\0';
-	return buf;
-}
-
-static int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
-static void test_atomic_file(void)
-{
-	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], link[256], other[256];
-	struct atomic_file f;
-	struct stat st;
-	char err[512];
-	mode_t old;
-	char *s;
-
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/schedhist.prom", dir);
-	snprintf(link, sizeof(link), "%s/link.prom", dir);
-	snprintf(other, sizeof(other), "%s/target", dir);
-
-	CHECK(!atomic_file_open(&f, path, err, sizeof(err)));
-	old = umask(077);	/* the file is 0644 whatever the umask */
-	CHECK(atomic_file_write(&f, "a 1\n", 4) == 0);
-	umask(old);
-	s = slurp(path);
-	CHECK(s && !strcmp(s, "a 1\n"));
-	CHECK(!lstat(path, &st) && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0644);
-	CHECK(atomic_file_write(&f, "b 2\nc 3\n", 8) == 0);
-	s = slurp(path);
-	CHECK(s && !strcmp(s, "b 2\nc 3\n"));
-	CHECK(entries(dir) == 1);	/* no temporary file left behind */
-
-	/* a symlink planted later is replaced, never written through */
-	CHECK(!close(open(other, O_WRONLY | O_CREAT, 0600)));
-	CHECK(!unlink(path) && !symlink(other, path));
-	CHECK(atomic_file_write(&f, "d 4\n", 4) == 0);
-	CHECK(!lstat(path, &st) && S_ISREG(st.st_mode));
-	CHECK(!stat(other, &st) && st.st_size == 0);
-	atomic_file_close(&f);
-
-	/* refused at start-up: a symlink, a directory, a missing directory, no name */
-	CHECK(!symlink(path, link));
-	CHECK(atomic_file_open(&f, link, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "symbolic link") != NULL);
-	CHECK(atomic_file_open(&f, dir, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "not a regular file") != NULL);
-	snprintf(err, sizeof(err), "%s/nodir/x.prom", dir);
-	CHECK(atomic_file_open(&f, strdupa(err), err, sizeof(err)) == -1);
-	CHECK(atomic_file_open(&f, "/tmp/", err, sizeof(err)) == -1);
-
-	unlink(link);
-	unlink(other);
-	unlink(path);
-	CHECK(!rmdir(dir));
-}
-
 int main(void)
 {
 	TEST(test_listen_addr);
@@ -773,6 +689,5 @@ int main(void)
 	TEST(test_top_other);
 	TEST(test_churn_bounded);
 	TEST(test_keep_pruned);
-	TEST(test_atomic_file);
 	return test_summary();
 }
