@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "exporter.h"
@@ -21,8 +22,14 @@ int exporter_open(struct sh_exporter *x, const struct options *o)
 	x->on = true;
 	x->ropts = *o;
 	x->ropts.top = 0;
-	if (o->user && privdrop_lookup(o->user, &x->user))
+	/* started as root: a daemon does not stay root, nobody unless --user says */
+	if (o->user ? privdrop_lookup(o->user, &x->user)
+		    : !geteuid() && privdrop_lookup(PRIVDROP_DEFAULT_USER, &x->user)) {
+		if (!o->user)
+			pr_warn("fleet mode switches to user %s once attached: pass --user NAME "
+				"to name another (--user root keeps root)\n", PRIVDROP_DEFAULT_USER);
 		return SH_EXIT_USAGE;
+	}
 	if (prom_view_init(&x->view, o->metric, o->key_type, o->top ? o->top : o->max_keys)) {
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;

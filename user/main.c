@@ -175,6 +175,9 @@ int main(int argc, char **argv)
 	}
 	maps = (struct sh_maps){ .pcpu_fd = l.pcpu_fd, .hists_fd = l.hists_fd,
 				 .key_type = o.key_type, .metric = o.metric };
+	/* name the cgroups of now while every directory can be listed */
+	if (use_cg)
+		cg_walk(&cg, 0);
 	/* fleet mode: drop privileges (the map fds stay usable), then serve */
 	ret = exporter_start(&ex, maps.pcpu_fd, rd.pcpu);
 	if (ret)

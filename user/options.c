@@ -94,7 +94,7 @@ static const struct opt_def opt_defs[] = {
 	{ "prom-file", OPT_PROM_FILE, required_argument, "FILE",
 	  "rewrite FILE with Prometheus metrics every interval (atomic rename)" },
 	{ "user", OPT_USER, required_argument, "NAME",
-	  "with --listen/--prom-file: run as user NAME once attached" },
+	  "with --listen/--prom-file: run as user NAME once attached (root: nobody)" },
 	{ "print", OPT_PRINT, no_argument, NULL,
 	  "with --listen/--prom-file: print the reports on stdout too" },
 	{ "json", 'j', no_argument, NULL, "print one JSON object per report (JSON Lines)" },

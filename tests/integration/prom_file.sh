@@ -12,7 +12,10 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../prom-lib.sh"
 need_root
 
+# fleet mode runs as nobody once attached: its directory must let it write
 mkdir -p "$TMP/out"
+chmod 0711 "$TMP"
+chown nobody "$TMP/out"
 out=$TMP/out/schedhist.prom
 start_sh file -M runq -k comm --prom-file "$out" -i 100ms
 sh=$SH_PID
