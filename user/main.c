@@ -191,8 +191,10 @@ int main(int argc, char **argv)
 	}
 
 	/* on stderr, so it never mixes with JSON; tests wait for this line */
-	fprintf(stderr, "Tracing %s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
-		o.pid ? " of one process" : "");
+	/* the default answers "how long off CPU", not "how long waiting for a CPU": say so */
+	fprintf(stderr, "Tracing %s%s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
+		o.metric == SH_METRIC_OFFCPU ? ", sleeping included (-M runq: waiting for a CPU)"
+					     : "", o.pid ? " of one process" : "");
 
 	start = last = now_ns();
 	if (o.interval_ns)

@@ -405,10 +405,13 @@ int render_prom(FILE *f, const struct prom_view *v, bool om)
 		fprintf(f, "schedhist_lost_events_total{metric=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
 			metric, reasons[i], (uint64_t)v->stats[reason_stat[i]]);
 	family(f, om, "schedhist_overflow_events_total", "counter",
-	       "Waits of new keys that the kernel counted under the key [other] because its key "
-	       "map was full (raise --max-keys).");
-	fprintf(f, "schedhist_overflow_events_total{metric=\"%s\"} %" PRIu64 "\n", metric,
-		(uint64_t)v->stats[SH_STAT_MAP_FULL]);
+	       "Waits of new keys that the kernel counted under the key [other], by reason: "
+	       "map_full (its key map was full: raise --max-keys), no_mem (no kernel memory "
+	       "for a new key at that instant); together, every wait of [other].");
+	fprintf(f, "schedhist_overflow_events_total{metric=\"%s\",reason=\"map_full\"} %" PRIu64
+		   "\nschedhist_overflow_events_total{metric=\"%s\",reason=\"no_mem\"} %" PRIu64 "\n",
+		metric, (uint64_t)v->stats[SH_STAT_MAP_FULL], metric,
+		(uint64_t)v->stats[SH_STAT_NO_MEM]);
 	family(f, om, "schedhist_keys", "gauge", "Keys in the kernel's histogram map now.");
 	fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n", metric,
 		key_name(v->key_type), (uint64_t)v->live_keys);

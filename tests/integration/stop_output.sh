@@ -15,6 +15,10 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 before=$(our_objects)
+# 200 threads that wake every 10 ms: -k tid reports of tens of KB, many
+# times the one-page pipes below
+"$HELPERS/threads" -n 200 -m 10 -t 60 >/dev/null &
+CHILD_PIDS+=($!)
 
 python3 - "$SCHEDHIST" "$TMP/slow.err" <<'PY' || fail "slow reader after SIGINT"
 import fcntl, json, os, select, signal, subprocess, sys
@@ -115,6 +119,9 @@ start_sh hup -d 1h
 stop_sh "$SH_PID" HUP; rc=$?
 [ $rc -eq 0 ] || fail "SIGHUP: exit $rc, want 0 (final report, like SIGTERM)"
 grep -q '^off-CPU wait' "$TMP/hup.out" || fail "SIGHUP: no final report in: $(cat "$TMP/hup.out")"
+# the first screen of the default says which question it answers
+grep -q '^Tracing off-CPU wait .*sleeping included (-M runq: waiting for a CPU)\.\.\.' "$TMP/hup.err" ||
+	fail "the start line does not point to -M runq: $(cat "$TMP/hup.err")"
 echo "SIGHUP: final report written, exit 0"
 
 "$SCHEDHIST" -d 0.5 >/dev/full 2>"$TMP/full.err"; rc=$?

@@ -235,6 +235,8 @@ static void rig_end(struct rig *r)
 {
 	r->stats[SH_STAT_SEEN] += 7;
 	r->stats[SH_STAT_NO_START] += 1;
+	r->stats[SH_STAT_MAP_FULL] += 2;	/* the waits of [other], by reason */
+	r->stats[SH_STAT_NO_MEM] += 3;
 	snapshot_stats(&r->s, r->stats);
 	r->o.cumulative = false;
 	CHECK(!report_build(&r->iv, &r->s, &r->o, NULL, r->v.updates + 1, 1));
@@ -411,14 +413,16 @@ static void test_render(void)
 	CHECK(has_line(t, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"no_start\"} 1"));
 	CHECK(has_line(t, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"filtered\"} 0"));
 	CHECK(has_line(t, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"dropped\"} 0"));
-	CHECK(has_line(t, "schedhist_overflow_events_total{metric=\"offcpu\"} 0"));
+	/* [other] gets both: the counter has both, by reason */
+	CHECK(has_line(t, "schedhist_overflow_events_total{metric=\"offcpu\",reason=\"map_full\"} 2"));
+	CHECK(has_line(t, "schedhist_overflow_events_total{metric=\"offcpu\",reason=\"no_mem\"} 3"));
 	CHECK(has_line(t, "# TYPE schedhist_keys gauge"));
 	CHECK(has_line(t, "schedhist_keys{metric=\"offcpu\",key_type=\"none\"} 1"));
 	CHECK(has_line(t, "schedhist_build_info{version=\"" SCHEDHIST_VERSION "\"} 1"));
 	CHECK(!strstr(t, "# EOF"));
 	CHECK(!strstr(t, "# UNIT"));
-	/* 42 series lines, 7 other samples, 2 comment lines per family */
-	CHECK_EQ_U64(count_lines(t, ""), PROM_LINES_PER_KEY + 7 + 2 * 6);
+	/* 42 series lines, 8 other samples, 2 comment lines per family */
+	CHECK_EQ_U64(count_lines(t, ""), PROM_LINES_PER_KEY + 8 + 2 * 6);
 	CHECK_EQ_U64(prom_view_series(&r.v), 1);
 
 	om = expose(&r.v, true);
