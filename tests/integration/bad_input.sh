@@ -79,6 +79,8 @@ check 2 "invalid interval" -i 1.5.5
 check 2 "invalid interval" -i " 1"
 check 2 "invalid interval" -i "1 "
 check 2 "invalid interval" -i 0.0000000001
+check 2 "invalid interval .1ns.: want a duration from 10ms" -i 1ns
+check 2 "invalid interval .9ms.: want a duration from 10ms" 9ms
 check 2 "invalid interval" -i 18446744073709551616
 check 2 "invalid interval" -i 1h1m
 check 2 "invalid interval" -i .s
