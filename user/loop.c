@@ -56,9 +56,15 @@ int loop_init(void)
 	}
 	sigemptyset(&sa.sa_mask);
 	/* no SA_RESTART: a signal also ends a blocking call in progress */
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+
+		/* started ignoring SIGHUP (nohup): that was asked for, keep it */
+		if (sigs[i] == SIGHUP && !sigaction(SIGHUP, NULL, &old) && old.sa_handler == SIG_IGN)
+			continue;
 		if (sigaction(sigs[i], &sa, NULL))
 			return -1;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * What the poll loop (main.c) waits on: stop signals, the schedule of
- * readings, and whole writes of the reports. SIGINT, SIGTERM and SIGHUP ask for a
- * stop: the handler only counts them and writes a byte to a self-pipe, so
+ * readings, and whole writes of the reports. SIGINT, SIGTERM and SIGHUP
+ * (unless started with SIGHUP ignored, as nohup does) ask for a stop: the
+ * handler only counts them and writes a byte to a self-pipe, so
  * that every wait of the poller (the sleep between readings, a write into
  * a full pipe) is a poll() on that pipe too and sees the signal however
  * late it comes, without the race of checking a flag before sleeping.

@@ -123,6 +123,16 @@ grep -q '^off-CPU wait' "$TMP/hup.out" || fail "SIGHUP: no final report in: $(ca
 grep -q '^Tracing off-CPU wait .*sleeping included (-M runq: waiting for a CPU)\.\.\.' "$TMP/hup.err" ||
 	fail "the start line does not point to -M runq: $(cat "$TMP/hup.err")"
 echo "SIGHUP: final report written, exit 0"
+# started with SIGHUP ignored (nohup): it stays ignored (SigIgn bit 0)
+nohup "$SCHEDHIST" -d 1h >"$TMP/nohup.out" 2>"$TMP/nohup.err" &
+SH_PID=$!
+SH_PIDS+=("$SH_PID")
+wait_for "$TMP/nohup.err" '^Tracing'
+ign=$(awk '/^SigIgn:/ { print $2 }' "/proc/$SH_PID/status")
+(( 0x$ign & 1 )) || fail "under nohup, SIGHUP is no longer ignored (SigIgn $ign)"
+stop_sh "$SH_PID" INT || fail "under nohup: exit $? on SIGINT"
+grep -q '^off-CPU wait' "$TMP/nohup.out" || fail "under nohup: no final report"
+echo "under nohup: SIGHUP stays ignored"
 
 "$SCHEDHIST" -d 0.5 >/dev/full 2>"$TMP/full.err"; rc=$?
 [ $rc -eq 1 ] || fail "stdout /dev/full: exit $rc, want 1"
