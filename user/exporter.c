@@ -129,7 +129,9 @@ int exporter_start(struct sh_exporter *x, int map_fd, void *buf)
 		return SH_EXIT_FAIL;
 	}
 	if (err) {
-		pr_warn("cannot write --prom-file %s: %s\n", x->file.path, strerror(-err));
+		pr_warn("cannot write --prom-file %s: %s%s%s%s\n", x->file.path, strerror(-err),
+			x->user.set ? " (as user " : "", x->user.set ? x->user.name : "",
+			x->user.set ? "; --user names another)" : "");
 		return SH_EXIT_FAIL;
 	}
 	if (x->listening) {

@@ -184,8 +184,9 @@ int main(int argc, char **argv)
 		goto out;
 	/* the first write, as the user it runs as from now on, tells at once */
 	if (o.heatmap && (err = heatmap_write_first(&hm))) {
-		pr_warn("cannot write --heatmap %s: %s%s\n", o.heatmap, strerror(-err),
-			ex.on ? " (after the privilege drop; see --user)" : "");
+		pr_warn("cannot write --heatmap %s: %s%s%s%s\n", o.heatmap, strerror(-err),
+			ex.user.set ? " (as user " : "", ex.user.set ? ex.user.name : "",
+			ex.user.set ? "; --user names another)" : "");
 		ret = SH_EXIT_FAIL;
 		goto out;
 	}
