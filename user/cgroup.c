@@ -217,15 +217,11 @@ int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *le
 /* nftw has no user pointer: the walk in progress */
 static struct sh_cgroups *walking;
 static size_t walk_cap;
+static char **unreadable;	/* directories the walk could not list, relative paths */
+static size_t nunreadable;
 
-static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int add_name(__u64 id, char *path)
 {
-	struct cg_name *n;
-	size_t ml = strlen(walking->mount);
-
-	(void)ftw;
-	if (type != FTW_D)
-		return 0;
 	if (walking->nnames == walk_cap) {
 		size_t cap = walk_cap ? walk_cap * 2 : 256;
 		struct cg_name *t = realloc(walking->names, cap * sizeof(*t));
@@ -235,13 +231,54 @@ static int walk_one(const char *path, const struct stat *st, int type, struct FT
 		walking->names = t;
 		walk_cap = cap;
 	}
-	n = &walking->names[walking->nnames];
-	n->id = st->st_ino;
-	n->path = strdup(path[ml] ? path + ml : "/");
-	if (!n->path)
-		return 1;
+	walking->names[walking->nnames].id = id;
+	walking->names[walking->nnames].path = path;
 	walking->nnames++;
 	return 0;
+}
+
+static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t ml = strlen(walking->mount);
+	char *rel;
+
+	(void)ftw;
+	/* FTW_DNR: a cgroup whose children this user may not list (mode 0700) */
+	if (type != FTW_D && type != FTW_DNR)
+		return 0;
+	rel = strdup(path[ml] ? path + ml : "/");
+	if (!rel || add_name(st->st_ino, rel)) {
+		free(rel);
+		return 1;
+	}
+	if (type == FTW_DNR) {
+		char **t = realloc(unreadable, (nunreadable + 1) * sizeof(*t));
+		char *copy = strdup(rel);
+
+		if (!t || !copy) {
+			free(copy);
+			if (t)
+				unreadable = t;
+			return 1;
+		}
+		unreadable = t;
+		unreadable[nunreadable++] = copy;
+	}
+	return 0;
+}
+
+/* Is @path below one of the directories the walk could not list? */
+static bool below_unreadable(const char *path)
+{
+	size_t i, n;
+
+	for (i = 0; i < nunreadable; i++) {
+		n = strlen(unreadable[i]);
+		if (!strcmp(unreadable[i], "/") ||
+		    (!strncmp(path, unreadable[i], n) && path[n] == '/'))
+			return true;
+	}
+	return false;
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -260,6 +297,42 @@ static struct cg_name *find(struct sh_cgroups *cg, __u64 id)
 	return bsearch(&k, cg->names, cg->nnames, sizeof(k), cmp_name);
 }
 
+void cg_walk(struct sh_cgroups *cg, __u64 gen)
+{
+	struct cg_name *old = cg->names;
+	size_t nold = cg->nnames, i;
+
+	cg->names = NULL;
+	cg->nnames = 0;
+	walking = cg;
+	walk_cap = 0;
+	nunreadable = 0;
+	nftw(cg->mount, walk_one, 32, FTW_PHYS | FTW_MOUNT);
+	qsort(cg->names, cg->nnames, sizeof(*cg->names), cmp_name);
+	/*
+	 * Names learnt earlier (before the privilege drop) of cgroups below a
+	 * directory this walk could not list: still there as far as anyone
+	 * can tell, so still named. Any other name this walk did not see is
+	 * a removed cgroup.
+	 */
+	for (i = 0; i < nold; i++) {
+		if (nunreadable && !find(cg, old[i].id) && below_unreadable(old[i].path) &&
+		    !add_name(old[i].id, old[i].path))
+			old[i].path = NULL;
+		free(old[i].path);
+	}
+	free(old);
+	qsort(cg->names, cg->nnames, sizeof(*cg->names), cmp_name);
+	cg->partial = nunreadable > 0;
+	for (i = 0; i < nunreadable; i++)
+		free(unreadable[i]);
+	free(unreadable);
+	unreadable = NULL;
+	nunreadable = 0;
+	walking = NULL;
+	cg->walk_gen = gen;
+}
+
 const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen)
 {
 	struct cg_name *n = find(cg, id);
@@ -268,13 +341,7 @@ const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen)
 		return n->path;
 	if (cg->walk_gen == gen && cg->nnames)
 		return NULL;	/* walked already this interval */
-	cg_close(cg);
-	walking = cg;
-	walk_cap = 0;
-	nftw(cg->mount, walk_one, 32, FTW_PHYS | FTW_MOUNT);
-	walking = NULL;
-	qsort(cg->names, cg->nnames, sizeof(*cg->names), cmp_name);
-	cg->walk_gen = gen;
+	cg_walk(cg, gen);
 	n = find(cg, id);
 	return n ? n->path : NULL;
 }
@@ -284,13 +351,15 @@ bool cg_exists(struct sh_cgroups *cg, __u64 id)
 	struct cg_name *n = find(cg, id);
 	char abs[PATH_MAX];
 	struct stat st;
-
-	if (!n)
-		return false;
 	int len;
 
+	/* unknown after a walk that saw everything: removed; else it may hide */
+	if (!n)
+		return cg->partial;
 	len = snprintf(abs, sizeof(abs), "%s%s", cg->mount, strcmp(n->path, "/") ? n->path : "");
 	if (len < 0 || (size_t)len >= sizeof(abs))
 		return true;	/* cannot check: keep it */
-	return !stat(abs, &st) && st.st_ino == id;
+	if (stat(abs, &st))
+		return errno != ENOENT && errno != ENOTDIR;	/* EACCES: cannot tell, keep it */
+	return st.st_ino == id;	/* another one of that name: the old one is gone */
 }

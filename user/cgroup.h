@@ -21,6 +21,7 @@ struct sh_cgroups {
 	struct cg_name *names;	/* id -> path, sorted by id */
 	size_t nnames;
 	__u64 walk_gen;		/* interval of the last full walk */
+	bool partial;		/* that walk could not list some directories */
 };
 
 /*
@@ -57,7 +58,20 @@ int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *le
  */
 const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen);
 
-/* Is the cached cgroup @id still there? (one stat) */
+/*
+ * Walk the hierarchy now (interval @gen) and learn every cgroup it can
+ * list. Called before the privilege drop, so that the cgroups of then are
+ * named whatever the dropped user may list: later walks keep the names of
+ * cgroups below directories they cannot list (and mark the walk partial).
+ */
+void cg_walk(struct sh_cgroups *cg, __u64 gen);
+
+/*
+ * Is cgroup @id still there? One stat of its cached path; false only when
+ * it is known gone (no such path, or another cgroup there, or unknown
+ * after a walk that could list everything). A cgroup this user cannot
+ * reach is kept: it is never called removed.
+ */
 bool cg_exists(struct sh_cgroups *cg, __u64 id);
 
 #endif /* SH_CGROUP_H */

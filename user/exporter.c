@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "exporter.h"
@@ -22,8 +23,14 @@ int exporter_open(struct sh_exporter *x, const struct options *o)
 	x->on = true;
 	x->ropts = *o;
 	x->ropts.top = 0;
-	if (o->user && privdrop_lookup(o->user, &x->user))
+	/* started as root: a daemon does not stay root, nobody unless --user says */
+	if (o->user ? privdrop_lookup(o->user, &x->user)
+		    : !geteuid() && privdrop_lookup(PRIVDROP_DEFAULT_USER, &x->user)) {
+		if (!o->user)
+			pr_warn("fleet mode switches to user %s once attached: pass --user NAME "
+				"to name another (--user root keeps root)\n", PRIVDROP_DEFAULT_USER);
 		return SH_EXIT_USAGE;
+	}
 	for (m = 0; m < SH_METRIC_NR; m++) {
 		if (!(o->metrics & (1U << m)))
 			continue;
@@ -35,7 +42,7 @@ int exporter_open(struct sh_exporter *x, const struct options *o)
 		x->nviews++;
 	}
 	if (o->prom_file) {
-		if (atomic_file_open(&x->file, o->prom_file, err, sizeof(err))) {
+		if (atomic_file_open(&x->file, "--prom-file", o->prom_file, err, sizeof(err))) {
 			pr_warn("%s\n", err);
 			return SH_EXIT_USAGE;
 		}
@@ -71,8 +78,12 @@ static char *render(const struct sh_exporter *x, bool om, size_t *len)
 	return buf;
 }
 
-/* 0, or -errno of a failed --prom-file write (-ENOMEM: rendering failed). */
-static int publish(struct sh_exporter *x)
+/*
+ * 0, or -errno of a failed --prom-file write (-ENOMEM: rendering failed).
+ * @first: the write at start, whose failure the caller reports; later
+ * ones are warned once by atomic_file_update().
+ */
+static int publish(struct sh_exporter *x, bool first)
 {
 	size_t text_len = 0, om_len = 0;
 	char *text = render(x, false, &text_len), *om = NULL;
@@ -81,7 +92,8 @@ static int publish(struct sh_exporter *x)
 	if (!text)
 		return -ENOMEM;
 	if (x->filing)
-		err = atomic_file_write(&x->file, text, text_len);
+		err = first ? atomic_file_write(&x->file, text, text_len)
+			    : atomic_file_update(&x->file, text, text_len);
 	if (x->listening) {
 		om = render(x, true, &om_len);
 		if (!om) {
@@ -118,13 +130,15 @@ int exporter_start(struct sh_exporter *x, int map_fd, void *buf)
 	if (privdrop(&x->user, probe_map, &probe))
 		return SH_EXIT_FAIL;
 	/* the first write tells at once whether the (new) user may write there */
-	err = publish(x);
+	err = publish(x, true);
 	if (err == -ENOMEM) {
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;
 	}
 	if (err) {
-		pr_warn("cannot write --prom-file %s: %s\n", x->file.path, strerror(-err));
+		pr_warn("cannot write --prom-file %s: %s%s%s%s\n", x->file.path, strerror(-err),
+			x->user.set ? " (as user " : "", x->user.set ? x->user.name : "",
+			x->user.set ? "; --user names another)" : "");
 		return SH_EXIT_FAIL;
 	}
 	if (x->listening) {
@@ -161,17 +175,9 @@ int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
 				     &snaps[i]))
 			return -1;
 	}
-	err = publish(x);
-	if (err == -ENOMEM)
-		return -1;
-	/* a daemon outlives a full disk: say so once, and when it is over */
-	if (err && err != x->file_err)
-		pr_warn("cannot write --prom-file %s: %s (will retry every interval)\n",
-			x->file.path, strerror(-err));
-	else if (!err && x->file_err)
-		pr_warn("--prom-file %s written again\n", x->file.path);
-	x->file_err = err;
-	return 0;
+	/* a daemon outlives a full disk: atomic_file_update() warns, the next interval retries */
+	err = publish(x, false);
+	return err == -ENOMEM ? -1 : 0;
 }
 
 void exporter_close(struct sh_exporter *x)

@@ -32,7 +32,6 @@ struct sh_exporter {
 	struct sh_report interval;	/* the reports the view is built from */
 	struct sh_report since_start;
 	struct options ropts;		/* the options, with top 0: the view bounds keys itself */
-	int file_err;			/* last --prom-file write error (warned once), 0 = ok */
 };
 
 /*

@@ -2,7 +2,6 @@
 /* The SVG latency heatmap. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -13,6 +12,7 @@
 
 #include "heatmap.h"
 #include "render.h"
+#include "escape.h"
 
 #define CELL_W 14	/* px per column */
 #define CELL_H 14	/* px per bucket row */
@@ -22,22 +22,42 @@
 #define RIGHT 120	/* room for the colour legend */
 #define MIN_W 660	/* the title's width */
 
-int heatmap_init(struct sh_heatmap *hm, const struct options *o)
+int heatmap_init(struct sh_heatmap *hm, const struct options *o, char *err, size_t errlen)
 {
 	memset(hm, 0, sizeof(*hm));
+	hm->file.dirfd = -1;
 	hm->path = o->heatmap;
 	hm->key = o->heatmap_key;
+	if (hm->key) {
+		/* the key as the reports print it: escapes stand for the name's bytes */
+		hm->key_raw = malloc(strlen(hm->key) + 1);
+		if (!hm->key_raw) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (name_unescape(hm->key, hm->key_raw, strlen(hm->key) + 1))
+			strcpy(hm->key_raw, hm->key);	/* not an escaped name: the bytes as given */
+	}
 	hm->metric = o->metric;
 	hm->key_type = o->key_type;
 	hm->unit = o->unit;
 	hm->cumulative = o->cumulative;
-	return 0;
+	hm->cols = calloc(HEATMAP_MAX_COLUMNS, sizeof(*hm->cols));
+	if (!hm->cols) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* checks the path and opens its directory; nothing is written yet */
+	return hm->path ? atomic_file_open(&hm->file, "--heatmap", hm->path, err, errlen) : 0;
 }
 
 void heatmap_free(struct sh_heatmap *hm)
 {
 	free(hm->cols);
+	free(hm->key_raw);
+	atomic_file_close(&hm->file);
 	memset(hm, 0, sizeof(*hm));
+	hm->file.dirfd = -1;
 }
 
 static const struct sh_totals *pick(const struct sh_report *r, const char *key)
@@ -54,19 +74,16 @@ static const struct sh_totals *pick(const struct sh_report *r, const char *key)
 
 int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r)
 {
-	const struct sh_totals *t = pick(r, hm->key);
+	const struct sh_totals *t = pick(r, hm->key_raw);
 	struct hm_column *c;
 	int i;
 
-	if (hm->ncols == hm->cap) {
-		size_t cap = hm->cap ? hm->cap * 2 : 64;
-		struct hm_column *n = realloc(hm->cols, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		hm->cols = n;
-		hm->cap = cap;
+	/* a window of the latest columns: the oldest one makes room */
+	if (hm->ncols == HEATMAP_MAX_COLUMNS) {
+		memmove(hm->cols, hm->cols + 1, (HEATMAP_MAX_COLUMNS - 1) * sizeof(*hm->cols));
+		hm->ncols--;
 	}
+	hm->total++;
 	c = &hm->cols[hm->ncols++];
 	memset(c, 0, sizeof(*c));
 	c->when = r->when;
@@ -104,17 +121,7 @@ static void colour(char *buf, size_t n, __u64 v, __u64 max)
 
 static void xml_text(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			/* XML 1.0 allows no control characters but tab/newline */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
-		}
-	}
+	name_write(f, s, ESC_XML);
 }
 
 void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
@@ -156,12 +163,16 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 	fputs("</text>\n<text x=\"10\" y=\"36\">", f);
 	if (hm->key) {
 		fprintf(f, "%s = ", key_name(hm->key_type));
-		xml_text(f, hm->key);
+		xml_text(f, hm->key_raw);
 	} else {
 		fputs("all tasks", f);
 	}
-	fprintf(f, "; %zu interval(s); colour: waits per bucket per interval (log scale)</text>\n",
-		hm->ncols);
+	if (hm->total > hm->ncols)
+		fprintf(f, "; the latest %zu of %llu intervals", hm->ncols,
+			(unsigned long long)hm->total);
+	else
+		fprintf(f, "; %zu interval(s)", hm->ncols);
+	fputs("; colour: waits per bucket per interval (log scale)</text>\n", f);
 
 	/* y axis: bucket lower bounds, short waits at the bottom */
 	for (i = lo; i <= hi; i++) {
@@ -220,42 +231,36 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 	fputs("</svg>\n", f);
 }
 
-int heatmap_write(const struct sh_heatmap *hm)
+/* Render into memory, then one atomic rewrite. */
+static int write_svg(struct sh_heatmap *hm, bool first)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX + 32], copy[PATH_MAX];
-	FILE *f;
-	int fd, err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
 
-	if (snprintf(copy, sizeof(copy), "%s", hm->path) >= (int)sizeof(copy)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	snprintf(dir, sizeof(dir), "%s", dirname(copy));
-	snprintf(tmp, sizeof(tmp), "%s/.schedhist-heatmap.XXXXXX", dir);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = errno;
-		close(fd);
-		unlink(tmp);
-		errno = err;
-		return -1;
-	}
+	if (!f)
+		return -ENOMEM;
 	heatmap_svg(f, hm);
-	if (fflush(f) || ferror(f) || fclose(f)) {
-		err = errno;
-		unlink(tmp);
-		errno = err;
-		return -1;
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
 	}
-	if (rename(tmp, hm->path)) {
-		err = errno;
-		unlink(tmp);
-		errno = err;
-		return -1;
-	}
-	return 0;
+	err = first ? atomic_file_write(&hm->file, buf, len)
+		    : atomic_file_update(&hm->file, buf, len);
+	free(buf);
+	return err;
+}
+
+int heatmap_write_first(struct sh_heatmap *hm)
+{
+	return write_svg(hm, true);
+}
+
+int heatmap_write(struct sh_heatmap *hm)
+{
+	int err = write_svg(hm, false);
+
+	/* a failed write was warned about by atomic_file_update(): go on */
+	return err == -ENOMEM ? err : 0;
 }

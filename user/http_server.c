@@ -6,7 +6,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <microhttpd.h>
 
 #include "http_server.h"
@@ -18,6 +21,196 @@
 #endif
 
 #define LISTEN_BACKLOG 64
+#define NSEC_PER_SEC 1000000000ULL
+#define REAP_PERIOD_NS (NSEC_PER_SEC / 4)	/* how often deadlines are checked */
+
+/* One open connection, for the limits of http_server.h. */
+struct http_conn {
+	struct http_conn *older, *newer;	/* arrival order */
+	int fd;
+	struct sockaddr_storage peer;		/* address and port */
+	socklen_t peer_len;
+	unsigned long long deadline_ns;		/* CLOCK_MONOTONIC: the request ends by then */
+	bool answering;				/* its request is complete */
+	bool closed;				/* shut down by us; libmicrohttpd closes it next */
+};
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * NSEC_PER_SEC + (unsigned long long)ts.tv_nsec;
+}
+
+/* The same client address (the port aside)? */
+static bool same_ip(const struct http_conn *a, const struct http_conn *b)
+{
+	if (a->peer.ss_family != b->peer.ss_family)
+		return false;
+	if (a->peer.ss_family == AF_INET)
+		return ((const struct sockaddr_in *)&a->peer)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)&b->peer)->sin_addr.s_addr;
+	if (a->peer.ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)&a->peer)->sin6_addr,
+			       &((const struct sockaddr_in6 *)&b->peer)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return true;
+}
+
+/*
+ * End a connection: shut its socket down, so that libmicrohttpd's thread
+ * sees the end and closes it. The fd is still the connection's: the entry
+ * goes away (MHD_CONNECTION_NOTIFY_CLOSED, under the same lock) before
+ * libmicrohttpd closes the fd; the peer check guards against a reuse all
+ * the same. Under conn_lock.
+ */
+static void conn_end(struct http_server *h, struct http_conn *c)
+{
+	struct sockaddr_storage now;
+	socklen_t len = sizeof(now);
+
+	if (c->closed)
+		return;
+	if (!getpeername(c->fd, (struct sockaddr *)&now, &len) && len == c->peer_len &&
+	    !memcmp(&now, &c->peer, len))
+		shutdown(c->fd, SHUT_RDWR);
+	c->closed = true;
+	h->nconns--;
+}
+
+/* The oldest open connection (of @ip's address if set), incomplete requests first. */
+static struct http_conn *oldest(struct http_server *h, const struct http_conn *ip)
+{
+	struct http_conn *c, *any = NULL;
+
+	for (c = h->oldest; c; c = c->newer) {
+		if (c->closed || (ip && !same_ip(c, ip)))
+			continue;
+		if (!c->answering)
+			return c;
+		if (!any)
+			any = c;
+	}
+	return any;
+}
+
+/* A new connection, @c: make room under the limits, oldest first. Under conn_lock. */
+static void admit(struct http_server *h, struct http_conn *c)
+{
+	struct http_conn *o;
+	unsigned int n = 0;
+
+	for (o = h->oldest; o; o = o->newer)
+		if (!o->closed && same_ip(o, c))
+			n++;
+	c->older = h->newest;
+	if (h->newest)
+		h->newest->newer = c;
+	else
+		h->oldest = c;
+	h->newest = c;
+	h->nconns++;
+	if (n >= HTTP_MAX_PER_IP && (o = oldest(h, c)) && o != c)
+		conn_end(h, o);
+	if (h->nconns > HTTP_MAX_CONNECTIONS && (o = oldest(h, NULL)) && o != c)
+		conn_end(h, o);
+}
+
+static void conn_unlink(struct http_server *h, struct http_conn *c)
+{
+	if (c->older)
+		c->older->newer = c->newer;
+	else
+		h->oldest = c->newer;
+	if (c->newer)
+		c->newer->older = c->older;
+	else
+		h->newest = c->older;
+	if (!c->closed)
+		h->nconns--;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *h = cls;
+	struct http_conn *c = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fd, *addr;
+
+		c = calloc(1, sizeof(*c));
+		fd = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+		addr = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		if (!c || !fd || !addr || !addr->client_addr) {
+			/* out of memory: not tracked, the idle timeout still applies */
+			free(c);
+			*socket_context = NULL;
+			return;
+		}
+		c->fd = fd->connect_fd;
+		c->peer_len = addr->client_addr->sa_family == AF_INET6 ?
+			      sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+		memcpy(&c->peer, addr->client_addr, c->peer_len);
+		c->deadline_ns = mono_ns() + HTTP_REQUEST_TIMEOUT_S * NSEC_PER_SEC;
+		pthread_mutex_lock(&h->conn_lock);
+		admit(h, c);
+		pthread_mutex_unlock(&h->conn_lock);
+		*socket_context = c;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && c) {
+		pthread_mutex_lock(&h->conn_lock);
+		conn_unlink(h, c);
+		pthread_mutex_unlock(&h->conn_lock);
+		free(c);
+		*socket_context = NULL;
+	}
+}
+
+static struct http_conn *conn_of(struct MHD_Connection *mc)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+/* A request answered in full: the next one on this connection gets its own time. */
+static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *h = cls;
+	struct http_conn *c = conn_of(mc);
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&h->conn_lock);
+	c->answering = false;
+	c->deadline_ns = mono_ns() + HTTP_REQUEST_TIMEOUT_S * NSEC_PER_SEC;
+	pthread_mutex_unlock(&h->conn_lock);
+}
+
+/* Ends the connections whose request ran out of time, however active. */
+static void *reaper_main(void *arg)
+{
+	struct http_server *h = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&h->conn_lock);
+	while (!h->stopping) {
+		unsigned long long now = mono_ns(), next = now + REAP_PERIOD_NS;
+		struct http_conn *c;
+
+		for (c = h->oldest; c; c = c->newer)
+			if (!c->closed && c->deadline_ns <= now)
+				conn_end(h, c);
+		ts.tv_sec = (time_t)(next / NSEC_PER_SEC);
+		ts.tv_nsec = (long)(next % NSEC_PER_SEC);
+		pthread_cond_timedwait(&h->conn_cond, &h->conn_lock, &ts);
+	}
+	pthread_mutex_unlock(&h->conn_lock);
+	return NULL;
+}
 
 /* A rendered exposition, shared by the server and the responses in flight. */
 struct http_page {
@@ -106,7 +299,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  size_t *upload_data_size, void **req_cls)
 {
 	struct http_server *h = cls;
+	struct http_conn *hc;
 
+	/* the headers are complete: no longer a slow request to close first */
+	if (!*req_cls && (hc = conn_of(c))) {
+		pthread_mutex_lock(&h->conn_lock);
+		hc->answering = true;
+		pthread_mutex_unlock(&h->conn_lock);
+	}
+	*req_cls = h;
 	/* answered at once, on the headers: a request body is never read */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_static(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
@@ -130,10 +331,16 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 int http_bind(struct http_server *h, const struct listen_addr *a)
 {
+	pthread_condattr_t ca;
 	int one = 1, err;
 
 	memset(h, 0, sizeof(*h));
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->conn_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->conn_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	snprintf(h->where, sizeof(h->where), "%s", a->text);
 	h->fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (h->fd < 0) {
@@ -160,23 +367,28 @@ int http_start(struct http_server *h)
 {
 	sigset_t block, old;
 
-	/* the server thread inherits this mask: SIGINT/SIGTERM go to the poller */
+	/* the server thread inherits this mask: stop signals go to the poller */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);	/* the reaper's too */
 	h->daemon = MHD_start_daemon(
 		MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
 		MHD_OPTION_LISTEN_SOCKET, h->fd,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_HARD_LIMIT,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		MHD_OPTION_END);
+	if (h->daemon && !pthread_create(&h->reaper, NULL, reaper_main, h))
+		h->reaping = true;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!h->daemon) {
-		pr_warn("cannot start the HTTP server on %s (libmicrohttpd refused; -vv says why)\n",
-			h->where);
+	if (!h->daemon || !h->reaping) {
+		pr_warn("cannot start the HTTP server on %s (%s; -vv says why)\n", h->where,
+			h->daemon ? "no thread for the request deadlines" : "libmicrohttpd refused");
 		return -1;
 	}
 	/* libmicrohttpd owns the socket now and closes it when stopped */
@@ -220,6 +432,15 @@ void http_stop(struct http_server *h)
 {
 	int i;
 
+	if (h->reaping) {
+		pthread_mutex_lock(&h->conn_lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->conn_cond);
+		pthread_mutex_unlock(&h->conn_lock);
+		pthread_join(h->reaper, NULL);
+		h->reaping = false;
+	}
+	/* closes every connection: their entries go with MHD_CONNECTION_NOTIFY_CLOSED */
 	if (h->daemon)
 		MHD_stop_daemon(h->daemon);
 	h->daemon = NULL;
@@ -231,4 +452,6 @@ void http_stop(struct http_server *h)
 		h->page[i] = NULL;
 	}
 	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->conn_lock);
+	pthread_cond_destroy(&h->conn_cond);
 }

@@ -10,15 +10,31 @@
 #define SH_HTTP_SERVER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include "listen_addr.h"
 
-/* Limits that keep hostile or broken clients from harming the collector. */
-#define HTTP_MAX_CONNECTIONS 16		/* at once; more are refused */
-#define HTTP_TIMEOUT_S 10		/* an idle or stalled connection is closed */
+/*
+ * Limits that keep hostile or broken clients (slowloris: many connections
+ * that send their request a byte at a time, or nothing) from harming the
+ * collector or locking out the scrapes. A new connection always gets in:
+ * when its address already has HTTP_MAX_PER_IP connections, or all
+ * addresses together HTTP_MAX_CONNECTIONS, the oldest one is closed
+ * (first those whose request is still incomplete), so a scraper that
+ * sends its request at once is answered whatever the others do. Each
+ * request, from its connection's start or the end of the previous
+ * response to the end of its own response, has HTTP_REQUEST_TIMEOUT_S in
+ * all, however busy the client keeps it.
+ */
+#define HTTP_MAX_CONNECTIONS 64		/* open at once, all addresses */
+#define HTTP_MAX_PER_IP 16		/* open at once, from one address */
+#define HTTP_HARD_LIMIT 256		/* libmicrohttpd refuses beyond: bounds the fds */
+#define HTTP_REQUEST_TIMEOUT_S 10	/* a whole request and its response */
+#define HTTP_TIMEOUT_S 10		/* an idle connection is closed */
 #define HTTP_MEMORY_LIMIT (16 * 1024)	/* per connection: caps request headers */
 
 struct http_page;
+struct http_conn;
 struct MHD_Daemon;
 
 struct http_server {
@@ -27,6 +43,15 @@ struct http_server {
 	pthread_mutex_t lock;		/* guards @page and the pages' references */
 	struct http_page *page[2];	/* current text [0] and OpenMetrics [1] pages */
 	char where[96];			/* "127.0.0.1:9464", for messages */
+	/* the connections, for the limits above (under @conn_lock) */
+	pthread_mutex_t conn_lock;
+	pthread_cond_t conn_cond;	/* wakes the reaper to stop */
+	struct http_conn *oldest;	/* in the order they came */
+	struct http_conn *newest;
+	unsigned int nconns;		/* open, not closed by us yet */
+	bool stopping;			/* the reaper ends */
+	bool reaping;			/* the reaper runs */
+	pthread_t reaper;		/* closes the connections past their deadline */
 };
 
 /* Bind and listen on @a (before privileges are dropped). 0 or -1 after printing why. */

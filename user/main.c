@@ -21,28 +21,12 @@
 #include "heatmap.h"
 #include "exporter.h"
 #include "cgroup.h"
+#include "loop.h"
 #include "log.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 
 int sh_log_level;
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	int fl = fcntl(STDOUT_FILENO, F_GETFL);
-
-	stop_signal = sig;
-	/*
-	 * A write into a full pipe interrupted after part of its bytes went
-	 * through returns that count, not EINTR, and stdio then blocks again
-	 * on the rest: make stdout non-blocking now (fcntl is
-	 * async-signal-safe) so that it ends with EAGAIN instead.
-	 */
-	if (fl >= 0)
-		fcntl(STDOUT_FILENO, F_SETFL, fl | O_NONBLOCK);
-}
 
 static __u64 now_ns(void)
 {
@@ -50,15 +34,6 @@ static __u64 now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
-}
-
-static void sleep_until(__u64 t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / NSEC_PER_SEC),
-			       .tv_nsec = (long)(t % NSEC_PER_SEC) };
-
-	/* EINTR on a signal: the loop looks at stop_signal */
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
 /*
@@ -77,19 +52,6 @@ static __u64 read_period(__u64 seen, __u64 t, __u64 *seen_last)
 	if (seen && dt && (double)seen * p / dt > (double)(1ULL << 31))
 		p = (__u64)((double)(1ULL << 31) * dt / seen);
 	return p < NSEC_PER_SEC / 10 ? NSEC_PER_SEC / 10 : p;
-}
-
-static int setup_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	/* no SA_RESTART: a signal interrupts the sleep (and a blocked write) */
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
-		return -1;
-	/* a closed stdout shows up as EPIPE on write, handled as a quiet end */
-	signal(SIGPIPE, SIG_IGN);
-	return 0;
 }
 
 /* Resolve the cgroup options; 0, or an exit code after printing why. */
@@ -132,16 +94,30 @@ static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *u
 	return 0;
 }
 
-/* Write one report; false when stdout is gone (EPIPE) or broken. */
-static bool emit(const struct sh_report *r, const struct options *o)
+/*
+ * Write one report, whole: rendered into memory first, then written with
+ * write_whole(). 0, or its -errno (-EPIPE: the reader is gone).
+ */
+static int emit(const struct sh_report *r, const struct options *o)
 {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return -ENOMEM;
 	if (o->json)
-		render_json(stdout, r, o);
+		render_json(f, r, o);
 	else
-		render_text(stdout, r, o);
-	if (fflush(stdout) == EOF || ferror(stdout))
-		return false;
-	return true;
+		render_text(f, r, o);
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	err = write_whole(STDOUT_FILENO, buf, len);
+	free(buf);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -157,6 +133,8 @@ int main(int argc, char **argv)
 	struct sh_heatmap hm = {};
 	struct sh_exporter ex;
 	bool use_cg, out_ok = true, fresh = true;
+	int out_err;
+	char errbuf[512];
 	__u64 start, last, next = 0, deadline = 0, printed = 0, gen = 0, last_read, period;
 	__u64 seen_last = 0;
 	int ret, err, nsnap = 0, m, i;
@@ -167,7 +145,7 @@ int main(int argc, char **argv)
 	ret = setup_cgroups(&o, &cg, &use_cg, &cgcfg);
 	if (ret)
 		return ret;
-	if (setup_signals()) {
+	if (loop_init()) {
 		pr_warn("cannot install signal handlers: %s\n", strerror(errno));
 		return SH_EXIT_FAIL;
 	}
@@ -178,10 +156,11 @@ int main(int argc, char **argv)
 			err < 0 ? "closed" : "open read-only");
 		return SH_EXIT_FAIL;
 	}
-	/* an unwritable heatmap path fails now, before anything is loaded */
-	if (o.heatmap && (heatmap_init(&hm, &o) || heatmap_write(&hm))) {
-		pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
-		return SH_EXIT_FAIL;
+	/* a bad heatmap path fails now, before anything is loaded (nothing is written yet) */
+	if (o.heatmap && heatmap_init(&hm, &o, errbuf, sizeof(errbuf))) {
+		pr_warn("%s\n", errbuf);
+		heatmap_free(&hm);
+		return SH_EXIT_USAGE;
 	}
 	/* what needs privileges: bind --listen, open the --prom-file directory */
 	ret = exporter_open(&ex, &o);
@@ -227,20 +206,27 @@ int main(int argc, char **argv)
 	}
 	maps = (struct sh_maps){ .pcpu_fd = l.pcpu_fd, .hists_fd = l.hists_fd,
 				 .key_type = o.key_type, .live_keys = l.live_keys };
+	/* name the cgroups of now while every directory can be listed */
+	if (use_cg)
+		cg_walk(&cg, 0);
 	/* fleet mode: drop privileges (the map fds stay usable), then serve */
 	ret = exporter_start(&ex, maps.pcpu_fd, rd.pcpu);
 	if (ret)
 		goto out;
-	/* privileges may be gone now: the heatmap must still be writable */
-	if (o.heatmap && heatmap_write(&hm)) {
-		pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
+	/* the first write, as the user it runs as from now on, tells at once */
+	if (o.heatmap && (err = heatmap_write_first(&hm))) {
+		pr_warn("cannot write --heatmap %s: %s%s%s%s\n", o.heatmap, strerror(-err),
+			ex.user.set ? " (as user " : "", ex.user.set ? ex.user.name : "",
+			ex.user.set ? "; --user names another)" : "");
 		ret = SH_EXIT_FAIL;
 		goto out;
 	}
 
 	/* on stderr, so it never mixes with JSON; tests wait for this line */
-	fprintf(stderr, "Tracing %s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
-		o.pid ? " of one process" : "");
+	/* the default answers "how long off CPU", not "how long waiting for a CPU": say so */
+	fprintf(stderr, "Tracing %s%s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
+		o.metric == SH_METRIC_OFFCPU ? ", sleeping included (-M runq: waiting for a CPU)"
+					     : "", o.pid ? " of one process" : "");
 
 	start = last = last_read = now_ns();
 	if (o.interval_ns)
@@ -263,10 +249,9 @@ int main(int argc, char **argv)
 			wake = deadline;
 		if (!wake || last_read + period < wake)
 			wake = last_read + period;
-		if (!stop_signal)
-			sleep_until(wake);
+		loop_sleep_until(wake);
 		t = now_ns();
-		if (stop_signal || (deadline && t >= deadline))
+		if (stop_count() || (deadline && t >= deadline))
 			final = true;
 		else if (!next || t < next) {
 			if (t < last_read + period)
@@ -320,24 +305,24 @@ int main(int argc, char **argv)
 			ret = SH_EXIT_FAIL;
 			break;
 		}
-		if (final && stop_signal) {
-			/* a blocked stdout must not hold up the exit */
-			fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
-		}
-		for (i = 0; i < nsnap && o.print && out_ok; i++)
-			out_ok = emit(&reps[i], &o);
-		/*
-		 * The reader went away (EPIPE), a blocked final write would
-		 * wait (EAGAIN), or a stop signal interrupted a write into a
-		 * full pipe (EINTR): all are a quiet end, not a failure.
-		 */
-		if (!out_ok && errno != EPIPE && errno != EAGAIN && !(errno == EINTR && stop_signal)) {
-			pr_warn("cannot write the report: %s\n", strerror(errno));
+		for (i = 0, out_err = 0; i < nsnap && o.print && !out_err; i++)
+			out_err = emit(&reps[i], &o);
+		out_ok = !out_err;
+		/* the reader went away (EPIPE): a quiet end; anything else is a failure */
+		if (out_err == -ECANCELED) {
+			pr_warn("cannot write the report: a second stop signal came while the reader "
+				"was not reading; the report is cut\n");
+			ret = SH_EXIT_FAIL;
+		} else if (out_err && out_err != -EPIPE) {
+			pr_warn("cannot write the report: %s\n", strerror(-out_err));
 			ret = SH_EXIT_FAIL;
 		}
-		/* the heatmap shows the first metric measured */
+		/*
+		 * the heatmap shows the first metric measured; a failed write
+		 * (disk full) is warned once and retried: like --prom-file
+		 */
 		if (o.heatmap && (heatmap_add(&hm, &reps[0]) || heatmap_write(&hm))) {
-			pr_warn("cannot write heatmap %s: %s\n", o.heatmap, strerror(errno));
+			pr_warn("out of memory\n");
 			ret = SH_EXIT_FAIL;
 			break;
 		}
@@ -353,8 +338,8 @@ int main(int argc, char **argv)
 		printed++;
 		if (!out_ok || final || (o.count && printed >= o.count))
 			break;
-		while (next <= t)
-			next += o.interval_ns;
+		if (o.interval_ns)
+			next = schedule_next(next, t, o.interval_ns);
 	}
 	for (i = 0; i < nsnap && o.verbose; i++)
 		pr_info("totals %s: seen %llu, recorded into histograms %llu, no_start %llu, "

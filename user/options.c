@@ -19,6 +19,8 @@
 
 #define NSEC_PER_SEC 1000000000ULL
 #define MAX_INTERVAL_NS (86400ULL * NSEC_PER_SEC)	/* one day */
+/* shorter would spend the poller's time reading maps, not the workload's running */
+#define MIN_INTERVAL_NS (10ULL * 1000000)		/* 10 ms */
 #define MAX_DURATION_NS (365ULL * 86400 * NSEC_PER_SEC)	/* one year */
 #define MAX_KEYS_LIMIT 1000000				/* --max-keys ceiling */
 #define DEFAULT_MAX_KEYS 10240
@@ -63,7 +65,7 @@ static const struct opt_def opt_defs[] = {
 	{ "pids", 'P', no_argument, NULL, "same as -k pid (one histogram per process)" },
 	{ "tids", 'L', no_argument, NULL, "same as -k tid (one histogram per thread)" },
 	{ "interval", 'i', required_argument, "DUR",
-	  "print a report every DUR (seconds unless suffixed: 500ms, 2s)" },
+	  "print a report every DUR, 10ms to 1 day (seconds unless suffixed: 500ms, 2s)" },
 	{ "count", 'n', required_argument, "N", "stop after N reports" },
 	{ "duration", 'd', required_argument, "DUR", "stop after DUR (seconds unless suffixed)" },
 	{ "cumulative", OPT_CUMULATIVE, no_argument, NULL,
@@ -95,7 +97,7 @@ static const struct opt_def opt_defs[] = {
 	{ "prom-file", OPT_PROM_FILE, required_argument, "FILE",
 	  "rewrite FILE with Prometheus metrics every interval (atomic rename)" },
 	{ "user", OPT_USER, required_argument, "NAME",
-	  "with --listen/--prom-file: run as user NAME once attached" },
+	  "with --listen/--prom-file: run as user NAME once attached (root: nobody)" },
 	{ "print", OPT_PRINT, no_argument, NULL,
 	  "with --listen/--prom-file: print the reports on stdout too" },
 	{ "json", 'j', no_argument, NULL, "print one JSON object per report (JSON Lines)" },
@@ -425,8 +427,8 @@ int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'i':
 			if (parse_duration(optarg, NSEC_PER_SEC, &o->interval_ns) ||
-			    !o->interval_ns || o->interval_ns > MAX_INTERVAL_NS)
-				return usage_error("invalid interval '%s': want a duration from 1ns "
+			    o->interval_ns < MIN_INTERVAL_NS || o->interval_ns > MAX_INTERVAL_NS)
+				return usage_error("invalid interval '%s': want a duration from 10ms "
 						   "to 1 day, e.g. 5 or 500ms", optarg);
 			interval_set = 1;
 			break;
@@ -563,8 +565,8 @@ int parse_options(int argc, char **argv, struct options *o)
 		if (interval_set)
 			return usage_error("interval given twice (-i and positional)");
 		if (parse_duration(argv[optind], NSEC_PER_SEC, &o->interval_ns) ||
-		    !o->interval_ns || o->interval_ns > MAX_INTERVAL_NS)
-			return usage_error("invalid interval '%s': want a duration from 1ns to "
+		    o->interval_ns < MIN_INTERVAL_NS || o->interval_ns > MAX_INTERVAL_NS)
+			return usage_error("invalid interval '%s': want a duration from 10ms to "
 					   "1 day, e.g. 5 or 500ms", argv[optind]);
 		interval_set = 1;
 		optind++;

@@ -37,15 +37,27 @@ int privdrop_lookup(const char *name, struct sh_user *u)
 	return 0;
 }
 
-/* setgroups, setgid, setuid; with @keep_permitted the permitted set survives. */
+/*
+ * No supplementary group, always: a process that cannot drop them (no
+ * CAP_SETGID) is fine only if it has none.
+ */
+static int drop_groups(void)
+{
+	if (!setgroups(0, NULL) || (errno == EPERM && getgroups(0, NULL) == 0))
+		return 0;
+	pr_warn("cannot drop the supplementary groups: %s (give schedhist CAP_SETGID, or run "
+		"it without supplementary groups)\n", strerror(errno));
+	return -1;
+}
+
+/* setgid, setuid; with @keep_permitted the permitted set survives. */
 static int switch_user(const struct sh_user *u, bool keep_permitted)
 {
 	if (keep_permitted && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)) {
 		pr_warn("cannot keep capabilities across the user switch: %s\n", strerror(errno));
 		return -1;
 	}
-	if (setgroups(1, &u->gid) || setresgid(u->gid, u->gid, u->gid) ||
-	    setresuid(u->uid, u->uid, u->uid)) {
+	if (setresgid(u->gid, u->gid, u->gid) || setresuid(u->uid, u->uid, u->uid)) {
 		pr_warn("cannot switch to user %s (uid %u, gid %u): %s\n", u->name,
 			(unsigned int)u->uid, (unsigned int)u->gid, strerror(errno));
 		return -1;
@@ -63,6 +75,17 @@ static int apply_caps(int keep, bool effective)
 						: CAPNG_PERMITTED, (unsigned int)keep))
 		return -1;
 	return capng_apply(CAPNG_SELECT_CAPS) ? -1 : 0;
+}
+
+/* -v: who the process is from now on, as the kernel says. */
+static void say_who(const char *caps)
+{
+	struct passwd *pw = getpwuid(getuid());
+	struct group *gr = getgrgid(getgid());
+
+	pr_info("running as user %s (uid %u), group %s (gid %u), no supplementary groups, %s\n",
+		pw ? pw->pw_name : "?", (unsigned int)getuid(), gr ? gr->gr_name : "?",
+		(unsigned int)getgid(), caps);
 }
 
 int privdrop(const struct sh_user *u, int (*probe)(void *arg), void *arg)
@@ -94,7 +117,7 @@ int privdrop(const struct sh_user *u, int (*probe)(void *arg), void *arg)
 		pr_warn("cannot clear the ambient capabilities: %s\n", strerror(errno));
 		return -1;
 	}
-	if (u->set && switch_user(u, keep >= 0))
+	if (drop_groups() || (u->set && switch_user(u, keep >= 0)))
 		return -1;
 	/* nothing effective; at most @keep left permitted, for the fallback */
 	if (apply_caps(keep, false)) {
@@ -111,6 +134,7 @@ int privdrop(const struct sh_user *u, int (*probe)(void *arg), void *arg)
 		pr_warn("this kernel refuses BPF map reads without %s (Linux before 5.19 with "
 			"kernel.unprivileged_bpf_disabled set): kept it, dropped every other "
 			"capability\n", keep == CAP_BPF ? "CAP_BPF" : "CAP_SYS_ADMIN");
+		say_who(keep == CAP_BPF ? "CAP_BPF only" : "CAP_SYS_ADMIN only");
 		return 0;
 	}
 	if (err) {
@@ -126,7 +150,6 @@ int privdrop(const struct sh_user *u, int (*probe)(void *arg), void *arg)
 		pr_warn("capabilities remain after dropping them all\n");
 		return -1;
 	}
-	pr_info("dropped every capability%s%s\n", u->set ? "; running as user " : "",
-		u->set ? u->name : "");
+	say_who("no capabilities");
 	return 0;
 }

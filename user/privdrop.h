@@ -14,8 +14,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* Fleet mode started as root switches to this user unless --user names another. */
+#define PRIVDROP_DEFAULT_USER "nobody"
+
 struct sh_user {
-	bool set;		/* --user given */
+	bool set;		/* switch to it (--user, or the default when root) */
 	uid_t uid;
 	gid_t gid;		/* its primary group, the only group kept */
 	char name[64];
@@ -27,8 +30,9 @@ int privdrop_lookup(const char *name, struct sh_user *u);
 /*
  * Drop privileges, in the only thread there is (threads started later
  * inherit the result): no new privileges (PR_SET_NO_NEW_PRIVS), an empty
- * bounding set when allowed to change it, the user of @u if set
- * (setgroups, setgid, setuid), then empty capability sets.
+ * bounding set when allowed to change it, no supplementary groups
+ * (always), the user of @u if set (setgid, setuid), then empty
+ * capability sets. -v says what it runs as.
  * @probe reads a BPF map with the fds already open, returning 0 or
  * -errno. If that fails with EPERM without capabilities (kernels before
  * 5.19 with kernel.unprivileged_bpf_disabled set refuse every bpf() call

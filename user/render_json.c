@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "escape.h"
 
 static const char *const stat_names[SH_STAT_NR] = {
 	[SH_STAT_SEEN] = "seen",
@@ -19,36 +20,9 @@ static const char *const stat_names[SH_STAT_NR] = {
 
 void json_string(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
+	/* names are bytes: the one rule of escape.h makes them valid UTF-8 */
 	fputc('"', f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else if (*p >= 0x80)
-				/* comm and paths are bytes, not UTF-8: keep JSON valid */
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
+	name_write(f, s, ESC_JSON);
 	fputc('"', f);
 }
 

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "render_prom.h"
+#include "escape.h"
 
 #ifndef SCHEDHIST_VERSION
 #define SCHEDHIST_VERSION "0.0.0-dev"
@@ -263,54 +264,11 @@ size_t prom_view_series(const struct prom_view *v)
 	return v->nexported + (v->key_type != SH_KEY_NONE ? 1 : 0);
 }
 
-/*
- * A label value: UTF-8 with \\, \" and \n escaped. comm and cgroup names
- * are bytes, not necessarily UTF-8: an invalid byte becomes U+FFFD.
- */
+/* A label value: a name escaped by the rule of escape.h, in label syntax. */
 static void label_value(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
 	fputc('"', f);
-	while (*p) {
-		int len = 0, i;
-
-		if (*p == '\\' || *p == '"') {
-			fputc('\\', f);
-			fputc(*p++, f);
-			continue;
-		}
-		if (*p == '\n') {
-			fputs("\\n", f);
-			p++;
-			continue;
-		}
-		if (*p < 0x80) {
-			fputc(*p++, f);
-			continue;
-		}
-		/* a well-formed, shortest UTF-8 sequence passes as it is */
-		if (*p >= 0xc2 && *p <= 0xdf)
-			len = 2;
-		else if (*p >= 0xe0 && *p <= 0xef)
-			len = 3;
-		else if (*p >= 0xf0 && *p <= 0xf4)
-			len = 4;
-		for (i = 1; i < len; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				break;
-		if (len && i == len &&
-		    !(p[0] == 0xe0 && p[1] < 0xa0) &&		/* overlong */
-		    !(p[0] == 0xed && p[1] >= 0xa0) &&		/* surrogates */
-		    !(p[0] == 0xf0 && p[1] < 0x90) &&		/* overlong */
-		    !(p[0] == 0xf4 && p[1] >= 0x90)) {		/* beyond U+10FFFF */
-			fwrite(p, 1, (size_t)len, f);
-			p += len;
-		} else {
-			fputs("\xef\xbf\xbd", f);
-			p++;
-		}
-	}
+	name_write(f, s, ESC_LABEL);
 	fputc('"', f);
 }
 
@@ -466,11 +424,15 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 				   "\n", metric_name(views[j].metric), reasons[i],
 				(uint64_t)views[j].stats[reason_stat[i]]);
 	family(f, om, "schedhist_overflow_events_total", "counter",
-	       "Waits of new keys that the kernel counted under the key [other] because its key "
-	       "map was full (raise --max-keys).");
+	       "Waits of new keys that the kernel counted under the key [other], by reason: "
+	       "map_full (its key map was full: raise --max-keys), no_mem (no kernel memory "
+	       "for a new key at that instant); together, every wait of [other].");
 	for (j = 0; j < nv; j++)
-		fprintf(f, "schedhist_overflow_events_total{metric=\"%s\"} %" PRIu64 "\n",
-			metric_name(views[j].metric), (uint64_t)views[j].stats[SH_STAT_MAP_FULL]);
+		fprintf(f, "schedhist_overflow_events_total{metric=\"%s\",reason=\"map_full\"} %" PRIu64
+			   "\nschedhist_overflow_events_total{metric=\"%s\",reason=\"no_mem\"} %"
+			   PRIu64 "\n", metric_name(views[j].metric),
+			(uint64_t)views[j].stats[SH_STAT_MAP_FULL], metric_name(views[j].metric),
+			(uint64_t)views[j].stats[SH_STAT_NO_MEM]);
 	family(f, om, "schedhist_keys", "gauge", "Keys in the kernel's histogram map now.");
 	for (j = 0; j < nv; j++)
 		fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",

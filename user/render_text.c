@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "escape.h"
 
 #define BAR_WIDTH 40
 
@@ -104,34 +105,45 @@ static void print_stats_line(FILE *f, const struct sh_totals *t, __u64 p50, __u6
 	fmt_wait(m, sizeof(m), t->max_ns, o->unit);
 	fprintf(f, "count %" PRIu64 "  avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s",
 		(uint64_t)t->count, avg, a, b, c, d, m);
-	if (who && t->max_tid)
-		fprintf(f, "  tid %u (%s) cpu %u", t->max_tid, t->max_comm, t->max_cpu);
+	if (who && t->max_tid) {
+		fprintf(f, "  tid %u (", t->max_tid);
+		name_write(f, t->max_comm, ESC_TEXT);
+		fprintf(f, ") cpu %u", t->max_cpu);
+	}
 	fputc('\n', f);
 }
 
+/* Names are bytes from the kernel: escaped (escape.h), never printed raw. */
 static void print_key_line(FILE *f, const struct sh_group *g, int key_type)
 {
+	fprintf(f, "%s = ", key_name(key_type));
+	name_write(f, g->name, ESC_TEXT);
 	if (g->synthetic || g->key.id == SH_OTHER_ID) {
-		fprintf(f, "%s = %s", key_name(key_type), g->name);
 		if (g->nkeys)
 			fprintf(f, " (%" PRIu64 " keys)", (uint64_t)g->nkeys);
-		fputc('\n', f);
-		return;
+	} else if (g->comm) {
+		fputs(" (", f);
+		name_write(f, g->comm, ESC_TEXT);
+		fputc(')', f);
 	}
-	if (g->comm)
-		fprintf(f, "%s = %s (%s)\n", key_name(key_type), g->name, g->comm);
-	else
-		fprintf(f, "%s = %s\n", key_name(key_type), g->name);
+	fputc('\n', f);
 }
+
+#define SUMMARY_NAME 1024	/* bytes of a --summary name column, longer ones cut */
 
 static void summary_name(char *buf, size_t n, const struct sh_group *g)
 {
-	if (g->comm)
-		snprintf(buf, n, "%s (%s)", g->name, g->comm);
-	else if (g->nkeys)
-		snprintf(buf, n, "%s (%" PRIu64 " keys)", g->name, (uint64_t)g->nkeys);
-	else
-		snprintf(buf, n, "%s", g->name);
+	char name[SUMMARY_NAME], comm[64];
+
+	name_escape(name, sizeof(name), g->name);
+	if (g->comm) {
+		name_escape(comm, sizeof(comm), g->comm);
+		snprintf(buf, n, "%s (%s)", name, comm);
+	} else if (g->nkeys) {
+		snprintf(buf, n, "%s (%" PRIu64 " keys)", name, (uint64_t)g->nkeys);
+	} else {
+		snprintf(buf, n, "%s", name);
+	}
 }
 
 static void print_summary(FILE *f, const struct sh_report *r, const struct options *o)
@@ -139,7 +151,7 @@ static void print_summary(FILE *f, const struct sh_report *r, const struct optio
 	const char *kname = key_name(r->key_type);
 	int w = (int)strlen(kname), i;
 	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j;
-	char name[128], v[6][32];
+	char name[SUMMARY_NAME + 96], v[6][32];
 
 	for (j = 0; j < n; j++) {
 		summary_name(name, sizeof(name), j < r->ngroups ? &r->groups[j] : &r->rest);
@@ -163,8 +175,11 @@ static void print_summary(FILE *f, const struct sh_report *r, const struct optio
 		fprintf(f, "%-*s %10" PRIu64, w, name, (uint64_t)g->t.count);
 		for (i = 0; i < 6; i++)
 			fprintf(f, " %9s", v[i]);
-		if (g->t.max_tid)
-			fprintf(f, "  %u %s %u", g->t.max_tid, g->t.max_comm, g->t.max_cpu);
+		if (g->t.max_tid) {
+			fprintf(f, "  %u ", g->t.max_tid);
+			name_write(f, g->t.max_comm, ESC_TEXT);
+			fprintf(f, " %u", g->t.max_cpu);
+		}
 		fputc('\n', f);
 	}
 }

@@ -72,7 +72,9 @@ static void name_group(struct sh_group *g, const struct sh_entry *e, int key_typ
 		if (path) {
 			g->name = path;
 		} else {
-			snprintf(g->idbuf, sizeof(g->idbuf), "[removed id=%" PRIu64 "]",
+			/* not found by a walk that could not list everything: not "removed" */
+			snprintf(g->idbuf, sizeof(g->idbuf), "[%s id=%" PRIu64 "]",
+				 cg && !e->pruned && cg->partial ? "unresolved" : "removed",
 				 (uint64_t)e->key.id);
 			g->name_in_idbuf = true;
 		}

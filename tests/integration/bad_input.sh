@@ -83,6 +83,8 @@ check 2 "invalid interval" -i 1.5.5
 check 2 "invalid interval" -i " 1"
 check 2 "invalid interval" -i "1 "
 check 2 "invalid interval" -i 0.0000000001
+check 2 "invalid interval .1ns.: want a duration from 10ms" -i 1ns
+check 2 "invalid interval .9ms.: want a duration from 10ms" 9ms
 check 2 "invalid interval" -i 18446744073709551616
 check 2 "invalid interval" -i 1h1m
 check 2 "invalid interval" -i .s
@@ -137,9 +139,11 @@ for opt in -M -k -i -n -d --unit -p -c --cgroup-depth --cgroup-hier --top --sort
 	--heatmap --heatmap-key --max-keys --method; do
 	check 2 "option '$opt' needs an argument" -d 1 "$opt"
 done
-# runtime errors (exit 1), still before anything is loaded
-check 1 "cannot write heatmap /no/such/dir/h.svg" --heatmap /no/such/dir/h.svg -d 1
-check 1 "cannot write heatmap" --heatmap "$TMP" -d 1
+# a --heatmap path that cannot be: refused before anything is loaded
+check 2 "cannot open the directory of --heatmap '/no/such/dir/h.svg'" --heatmap /no/such/dir/h.svg -d 1
+check 2 "refusing --heatmap '$TMP': it exists and is not a regular file" --heatmap "$TMP" -d 1
+ln -s "$TMP/target.svg" "$TMP/link.svg"
+check 2 "refusing --heatmap '$TMP/link.svg': it is a symbolic link" --heatmap "$TMP/link.svg" -d 1
 
 # cgroup paths: missing, relative and missing, escaping the hierarchy, a
 # file of the hierarchy (not a directory)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The heatmap of a 5-interval run: well-formed XML (xmllint), 5 columns,
 # and every cell's count equals the same interval's JSON report; one key
-# with --heatmap-key; an unwritable path fails before anything loads.
+# with --heatmap-key; a path in a missing directory is refused (status 2)
+# before anything loads.
 . "$(dirname "$0")/../lib.sh"
 need_root
 command -v xmllint >/dev/null || skip "xmllint missing (Debian package libxml2-utils)"
@@ -51,5 +52,9 @@ for svg, js, key, n in (("all.svg", "all.json", None, 5), ("key.svg", "key.json"
         assert sum(col.values()) > 0, f"{svg} column {i} empty"
     assert "run-queue latency" in title and "us" in title
 PY
+before=$(our_objects)
 "$SCHEDHIST" -d 1 --heatmap /nonexistent-dir/x.svg >/dev/null 2>"$TMP/e"; rc=$?
-[ $rc -eq 1 ] && grep -q 'cannot write heatmap' "$TMP/e" || fail "unwritable heatmap: exit $rc, $(cat "$TMP/e")"
+[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/e")" -eq 1 ] &&
+	grep -q 'cannot open the directory of --heatmap' "$TMP/e" ||
+	fail "heatmap in a missing directory: exit $rc, $(cat "$TMP/e")"
+assert_no_new_objects "$before"

@@ -7,12 +7,16 @@
 # final reading after SIGTERM (status 0), and nothing is printed without
 # --print. Refused at start-up, with status 2 and nothing loaded: a
 # symlink at the path (its target untouched), a directory, a missing
-# directory; a directory the --user cannot write fails with status 1.
+# directory; a directory the user it runs as (--user, or nobody by
+# default as root) cannot write fails with status 1, naming that user.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../prom-lib.sh"
 need_root
 
+# fleet mode runs as nobody once attached: its directory must let it write
 mkdir -p "$TMP/out"
+chmod 0711 "$TMP"
+chown nobody "$TMP/out"
 out=$TMP/out/schedhist.prom
 start_sh file -M runq -k comm --prom-file "$out" -i 100ms
 sh=$SH_PID
@@ -70,5 +74,9 @@ refused 2 "symbolic link" --prom-file "$TMP/out/link.prom"
 refused 2 "not a regular file" --prom-file "$TMP/out"
 refused 2 "cannot open the directory" --prom-file "$TMP/nodir/x.prom"
 mkdir -p "$TMP/rootonly" && chmod 0755 "$TMP/rootonly"
-refused 1 "cannot write --prom-file" --prom-file "$TMP/rootonly/x.prom" --user nobody
+refused 1 "cannot write --prom-file .*(as user nobody; --user names another)" \
+	--prom-file "$TMP/rootonly/x.prom" --user nobody
+# the default user when started as root: nobody too
+refused 1 "cannot write --prom-file .*(as user nobody; --user names another)" \
+	--prom-file "$TMP/rootonly/x.prom"
 echo "--prom-file: atomic rewrites, symlink and bad paths refused"

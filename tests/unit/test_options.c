@@ -258,6 +258,9 @@ static void test_positionals(void)
 	CHECK_EQ_U64(o.interval_ns, 250 * MS);
 	CHECK_EQ_U64(o.count, 10);
 
+	PARSE_OK(&o, "-i", "10ms");		/* the minimum */
+	CHECK_EQ_U64(o.interval_ns, 10 * MS);
+
 	/* options and positionals mixed (GNU order) */
 	PARSE_OK(&o, "-M", "runq", "5", "-m", "3");
 	CHECK_EQ_U64(o.metric, SH_METRIC_RUNQ);
@@ -381,6 +384,9 @@ static void test_usage_errors(void)
 	PARSE_USAGE("-i", "1", "--count", "0");
 	PARSE_USAGE("-i", "1", "-n", "1000000001");
 	PARSE_USAGE("--interval", "0");
+	PARSE_USAGE("-i", "1ns");		/* below the 10 ms minimum */
+	PARSE_USAGE("-i", "9.999ms");
+	PARSE_USAGE("0.009");			/* positional, 9 ms */
 	PARSE_USAGE("--interval", "1e9");
 	PARSE_USAGE("--interval", "86401");	/* more than a day */
 	PARSE_USAGE("-i", "-5");

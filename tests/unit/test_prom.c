@@ -23,7 +23,6 @@
 #include "report.h"
 #include "render_prom.h"
 #include "listen_addr.h"
-#include "atomic_file.h"
 #include "check.h"
 
 int sh_log_level;
@@ -236,6 +235,8 @@ static void rig_end(struct rig *r)
 {
 	r->stats[SH_STAT_SEEN] += 7;
 	r->stats[SH_STAT_NO_START] += 1;
+	r->stats[SH_STAT_MAP_FULL] += 2;	/* the waits of [other], by reason */
+	r->stats[SH_STAT_NO_MEM] += 3;
 	snapshot_stats(&r->s, r->stats);
 	r->o.cumulative = false;
 	CHECK(!report_build(&r->iv, &r->s, &r->o, NULL, r->v.updates + 1, 1));
@@ -412,14 +413,16 @@ static void test_render(void)
 	CHECK(has_line(t, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"no_start\"} 1"));
 	CHECK(has_line(t, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"filtered\"} 0"));
 	CHECK(has_line(t, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"dropped\"} 0"));
-	CHECK(has_line(t, "schedhist_overflow_events_total{metric=\"offcpu\"} 0"));
+	/* [other] gets both: the counter has both, by reason */
+	CHECK(has_line(t, "schedhist_overflow_events_total{metric=\"offcpu\",reason=\"map_full\"} 2"));
+	CHECK(has_line(t, "schedhist_overflow_events_total{metric=\"offcpu\",reason=\"no_mem\"} 3"));
 	CHECK(has_line(t, "# TYPE schedhist_keys gauge"));
 	CHECK(has_line(t, "schedhist_keys{metric=\"offcpu\",key_type=\"none\"} 1"));
 	CHECK(has_line(t, "schedhist_build_info{version=\"" SCHEDHIST_VERSION "\"} 1"));
 	CHECK(!strstr(t, "# EOF"));
 	CHECK(!strstr(t, "# UNIT"));
-	/* 42 series lines, 8 other samples, 2 comment lines per family */
-	CHECK_EQ_U64(count_lines(t, ""), PROM_LINES_PER_KEY + 8 + 2 * 6);
+	/* 42 series lines, 9 other samples, 2 comment lines per family */
+	CHECK_EQ_U64(count_lines(t, ""), PROM_LINES_PER_KEY + 9 + 2 * 6);
 	CHECK_EQ_U64(prom_view_series(&r.v), 1);
 
 	om = expose(&r.v, true);
@@ -441,9 +444,12 @@ static void test_render(void)
 static void test_escaping(void)
 {
 	const char *const args[] = { "-k", "comm", NULL };
-	struct fake k[4] = {
+	struct fake k[6] = {
 		{ .comm = "a\"b\\c" }, { .comm = "new\nline" }, { .comm = "caf\xc3\xa9" },
 		{ .comm = "bad\xff\xc3(" },
+		/* two CJK comms cut at 15 bytes, different in their last, partial character */
+		{ .comm = "\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8" },
+		{ .comm = "\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe5\xb8" },
 	};
 	struct rig r;
 	char *t;
@@ -451,21 +457,26 @@ static void test_escaping(void)
 
 	rig_init(&r, args);
 	rig_begin(&r);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 6; i++) {
 		add_waits(&k[i], 1000, 1);
 		feed(&r.s, &k[i], SH_KEY_COMM, false);
 	}
 	rig_end(&r);
 	t = expose(&r.v, false);
 	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
-			"key=\"a\\\"b\\\\c\"}") == 1);
+			"key=\"a\\\"b\\\\\\\\c\"}") == 1);
 	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
-			"key=\"new\\nline\"}") == 1);
-	/* valid UTF-8 passes; invalid bytes become U+FFFD */
+			"key=\"new\\\\x0aline\"}") == 1);
+	/* valid UTF-8 passes; the rest is the rule of escape.h, as in text and JSON */
 	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
 			"key=\"caf\xc3\xa9\"}") == 1);
 	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
-			"key=\"bad\xef\xbf\xbd\xef\xbf\xbd(\"}") == 1);
+			"key=\"bad\\\\xff\\\\xc3(\"}") == 1);
+	/* distinct names stay distinct series */
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
+			"key=\"\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\\\\xe4\\\\xb8\"}") == 1);
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"comm\","
+			"key=\"\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\xe4\xb8\x80\\\\xe5\\\\xb8\"}") == 1);
 	free(t);
 	rig_free(&r);
 }
@@ -671,87 +682,51 @@ static void test_keep_pruned(void)
 	rig_free(&r);
 }
 
-/* ---- --prom-file ---- */
-
-static char *slurp(const char *path)
+/*
+ * -M offcpu,runq: one view per metric, rendered as one exposition: each
+ * family's HELP and TYPE once, the series of both metrics under it, told
+ * apart by the metric label.
+ */
+static void test_two_metrics(void)
 {
-	static char buf[4096];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
+	static const char *const a_off[] = { "-M", "offcpu", "-k", "tid", NULL };
+	static const char *const a_rq[] = { "-M", "runq", "-k", "tid", NULL };
+	struct rig r[2];
+	struct prom_view v[2];
+	struct fake k = { .id = 42 };
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
 
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return NULL;
-	buf[n] = '\0';
-	return buf;
-}
-
-static int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
-static void test_atomic_file(void)
-{
-	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], link[256], other[256];
-	struct atomic_file f;
-	struct stat st;
-	char err[512];
-	mode_t old;
-	char *s;
-
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/schedhist.prom", dir);
-	snprintf(link, sizeof(link), "%s/link.prom", dir);
-	snprintf(other, sizeof(other), "%s/target", dir);
-
-	CHECK(!atomic_file_open(&f, path, err, sizeof(err)));
-	old = umask(077);	/* the file is 0644 whatever the umask */
-	CHECK(atomic_file_write(&f, "a 1\n", 4) == 0);
-	umask(old);
-	s = slurp(path);
-	CHECK(s && !strcmp(s, "a 1\n"));
-	CHECK(!lstat(path, &st) && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0644);
-	CHECK(atomic_file_write(&f, "b 2\nc 3\n", 8) == 0);
-	s = slurp(path);
-	CHECK(s && !strcmp(s, "b 2\nc 3\n"));
-	CHECK(entries(dir) == 1);	/* no temporary file left behind */
-
-	/* a symlink planted later is replaced, never written through */
-	CHECK(!close(open(other, O_WRONLY | O_CREAT, 0600)));
-	CHECK(!unlink(path) && !symlink(other, path));
-	CHECK(atomic_file_write(&f, "d 4\n", 4) == 0);
-	CHECK(!lstat(path, &st) && S_ISREG(st.st_mode));
-	CHECK(!stat(other, &st) && st.st_size == 0);
-	atomic_file_close(&f);
-
-	/* refused at start-up: a symlink, a directory, a missing directory, no name */
-	CHECK(!symlink(path, link));
-	CHECK(atomic_file_open(&f, link, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "symbolic link") != NULL);
-	CHECK(atomic_file_open(&f, dir, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "not a regular file") != NULL);
-	snprintf(err, sizeof(err), "%s/nodir/x.prom", dir);
-	CHECK(atomic_file_open(&f, strdupa(err), err, sizeof(err)) == -1);
-	CHECK(atomic_file_open(&f, "/tmp/", err, sizeof(err)) == -1);
-
-	unlink(link);
-	unlink(other);
-	unlink(path);
-	CHECK(!rmdir(dir));
+	rig_init(&r[0], a_off);
+	rig_init(&r[1], a_rq);
+	for (i = 0; i < 2; i++) {
+		memset(&k.h, 0, sizeof(k.h));
+		add_waits(&k, i ? 3000 : 70000, 5 + (__u32)i);
+		rig_begin(&r[i]);
+		feed(&r[i].s, &k, SH_KEY_TID, false);
+		rig_end(&r[i]);
+		v[i] = r[i].v;
+	}
+	f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	CHECK(render_prom(f, v, 2, false) == 0);
+	fclose(f);
+	CHECK_EQ_U64(count_lines(buf, "# TYPE schedhist_wait_seconds histogram"), 1);
+	CHECK_EQ_U64(count_lines(buf, "# TYPE schedhist_events_total counter"), 1);
+	CHECK_EQ_U64(count_lines(buf, "# TYPE schedhist_build_info gauge"), 1);
+	CHECK(sample(buf, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"tid\","
+			  "key=\"42\"}") == 5);
+	CHECK(sample(buf, "schedhist_wait_seconds_count{metric=\"runq\",key_type=\"tid\","
+			  "key=\"42\"}") == 6);
+	CHECK(sample(buf, "schedhist_events_total{metric=\"runq\"}") == 7);
+	CHECK(sample(buf, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"clock_skew\"}")
+	      == 0);
+	/* two metrics: 2 x (42 x 2 keys + 8) samples + build info, 2 comment lines a family */
+	CHECK_EQ_U64(count_lines(buf, ""), 2 * (2 * PROM_LINES_PER_KEY + 8) + 1 + 2 * 6);
+	free(buf);
+	rig_free(&r[0]);
+	rig_free(&r[1]);
 }
 
 int main(void)
@@ -765,6 +740,6 @@ int main(void)
 	TEST(test_top_other);
 	TEST(test_churn_bounded);
 	TEST(test_keep_pruned);
-	TEST(test_atomic_file);
+	TEST(test_two_metrics);
 	return test_summary();
 }

@@ -467,7 +467,7 @@ static int py_check(const char *json, const char *checks)
 {
 	static const char prelude[] =
 		"import json, re, sys\n"
-		"text = open(sys.argv[1], encoding='ascii').read()\n"
+		"text = open(sys.argv[1], encoding='utf-8').read()\n"
 		"assert text.endswith('\\n') and text.count('\\n') == 1, 'one line'\n"
 		"doc = json.loads(text)\n"
 		"def group(key):\n"
@@ -635,7 +635,7 @@ static void test_json_edges(void)
 	snapshot_free(&s);
 }
 
-/* Task names are bytes: quotes, backslashes, control bytes, >= 0x80. */
+/* Task names are bytes: quotes, backslashes, control bytes, >= 0x80, UTF-8. */
 static void test_json_escapes(void)
 {
 	static const struct spec nasty[] = {
@@ -644,6 +644,7 @@ static void test_json_escapes(void)
 	};
 	static const struct spec comm_key[] = {
 		{ .comm = "x\"y\\z\n\x80\x1f", .sum_ns = 5000, .slots = { [11] = 2 } },
+		{ .comm = "caf\xc3\xa9", .sum_ns = 4000, .slots = { [11] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -655,19 +656,77 @@ static void test_json_escapes(void)
 	j = json_of(&r, &o);
 	CHECK(!py_check(j,
 		"g = group('7')\n"
-		"assert g['comm'] == 'a\"b\\\\c\\nd\\u00e9\\x01\\t\\r\\x7f', repr(g['comm'])\n"
-		"assert g['max_comm'] == 'q\"\\\\\\n\\u00ff', repr(g['max_comm'])\n"));
+		"assert g['comm'] == r'a\"b\\\\c\\x0ad\\xe9\\x01\\x09\\x0d\\x7f', repr(g['comm'])\n"
+		"assert g['max_comm'] == r'q\"\\\\\\x0a\\xff', repr(g['max_comm'])\n"));
 	free(j);
 	report_free(&r);
 	snapshot_free(&s);
 
 	OPTS(&o, "-j", "-k", "comm");
-	build(&r, &s, &o, comm_key, 1, NULL, 1.0);
+	build(&r, &s, &o, comm_key, 2, NULL, 1.0);
 	j = json_of(&r, &o);
+	/* UTF-8 stays UTF-8 (no mojibake), the rest is the rule of escape.h */
 	CHECK(!py_check(j,
-		"assert [g['key'] for g in doc['groups']] == ['x\"y\\\\z\\n\\u0080\\x1f'], "
-		"doc['groups']\n"));
+		"assert [g['key'] for g in doc['groups']] == [r'x\"y\\\\z\\x0a\\x80\\x1f', "
+		"'caf\\u00e9'], doc['groups']\n"));
 	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* No name reaches a terminal raw: no control byte but the line ends, no forged line. */
+static bool text_clean(const char *t)
+{
+	const unsigned char *p = (const unsigned char *)t;
+
+	for (; *p; p++)
+		if ((*p < 0x20 && *p != '\n') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return false;
+	return !strstr(t, "\ncomm = root") && !strstr(t, "\ntid = 1\n");
+}
+
+static void test_text_escapes(void)
+{
+	static const struct spec comms[] = {
+		{ .comm = "x\ncomm = root", .sum_ns = 5000, .max_ns = 3000, .max_tid = 9, .max_comm = "\x1b]0;t\x07",
+		  .slots = { [11] = 2 } },
+		{ .comm = "\x1b[2J\xc2\x9b" "1m", .sum_ns = 4000, .slots = { [11] = 2 } },
+	};
+	static const struct spec tids[] = {
+		{ .id = 7, .comm = "a\ntid = 1", .sum_ns = 5000, .max_ns = 3000, .max_tid = 7, .max_comm = "a\ntid = 1",
+		  .slots = { [11] = 2 } },
+	};
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+	char *t;
+
+	OPTS(&o, "-k", "comm");
+	build(&r, &s, &o, comms, 2, NULL, 1.0);
+	t = text_of(&r, &o);
+	CHECK(text_clean(t));
+	CHECK(strstr(t, "comm = x\\x0acomm = root\n"));
+	CHECK(strstr(t, "tid 9 (\\x1b]0;t\\x07) cpu"));
+	CHECK(strstr(t, "comm = \\x1b[2J\\xc2\\x9b1m\n"));
+	free(t);
+	OPTS(&o, "-k", "comm", "--summary");
+	t = text_of(&r, &o);
+	CHECK(text_clean(t));
+	CHECK(strstr(t, "x\\x0acomm = root "));
+	free(t);
+	report_free(&r);
+	snapshot_free(&s);
+
+	OPTS(&o, "-L");
+	build(&r, &s, &o, tids, 1, NULL, 1.0);
+	t = text_of(&r, &o);
+	CHECK(text_clean(t));
+	CHECK(strstr(t, "tid = 7 (a\\x0atid = 1)\n"));
+	free(t);
+	OPTS(&o, "-L", "--summary");
+	t = text_of(&r, &o);
+	CHECK(text_clean(t));
+	free(t);
 	report_free(&r);
 	snapshot_free(&s);
 }
@@ -725,6 +784,7 @@ int main(void)
 	TEST(test_json_fields);
 	TEST(test_json_edges);
 	TEST(test_json_escapes);
+	TEST(test_text_escapes);
 	TEST(test_json_cgroup);
 	TEST(test_rfc3339);
 	return test_summary();

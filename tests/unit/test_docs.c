@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The docs quote the size of the per-CPU histogram, struct sh_hist, in
+ * several places (man page: --max-keys and OVERHEAD; README: Overhead and
+ * "Memory is bounded"): every one of them must be sizeof(struct sh_hist).
+ * Run from the source tree (as make unit does).
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "check.h"
+#include "schedhist.h"
+
+int sh_log_level;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Every match of @re in @text: its group 1 is a size of struct sh_hist. Returns matches. */
+static int sizes(const char *path, const char *text, const char *re)
+{
+	regex_t rx;
+	regmatch_t m[2];
+	const char *p = text;
+	int n = 0;
+
+	CHECK(!regcomp(&rx, re, REG_EXTENDED | REG_NEWLINE));
+	while (!regexec(&rx, p, 2, m, 0)) {
+		unsigned long v = strtoul(p + m[1].rm_so, NULL, 10);
+
+		if (v != sizeof(struct sh_hist))
+			fprintf(stderr, "  %s: '%.*s' says %lu, sizeof(struct sh_hist) is %zu\n", path,
+				(int)(m[0].rm_eo - m[0].rm_so), p + m[0].rm_so, v,
+				sizeof(struct sh_hist));
+		CHECK(v == sizeof(struct sh_hist));
+		n++;
+		p += m[0].rm_eo;
+	}
+	regfree(&rx);
+	return n;
+}
+
+static void test_hist_size(void)
+{
+	char *man = slurp("man/schedhist.8"), *readme = slurp("README.md");
+
+	CHECK(man && readme);
+	if (!man || !readme)
+		return;
+	/* each phrase that names it, at least once */
+	CHECK(sizes("man/schedhist.8", man, "about ([0-9]+) bytes per possible CPU") == 1);
+	CHECK(sizes("man/schedhist.8", man, "one ([0-9]+)-byte histogram") == 1);
+	CHECK(sizes("man/schedhist.8", man, "CPUs \" x ([0-9]+) ") == 1);
+	CHECK(sizes("README.md", readme, "CPUs x ([0-9]+) bytes") == 2);
+	CHECK(sizes("README.md", readme, "^([0-9]+) B \\+ keys x 104 B") == 1);
+	CHECK(sizes("README.md", readme, "x 64 x ([0-9]+) B") == 1);
+	free(man);
+	free(readme);
+}
+
+int main(void)
+{
+	TEST(test_hist_size);
+	return test_summary();
+}
