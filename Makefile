@@ -168,7 +168,7 @@ $(OUTPUT)/bench/keys: bench/keys.c | $(OUTPUT)/bench
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -pthread -o $@
 
-bench: $(OUTPUT)/schedhist $(BENCH_BINS)
+bench: $(OUTPUT)/schedhist $(BENCH_BINS) $(OUTPUT)/tests/helpers/churn
 
 unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
 # schedhist overhead benchmark (issue 6). As root, after `make bench`:
-#   bench/run.sh              full run: 7 repeats, about 20 minutes
+#   bench/run.sh              full run: 5 repeats, about 15 minutes
 #   bench/run.sh --quick      2 repeats, short workloads, about 4 minutes
 #   bench/run.sh -r N         N repeats (with the full run's workloads)
 #   bench/run.sh --arms 'none floor sh:runq:comm runqlat'   only these arms
@@ -13,10 +13,11 @@
 # Arms: none (nothing attached), floor (bench/floor.bpf.c: empty programs
 # on sched_switch and sched_wakeup), clock (programs there that only read
 # bpf_ktime_get_ns(): the floor plus the one clock read per event every
-# latency tool needs), schedhist -M {offcpu,runq,blocked}
-# x -k {none,comm,tid,cgroup}, and runqlat from Debian's libbpf-tools
-# (installed with apt-get if missing). Each repeat runs every arm once, in
-# a new random order; with each arm attached:
+# latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD] (-M METRICS
+# -k KEY --method METHOD): runq with every key, offcpu, the three metrics
+# at once, and runq by the wakeup-hook fallback; and runqlat from Debian's
+# libbpf-tools (installed with apt-get if missing). Each repeat runs every
+# arm once, in a new random order; with each arm attached:
 #   1. stats off: `perf bench sched pipe` pinned to CPU 0 (every switch on
 #      the critical path), unpinned, and `perf bench sched messaging`,
 #      each the best (shortest) of 2 runs, which filters out the bursts of
@@ -27,11 +28,20 @@
 #      run_cnt (programs found through the arm's own fds, so other BPF
 #      users of the host do not count);
 #   3. the arm process's peak RSS (VmHWM).
-# Then, in the first 3 repeats, the poller's cost: schedhist -M offcpu -k tid
-# -p KEYS -i 1 over bench/keys (1, 100, 1000, 10000 threads, each its own
-# tid and comm, each switching every 250 ms): CPU per interval (ns
-# precision from /proc/PID/task/*/schedstat; /proc/PID/stat utime+stime
-# in 10 ms ticks kept in the CSV too), VmHWM and the maps' bytes_memlock.
+# Per context switch = the run time of all of an arm's programs over that
+# run divided by its sched_switch runs (so wakeup programs count weighted
+# by how many wakeups there were per switch).
+# Then, in every repeat, the cost of reclaiming the key of an exited task:
+# schedhist -M runq -k tid (default capacity: keys are marked for the
+# poller; and --max-keys 64: the kernel folds every one) while the churn
+# helper (tests/helpers/churn) creates and ends tasks for 3 s with stats
+# on: ns per sched_process_free run. And in the first 3 repeats, the
+# poller's cost: schedhist -M offcpu -k tid -p KEYS -i 1 over bench/keys
+# (1, 100, 1000, 10000 threads, each its own tid and comm, each switching
+# every 250 ms; text histograms, and --summary and -j at 1000): CPU per
+# interval (ns precision from /proc/PID/task/*/schedstat; /proc/PID/stat
+# utime+stime in 10 ms ticks kept in the CSV too), VmHWM, VmRSS (steady,
+# after the warm-up) and the maps' bytes_memlock.
 #
 # Output: bench/results/DATE.csv (every sample) and DATE.md (header,
 # min / median / max tables, targets); --quick and -r runs write to
@@ -46,7 +56,7 @@ RUNQLAT=/usr/sbin/runqlat
 LOCK=/tmp/schedhist-cpu.lock
 
 # Workload sizes (loops), full run; --quick scales them down.
-REPEATS=7
+REPEATS=5
 PIPE_PINNED_LOOPS=40000		# each loop: 2 switches and 2 wakeups on CPU 0
 PIPE_LOOPS=16000
 MSG_GROUPS=5
@@ -58,11 +68,10 @@ POLL_REPEATS=${BENCH_POLL_REPEATS:-3}	# repeats that also measure the poller (~7
 KEY_COUNTS="1 100 1000 10000"
 KEY_PERIOD_MS=250
 OUTDIR=bench/results
-ALL_ARMS="none floor clock"
-for m in offcpu runq blocked; do
-	for k in none comm tid cgroup; do ALL_ARMS="$ALL_ARMS sh:$m:$k"; done
-done
-ALL_ARMS="$ALL_ARMS runqlat"
+ALL_ARMS="none floor clock sh:offcpu:none sh:offcpu,runq,blocked:none"
+for k in none comm tid cgroup; do ALL_ARMS="$ALL_ARMS sh:runq:$k"; done
+ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
+EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
 
 usage() {
@@ -96,7 +105,7 @@ die() { echo "run.sh: $*" >&2; exit 1; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
 [ "$(id -u)" -eq 0 ] || die "needs root (loads BPF programs, sets kernel.bpf_stats_enabled)"
-for f in schedhist bench/floor bench/keys; do
+for f in schedhist bench/floor bench/keys tests/helpers/churn; do
 	[ -x "$OUTPUT/$f" ] || die "$OUTPUT/$f not built: run 'make bench' first"
 done
 command -v bpftool >/dev/null || die "bpftool not found: install the Debian package bpftool"
@@ -164,9 +173,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # private copies: a rebuild of $OUTPUT during the run must not change the arms
-cp "$OUTPUT/schedhist" "$OUTPUT/bench/floor" "$OUTPUT/bench/keys" "$TMP/" ||
-	die "cannot copy the binaries to $TMP"
-SCHEDHIST=$TMP/schedhist FLOOR=$TMP/floor KEYS=$TMP/keys
+cp "$OUTPUT/schedhist" "$OUTPUT/bench/floor" "$OUTPUT/bench/keys" "$OUTPUT/tests/helpers/churn" \
+	"$TMP/" || die "cannot copy the binaries to $TMP"
+SCHEDHIST=$TMP/schedhist FLOOR=$TMP/floor KEYS=$TMP/keys CHURN=$TMP/churn
 # the sizes the map-memory formula needs, from the header the build used
 printf '#include <stdio.h>\n#include "schedhist.h"\nint main(void) { printf("%%zu %%zu\\n", sizeof(struct sh_hist), sizeof(struct sh_pcpu)); return 0; }\n' |
 	${CC:-cc} -Iinclude -x c - -o "$TMP/sizes" || die "cannot compile the size probe (is gcc installed?)"
@@ -225,9 +234,10 @@ for p in json.load(sys.stdin):
 ' "$@"
 }
 
-# Start arm $1 and wait until all its programs are attached; sets ARM_PID.
+# Start arm $1 (more schedhist options after it) and wait until all its
+# programs are attached; sets ARM_PID.
 start_arm() {
-	local arm=$1 want ready i m k
+	local arm=$1 want ready i m k meth
 	ARM_PID=
 	case $arm in
 	none) return 0 ;;
@@ -235,10 +245,12 @@ start_arm() {
 		"$FLOOR" $([ "$arm" = clock ] && echo -c) 2>"$TMP/arm.err" &
 		want=2 ready='^Attached' ;;
 	sh:*)
-		IFS=: read -r _ m k <<<"$arm"
-		"$SCHEDHIST" -M "$m" -k "$k" >/dev/null 2>"$TMP/arm.err" &
-		ready='^Tracing'
-		case $m in offcpu) want=1 ;; runq) want=3 ;; blocked) want=2 ;; esac ;;
+		IFS=: read -r _ m k meth <<<"$arm"
+		shift
+		# shellcheck disable=SC2068
+		"$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" $@ >/dev/null 2>"$TMP/arm.err" &
+		# "Tracing" comes once every program is attached
+		ready='^Tracing' want=1 ;;
 	runqlat)
 		# its "Tracing" line is block-buffered: count its attached links
 		"$RUNQLAT" 1000 >/dev/null 2>"$TMP/arm.err" &
@@ -319,13 +331,43 @@ measure_arm() {
 	stop_arm "$ids"
 }
 
+# The cost of reclaiming exited tasks' keys: -k tid under the churn helper.
+measure_exit() {
+	local r=$1 mode=$2 links ids before after
+	case $mode in
+	mark) start_arm sh:runq:tid ;;
+	fold) start_arm sh:runq:tid --max-keys 64 ;;
+	esac
+	links=$(arm_links "$ARM_PID")
+	ids=$(echo "$links" | awk '{ print $1 }')
+	# shellcheck disable=SC2086
+	before=$(prog_stats $ids)
+	set_stats 1
+	workload "$CHURN" -t "$EXIT_SECONDS" -m both -c 16 || die "churn helper failed"
+	set_stats 0
+	# shellcheck disable=SC2086
+	after=$(prog_stats $ids)
+	join <(echo "$links") <(join <(echo "$before" | sort) <(echo "$after" | sort)) |
+	while read -r _ tp rt0 cnt0 rt1 cnt1; do
+		row "$r" 0 "exit:$mode" "cnt_$tp" "$((cnt1 - cnt0))"
+		[ "$cnt1" -gt "$cnt0" ] &&
+			row "$r" 0 "exit:$mode" "ns_$tp" \
+			    "$(awk -v t=$((rt1 - rt0)) -v c=$((cnt1 - cnt0)) 'BEGIN { printf "%.1f", t / c }')"
+	done
+	row "$r" 0 "exit:$mode" tasks_per_s "$(( ($(tail -1 "$TMP/wl.out" | awk '{ print $2 + $4 }')) / EXIT_SECONDS ))"
+	stop_arm "$ids"
+}
+
 # CPU time of process $1 in ns (all its threads), and in clock ticks.
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/"$1"/stat; }
 
-# Poller cost with N live keys (-k tid over bench/keys' N threads).
+# Poller cost with N live keys (-k tid over bench/keys' N threads), output
+# MODE: text (histograms), summary (--summary) or json (-j).
 measure_poller() {
-	local r=$1 n=$2 arm="poller:$n" i ns0 ns1 tk0 tk1 maps m bytes name ids
+	local r=$1 n=$2 mode=$3 arm="poller:$2" i ns0 ns1 tk0 tk1 maps m bytes name ids out
+	[ "$mode" = text ] || arm="poller:$n:$mode"
+	case $mode in text) out= ;; summary) out=--summary ;; json) out=-j ;; esac
 	"$KEYS" -n "$n" -p "$KEY_PERIOD_MS" -t $((POLL_INTERVALS + 60)) >"$TMP/keys.out" 2>&1 &
 	KEYS_PID=$!
 	for i in $(seq 1 200); do
@@ -335,7 +377,8 @@ measure_poller() {
 	done
 	grep -q '^ready' "$TMP/keys.out" || die "bench/keys -n $n did not start within 10 s"
 	# the default --max-keys (10240) holds the 10000 threads of -p KEYS
-	"$SCHEDHIST" -M offcpu -k tid -p "$KEYS_PID" -i 1 >/dev/null 2>"$TMP/arm.err" &
+	# shellcheck disable=SC2086
+	"$SCHEDHIST" -M offcpu -k tid -p "$KEYS_PID" -i 1 $out >/dev/null 2>"$TMP/arm.err" &
 	ARM_PID=$!
 	for i in $(seq 1 200); do
 		grep -q '^Tracing' "$TMP/arm.err" && break
@@ -354,6 +397,7 @@ measure_poller() {
 	    "$(awk -v d=$((tk1 - tk0)) -v k="$POLL_INTERVALS" -v hz="$(getconf CLK_TCK)" \
 		'BEGIN { printf "%.1f", d * 1000 / hz / k }')"
 	row "$r" 0 "$arm" rss_kb "$(awk '/^VmHWM:/ { print $2 }' /proc/"$ARM_PID"/status)"
+	row "$r" 0 "$arm" rss_now_kb "$(awk '/^VmRSS:/ { print $2 }' /proc/"$ARM_PID"/status)"
 	maps=$(awk '/^map_id:/ { print $2 }' /proc/"$ARM_PID"/fdinfo/* 2>/dev/null | sort -u)
 	for m in $maps; do
 		read -r name bytes < <(bpftool map show id "$m" --json |
@@ -397,10 +441,18 @@ for r in $(seq 1 "$REPEATS"); do
 		log "repeat $r/$REPEATS, arm $order/$narms: $arm"
 		measure_arm "$r" "$order" "$arm"
 	done
+	for mode in mark fold; do
+		log "repeat $r/$REPEATS, exit cost ($mode)"
+		measure_exit "$r" "$mode"
+	done
 	[ "$r" -le "$POLL_REPEATS" ] || continue
 	for n in $KEY_COUNTS; do
 		log "repeat $r/$REPEATS, poller with $n key(s)"
-		measure_poller "$r" "$n"
+		measure_poller "$r" "$n" text
+	done
+	for mode in summary json; do
+		log "repeat $r/$REPEATS, poller with 1000 keys, $mode"
+		measure_poller "$r" 1000 "$mode"
 	done
 done
 elapsed=$(( $(date +%s) - t_start ))

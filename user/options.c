@@ -339,7 +339,8 @@ int parse_metrics(const char *s, __u32 *out, const char **bad)
 			return -1;
 		}
 		m |= 1U << r;
-		p = end + 1;
+		if (end)
+			p = end + 1;
 	} while (end);
 	*out = m;
 	return 0;
