@@ -18,7 +18,12 @@ void group_percentiles(struct sh_group *g)
 static struct sh_group *add_group(struct sh_report *r)
 {
 	if (r->ngroups == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
+		/*
+		 * 256 to start: a host's few hundred live keys then never
+		 * regrow the arrays in steady state (a doubling is a jump of
+		 * tens of kB that would look like a leak in a flat-RSS check)
+		 */
+		size_t cap = r->cap ? r->cap * 2 : 256;
 		struct sh_group *g = realloc(r->groups, cap * sizeof(*g));
 		struct sh_group *sp;
 		size_t *ord;
