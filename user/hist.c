@@ -6,6 +6,35 @@
 
 #include "hist.h"
 
+int fmt_u64(char *buf, __u64 v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char tmp[24];
+	int n = sizeof(tmp), len;
+
+	/* two digits per division: half the divisions of one at a time */
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--n] = pairs[d + 1];
+		tmp[--n] = pairs[d];
+	}
+	if (v >= 10) {
+		tmp[--n] = pairs[v * 2 + 1];
+		tmp[--n] = pairs[v * 2];
+	} else {
+		tmp[--n] = (char)('0' + v);
+	}
+	len = (int)sizeof(tmp) - n;
+	memcpy(buf, tmp + n, (size_t)len);
+	buf[len] = '\0';
+	return len;
+}
+
 __u64 bucket_lo(int i)
 {
 	return i == 0 ? 0 : 1ULL << i;

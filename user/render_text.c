@@ -9,20 +9,63 @@
 
 #define BAR_WIDTH 40
 
+/*
+ * ns / u with @dec decimals, rounded to nearest, in integers: what
+ * printf("%.*f") prints of the double, but without its cost. An exact
+ * tie is left to printf (its rounding of the double decides there).
+ */
+static void fmt_fixed(char *buf, size_t n, __u64 ns, __u64 u, int dec)
+{
+	static const __u64 p10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+				     100000000 };
+	unsigned __int128 x = (unsigned __int128)ns * p10[dec];
+	__u64 q = (__u64)(x / u), r = (__u64)(x % u);
+	char digits[48];
+	int len, i, o = 0;
+
+	if (2 * (unsigned __int128)r == u) {
+		snprintf(buf, n, "%.*f", dec, (double)ns / (double)u);
+		return;
+	}
+	q += 2 * (unsigned __int128)r > u;
+	len = fmt_u64(digits, q);
+	if (n < (size_t)len + (size_t)dec + 3) {
+		snprintf(buf, n, "%.*f", dec, (double)ns / (double)u);
+		return;
+	}
+	if (len <= dec) {	/* 0.0042: leading zeros */
+		buf[o++] = '0';
+		buf[o++] = '.';
+		for (i = len; i < dec; i++)
+			buf[o++] = '0';
+		memcpy(buf + o, digits, (size_t)len);
+		o += len;
+	} else {
+		memcpy(buf, digits, (size_t)(len - dec));
+		o = len - dec;
+		if (dec) {
+			buf[o++] = '.';
+			memcpy(buf + o, digits + len - dec, (size_t)dec);
+			o += dec;
+		}
+	}
+	buf[o] = '\0';
+}
+
 void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
 {
-	double v = (double)ns / (double)unit_ns(unit), x;
+	__u64 u = unit_ns(unit), s;
 	int dec = 2;
 
-	if (unit == SH_UNIT_NS || v >= 100.0) {
-		snprintf(buf, n, "%.0f", v);
-	} else if (v >= 10.0) {
-		snprintf(buf, n, "%.1f", v);
+	if (unit == SH_UNIT_NS || ns >= 100 * u) {
+		fmt_fixed(buf, n, ns, u, 0);
+	} else if (ns >= 10 * u) {
+		fmt_fixed(buf, n, ns, u, 1);
 	} else {
 		/* below 1 too: 3 significant digits, or small buckets all read "0.00" */
-		for (x = v; x > 0 && x < 1.0 && dec < 8; x *= 10)
+		for (s = ns; s > 0 && s < u && dec < 8; s *= 10)
 			dec++;
-		snprintf(buf, n, "%.*f", dec, v);
+		fmt_fixed(buf, n, ns, u, dec);
 	}
 }
 

@@ -406,8 +406,33 @@ static void test_totals_add(void)
 	CHECK(!strcmp(b.max_comm, a.max_comm));
 }
 
+/* fmt_u64() prints what printf("%llu") does, at every digit count */
+static void test_fmt_u64(void)
+{
+	char a[24], b[24];
+	__u64 v = 1;
+	int i, bad = 0;
+
+	for (i = 0; i < 200; i++) {
+		__u64 vals[3] = { v - 1, v, v + 7 };
+		int j;
+
+		for (j = 0; j < 3; j++) {
+			int n = fmt_u64(a, vals[j]);
+
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)vals[j]);
+			bad += strcmp(a, b) != 0 || n != (int)strlen(b);
+		}
+		v = v * 3 + (__u64)i;
+	}
+	fmt_u64(a, UINT64_MAX);
+	CHECK(!strcmp(a, "18446744073709551615"));
+	CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
+	TEST(test_fmt_u64);
 	TEST(test_bucket_bounds);
 	TEST(test_bucket_of);
 	TEST(test_quantile_empty);

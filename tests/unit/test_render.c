@@ -197,6 +197,57 @@ static void golden_case(const char *name, const struct sh_report *r, const struc
 
 /* ---- text ---- */
 
+/* printf's formatting of the double, which fmt_wait() reproduces in integers */
+static void ref_wait(char *buf, size_t n, __u64 ns, int unit)
+{
+	double v = (double)ns / (double)unit_ns(unit), x;
+	int dec = 2;
+
+	if (unit == SH_UNIT_NS || v >= 100.0) {
+		snprintf(buf, n, "%.0f", v);
+	} else if (v >= 10.0) {
+		snprintf(buf, n, "%.1f", v);
+	} else {
+		for (x = v; x > 0 && x < 1.0 && dec < 8; x *= 10)
+			dec++;
+		snprintf(buf, n, "%.*f", dec, v);
+	}
+}
+
+/*
+ * fmt_wait() prints what printf would, for bucket edges and a million other
+ * waits below 2^53 ns (104 days: beyond, the double is no longer exact and
+ * the integers are the better answer)
+ */
+static void test_fmt_wait_exact(void)
+{
+	__u64 x = 88172645463325252ULL, ns;
+	char a[48], b[48];
+	int u, i, bad = 0;
+
+	for (u = SH_UNIT_NS; u <= SH_UNIT_MS; u++) {
+		for (i = 0; i < 1000000 + 64 * 3; i++) {
+			if (i < 64)
+				ns = 1ULL << i;
+			else if (i < 128)
+				ns = (1ULL << (i - 64)) - 1;
+			else if (i < 192)
+				ns = (__u64)(i - 128) * 500;	/* ties: 1.5 us, 2.5 ms ... */
+			else {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				ns = x >> (x & 63);
+			}
+			ns &= (1ULL << 53) - 1;
+			fmt_wait(a, sizeof(a), ns, u);
+			ref_wait(b, sizeof(b), ns, u);
+			if (strcmp(a, b) && bad++ < 5)
+				fprintf(stderr, "  %llu ns, unit %d: %s, printf says %s\n",
+					(unsigned long long)ns, u, a, b);
+		}
+	}
+	CHECK_EQ_U64(bad, 0);
+}
+
 static void test_fmt_wait(void)
 {
 	char b[32];
@@ -775,6 +826,7 @@ static void test_rfc3339(void)
 int main(void)
 {
 	TEST(test_fmt_wait);
+	TEST(test_fmt_wait_exact);
 	TEST(test_bucket_labels_distinct);
 	TEST(test_text_none);
 	TEST(test_text_min_wait);
