@@ -68,7 +68,7 @@ POLL_REPEATS=${BENCH_POLL_REPEATS:-3}	# repeats that also measure the poller (~7
 KEY_COUNTS="1 100 1000 10000"
 KEY_PERIOD_MS=250
 OUTDIR=bench/results
-ALL_ARMS="none floor clock sh:offcpu:none sh:offcpu,runq,blocked:none"
+ALL_ARMS="none floor clock sh:offcpu:none sh:offcpu+runq+blocked:none"
 for k in none comm tid cgroup; do ALL_ARMS="$ALL_ARMS sh:runq:$k"; done
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
 EXIT_SECONDS=3			# churn per exit-cost measurement
@@ -246,6 +246,7 @@ start_arm() {
 		want=2 ready='^Attached' ;;
 	sh:*)
 		IFS=: read -r _ m k meth <<<"$arm"
+		m=${m//+/,}	# "+" in arm names: the CSV is comma-separated
 		shift
 		# shellcheck disable=SC2068
 		"$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" $@ >/dev/null 2>"$TMP/arm.err" &

@@ -76,7 +76,7 @@ def cell(s, fmt="{:.0f}"):
 def arm_name(arm):
     if arm.startswith("sh:"):
         parts = arm.split(":")
-        name = f"schedhist -M {parts[1]} -k {parts[2]}"
+        name = f"schedhist -M {parts[1].replace('+', ',')} -k {parts[2]}"
         return name + (f" --method {parts[3]}" if len(parts) > 3 else "")
     return {"none": "none (nothing attached)", "floor": "floor (empty programs)",
             "clock": "clock (floor + bpf_ktime_get_ns)",
@@ -84,7 +84,7 @@ def arm_name(arm):
 
 
 ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid", "sh:runq:cgroup",
-         "sh:offcpu:none", "sh:offcpu,runq,blocked:none", "sh:runq:none:wakeup",
+         "sh:offcpu:none", "sh:offcpu+runq+blocked:none", "sh:runq:none:wakeup",
          "sh:runq:comm:wakeup", "runqlat"]
 arms = [a for a in ORDER if a in data] + sorted(
     a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host")))
@@ -291,7 +291,7 @@ for k, lim in (("comm", 80), ("tid", 80), ("cgroup", 90)):
     target(f"runq/{k} per switch − floor", d, f"≤ {lim} ns", "{:.0f} ns", d is not None and d <= lim)
 d = over_floor("sh:offcpu:none")
 target("offcpu/none per switch − floor", d, "≤ 55 ns", "{:.0f} ns", d is not None and d <= 55)
-q = med(per_repeat(lambda x, o: x / o, per_switch("sh:offcpu,runq,blocked:none"),
+q = med(per_repeat(lambda x, o: x / o, per_switch("sh:offcpu+runq+blocked:none"),
                    per_switch("sh:offcpu:none")))
 target("offcpu,runq,blocked/none / offcpu/none per switch", q, "≤ 1.25", "{:.2f}",
        q is not None and q <= 1.25)
