@@ -42,9 +42,10 @@
  * Reclaim: when a task is freed (sched_process_free: after its last
  * switch) or a cgroup released (cgroup_release: after its last css_set
  * reference), its key (-k tid, pid, cgroup) can take no more waits. While
- * the map is at most half full the key is only marked (SH_BIRTH_DEAD):
+ * the map holds at most fold_above keys (512, or half the capacity) the
+ * key is only marked (SH_BIRTH_DEAD):
  * the poller removes it at its next reading, atomically with reading its
- * last values, so the waits stay under their own key. Beyond half full it
+ * last values, so the waits stay under their own key. Beyond, it
  * is folded into the [exited] entry and deleted here, in the kernel, so
  * no storm of short-lived tasks can fill the map between two readings. A
  * fold moves counts from one key to another, which a reading in progress
@@ -571,7 +572,7 @@ static long fold_cpu(__u32 cpu, struct fold_ctx *c)
 
 /*
  * The task or cgroup of @key is gone: no wait can be recorded under it
- * any more. Mark it for the poller, or (map over half full, poller not
+ * any more. Mark it for the poller, or (map over fold_above keys, poller not
  * reading) fold every CPU's copy into this CPU's [exited] and delete it;
  * see the top of this file. Runs in the RCU callback or workqueue that
  * frees the object: never nested with itself on one CPU, so this CPU's

@@ -64,6 +64,9 @@ int loader_cgroup_subsys_id(const char *name)
 	return ret;
 }
 
+/* Live keys beyond which the kernel folds gone keys itself (see loader_start). */
+#define FOLD_ABOVE 512
+
 /* The tracepoints a run attaches to, by program. */
 struct tp {
 	const char *name;		/* tracepoint */
@@ -222,8 +225,14 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 	skel->rodata->cgroup_depth = o->cgroup_depth;
 	skel->rodata->filter_cgid = cg->filter_id;
 	skel->rodata->filter_cglevel = cg->filter_level;
-	/* gone keys stay (marked) for the poller until the map is half full */
-	skel->rodata->fold_above = o->max_keys / 2;
+	/*
+	 * gone keys stay (marked) for the poller while the map holds at most
+	 * half its capacity, and at most FOLD_ABOVE live keys: beyond, a fork
+	 * storm would keep thousands of dead keys around, and every new key
+	 * takes a fresh element that the kernel's caches (refilled in the
+	 * background) may not have at that instant (no_mem)
+	 */
+	skel->rodata->fold_above = o->max_keys / 2 < FOLD_ABOVE ? o->max_keys / 2 : FOLD_ABOVE;
 
 	/*
 	 * Wakeup programs only for the wakeup method: sched_wakeup when a
