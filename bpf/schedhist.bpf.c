@@ -90,6 +90,8 @@ volatile __u32 sh_reading;
 __u32 sh_births = 1;
 /* Keys made by this side and not deleted yet (the poller subtracts its own deletes). */
 __u32 sh_live_keys;
+/* Keys made by this side since the start (a key is made, then reclaimed or still there). */
+__u64 sh_keys_made;
 
 #define HAS(m) (metrics & (1U << (m)))
 /* Position of metric @m's histogram in a value: the enabled ones before it. */
@@ -264,8 +266,10 @@ static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, int *o
 		return 0;
 	nv->birth = __sync_fetch_and_add(&sh_births, 1) & SH_BIRTH_ID;
 	err = bpf_map_update_elem(&hists, &key, nv, BPF_NOEXIST);
-	if (!err)
+	if (!err) {
 		__sync_fetch_and_add(&sh_live_keys, 1);
+		__sync_fetch_and_add(&sh_keys_made, 1);
+	}
 	if (err && err != -EEXIST /* created meanwhile on another CPU */) {
 		/* -E2BIG: full; -ENOMEM: no element free at this moment */
 		*over = err == -E2BIG ? SH_STAT_MAP_FULL : SH_STAT_NO_MEM;

@@ -338,6 +338,11 @@ void loader_detach(struct sh_loader *l)
 	grace_period();
 }
 
+__u64 loader_keys_made(const struct sh_loader *l)
+{
+	return l->skel ? l->skel->bss->sh_keys_made : 0;
+}
+
 void loader_close(struct sh_loader *l)
 {
 	if (l->skel)

@@ -58,6 +58,9 @@ void loader_read_end(struct sh_loader *l);
 int loader_probe_method(const char **why);
 
 
+/* Keys the kernel side has made in the key map since the start. */
+__u64 loader_keys_made(const struct sh_loader *l);
+
 /* The cgroup_subsys_id of v1 controller @name from kernel BTF, or -1. */
 int loader_cgroup_subsys_id(const char *name);
 

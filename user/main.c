@@ -344,7 +344,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsnap && o.verbose; i++)
 		pr_info("totals %s: seen %llu, recorded into histograms %llu, no_start %llu, "
 			"filtered %llu, dropped %llu, map_full %llu, no_mem %llu, clock_skew %llu; "
-			"keys reclaimed by the kernel %llu, removed by the poller %llu\n",
+			"keys made %llu, reclaimed by the kernel %llu, removed by the poller %llu\n",
 			metric_name(snaps[i].metric),
 			(unsigned long long)snaps[i].stats_cum[SH_STAT_SEEN],
 			(unsigned long long)snapshot_recorded(&snaps[i]),
@@ -354,7 +354,8 @@ int main(int argc, char **argv)
 			(unsigned long long)snaps[i].stats_cum[SH_STAT_MAP_FULL],
 			(unsigned long long)snaps[i].stats_cum[SH_STAT_NO_MEM],
 			(unsigned long long)snaps[i].stats_cum[SH_STAT_CLOCK_SKEW],
-			(unsigned long long)rd.reclaimed, (unsigned long long)rd.pruned);
+			(unsigned long long)loader_keys_made(&l), (unsigned long long)rd.reclaimed,
+			(unsigned long long)rd.pruned);
 out:
 	exporter_close(&ex);
 	heatmap_free(&hm);

@@ -73,8 +73,9 @@ echo "created $threads threads and $procs processes in $secs s:" \
 # the task (sched_process_free), and the kernel frees some task_structs
 # late (seen here: a few dozen of 100 000 still not freed 30 s later),
 # so keys of such tasks can stay: they hold exactly their own waits. What
-# must hold is that every task's key was reclaimed (by the kernel or the
-# poller) or is still there: checked below from the -v totals.
+# must hold is that every key made was reclaimed (by the kernel or the
+# poller) or is still there, exactly: checked below from the -v totals
+# and the live keys of the last report (read after detach).
 for n in tid pid; do
 	read -r _ _ _ _ _ left[$n] < <("$HELPERS/mapcount" -c churn "${MAP[$n]}" | paste -sd' ')
 done
@@ -89,12 +90,13 @@ id=$(dirname "$0")/../identity.py
 python3 "$id" "$TMP/tid.out" --cumulative --min-reports $((secs - 2)) || fail "tid: identity"
 python3 "$id" "$TMP/pid.out" --min-reports $((secs - 2)) || fail "pid: identity"
 for n in tid pid; do
-	read -r rec rem < <(sed -n 's/.*keys reclaimed by the kernel \([0-9]*\), removed by the poller \([0-9]*\)$/\1 \2/p' "$TMP/$n.err")
-	want=$((threads + procs))
-	[ "$n" = pid ] && want=$procs
-	echo "$n: keys reclaimed by the kernel $rec, removed by the poller $rem, left ${left[$n]}" \
-		"(churn tasks: $want)"
-	[ $((rec + rem + left[$n])) -ge "$want" ] || fail "$n: keys of exited tasks not reclaimed"
+	read -r made rec rem < <(sed -n 's/.*keys made \([0-9]*\), reclaimed by the kernel \([0-9]*\), removed by the poller \([0-9]*\)$/\1 \2 \3/p' "$TMP/$n.err")
+	live=$(tail -1 "$TMP/$n.out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["events"]["live_keys"])')
+	echo "$n: keys made $made = reclaimed by the kernel $rec + removed by the poller $rem" \
+		"+ live at the end $live ($((threads + procs)) churn tasks; ${left[$n]} churn keys" \
+		"left when it ended)"
+	[ "$made" -eq $((rec + rem + live)) ] || fail "$n: keys made and keys reclaimed do not add up"
+	[ "$made" -ge "$procs" ] || fail "$n: fewer keys than processes: no storm measured"
 done
 python3 - "$TMP/tid.out" "$TMP/pid.out" "$((threads + procs))" <<'PY' || fail "tid/pid reports"
 import json, sys

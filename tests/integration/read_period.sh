@@ -4,7 +4,7 @@
 # so the poller reads the maps at least every 10 s (SH_READ_PERIOD_S)
 # whatever the interval, even with no -i at all (one report at the end).
 # Each reading advances the kernel side's epoch (sh_epoch in its .data
-# map): after 21 s without -i it has advanced at least twice; with -i 1d
+# map): after 21 s without -i it has advanced at least twice; with -i 24h
 # the same. The one report at the end still covers the whole run, its
 # identity exact.
 . "$(dirname "$0")/../lib.sh"
@@ -26,15 +26,15 @@ print(int.from_bytes(bytes(int(x, 16) for x in v[:4]), "little"))'
 
 start_sh none -j
 A=$SH_PID
-start_sh day -j -i 1d
+start_sh day -j -i 24h
 B=$SH_PID
 e0a=$(epoch "$A") || fail "no .data map in /proc/$A/fdinfo"
 e0b=$(epoch "$B") || fail "no .data map in /proc/$B/fdinfo"
 sleep 21
 e1a=$(epoch "$A") e1b=$(epoch "$B")
-echo "epochs over 21 s: no -i $e0a -> $e1a, -i 1d $e0b -> $e1b"
+echo "epochs over 21 s: no -i $e0a -> $e1a, -i 24h $e0b -> $e1b"
 [ $((e1a - e0a)) -ge 2 ] || fail "no -i: the maps were not read every 10 s"
-[ $((e1b - e0b)) -ge 2 ] || fail "-i 1d: the maps were not read every 10 s"
+[ $((e1b - e0b)) -ge 2 ] || fail "-i 24h: the maps were not read every 10 s"
 stop_sh "$A" || fail "schedhist exited with $?"
 stop_sh "$B" || fail "schedhist exited with $?"
 for n in none day; do
