@@ -237,7 +237,7 @@ static __always_inline void stat_all(struct sh_pcpu *pc, int stat)
  * [other] once the map is full, with *@over the reason (SH_STAT_MAP_FULL
  * or SH_STAT_NO_MEM), else 0.
  */
-static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, int *over)
+static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, __u32 cpu, int *over)
 {
 	struct sh_key key = {};
 	struct sh_hist *h, *nv;
@@ -259,8 +259,28 @@ static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, int *o
 		break;
 	}
 	h = bpf_map_lookup_elem(&hists, &key);
-	if (h)
+	if (h) {
+		/*
+		 * -k tid: the task's latest name also goes to CPU 0's copy (on
+		 * a change only), where the poller looks first; one task runs
+		 * on one CPU at a time, so it has one writer
+		 */
+		if (key_type == SH_KEY_TID && cpu &&
+		    (((__u64 *)h->comm)[0] != ((__u64 *)t->comm)[0] ||
+		     ((__u64 *)h->comm)[1] != ((__u64 *)t->comm)[1])) {
+			struct sh_hist *h0 = bpf_map_lookup_percpu_elem(&hists, &key, 0);
+
+			if (h0) {
+				if (HAS(SH_METRIC_OFFCPU))
+					copy_comm(h0[IDX(SH_METRIC_OFFCPU)].comm, t->comm);
+				if (HAS(SH_METRIC_RUNQ))
+					copy_comm(h0[IDX(SH_METRIC_RUNQ)].comm, t->comm);
+				if (HAS(SH_METRIC_BLOCKED))
+					copy_comm(h0[IDX(SH_METRIC_BLOCKED)].comm, t->comm);
+			}
+		}
 		return h;
+	}
 	nv = bpf_map_lookup_elem(&newval, &zero);
 	if (!nv)
 		return 0;
@@ -432,7 +452,7 @@ static __always_inline void switch_in(struct task_struct *t, __u64 now)
 	} else if (key_type == SH_KEY_NONE || key_type == SH_KEY_CPU) {
 		h = pc->hist;
 	} else {
-		h = keyed_hists(t, &over);
+		h = keyed_hists(t, bpf_get_smp_processor_id(), &over);
 		if (!h) {
 			stat_all(pc, SH_STAT_SEEN);
 			stat_all(pc, SH_STAT_DROPPED);

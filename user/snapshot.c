@@ -136,7 +136,7 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 	__u64 sum = 0;
 	struct sh_totals d = {};
 	struct sh_entry *e;
-	bool exited = key->id == SH_EXITED_ID && !key->comm[0];
+	bool exited = key->id == SH_EXITED_ID && !key->comm[0], seen_comm = false;
 	int c, i;
 
 	e = entry_get(s, key);
@@ -169,8 +169,10 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 
 		if (m->epoch == s->epoch && v->count)
 			totals_merge_max(&d, m->ns, m->tid, m->pid, m->cpu, m->comm);
-		if (v->comm[0])
+		/* the latest name: CPU 0's copy has it (tid keys), else any */
+		if (v->comm[0] && (!c || !seen_comm))
 			memcpy(e->comm, v->comm, SH_COMM_LEN);
+		seen_comm |= v->comm[0] != 0;
 	}
 	e->comm[SH_COMM_LEN - 1] = '\0';
 

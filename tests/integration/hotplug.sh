@@ -76,6 +76,10 @@ for line in open(sys.argv[2]):
     g = groups[tid]
     print(f"{comm} tid {tid}: count {g['count']} (pcount {pcount}), "
           f"sum {g['sum_ns']} (run_delay {run_delay}, ratio {g['sum_ns'] / run_delay:.4f})")
-    assert abs(g["count"] - pcount) <= max(3, pcount * 0.02)
+    # pcount may run ahead by switch-ins no sched_switch event showed
+    # (migrations: the hotplug forces them), counted as events.merged;
+    # and the thread may wait a few times between reading its schedstat and
+    # exiting
+    assert pcount - r["events"]["merged"] <= g["count"] <= pcount + 3
     assert 0.97 <= g["sum_ns"] / run_delay <= 1.03
 PY
