@@ -95,6 +95,23 @@ static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *u
 }
 
 /*
+ * One reading of the kernel maps into the snapshots, with folds held off
+ * while it runs; @fresh: it starts an interval. 0, or -1 after saying why.
+ */
+static int read_maps(struct sh_loader *l, struct sh_snapshot *snaps, int nsnap,
+		     struct sh_reader *rd, const struct sh_maps *maps, bool fresh)
+{
+	int err;
+
+	loader_read_begin(l);
+	err = snapshot_read(snaps, nsnap, rd, maps, loader_next_epoch(l), fresh);
+	loader_read_end(l);
+	if (err)
+		pr_warn("cannot read BPF maps: %s\n", strerror(-err));
+	return err ? -1 : 0;
+}
+
+/*
  * Write one report, whole: rendered into memory first, then written with
  * write_whole(). The memory stream lives as long as the process and is
  * rewound for each report: its buffer grows to the largest report once
@@ -259,11 +276,7 @@ int main(int argc, char **argv)
 			if (t < last_read + period)
 				continue;
 			/* a reading between reports: it only keeps the counts exact */
-			loader_read_begin(&l);
-			err = snapshot_read(snaps, nsnap, &rd, &maps, loader_next_epoch(&l), fresh);
-			loader_read_end(&l);
-			if (err) {
-				pr_warn("cannot read BPF maps: %s\n", strerror(-err));
+			if (read_maps(&l, snaps, nsnap, &rd, &maps, fresh)) {
 				ret = SH_EXIT_FAIL;
 				break;
 			}
@@ -282,11 +295,7 @@ int main(int argc, char **argv)
 			loader_detach(&l);
 		}
 		gen++;
-		loader_read_begin(&l);
-		err = snapshot_read(snaps, nsnap, &rd, &maps, loader_next_epoch(&l), fresh);
-		loader_read_end(&l);
-		if (err) {
-			pr_warn("cannot read BPF maps: %s\n", strerror(-err));
+		if (read_maps(&l, snaps, nsnap, &rd, &maps, fresh)) {
 			ret = SH_EXIT_FAIL;
 			break;
 		}
