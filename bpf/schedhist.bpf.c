@@ -498,11 +498,16 @@ static __always_inline void switch_out(struct task_struct *t, __u64 now, bool sl
 	else
 		s->flags &= ~TS_SLEPT;
 	/*
-	 * sched_info: a running task's run_delay stands still until it is
-	 * queued again, so this is the base its next wait is measured from
+	 * sched_info, a task first seen here: a running task's run_delay
+	 * stands still until it is queued again, so this is the base its
+	 * next wait is measured from, and no arrival is due before the next
+	 * switch-in's (which comes after its event). A task seen before has
+	 * both from its switch-in; an arrival the kernel counted meanwhile
+	 * without an event (SH_STAT_MERGED) keeps its wait in the next one.
 	 */
-	if (NATIVE && (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED))) {
+	if (NATIVE && (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED)) && !(s->flags & TS_RD)) {
 		s->rd_base = t->sched_info.run_delay;
+		s->pcount = t->sched_info.pcount;
 		s->flags |= TS_RD;
 	}
 	/* wakeup method: preempted, it is runnable from now on */

@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Test workload: a thread that changes its name mid-run. A new thread
- * named OLD sleeps MS milliseconds N1 times, renames itself to NEW with
+ * Test workload: a task that changes its name mid-run. A new process
+ * (one thread) named OLD sleeps MS milliseconds N1 times, renames itself to NEW with
  * prctl(PR_SET_NAME) and sleeps N2 more times. It reads its own
- * schedstat switch-in count (pcount, 3rd field) just before and just
- * after the rename, and at the end, and prints
- *   tid TID before PC1 after PC2 end PC3
- * Every switch-in of the thread after its first ends one off-CPU wait, so
- * waits under OLD = PC1 - 1 and waits under NEW = PC3 - PC2 (a switch-in
- * between the two readings, if any, is the only ambiguity).
+ * schedstat switch-in count (pcount, 3rd field) just after it takes the
+ * name OLD, just before and just after the rename, and at the end, and
+ * prints
+ *   tid TID start PC0 before PC1 after PC2 end PC3
+ * Every switch-in ends one off-CPU wait (the first: since the thread was
+ * made), under the name the thread had then: the first PC0 switch-ins
+ * under the parent's name or OLD (the thread may be preempted before it
+ * names itself), those up to PC1 under OLD, those after PC2 under NEW (a
+ * switch-in between two readings is the only ambiguity). The parent
+ * waits for the child to exit without reaping it, reads the zombie's
+ * final pcount (switch-ins after the last reading included) and prints
+ *   final PC4
+ * then reaps it.
  * usage: renamer [-m MS] [-a N1] [-b N2] [-o OLD] [-n NEW]
  */
-#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,7 +37,7 @@ static unsigned long long pcount(pid_t tid)
 	char path[64];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", tid);
 	f = fopen(path, "r");
 	if (!f || fscanf(f, "%llu %llu %llu", &run, &delay, &pc) != 3) {
 		perror(path);
@@ -39,15 +47,15 @@ static unsigned long long pcount(pid_t tid)
 	return pc;
 }
 
-static void *run(void *arg)
+static void run(void)
 {
 	struct timespec ts = { (time_t)(ms / 1000), (long)((ms - (long)(ms / 1000) * 1000) * 1e6) };
 	pid_t tid = (pid_t)syscall(SYS_gettid);
-	unsigned long long before, after;
+	unsigned long long start, before, after;
 	int i;
 
-	(void)arg;
 	prctl(PR_SET_NAME, old_name);
+	start = pcount(tid);
 	for (i = 0; i < n1; i++)
 		nanosleep(&ts, NULL);
 	before = pcount(tid);
@@ -55,14 +63,16 @@ static void *run(void *arg)
 	after = pcount(tid);
 	for (i = 0; i < n2; i++)
 		nanosleep(&ts, NULL);
-	printf("tid %d before %llu after %llu end %llu\n", tid, before, after, pcount(tid));
-	return NULL;
+	printf("tid %d start %llu before %llu after %llu end %llu\n", tid, start, before, after,
+	       pcount(tid));
+	fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
-	pthread_t th;
-	int opt;
+	int opt, status;
+	siginfo_t si;
+	pid_t child;
 
 	while ((opt = getopt(argc, argv, "m:a:b:o:n:")) != -1) {
 		switch (opt) {
@@ -76,10 +86,25 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (pthread_create(&th, NULL, run, NULL)) {
-		perror("pthread_create");
+	fflush(stdout);
+	child = fork();
+	if (child < 0) {
+		perror("fork");
 		return 1;
 	}
-	pthread_join(th, NULL);
+	if (!child) {
+		run();
+		_exit(0);
+	}
+	/* exited but not reaped: its schedstat is final */
+	if (waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT)) {
+		perror("waitid");
+		return 1;
+	}
+	printf("final %llu\n", pcount(child));
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "renamer: the child failed\n");
+		return 1;
+	}
 	return 0;
 }

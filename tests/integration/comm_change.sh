@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# comm changes mid-run: a thread named rn_before sleeps 5 ms 60 times,
-# renames itself rn_after (prctl PR_SET_NAME) and sleeps 60 more times.
-# It reads its own schedstat switch-in count around the rename, which
-# splits its off-CPU waits exactly: under -k comm, rn_before has the
-# waits that ended before the rename and rn_after all the later ones;
-# under -k tid the thread's key shows its new name and all its waits.
+# comm changes mid-run: a new process names itself rn_before (prctl
+# PR_SET_NAME), sleeps 5 ms 60 times, renames itself rn_after and sleeps
+# 60 more times. It reads its own schedstat switch-in count (pcount)
+# after taking the first name, around the rename and at the end; its
+# parent reads the exited child's final pcount. Those split its off-CPU
+# waits (one per switch-in, the first one too): under -k comm the waits
+# before the rename are under rn_before (or, up to the first reading,
+# under the parent's name: it may be preempted before it names itself),
+# the later ones under rn_after; under -k tid the task's key shows the
+# new name and all its waits.
+# Each of the 2 x 60 sleeps ends with a switch-in under the name taken
+# before it. But the kernel counts a few arrivals (pcount) that no
+# sched_switch event shows, a sleep's too (found by this test on 6.18,
+# with CPU hogs): the runq report counts each as "merged" (see
+# runq_oracle), so every lower bound here allows the run's merged total.
 . "$(dirname "$0")/../lib.sh"
 need_root
 
-start_sh comm -M offcpu -k comm -j
+start_sh comm -M offcpu,runq -k comm -j
 C=$SH_PID
-start_sh tid -M offcpu -k tid -j
+start_sh tid -M offcpu,runq -k tid -j
 T=$SH_PID
 "$HELPERS/renamer" -m 5 -a 60 -b 60 -o rn_before -n rn_after >"$TMP/rn.out" || fail "renamer failed"
 stop_sh "$C" || fail "comm instance exited with $?"
@@ -19,29 +28,32 @@ stop_sh "$T" || fail "tid instance exited with $?"
 cat "$TMP/rn.out"
 python3 - "$TMP/comm.out" "$TMP/tid.out" "$TMP/rn.out" <<'PY' || fail "waits not split at the rename"
 import json, sys
-comm = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-tid = json.loads(open(sys.argv[2]).read().splitlines()[-1])
+def last(path, metric):
+    lines = [json.loads(l) for l in open(path).read().splitlines()]
+    return [r for r in lines if r["metric"] == metric][-1]
+comm, tid = last(sys.argv[1], "offcpu"), last(sys.argv[2], "offcpu")
+merged = max(last(sys.argv[1], "runq")["events"]["merged"],
+             last(sys.argv[2], "runq")["events"]["merged"])
 f = open(sys.argv[3]).read().split()
-t, before, after, end = f[1], int(f[3]), int(f[5]), int(f[7])
+t, start, before, after, end, final = f[1], *(int(f[i]) for i in (3, 5, 7, 9, 11))
 def count(r, key):
     return sum(g["count"] for g in r["groups"] if g["key"] == key)
 old, new = count(comm, "rn_before"), count(comm, "rn_after")
-print(f"-k comm: rn_before {old} (schedstat says {before - 1}..{after - 1}), "
-      f"rn_after {new} (schedstat says {end - after}..{end - before})")
-# the first switch-in of a new thread ends no wait (no switch-out before it);
-# a switch-in between the two schedstat readings could belong to either
-# side, and one after the last reading (before the thread exits) is not in it
-# on a loaded host one wait next to the rename has been seen on the other
-# side of it (the schedstat readings and the rename are not atomic): +-1
-assert before - 2 <= old <= after, "waits before the rename are not all under the old name"
-assert end - after - 1 <= new <= end - before + 2, "waits after the rename are not under the new name"
-assert new >= 59 and old >= 58
+print(f"pcount: start {start} before {before} after {after} end {end} final {final}; "
+      f"merged {merged}")
+print(f"-k comm: rn_before {old} (schedstat: {before - start}..{after - 1}), "
+      f"rn_after {new} (schedstat: {end - after}..{final - before})")
+assert min(old, new) >= 60 - merged, "a sleep's wait is missing under its name"
+assert before - start - merged <= old <= after - 1, \
+    "waits before the rename are not all under the old name"
+assert end - after - merged <= new <= final - before, \
+    "waits after the rename are not under the new name"
+assert final - start - merged <= old + new <= final - 1, \
+    "the waits under the two names do not add up"
 g = [g for g in tid["groups"] if g["key"] == t]
 assert g, f"tid {t} missing from the -k tid report"
-print(f"-k tid: tid {t} comm {g[0]['comm']}, {g[0]['count']} waits (schedstat {end})")
+print(f"-k tid: tid {t} comm {g[0]['comm']}, {g[0]['count']} waits (schedstat {final})")
 assert g[0]["comm"] == "rn_after", "the tid key does not show the new name"
-# every switch-in ends an off-CPU wait, the first one too (from creation);
-# that first wait is under the parent's name, before the thread took its own
-assert g[0]["count"] == end, f"want {end} waits under the tid, one per switch-in"
-assert old + new == end - 1, "the waits under the two names do not add up"
+assert final - merged <= g[0]["count"] <= final, \
+    f"want {final} waits under the tid (one per switch-in), less at most {merged} merged"
 PY
