@@ -168,9 +168,10 @@ enum sh_stat {
 	 */
 	SH_STAT_CLOCK_SKEW = 6,
 	/*
-	 * not an event: runq (sched_info method) switch-ins the kernel
-	 * accounted (pcount) that no sched_switch event showed; each one's
-	 * wait is part of the next wait recorded for that task
+	 * not an event: switch-ins the kernel accounted (pcount) that the
+	 * sched_switch program did not see (sched_info method, every
+	 * metric); a runq wait of one is part of the next one recorded for
+	 * that task, an offcpu or blocked wait of one is lost
 	 */
 	SH_STAT_MERGED = 7,
 	SH_STAT_NR = 8,

@@ -18,7 +18,8 @@ over the whole run, that the [other] entry got exactly the map_full and
 no_mem events (new keys the kernel could not add: map full, or no memory
 for one at that moment).
 
-usage: identity.py FILE [--cumulative] [--tol FRACTION] [--min-reports N]
+usage: identity.py FILE [--cumulative] [--tol FRACTION] [--min-reports N] [--metric M]
+(--metric: only the reports of metric M, for a run measuring several)
 """
 import json
 import sys
@@ -34,6 +35,8 @@ def main():
     tol = float(args[args.index("--tol") + 1]) if "--tol" in args else 0.15
     min_reports = int(args[args.index("--min-reports") + 1]) if "--min-reports" in args else 1
     reports = [json.loads(line) for line in open(path)]
+    if "--metric" in args:
+        reports = [r for r in reports if r["metric"] == args[args.index("--metric") + 1]]
     if len(reports) < min_reports:
         sys.exit(f"{path}: {len(reports)} reports, want at least {min_reports}")
     tot = {"seen": 0, "recorded": 0, "lost": 0, "map_full": 0, "no_mem": 0, "other": 0}

@@ -4,8 +4,10 @@
  * byte back and forth over two pipes for SECONDS, so every round trip is
  * two blocking reads, two wakeups and (on 2 CPUs) several context
  * switches. Prints "ready PID" once all threads run, and at the end
- * "roundtrips N".
- * usage: pingpong [-p PAIRS] [-t SECONDS] [-N COMM]
+ * "roundtrips N". With -g the threads are made, "ready PID" printed, and
+ * the storm starts only once a line can be read from stdin (so that a
+ * tracer filtering on PID can attach before the first round trip).
+ * usage: pingpong [-g] [-p PAIRS] [-t SECONDS] [-N COMM]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -55,19 +57,21 @@ static void *side_b(void *arg)
 
 int main(int argc, char **argv)
 {
-	int npairs = 4, opt, i;
+	int npairs = 4, gate = 0, opt, i;
+	char line[16];
 	unsigned long long total = 0;
 	struct timespec ts;
 	struct pair *p;
 	pthread_t *th;
 
-	while ((opt = getopt(argc, argv, "p:t:N:")) != -1) {
+	while ((opt = getopt(argc, argv, "gp:t:N:")) != -1) {
 		switch (opt) {
+		case 'g': gate = 1; break;
 		case 'p': npairs = atoi(optarg); break;
 		case 't': seconds = atof(optarg); break;
 		case 'N': comm = optarg; break;
 		default:
-			fprintf(stderr, "usage: pingpong [-p PAIRS] [-t SECONDS] [-N COMM]\n");
+			fprintf(stderr, "usage: pingpong [-g] [-p PAIRS] [-t SECONDS] [-N COMM]\n");
 			return 2;
 		}
 	}
@@ -86,9 +90,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (gate) {
+		printf("ready %d\n", getpid());
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+	}
 	pthread_barrier_wait(&start);
-	printf("ready %d\n", getpid());
-	fflush(stdout);
+	if (!gate) {
+		printf("ready %d\n", getpid());
+		fflush(stdout);
+	}
 	ts.tv_sec = (time_t)seconds;
 	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
 	nanosleep(&ts, NULL);

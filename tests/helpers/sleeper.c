@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Test workload: one thread named COMM that sleeps MS milliseconds in a
- * loop for SECONDS, then exits. Prints "ready PID" once started.
+ * loop for SECONDS, then exits. Prints "ready PID" once started and, at
+ * the end, what it timed itself around each nanosleep() (CLOCK_MONOTONIC):
+ *   slept N sum_ns S min_ns A max_ns B nivcsw P log2 K:C,K:C,...
+ * (K:C: C sleeps took [2^K, 2^(K+1)) ns; P: the times it was preempted,
+ * getrusage's involuntary switches). A sleep's off-CPU wait lies within
+ * [MS, that sleep's own time], unless the task was preempted between
+ * arming the timer and blocking (then its wait began at the preemption):
+ * at most P sleeps are such.
  * usage: sleeper [-m MS] [-t SECONDS] [-N COMM]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,8 +22,10 @@ int main(int argc, char **argv)
 {
 	double ms = 20, seconds = 3;
 	const char *comm = "sleeper20";
-	struct timespec end, now, ts;
-	int opt;
+	struct timespec end, now, before, ts;
+	struct rusage ru;
+	unsigned long long n = 0, sum = 0, lo = ~0ULL, hi = 0, d, log2[64] = { 0 };
+	int opt, k;
 
 	while ((opt = getopt(argc, argv, "m:t:N:")) != -1) {
 		switch (opt) {
@@ -32,11 +42,33 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += (time_t)seconds;
+	end.tv_nsec += (long)((seconds - (time_t)seconds) * 1e9);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
 	ts.tv_sec = (time_t)(ms / 1000);
 	ts.tv_nsec = (long)((ms - ts.tv_sec * 1000) * 1e6);
 	do {
+		clock_gettime(CLOCK_MONOTONIC, &before);
 		nanosleep(&ts, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &now);
+		d = (unsigned long long)(now.tv_sec - before.tv_sec) * 1000000000ULL +
+		    (unsigned long long)now.tv_nsec - (unsigned long long)before.tv_nsec;
+		n++;
+		sum += d;
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+		for (k = 0; k < 63 && d >> (k + 1); k++)
+			;
+		log2[k]++;
 	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	getrusage(RUSAGE_SELF, &ru);
+	printf("slept %llu sum_ns %llu min_ns %llu max_ns %llu nivcsw %ld log2 ", n, sum, lo, hi,
+	       ru.ru_nivcsw);
+	for (k = 0, d = 0; k < 64; k++)
+		if (log2[k])
+			printf("%s%d:%llu", d++ ? "," : "", k, log2[k]);
+	printf("\n");
 	return 0;
 }
