@@ -10,6 +10,7 @@
 #include "exporter.h"
 #include "listen_addr.h"
 #include "log.h"
+#include "exit_codes.h"
 
 int exporter_open(struct sh_exporter *x, const struct options *o)
 {

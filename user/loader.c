@@ -20,7 +20,7 @@
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	/* -vv: libbpf's warnings and info (the verifier log); -vvv: its debug */
-	if (sh_log_level < SH_LOG_DEBUG || (level == LIBBPF_DEBUG && sh_log_level <= SH_LOG_DEBUG))
+	if (log_level() < SH_LOG_DEBUG || (level == LIBBPF_DEBUG && log_level() <= SH_LOG_DEBUG))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -283,10 +283,10 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 		if (tp)	/* libbpf says only ESRCH ("No such process") */
 			pr_warn("cannot load BPF programs: this kernel has no BTF tracepoint %s "
 				"(no btf_trace_%s in /sys/kernel/btf/vmlinux)%s\n", tp, tp,
-				sh_log_level < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
+				log_level() < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
 		else
 			pr_warn("cannot load BPF programs: %s%s%s\n", strerror(err), hint(err),
-				sh_log_level < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
+				log_level() < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
 		goto fail;
 	}
 	l->hists_fd = bpf_map__fd(skel->maps.hists);

@@ -24,9 +24,7 @@
 #include "loop.h"
 #include "log.h"
 
-#define NSEC_PER_SEC 1000000000ULL
 
-int sh_log_level;
 
 static __u64 now_ns(void)
 {
@@ -161,6 +159,10 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	ret = options_check_pid(&o);
+	if (ret)
+		return ret;
+	log_set_level(o.verbose);
 	ret = setup_cgroups(&o, &cg, &use_cg, &cgcfg);
 	if (ret)
 		return ret;

@@ -17,17 +17,6 @@ static void field(FILE *f, const char *name, __u64 v)
 	fwrite_unlocked(num, 1, (size_t)n, f);
 }
 
-static const char *const stat_names[SH_STAT_NR] = {
-	[SH_STAT_SEEN] = "seen",
-	[SH_STAT_NO_START] = "no_start",
-	[SH_STAT_FILTERED] = "filtered",
-	[SH_STAT_DROPPED] = "dropped",
-	[SH_STAT_MAP_FULL] = "map_full",
-	[SH_STAT_NO_MEM] = "no_mem",
-	[SH_STAT_CLOCK_SKEW] = "clock_skew",
-	[SH_STAT_MERGED] = "merged",
-};
-
 void json_string(FILE *f, const char *s)
 {
 	/* names are bytes: the one rule of escape.h makes them valid UTF-8 */
@@ -117,7 +106,7 @@ void render_json(FILE *f, const struct sh_report *r, const struct options *o)
 		(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW]);
 	fputs(",\"events\":{", f);
 	for (s = 0; s < SH_STAT_NR; s++)
-		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_names[s],
+		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(s),
 			(uint64_t)r->stats[s]);
 	fprintf(f, ",\"recorded\":%" PRIu64 ",\"live_keys\":%" PRIu64 "}}\n",
 		(uint64_t)r->all.count, (uint64_t)r->live_keys);

@@ -19,7 +19,6 @@
 #endif
 
 #define INITIAL_SLOTS 256
-#define NSEC_PER_SEC 1000000000ULL
 
 static size_t name_hash(const char *s)
 {

@@ -18,7 +18,6 @@
 #include "options.h"
 #include "heatmap.h"
 
-int sh_log_level;
 
 static void opts(struct options *o, const char *const *args)
 {

@@ -25,7 +25,6 @@
 #include "listen_addr.h"
 #include "check.h"
 
-int sh_log_level;
 
 #define MAX_ARGS 16
 

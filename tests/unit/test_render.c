@@ -25,7 +25,6 @@
 #include "render.h"
 #include "check.h"
 
-int sh_log_level;
 
 /* 2023-11-14T22:13:20.123Z */
 static const struct timespec fixed_when = { .tv_sec = 1700000000, .tv_nsec = 123456789 };

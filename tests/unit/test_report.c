@@ -18,7 +18,6 @@
 #include "report.h"
 #include "check.h"
 
-int sh_log_level;
 
 #define MAX_ARGS 16
 
