@@ -288,7 +288,7 @@ static int cmp_name(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static struct cg_name *find(struct sh_cgroups *cg, __u64 id)
+static struct cg_name *find(const struct sh_cgroups *cg, __u64 id)
 {
 	struct cg_name k = { .id = id };
 
@@ -343,6 +343,13 @@ const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen)
 		return NULL;	/* walked already this interval */
 	cg_walk(cg, gen);
 	n = find(cg, id);
+	return n ? n->path : NULL;
+}
+
+const char *cg_known(const struct sh_cgroups *cg, __u64 id)
+{
+	struct cg_name *n = find(cg, id);
+
 	return n ? n->path : NULL;
 }
 

@@ -80,13 +80,12 @@ static void json_group(FILE *f, const struct sh_group *g)
 	fputs_unlocked("]}", f);
 }
 
-void render_json(FILE *f, const struct sh_report *r, const struct options *o)
+void render_json(FILE *f, const struct sh_report *r)
 {
 	char ts[64];
 	size_t i;
 	int s;
 
-	(void)o;
 	flockfile(f);	/* once: the groups below use the _unlocked calls */
 	fmt_rfc3339(ts, sizeof(ts), &r->when);
 	fprintf(f, "{\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","

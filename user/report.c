@@ -46,7 +46,7 @@ static struct sh_group *add_group(struct sh_report *r)
 }
 
 static void name_group(struct sh_group *g, const struct sh_entry *e, int key_type,
-		       struct sh_cgroups *cg, __u64 gen)
+		       const struct sh_cgroups *cg)
 {
 	const char *path;
 
@@ -73,7 +73,7 @@ static void name_group(struct sh_group *g, const struct sh_entry *e, int key_typ
 	case SH_KEY_CGROUP:
 		g->is_cgroup = true;
 		/* pruned: the cgroup is gone (its id is never reused) */
-		path = cg && !e->pruned ? cg_path(cg, e->key.id, gen) : NULL;
+		path = cg && !e->pruned ? cg_known(cg, e->key.id) : NULL;
 		if (path) {
 			g->name = path;
 		} else {
@@ -183,8 +183,8 @@ void report_rank(struct sh_report *r, int sort, __u32 top)
 	r->ngroups = top;
 }
 
-int report_build(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
-		 struct sh_cgroups *cg, __u64 gen, double span_s)
+int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report_spec *sp,
+		 const struct sh_cgroups *cg, double span_s)
 {
 	struct sh_totals exited;
 	struct sh_entry *e;
@@ -195,25 +195,19 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct option
 	r->span_s = span_s;
 	r->metric = s->metric;
 	r->method = s->method;
-	r->key_type = o->key_type;
-	r->cumulative = o->cumulative;
+	r->key_type = sp->key_type;
+	r->cumulative = sp->cumulative;
 	r->ngroups = 0;
 	r->nall = 0;
 	r->live_keys = 0;
 	memset(&r->all, 0, sizeof(r->all));
-	memcpy(r->stats, o->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
-
-	/* resolve unknown cgroup ids first: at most one walk, then stable names */
-	if (cg)
-		for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
-			if (e->key.id != SH_OTHER_ID && e->key.id != SH_EXITED_ID)
-				cg_path(cg, e->key.id, gen);
+	memcpy(r->stats, sp->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
 
 	memset(&exited, 0, sizeof(exited));
-	if (o->cumulative)
+	if (sp->cumulative)
 		exited = s->exited_cum;
 	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));) {
-		const struct sh_totals *t = o->cumulative ? &e->cum : &e->delta;
+		const struct sh_totals *t = sp->cumulative ? &e->cum : &e->delta;
 
 		if (e->key.id == SH_EXITED_ID) {
 			/* the kernel's folds: one [exited] with the poller's own */
@@ -229,7 +223,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct option
 			return -1;
 		g->key = e->key;
 		g->t = *t;
-		name_group(g, e, o->key_type, cg, gen);
+		name_group(g, e, sp->key_type, cg);
 	}
 	if (exited.count) {
 		g = add_group(r);
@@ -247,7 +241,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct option
 	r->all_p90 = totals_quantile(&r->all, 0.90);
 	r->all_p99 = totals_quantile(&r->all, 0.99);
 	r->all_p999 = totals_quantile(&r->all, 0.999);
-	report_rank(r, o->sort, o->top);
+	report_rank(r, sp->sort, sp->top);
 	return 0;
 }
 

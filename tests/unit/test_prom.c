@@ -21,6 +21,7 @@
 #include "options.h"
 #include "snapshot.h"
 #include "report.h"
+#include "specs.h"
 #include "render_prom.h"
 #include "listen_addr.h"
 #include "check.h"
@@ -232,15 +233,19 @@ static void rig_begin(struct rig *r)
 
 static void rig_end(struct rig *r)
 {
+	struct report_spec sp;
+
 	r->stats[SH_STAT_SEEN] += 7;
 	r->stats[SH_STAT_NO_START] += 1;
 	r->stats[SH_STAT_MAP_FULL] += 2;	/* the waits of [other], by reason */
 	r->stats[SH_STAT_NO_MEM] += 3;
 	snapshot_stats(&r->s, r->stats);
-	r->o.cumulative = false;
-	CHECK(!report_build(&r->iv, &r->s, &r->o, NULL, r->v.updates + 1, 1));
-	r->o.cumulative = true;
-	CHECK(!report_build(&r->since, &r->s, &r->o, NULL, r->v.updates + 1, 1));
+	sp = report_spec_of(&r->o);
+	r->s.metric = r->o.metric;	/* the poller keeps one snapshot per metric */
+	sp.cumulative = false;
+	CHECK(!report_build(&r->iv, &r->s, &sp, NULL, 1));
+	sp.cumulative = true;
+	CHECK(!report_build(&r->since, &r->s, &sp, NULL, 1));
 	CHECK(!prom_view_update(&r->v, &r->iv, &r->since, key_live, &r->s));
 	snapshot_gc(&r->s);
 }
