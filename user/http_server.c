@@ -268,7 +268,7 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 {
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							 MHD_HTTP_HEADER_ACCEPT);
-	bool om = prom_accept_openmetrics(accept);
+	bool om = http_accept_openmetrics(accept);
 	struct MHD_Response *r;
 	struct http_page *p;
 	enum MHD_Result ret;

@@ -23,6 +23,7 @@
 #include "report.h"
 #include "specs.h"
 #include "render_prom.h"
+#include "http_server.h"
 #include "listen_addr.h"
 #include "check.h"
 
@@ -150,24 +151,24 @@ static void test_fleet_options(void)
 
 static void test_accept(void)
 {
-	CHECK(!prom_accept_openmetrics(NULL));
-	CHECK(!prom_accept_openmetrics(""));
-	CHECK(!prom_accept_openmetrics("*/*"));
-	CHECK(!prom_accept_openmetrics("text/plain"));
-	CHECK(!prom_accept_openmetrics("text/plain;version=0.0.4;q=1,*/*;q=0.1"));
+	CHECK(!http_accept_openmetrics(NULL));
+	CHECK(!http_accept_openmetrics(""));
+	CHECK(!http_accept_openmetrics("*/*"));
+	CHECK(!http_accept_openmetrics("text/plain"));
+	CHECK(!http_accept_openmetrics("text/plain;version=0.0.4;q=1,*/*;q=0.1"));
 	/* what Prometheus 2.x sends */
-	CHECK(prom_accept_openmetrics("application/openmetrics-text;version=1.0.0,"
+	CHECK(http_accept_openmetrics("application/openmetrics-text;version=1.0.0,"
 				      "application/openmetrics-text;version=0.0.1;q=0.75,"
 				      "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
-	CHECK(prom_accept_openmetrics("application/openmetrics-text"));
-	CHECK(prom_accept_openmetrics("Application/OpenMetrics-Text ; version = 1.0.0"));
-	CHECK(prom_accept_openmetrics("text/plain;q=0.5, application/openmetrics-text;q=0.9"));
-	CHECK(!prom_accept_openmetrics("text/plain;q=1, application/openmetrics-text;q=0.5"));
-	CHECK(!prom_accept_openmetrics("application/openmetrics-text;q=0"));
-	CHECK(!prom_accept_openmetrics("application/openmetrics-text;q=x"));
+	CHECK(http_accept_openmetrics("application/openmetrics-text"));
+	CHECK(http_accept_openmetrics("Application/OpenMetrics-Text ; version = 1.0.0"));
+	CHECK(http_accept_openmetrics("text/plain;q=0.5, application/openmetrics-text;q=0.9"));
+	CHECK(!http_accept_openmetrics("text/plain;q=1, application/openmetrics-text;q=0.5"));
+	CHECK(!http_accept_openmetrics("application/openmetrics-text;q=0"));
+	CHECK(!http_accept_openmetrics("application/openmetrics-text;q=x"));
 	/* only the version we write */
-	CHECK(!prom_accept_openmetrics("application/openmetrics-text;version=0.0.1"));
-	CHECK(!prom_accept_openmetrics("application/openmetrics-text;version=2.0.0,text/plain"));
+	CHECK(!http_accept_openmetrics("application/openmetrics-text;version=0.0.1"));
+	CHECK(!http_accept_openmetrics("application/openmetrics-text;version=2.0.0,text/plain"));
 }
 
 /* ---- readings: fake kernel values through snapshot -> reports -> view ---- */
