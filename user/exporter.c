@@ -160,14 +160,6 @@ int exporter_start(struct sh_exporter *x)
 	return 0;
 }
 
-/* Is the kernel key of this group still there (not pruned, even if kept)? */
-static bool key_live(const struct sh_group *g, void *arg)
-{
-	struct sh_entry *e = snapshot_find(arg, &g->key);
-
-	return e && !e->pruned;
-}
-
 int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
 		     const struct sh_cgroups *cg)
 {
@@ -182,8 +174,7 @@ int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
 		x->rspec.cumulative = true;
 		if (report_build(&x->since_start, &snaps[i], &x->rspec, cg, 0))
 			return -1;
-		if (prom_view_update(&x->view[i], &x->interval, &x->since_start, key_live,
-				     &snaps[i]))
+		if (prom_view_update(&x->view[i], &x->interval, &x->since_start))
 			return -1;
 	}
 	/* a daemon outlives a full disk: atomic_file_update() warns, the next interval retries */

@@ -175,8 +175,7 @@ static const struct sh_group *group_at(const struct sh_report *r, size_t i)
 }
 
 int prom_view_update(struct prom_view *v, const struct sh_report *iv,
-		     const struct sh_report *since,
-		     bool (*live)(const struct sh_group *g, void *arg), void *arg)
+		     const struct sh_report *since)
 {
 	size_t n, i;
 
@@ -187,7 +186,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 		const struct sh_group *g = group_at(since, i);
 		struct prom_series *s;
 
-		if (!folds_into_other(g) && (!live || live(g, arg)) && (s = find(v, g->name)))
+		if (!folds_into_other(g) && g->live && (s = find(v, g->name)))
 			s->seen = v->updates;
 	}
 	/* the waits of names exported already, even if their key was just pruned */

@@ -63,12 +63,11 @@ void prom_view_free(struct prom_view *v);
  * snapshot, built with top 0: the interval's deltas (cumulative false)
  * and the totals since start (cumulative true), taken before the
  * snapshot's pruned keys are collected. A group of @since_start keeps its
- * name alive if @live (may be NULL: all do) says its kernel key is still
- * there, not pruned. 0, or -1 when out of memory.
+ * name alive while its kernel key is (sh_group::live). 0, or -1 when out
+ * of memory.
  */
 int prom_view_update(struct prom_view *v, const struct sh_report *interval,
-		     const struct sh_report *since_start,
-		     bool (*live)(const struct sh_group *g, void *arg), void *arg);
+		     const struct sh_report *since_start);
 
 /* Histogram series exported now (names plus [other]); each is PROM_LINES_PER_KEY lines. */
 size_t prom_view_series(const struct prom_view *v);

@@ -53,10 +53,10 @@ static void json_group(FILE *f, const struct sh_group *g)
 	field(f, ",\"sum_ns\":", g->t.sum_ns);
 	field(f, ",\"avg_ns\":", g->t.count ? g->t.sum_ns / g->t.count : 0);
 	field(f, ",\"max_ns\":", g->t.max_ns);
-	field(f, ",\"p50_ns\":", g->p50);
-	field(f, ",\"p90_ns\":", g->p90);
-	field(f, ",\"p99_ns\":", g->p99);
-	field(f, ",\"p999_ns\":", g->p999);
+	field(f, ",\"p50_ns\":", g->pct.p50);
+	field(f, ",\"p90_ns\":", g->pct.p90);
+	field(f, ",\"p99_ns\":", g->pct.p99);
+	field(f, ",\"p999_ns\":", g->pct.p999);
 	if (g->t.max_tid) {
 		field(f, ",\"max_tid\":", g->t.max_tid);
 		field(f, ",\"max_pid\":", g->t.max_pid);

@@ -135,16 +135,16 @@ static void print_histogram(FILE *f, const struct sh_totals *t, const struct ren
 	}
 }
 
-static void print_stats_line(FILE *f, const struct sh_totals *t, __u64 p50, __u64 p90,
-			     __u64 p99, __u64 p999, const struct render_spec *sp, bool who)
+static void print_stats_line(FILE *f, const struct sh_totals *t, const struct sh_pcts *p,
+			     const struct render_spec *sp, bool who)
 {
 	char avg[32], a[32], b[32], c[32], d[32], m[32];
 
 	fmt_wait(avg, sizeof(avg), t->count ? t->sum_ns / t->count : 0, sp->unit);
-	fmt_wait(a, sizeof(a), p50, sp->unit);
-	fmt_wait(b, sizeof(b), p90, sp->unit);
-	fmt_wait(c, sizeof(c), p99, sp->unit);
-	fmt_wait(d, sizeof(d), p999, sp->unit);
+	fmt_wait(a, sizeof(a), p->p50, sp->unit);
+	fmt_wait(b, sizeof(b), p->p90, sp->unit);
+	fmt_wait(c, sizeof(c), p->p99, sp->unit);
+	fmt_wait(d, sizeof(d), p->p999, sp->unit);
 	fmt_wait(m, sizeof(m), t->max_ns, sp->unit);
 	fprintf(f, "count %" PRIu64 "  avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s",
 		(uint64_t)t->count, avg, a, b, c, d, m);
@@ -210,10 +210,10 @@ static void print_summary(FILE *f, const struct sh_report *r, const struct rende
 
 		summary_name(name, sizeof(name), g);
 		fmt_wait(v[0], 32, g->t.count ? g->t.sum_ns / g->t.count : 0, sp->unit);
-		fmt_wait(v[1], 32, g->p50, sp->unit);
-		fmt_wait(v[2], 32, g->p90, sp->unit);
-		fmt_wait(v[3], 32, g->p99, sp->unit);
-		fmt_wait(v[4], 32, g->p999, sp->unit);
+		fmt_wait(v[1], 32, g->pct.p50, sp->unit);
+		fmt_wait(v[2], 32, g->pct.p90, sp->unit);
+		fmt_wait(v[3], 32, g->pct.p99, sp->unit);
+		fmt_wait(v[4], 32, g->pct.p999, sp->unit);
 		fmt_wait(v[5], 32, g->t.max_ns, sp->unit);
 		fprintf(f, "%-*s %10" PRIu64, w, name, (uint64_t)g->t.count);
 		for (i = 0; i < 6; i++)
@@ -284,7 +284,7 @@ void render_text(FILE *f, const struct sh_report *r, const struct render_spec *s
 			print_key_line(f, g, r->key_type);
 		}
 		print_histogram(f, &g->t, sp);
-		print_stats_line(f, &g->t, g->p50, g->p90, g->p99, g->p999, sp, true);
+		print_stats_line(f, &g->t, &g->pct, sp, true);
 	}
 	fputc('\n', f);
 }

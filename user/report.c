@@ -7,12 +7,16 @@
 
 #include "report.h"
 
+struct sh_pcts totals_pcts(const struct sh_totals *t)
+{
+	return (struct sh_pcts){ .p50 = totals_quantile(t, 0.50), .p90 = totals_quantile(t, 0.90),
+				 .p99 = totals_quantile(t, 0.99),
+				 .p999 = totals_quantile(t, 0.999) };
+}
+
 void group_percentiles(struct sh_group *g)
 {
-	g->p50 = totals_quantile(&g->t, 0.50);
-	g->p90 = totals_quantile(&g->t, 0.90);
-	g->p99 = totals_quantile(&g->t, 0.99);
-	g->p999 = totals_quantile(&g->t, 0.999);
+	g->pct = totals_pcts(&g->t);
 }
 
 static struct sh_group *add_group(struct sh_report *r)
@@ -92,24 +96,26 @@ static int cmp_u64(__u64 a, __u64 b)
 	return a > b ? -1 : a < b;
 }
 
-static int rank_sort;
-
 /* A group's own name: qsort may move groups, leaving name at the old idbuf. */
 static const char *group_name(const struct sh_group *g)
 {
 	return g->name_in_idbuf ? g->idbuf : g->name;
 }
 
-/* qsort has no user pointer: the groups the indices being sorted refer to */
-static const struct sh_group *rank_base;
+/* What qsort_r compares by: the groups the indices refer to, and the sort key. */
+struct rank_by {
+	const struct sh_group *groups;
+	int sort;			/* enum sh_sort */
+};
 
-static int cmp_group(const void *a, const void *b)
+static int cmp_group(const void *a, const void *b, void *arg)
 {
-	const struct sh_group *x = &rank_base[*(const size_t *)a];
-	const struct sh_group *y = &rank_base[*(const size_t *)b];
+	const struct rank_by *by = arg;
+	const struct sh_group *x = &by->groups[*(const size_t *)a];
+	const struct sh_group *y = &by->groups[*(const size_t *)b];
 	int c = 0;
 
-	switch (rank_sort) {
+	switch (by->sort) {
 	case SH_SORT_COUNT:
 		c = cmp_u64(x->t.count, y->t.count);
 		break;
@@ -118,7 +124,7 @@ static int cmp_group(const void *a, const void *b)
 			    y->t.count ? y->t.sum_ns / y->t.count : 0);
 		break;
 	case SH_SORT_P99:
-		c = cmp_u64(x->p99, y->p99);
+		c = cmp_u64(x->pct.p99, y->pct.p99);
 		break;
 	case SH_SORT_MAX:
 		c = cmp_u64(x->t.max_ns, y->t.max_ns);
@@ -149,19 +155,18 @@ void report_rank(struct sh_report *r, int sort, __u32 top)
 
 	r->ngroups = r->nall ? r->nall : r->ngroups;	/* re-ranking: all of them */
 	fix_names(r);
-	rank_sort = sort;
 	/*
 	 * Sort indices, not the groups (hundreds of bytes each: moving them
 	 * in qsort dominated the poller's CPU at thousands of keys), then
 	 * lay the groups out once in rank order.
 	 */
 	if (r->ngroups) {	/* groups is NULL until the first one: qsort's base is nonnull */
+		struct rank_by by = { .groups = r->groups, .sort = sort };
 		struct sh_group *t;
 
 		for (i = 0; i < r->ngroups; i++)
 			r->order[i] = i;
-		rank_base = r->groups;
-		qsort(r->order, r->ngroups, sizeof(*r->order), cmp_group);
+		qsort_r(r->order, r->ngroups, sizeof(*r->order), cmp_group, &by);
 		for (i = 0; i < r->ngroups; i++)
 			r->spare[i] = r->groups[r->order[i]];
 		t = r->groups;
@@ -222,6 +227,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		if (!g)
 			return -1;
 		g->key = e->key;
+		g->live = !e->pruned;
 		g->t = *t;
 		name_group(g, e, sp->key_type, cg);
 	}
@@ -237,10 +243,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		group_percentiles(&r->groups[i]);
 		totals_add(&r->all, &r->groups[i].t);
 	}
-	r->all_p50 = totals_quantile(&r->all, 0.50);
-	r->all_p90 = totals_quantile(&r->all, 0.90);
-	r->all_p99 = totals_quantile(&r->all, 0.99);
-	r->all_p999 = totals_quantile(&r->all, 0.999);
+	r->all_pct = totals_pcts(&r->all);
 	report_rank(r, sp->sort, sp->top);
 	return 0;
 }

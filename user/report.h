@@ -21,6 +21,11 @@ struct report_spec {
 	__u32 top;			/* groups shown, the rest folded into [rest]; 0 = all */
 };
 
+/* The percentiles every output shows, estimated from a histogram, ns. */
+struct sh_pcts {
+	__u64 p50, p90, p99, p999;
+};
+
 struct sh_group {
 	struct sh_key key;		/* kernel key (id, comm) */
 	const char *name;		/* display key: "bash", "1234", "/a.slice", "[other]" */
@@ -29,8 +34,9 @@ struct sh_group {
 	const char *comm;		/* pid/tid keys: task name, else NULL */
 	bool is_cgroup;			/* key is a cgroup id (JSON adds cgroup_id) */
 	bool synthetic;			/* [rest] or [exited]: not a kernel key */
+	bool live;			/* its kernel key is still in the map (not pruned) */
 	struct sh_totals t;		/* the waits of this report */
-	__u64 p50, p90, p99, p999;	/* estimated percentiles, ns */
+	struct sh_pcts pct;		/* of @t */
 	__u64 nkeys;			/* [rest]: how many keys it folds */
 };
 
@@ -49,12 +55,15 @@ struct sh_report {
 	struct sh_group *spare;		/* ranking scratch: groups in rank order */
 	struct sh_group rest;		/* keys beyond --top, when rest.nkeys */
 	struct sh_totals all;		/* every group together (incl. rest) */
-	__u64 all_p50, all_p90, all_p99, all_p999;
+	struct sh_pcts all_pct;		/* of @all */
 	__u64 stats[SH_STAT_NR];	/* event counters of the same span */
 	__u64 live_keys;		/* keys in the kernel map now */
 };
 
-/* Percentiles of @t into @g's fields. */
+/* The percentiles of @t. */
+struct sh_pcts totals_pcts(const struct sh_totals *t);
+
+/* Percentiles of @g->t into @g->pct. */
 void group_percentiles(struct sh_group *g);
 
 /*

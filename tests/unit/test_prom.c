@@ -210,13 +210,6 @@ struct rig {
 	__u64 stats[SH_STAT_NR];
 };
 
-static bool key_live(const struct sh_group *g, void *arg)
-{
-	struct sh_entry *e = snapshot_find(arg, &g->key);
-
-	return e && !e->pruned;
-}
-
 static void rig_init(struct rig *r, const char *const *args)
 {
 	memset(r, 0, sizeof(*r));
@@ -247,7 +240,7 @@ static void rig_end(struct rig *r)
 	CHECK(!report_build(&r->iv, &r->s, &sp, NULL, 1));
 	sp.cumulative = true;
 	CHECK(!report_build(&r->since, &r->s, &sp, NULL, 1));
-	CHECK(!prom_view_update(&r->v, &r->iv, &r->since, key_live, &r->s));
+	CHECK(!prom_view_update(&r->v, &r->iv, &r->since));
 	snapshot_gc(&r->s);
 }
 

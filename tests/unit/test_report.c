@@ -198,7 +198,7 @@ static void test_rank(void)
 	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	/* p99: 404 = its max 2 ms (rank 3 of 3), 202 500 us, 101 ~10 us, 303 ~2 us */
 	check_order(&r, "404", "202", "101", "303");
-	CHECK_EQ_U64(r.groups[0].p99, 2000000);
+	CHECK_EQ_U64(r.groups[0].pct.p99, 2000000);
 
 	/* names, task names and totals follow their group */
 	{
@@ -219,8 +219,8 @@ static void test_rank(void)
 	CHECK_EQ_U64(r.all.sum_ns, 1000000 + 5000000 + 2000000 + 2002000);
 	CHECK_EQ_U64(r.all.max_ns, 2000000);
 	CHECK_EQ_U64(r.all.max_tid, 404);
-	CHECK_EQ_U64(r.all_p50, totals_quantile(&r.all, 0.50));
-	CHECK_EQ_U64(r.all_p99, totals_quantile(&r.all, 0.99));
+	CHECK_EQ_U64(r.all_pct.p50, totals_quantile(&r.all, 0.50));
+	CHECK_EQ_U64(r.all_pct.p99, totals_quantile(&r.all, 0.99));
 	CHECK_EQ_U64(r.live_keys, 4);
 	CHECK_EQ_U64(r.rest.nkeys, 0);
 	CHECK_EQ_U64(r.key_type, SH_KEY_TID);
@@ -372,8 +372,8 @@ static void test_top(void)
 	CHECK_EQ_U64(r.rest.t.sum_ns, rest_sum);
 	CHECK_EQ_U64(r.rest.t.max_ns, rest_max);
 	CHECK_EQ_U64(r.rest.t.max_tid, 506);
-	CHECK_EQ_U64(r.rest.p99, totals_quantile(&r.rest.t, 0.99));
-	CHECK(r.rest.p50 > 0);
+	CHECK_EQ_U64(r.rest.pct.p99, totals_quantile(&r.rest.t, 0.99));
+	CHECK(r.rest.pct.p50 > 0);
 	CHECK_EQ_U64(shown_count(&r) + r.rest.t.count, total);
 	CHECK_EQ_U64(r.all.count, total);	/* the rest is part of the report */
 
@@ -592,9 +592,9 @@ static void test_key_names(void)
 	CHECK(!strcmp(r.groups[0].name, "all"));
 	CHECK_EQ_U64(r.metric, SH_METRIC_RUNQ);
 	CHECK_EQ_U64(r.groups[0].t.count, 5);
-	CHECK_EQ_U64(r.groups[0].p50, totals_quantile(&r.groups[0].t, 0.5));
-	CHECK_EQ_U64(r.groups[0].p90, totals_quantile(&r.groups[0].t, 0.9));
-	CHECK_EQ_U64(r.groups[0].p999, totals_quantile(&r.groups[0].t, 0.999));
+	CHECK_EQ_U64(r.groups[0].pct.p50, totals_quantile(&r.groups[0].t, 0.5));
+	CHECK_EQ_U64(r.groups[0].pct.p90, totals_quantile(&r.groups[0].t, 0.9));
+	CHECK_EQ_U64(r.groups[0].pct.p999, totals_quantile(&r.groups[0].t, 0.999));
 	report_free(&r);
 	snapshot_free(&s);
 }
@@ -730,7 +730,7 @@ static void test_empty(void)
 	CHECK_EQ_U64(r.ngroups, 0);
 	CHECK_EQ_U64(r.rest.nkeys, 0);
 	CHECK_EQ_U64(r.all.count, 0);
-	CHECK_EQ_U64(r.all_p99, 0);
+	CHECK_EQ_U64(r.all_pct.p99, 0);
 	CHECK_EQ_U64(report_lost(&r), 0);
 	report_free(&r);
 	CHECK(r.groups == NULL);
