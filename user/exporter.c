@@ -8,13 +8,11 @@
 #include <bpf/bpf.h>
 
 #include "exporter.h"
-#include "listen_addr.h"
 #include "log.h"
 #include "exit_codes.h"
 
 int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 {
-	struct listen_addr addr;
 	char err[512];
 	int m;
 
@@ -49,12 +47,7 @@ int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 		x->filing = true;
 	}
 	if (sp->listen) {
-		/* checked by parse_options() already */
-		if (listen_addr_parse(sp->listen, &addr, err, sizeof(err))) {
-			pr_warn("%s\n", err);
-			return SH_EXIT_USAGE;
-		}
-		if (http_bind(&x->http, &addr))
+		if (http_bind(&x->http, sp->listen))
 			return SH_EXIT_FAIL;
 		x->listening = true;
 	}

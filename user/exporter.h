@@ -35,7 +35,7 @@ struct sh_exporter {
 
 /* Fleet mode's settings. */
 struct exporter_spec {
-	const char *listen;		/* --listen ADDR, NULL = no server */
+	const struct listen_addr *listen; /* --listen, parsed; NULL = no server */
 	const char *prom_file;		/* --prom-file FILE, NULL = no file */
 	const char *user;		/* --user NAME, NULL = the default (root: nobody) */
 	__u32 metrics;			/* bit per enum sh_metric: a view each */

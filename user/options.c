@@ -459,10 +459,9 @@ static int set_key(struct parse_state *st, const struct opt_def *d, const char *
 
 static int set_listen(struct parse_state *st, const struct opt_def *d, const char *arg)
 {
-	struct listen_addr a;
 	char err[256];
 
-	if (listen_addr_parse(arg, &a, err, sizeof(err)))
+	if (listen_addr_parse(arg, &st->o->listen_addr, err, sizeof(err)))
 		return usage_error("%s", err);
 	st->o->listen = arg;
 	return -1;

@@ -13,6 +13,7 @@
 
 #include "names.h"
 #include "exit_codes.h"
+#include "listen_addr.h"
 
 struct options {
 	int metric;		/* enum sh_metric: the first of @metrics */
@@ -43,6 +44,7 @@ struct options {
 	const char *heatmap_key; /* key shown in the heatmap, NULL = all */
 	/* fleet mode: a daemon exporting to Prometheus */
 	const char *listen;	/* --listen ADDR: serve /metrics there, NULL = no */
+	struct listen_addr listen_addr;	/* ... parsed */
 	const char *prom_file;	/* --prom-file: rewrite this file every interval */
 	const char *user;	/* --user: run as this user once attached */
 	bool print;		/* reports on stdout: always, but in fleet mode only with --print */

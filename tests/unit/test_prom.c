@@ -124,6 +124,11 @@ static void test_fleet_options(void)
 	/* daemon defaults: 5 s readings, nothing printed */
 	CHECK(OPTS(&o, "--listen", "9464") == -1);
 	CHECK(o.listen && !strcmp(o.listen, "9464"));
+	/* parsed once, by the option table: the exporter binds what was parsed */
+	CHECK(!strcmp(o.listen_addr.text, "127.0.0.1:9464"));
+	CHECK(exporter_spec_of(&o).listen == &o.listen_addr);
+	CHECK(OPTS(&o, "--prom-file", "/tmp/x.prom") == -1);
+	CHECK(exporter_spec_of(&o).listen == NULL);
 	CHECK_EQ_U64(o.interval_ns, 5000000000ULL);
 	CHECK(!o.print);
 	CHECK(OPTS(&o, "--prom-file", "/tmp/x.prom", "-i", "1", "-n", "3") == -1);
