@@ -526,6 +526,37 @@ static void test_names(void)
 	CHECK_EQ_U64(unit_ns(SH_UNIT_NS), 1);
 	CHECK_EQ_U64(unit_ns(SH_UNIT_US), 1000);
 	CHECK_EQ_U64(unit_ns(SH_UNIT_MS), 1000000);
+	CHECK(!strcmp(sort_name(SH_SORT_P99), "p99"));
+	CHECK(!strcmp(stat_name(SH_STAT_NO_START), "no_start"));
+	CHECK(!strcmp(stat_name(SH_STAT_MERGED), "merged"));
+	CHECK(!strcmp(method_name(SH_METHOD_SCHED_INFO), "sched_info"));
+	CHECK(!strcmp(method_name(SH_METHOD_WAKEUP), "wakeup"));
+}
+
+/* Every name looks up to its value, and back; anything else is refused. */
+static void test_lookups(void)
+{
+	int i;
+
+	for (i = 0; i < SH_METRIC_NR; i++)
+		CHECK_EQ_U64(metric_lookup(metric_name(i)), i);
+	for (i = SH_KEY_NONE; i <= SH_KEY_CGROUP; i++)
+		CHECK_EQ_U64(key_lookup(key_name(i)), i);
+	for (i = 0; i < SH_UNIT_NR; i++)
+		CHECK_EQ_U64(unit_lookup(unit_name(i)), i);
+	for (i = 0; i < SH_SORT_NR; i++)
+		CHECK_EQ_U64(sort_lookup(sort_name(i)), i);
+	for (i = 0; i < SH_STAT_NR; i++)
+		CHECK(stat_name(i) && stat_name(i)[0]);
+	CHECK_EQ_U64(method_lookup("auto"), (__u64)SH_METHOD_AUTO);
+	CHECK_EQ_U64(method_lookup("sched_info"), SH_METHOD_SCHED_INFO);
+	CHECK_EQ_U64(method_lookup("wakeup"), SH_METHOD_WAKEUP);
+	CHECK(method_lookup("Wakeup") < SH_METHOD_AUTO);
+	CHECK(method_lookup("") < SH_METHOD_AUTO);
+	CHECK_EQ_U64(metric_lookup("OFFCPU"), (__u64)-1);
+	CHECK_EQ_U64(key_lookup(""), (__u64)-1);
+	CHECK_EQ_U64(unit_lookup("s"), (__u64)-1);
+	CHECK_EQ_U64(sort_lookup("median"), (__u64)-1);
 }
 
 int main(void)
@@ -540,5 +571,6 @@ int main(void)
 	TEST(test_help_version);
 	TEST(test_reparse);
 	TEST(test_names);
+	TEST(test_lookups);
 	return test_summary();
 }
