@@ -28,6 +28,10 @@ static const char *const stat_names[SH_STAT_NR] = {
 	[SH_STAT_MERGED] = "merged",
 };
 
+const int sh_lost_stats[SH_NLOST] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
+				     SH_STAT_CLOCK_SKEW };
+const int sh_overflow_stats[SH_NOVERFLOW] = { SH_STAT_MAP_FULL, SH_STAT_NO_MEM };
+
 const char *metric_name(int m) { return metric_names[m]; }
 const char *metric_words(int m) { return metric_text[m]; }
 const char *method_name(int m) { return m == SH_METHOD_SCHED_INFO ? "sched_info" : "wakeup"; }

@@ -50,6 +50,16 @@ const char *sort_name(int sort);
 /* enum sh_stat (an event counter), as JSON and -v name it: "no_start" */
 const char *stat_name(int stat);
 
+/*
+ * The counters of waits seen but not recorded, by reason, in the order
+ * JSON ("lost") and Prometheus (schedhist_lost_events_total) list them.
+ */
+#define SH_NLOST 4
+extern const int sh_lost_stats[SH_NLOST];
+/* The counters of waits recorded under [other], by reason (schedhist_overflow_events_total). */
+#define SH_NOVERFLOW 2
+extern const int sh_overflow_stats[SH_NOVERFLOW];
+
 /* The value of a name in one of the tables above, or -1 if none. */
 int metric_lookup(const char *s);
 /* "auto" too, as SH_METHOD_AUTO (-1): -2 if none. */

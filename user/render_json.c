@@ -99,11 +99,10 @@ void render_json(FILE *f, const struct sh_report *r)
 	}
 	fputs("],\"lost\":{", f);
 	/* the waits not recorded, by reason: seen == recorded + the sum of these */
-	fprintf(f, "\"no_start\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"dropped\":%" PRIu64
-		   ",\"clock_skew\":%" PRIu64 "}",
-		(uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
-		(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW]);
-	fputs(",\"events\":{", f);
+	for (s = 0; s < SH_NLOST; s++)
+		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(sh_lost_stats[s]),
+			(uint64_t)r->stats[sh_lost_stats[s]]);
+	fputs("},\"events\":{", f);
 	for (s = 0; s < SH_STAT_NR; s++)
 		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(s),
 			(uint64_t)r->stats[s]);

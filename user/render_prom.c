@@ -137,9 +137,6 @@ static int put_view(FILE *f, const struct prom_view *v, char le[][32])
 
 int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 {
-	static const char *const reasons[] = { "no_start", "filtered", "dropped", "clock_skew" };
-	static const int reason_stat[] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
-					   SH_STAT_CLOCK_SKEW };
 	char le[SH_NBUCKETS][32], help[256];
 	size_t i, j;
 
@@ -172,20 +169,20 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 	       "tracing), filtered (outside -p or -c), dropped (histogram update failed), "
 	       "clock_skew (two CPUs' clocks disagreed: the end was stamped before the start).");
 	for (j = 0; j < nv; j++)
-		for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		for (i = 0; i < SH_NLOST; i++)
 			fprintf(f, "schedhist_lost_events_total{metric=\"%s\",reason=\"%s\"} %" PRIu64
-				   "\n", metric_name(views[j].metric), reasons[i],
-				(uint64_t)views[j].stats[reason_stat[i]]);
+				   "\n", metric_name(views[j].metric), stat_name(sh_lost_stats[i]),
+				(uint64_t)views[j].stats[sh_lost_stats[i]]);
 	family(f, om, "schedhist_overflow_events_total", "counter",
 	       "Waits of new keys that the kernel counted under the key [other], by reason: "
 	       "map_full (its key map was full: raise --max-keys), no_mem (no kernel memory "
 	       "for a new key at that instant); together, every wait of [other].");
 	for (j = 0; j < nv; j++)
-		fprintf(f, "schedhist_overflow_events_total{metric=\"%s\",reason=\"map_full\"} %" PRIu64
-			   "\nschedhist_overflow_events_total{metric=\"%s\",reason=\"no_mem\"} %"
-			   PRIu64 "\n", metric_name(views[j].metric),
-			(uint64_t)views[j].stats[SH_STAT_MAP_FULL], metric_name(views[j].metric),
-			(uint64_t)views[j].stats[SH_STAT_NO_MEM]);
+		for (i = 0; i < SH_NOVERFLOW; i++)
+			fprintf(f, "schedhist_overflow_events_total{metric=\"%s\",reason=\"%s\"} %"
+				   PRIu64 "\n", metric_name(views[j].metric),
+				stat_name(sh_overflow_stats[i]),
+				(uint64_t)views[j].stats[sh_overflow_stats[i]]);
 	family(f, om, "schedhist_keys", "gauge", "Keys in the kernel's histogram map now.");
 	for (j = 0; j < nv; j++)
 		fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",
