@@ -71,9 +71,13 @@ LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng 
 	-lpthread -lm
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
+# The poller, its tests and fuzz targets build with warnings as errors (as
+# bcc's libbpf-tools do), so CI (.ci/run) fails on a new warning; a build
+# with another compiler can drop it: make WERROR=
+WERROR ?= -Werror
 CFLAGS ?= -g -O2
 SANITIZE ?=
-ALL_CFLAGS := $(CFLAGS) $(SANITIZE) $(WARN) -std=gnu11 -D_GNU_SOURCE \
+ALL_CFLAGS := $(CFLAGS) $(SANITIZE) $(WARN) $(WERROR) -std=gnu11 -D_GNU_SOURCE \
 	-DSCHEDHIST_VERSION='"$(VERSION)"' -Iinclude -Iuser -I$(OUTPUT) $(LIBBPF_CFLAGS) \
 	$(FLEET_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANITIZE)
@@ -87,11 +91,12 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
 # The pure userspace modules: unit-tested without the kernel.
-CORE_SRCS := user/options.c user/hist.c user/snapshot.c user/report.c \
+CORE_SRCS := user/names.c user/parse.c user/log.c user/options.c user/hist.c user/snapshot.c user/report.c \
 	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
-	user/render_prom.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c
+	user/prom_series.c user/render_prom.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
+	user/specs.c
 APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/main.c \
-	user/http_server.c user/privdrop.c user/exporter.c
+	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c
 APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))
 CORE_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 
@@ -106,7 +111,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS := $(patsubst user/%.c,$(OUTPUT)/fuzz/obj/%.o,$(CORE_SRCS))
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -g -O1 $(FUZZ_SAN) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser \
+FUZZ_CFLAGS := -g -O1 $(FUZZ_SAN) $(WARN) $(WERROR) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser \
 	-I$(OUTPUT) $(LIBBPF_CFLAGS) $(FLEET_CFLAGS)
 
 # bench/: the empty-program floor (a BPF object, its skeleton and a loader)

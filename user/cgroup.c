@@ -2,7 +2,7 @@
 /* cgroup mount discovery and id <-> path resolution. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,68 +214,100 @@ int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *le
 	return 0;
 }
 
-/* nftw has no user pointer: the walk in progress */
-static struct sh_cgroups *walking;
-static size_t walk_cap;
-static char **unreadable;	/* directories the walk could not list, relative paths */
-static size_t nunreadable;
+/* One walk of the hierarchy, in progress. */
+struct walk {
+	struct sh_cgroups *cg;		/* names learnt go to cg->names */
+	size_t cap;			/* allocated cg->names */
+	size_t mlen;			/* strlen(cg->mount) */
+	dev_t dev;			/* the hierarchy's: mounts below it are not walked */
+	char **unreadable;		/* directories it could not list, relative paths */
+	size_t nunreadable;
+};
 
-static int add_name(__u64 id, char *path)
+static int add_name(struct walk *w, __u64 id, char *path)
 {
-	if (walking->nnames == walk_cap) {
-		size_t cap = walk_cap ? walk_cap * 2 : 256;
-		struct cg_name *t = realloc(walking->names, cap * sizeof(*t));
+	struct sh_cgroups *cg = w->cg;
+
+	if (cg->nnames == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 256;
+		struct cg_name *t = realloc(cg->names, cap * sizeof(*t));
 
 		if (!t)
-			return 1;
-		walking->names = t;
-		walk_cap = cap;
+			return -1;
+		cg->names = t;
+		w->cap = cap;
 	}
-	walking->names[walking->nnames].id = id;
-	walking->names[walking->nnames].path = path;
-	walking->nnames++;
+	cg->names[cg->nnames].id = id;
+	cg->names[cg->nnames].path = path;
+	cg->nnames++;
 	return 0;
 }
 
-static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* Directory @path (@st) is cgroup @st->st_ino; @unreadable: its children cannot be listed. */
+static int learn(struct walk *w, const char *path, const struct stat *st, bool unreadable)
 {
-	size_t ml = strlen(walking->mount);
-	char *rel;
+	char *rel = strdup(path[w->mlen] ? path + w->mlen : "/");
 
-	(void)ftw;
-	/* FTW_DNR: a cgroup whose children this user may not list (mode 0700) */
-	if (type != FTW_D && type != FTW_DNR)
-		return 0;
-	rel = strdup(path[ml] ? path + ml : "/");
-	if (!rel || add_name(st->st_ino, rel)) {
+	if (!rel || add_name(w, st->st_ino, rel)) {
 		free(rel);
-		return 1;
+		return -1;
 	}
-	if (type == FTW_DNR) {
-		char **t = realloc(unreadable, (nunreadable + 1) * sizeof(*t));
+	if (unreadable) {
+		char **t = realloc(w->unreadable, (w->nunreadable + 1) * sizeof(*t));
 		char *copy = strdup(rel);
 
 		if (!t || !copy) {
 			free(copy);
 			if (t)
-				unreadable = t;
-			return 1;
+				w->unreadable = t;
+			return -1;
 		}
-		unreadable = t;
-		unreadable[nunreadable++] = copy;
+		w->unreadable = t;
+		w->unreadable[w->nunreadable++] = copy;
 	}
 	return 0;
 }
 
+/*
+ * Directory @path (@len bytes in a PATH_MAX buffer, @st) and every cgroup
+ * below it on the same mount, without following links. 0, or -1 when out
+ * of memory (the walk stops there).
+ */
+static int walk_dir(struct walk *w, char *path, size_t len, const struct stat *st)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int err;
+
+	if (!d)	/* a cgroup whose children this user may not list (mode 0700), or gone */
+		return errno == EACCES ? learn(w, path, st, true) : 0;
+	err = learn(w, path, st, false);
+	while (!err && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		struct stat cst;
+
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || len + 1 + n >= PATH_MAX)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, de->d_name, n + 1);
+		if (!lstat(path, &cst) && S_ISDIR(cst.st_mode) && cst.st_dev == w->dev)
+			err = walk_dir(w, path, len + 1 + n, &cst);
+		path[len] = '\0';
+	}
+	closedir(d);
+	return err;
+}
+
 /* Is @path below one of the directories the walk could not list? */
-static bool below_unreadable(const char *path)
+static bool below_unreadable(const struct walk *w, const char *path)
 {
 	size_t i, n;
 
-	for (i = 0; i < nunreadable; i++) {
-		n = strlen(unreadable[i]);
-		if (!strcmp(unreadable[i], "/") ||
-		    (!strncmp(path, unreadable[i], n) && path[n] == '/'))
+	for (i = 0; i < w->nunreadable; i++) {
+		n = strlen(w->unreadable[i]);
+		if (!strcmp(w->unreadable[i], "/") ||
+		    (!strncmp(path, w->unreadable[i], n) && path[n] == '/'))
 			return true;
 	}
 	return false;
@@ -288,7 +320,7 @@ static int cmp_name(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static struct cg_name *find(struct sh_cgroups *cg, __u64 id)
+static struct cg_name *find(const struct sh_cgroups *cg, __u64 id)
 {
 	struct cg_name k = { .id = id };
 
@@ -299,15 +331,19 @@ static struct cg_name *find(struct sh_cgroups *cg, __u64 id)
 
 void cg_walk(struct sh_cgroups *cg, __u64 gen)
 {
+	struct walk w = { .cg = cg, .mlen = strlen(cg->mount) };
 	struct cg_name *old = cg->names;
 	size_t nold = cg->nnames, i;
+	char path[PATH_MAX];
+	struct stat st;
 
 	cg->names = NULL;
 	cg->nnames = 0;
-	walking = cg;
-	walk_cap = 0;
-	nunreadable = 0;
-	nftw(cg->mount, walk_one, 32, FTW_PHYS | FTW_MOUNT);
+	if (w.mlen < sizeof(path) && !lstat(cg->mount, &st) && S_ISDIR(st.st_mode)) {
+		w.dev = st.st_dev;
+		memcpy(path, cg->mount, w.mlen + 1);
+		walk_dir(&w, path, w.mlen, &st);
+	}
 	qsort(cg->names, cg->nnames, sizeof(*cg->names), cmp_name);
 	/*
 	 * Names learnt earlier (before the privilege drop) of cgroups below a
@@ -316,20 +352,17 @@ void cg_walk(struct sh_cgroups *cg, __u64 gen)
 	 * a removed cgroup.
 	 */
 	for (i = 0; i < nold; i++) {
-		if (nunreadable && !find(cg, old[i].id) && below_unreadable(old[i].path) &&
-		    !add_name(old[i].id, old[i].path))
+		if (w.nunreadable && !find(cg, old[i].id) && below_unreadable(&w, old[i].path) &&
+		    !add_name(&w, old[i].id, old[i].path))
 			old[i].path = NULL;
 		free(old[i].path);
 	}
 	free(old);
 	qsort(cg->names, cg->nnames, sizeof(*cg->names), cmp_name);
-	cg->partial = nunreadable > 0;
-	for (i = 0; i < nunreadable; i++)
-		free(unreadable[i]);
-	free(unreadable);
-	unreadable = NULL;
-	nunreadable = 0;
-	walking = NULL;
+	cg->partial = w.nunreadable > 0;
+	for (i = 0; i < w.nunreadable; i++)
+		free(w.unreadable[i]);
+	free(w.unreadable);
 	cg->walk_gen = gen;
 }
 
@@ -343,6 +376,13 @@ const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen)
 		return NULL;	/* walked already this interval */
 	cg_walk(cg, gen);
 	n = find(cg, id);
+	return n ? n->path : NULL;
+}
+
+const char *cg_known(const struct sh_cgroups *cg, __u64 id)
+{
+	struct cg_name *n = find(cg, id);
+
 	return n ? n->path : NULL;
 }
 

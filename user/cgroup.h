@@ -58,6 +58,9 @@ int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *le
  */
 const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen);
 
+/* Path of cgroup @id as learnt so far (no walk, no file touched), or NULL. */
+const char *cg_known(const struct sh_cgroups *cg, __u64 id);
+
 /*
  * Walk the hierarchy now (interval @gen) and learn every cgroup it can
  * list. Called before the privilege drop, so that the cgroups of then are

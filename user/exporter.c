@@ -8,53 +8,46 @@
 #include <bpf/bpf.h>
 
 #include "exporter.h"
-#include "listen_addr.h"
 #include "log.h"
+#include "exit_codes.h"
 
-int exporter_open(struct sh_exporter *x, const struct options *o)
+int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 {
-	struct listen_addr addr;
 	char err[512];
 	int m;
 
 	memset(x, 0, sizeof(*x));
-	if (!o->listen && !o->prom_file)
+	if (!sp->listen && !sp->prom_file)
 		return 0;
 	x->on = true;
-	x->ropts = *o;
-	x->ropts.top = 0;
+	x->rspec = (struct report_spec){ .key_type = sp->key_type, .sort = sp->sort };
 	/* started as root: a daemon does not stay root, nobody unless --user says */
-	if (o->user ? privdrop_lookup(o->user, &x->user)
+	if (sp->user ? privdrop_lookup(sp->user, &x->user)
 		    : !geteuid() && privdrop_lookup(PRIVDROP_DEFAULT_USER, &x->user)) {
-		if (!o->user)
+		if (!sp->user)
 			pr_warn("fleet mode switches to user %s once attached: pass --user NAME "
 				"to name another (--user root keeps root)\n", PRIVDROP_DEFAULT_USER);
 		return SH_EXIT_USAGE;
 	}
 	for (m = 0; m < SH_METRIC_NR; m++) {
-		if (!(o->metrics & (1U << m)))
+		if (!(sp->metrics & (1U << m)))
 			continue;
-		if (prom_view_init(&x->view[x->nviews], m, o->key_type,
-				   o->top ? o->top : o->max_keys)) {
+		if (prom_view_init(&x->view[x->nviews], m, sp->key_type,
+				   sp->max_series)) {
 			pr_warn("out of memory\n");
 			return SH_EXIT_FAIL;
 		}
 		x->nviews++;
 	}
-	if (o->prom_file) {
-		if (atomic_file_open(&x->file, "--prom-file", o->prom_file, err, sizeof(err))) {
+	if (sp->prom_file) {
+		if (atomic_file_open(&x->file, "--prom-file", sp->prom_file, err, sizeof(err))) {
 			pr_warn("%s\n", err);
 			return SH_EXIT_USAGE;
 		}
 		x->filing = true;
 	}
-	if (o->listen) {
-		/* checked by parse_options() already */
-		if (listen_addr_parse(o->listen, &addr, err, sizeof(err))) {
-			pr_warn("%s\n", err);
-			return SH_EXIT_USAGE;
-		}
-		if (http_bind(&x->http, &addr))
+	if (sp->listen) {
+		if (http_bind(&x->http, sp->listen))
 			return SH_EXIT_FAIL;
 		x->listening = true;
 	}
@@ -120,15 +113,26 @@ static int probe_map(void *arg)
 	return bpf_map_lookup_elem(p->fd, &zero, p->buf) ? -errno : 0;
 }
 
-int exporter_start(struct sh_exporter *x, int map_fd, void *buf)
+int exporter_drop(struct sh_exporter *x, int map_fd, void *buf)
 {
 	struct map_probe probe = { .fd = map_fd, .buf = buf };
+
+	if (x->on && privdrop(&x->user, probe_map, &probe))
+		return SH_EXIT_FAIL;
+	return 0;
+}
+
+const char *exporter_user(const struct sh_exporter *x)
+{
+	return x->user.set ? x->user.name : NULL;
+}
+
+int exporter_start(struct sh_exporter *x)
+{
 	int err;
 
 	if (!x->on)
 		return 0;
-	if (privdrop(&x->user, probe_map, &probe))
-		return SH_EXIT_FAIL;
 	/* the first write tells at once whether the (new) user may write there */
 	err = publish(x, true);
 	if (err == -ENOMEM) {
@@ -149,30 +153,21 @@ int exporter_start(struct sh_exporter *x, int map_fd, void *buf)
 	return 0;
 }
 
-/* Is the kernel key of this group still there (not pruned, even if kept)? */
-static bool key_live(const struct sh_group *g, void *arg)
-{
-	struct sh_entry *e = snapshot_find(arg, &g->key);
-
-	return e && !e->pruned;
-}
-
 int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     struct sh_cgroups *cg, __u64 gen)
+		     const struct sh_cgroups *cg)
 {
 	int err, i;
 
 	if (!x->on)
 		return 0;
 	for (i = 0; i < n && i < x->nviews; i++) {
-		x->ropts.cumulative = false;
-		if (report_build(&x->interval, &snaps[i], &x->ropts, cg, gen, 0))
+		x->rspec.cumulative = false;
+		if (report_build(&x->interval, &snaps[i], &x->rspec, cg, 0))
 			return -1;
-		x->ropts.cumulative = true;
-		if (report_build(&x->since_start, &snaps[i], &x->ropts, cg, gen, 0))
+		x->rspec.cumulative = true;
+		if (report_build(&x->since_start, &snaps[i], &x->rspec, cg, 0))
 			return -1;
-		if (prom_view_update(&x->view[i], &x->interval, &x->since_start, key_live,
-				     &snaps[i]))
+		if (prom_view_update(&x->view[i], &x->interval, &x->since_start))
 			return -1;
 	}
 	/* a daemon outlives a full disk: atomic_file_update() warns, the next interval retries */

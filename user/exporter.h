@@ -11,7 +11,6 @@
 #define SH_EXPORTER_H
 
 #include <stdbool.h>
-#include "options.h"
 #include "snapshot.h"
 #include "report.h"
 #include "cgroup.h"
@@ -31,7 +30,18 @@ struct sh_exporter {
 	int nviews;
 	struct sh_report interval;	/* the reports the view is built from */
 	struct sh_report since_start;
-	struct options ropts;		/* the options, with top 0: the view bounds keys itself */
+	struct report_spec rspec;	/* theirs: every key (the view bounds keys itself) */
+};
+
+/* Fleet mode's settings. */
+struct exporter_spec {
+	const struct listen_addr *listen; /* --listen, parsed; NULL = no server */
+	const char *prom_file;		/* --prom-file FILE, NULL = no file */
+	const char *user;		/* --user NAME, NULL = the default (root: nobody) */
+	__u32 metrics;			/* bit per enum sh_metric: a view each */
+	int key_type;			/* enum sh_key_type */
+	int sort;			/* enum sh_sort: which keys the view keeps */
+	__u32 max_series;		/* keys a view keeps (--top, else --max-keys) */
 };
 
 /*
@@ -39,22 +49,28 @@ struct sh_exporter {
  * --user. 0 (also when fleet mode is off), or an exit code after
  * printing why.
  */
-int exporter_open(struct sh_exporter *x, const struct options *o);
+int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp);
 
 /*
  * Once attached: drop privileges (the map read through @map_fd into
  * @buf, a buffer for one per-CPU value of that map, checks polling still
- * works), publish the empty view, start serving. 0 or an exit code.
+ * works). 0 (also when fleet mode is off) or an exit code.
  */
-int exporter_start(struct sh_exporter *x, int map_fd, void *buf);
+int exporter_drop(struct sh_exporter *x, int map_fd, void *buf);
+
+/* The user switched to, or NULL. */
+const char *exporter_user(const struct sh_exporter *x);
+
+/* Then: publish the empty view, start serving. 0 or an exit code. */
+int exporter_start(struct sh_exporter *x);
 
 /*
  * After each interval's reading, before snapshot_gc(): add the @n
- * snapshots (one per metric, as the views) to the views, publish. @cg and
- * @gen as for report_build(). 0, or -1 when out of memory.
+ * snapshots (one per metric, as the views) to the views, publish. @cg as
+ * for report_build(). 0, or -1 when out of memory.
  */
 int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     struct sh_cgroups *cg, __u64 gen);
+		     const struct sh_cgroups *cg);
 
 void exporter_close(struct sh_exporter *x);
 

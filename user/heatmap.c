@@ -22,12 +22,13 @@
 #define RIGHT 120	/* room for the colour legend */
 #define MIN_W 660	/* the title's width */
 
-int heatmap_init(struct sh_heatmap *hm, const struct options *o, char *err, size_t errlen)
+int heatmap_init(struct sh_heatmap *hm, const struct heatmap_spec *sp, char *err,
+		 size_t errlen)
 {
 	memset(hm, 0, sizeof(*hm));
 	hm->file.dirfd = -1;
-	hm->path = o->heatmap;
-	hm->key = o->heatmap_key;
+	hm->path = sp->path;
+	hm->key = sp->key;
 	if (hm->key) {
 		/* the key as the reports print it: escapes stand for the name's bytes */
 		hm->key_raw = malloc(strlen(hm->key) + 1);
@@ -38,10 +39,10 @@ int heatmap_init(struct sh_heatmap *hm, const struct options *o, char *err, size
 		if (name_unescape(hm->key, hm->key_raw, strlen(hm->key) + 1))
 			strcpy(hm->key_raw, hm->key);	/* not an escaped name: the bytes as given */
 	}
-	hm->metric = o->metric;
-	hm->key_type = o->key_type;
-	hm->unit = o->unit;
-	hm->cumulative = o->cumulative;
+	hm->metric = sp->metric;
+	hm->key_type = sp->key_type;
+	hm->unit = sp->unit;
+	hm->cumulative = sp->cumulative;
 	hm->cols = calloc(HEATMAP_MAX_COLUMNS, sizeof(*hm->cols));
 	if (!hm->cols) {
 		snprintf(err, errlen, "out of memory");

@@ -38,11 +38,22 @@ struct sh_heatmap {
 	struct atomic_file file;	/* the writer of @path */
 };
 
+/* What the heatmap shows, and where. */
+struct heatmap_spec {
+	const char *path;		/* SVG file */
+	const char *key;		/* group shown (as reports print it), NULL = all */
+	int metric;			/* enum sh_metric, for the title */
+	int key_type;			/* enum sh_key_type, for the title */
+	int unit;			/* enum sh_unit, for the axis labels */
+	bool cumulative;		/* reports are since start */
+};
+
 /*
- * Set up from the options: checks the --heatmap path and opens its
- * directory, writes nothing. 0, or -1 with the reason in @err.
+ * Set up from @sp: checks the path and opens its directory, writes
+ * nothing. 0, or -1 with the reason in @err.
  */
-int heatmap_init(struct sh_heatmap *hm, const struct options *o, char *err, size_t errlen);
+int heatmap_init(struct sh_heatmap *hm, const struct heatmap_spec *sp, char *err,
+		 size_t errlen);
 /* Add a column from report @r (the group named hm->key, or all). */
 int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r);
 /* Write the SVG to @f. */

@@ -13,6 +13,7 @@
 #include <microhttpd.h>
 
 #include "http_server.h"
+#include "names.h"
 #include "render_prom.h"
 #include "log.h"
 
@@ -21,7 +22,6 @@
 #endif
 
 #define LISTEN_BACKLOG 64
-#define NSEC_PER_SEC 1000000000ULL
 #define REAP_PERIOD_NS (NSEC_PER_SEC / 4)	/* how often deadlines are checked */
 
 /* One open connection, for the limits of http_server.h. */
@@ -268,7 +268,7 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 {
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 							 MHD_HTTP_HEADER_ACCEPT);
-	bool om = prom_accept_openmetrics(accept);
+	bool om = http_accept_openmetrics(accept);
 	struct MHD_Response *r;
 	struct http_page *p;
 	enum MHD_Result ret;
@@ -323,7 +323,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 /* libmicrohttpd's complaints (bad requests, limits hit): only with -vv. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	if (sh_log_level < SH_LOG_DEBUG)
+	if (log_level() < SH_LOG_DEBUG)
 		return;
 	fputs("schedhist: http: ", stderr);
 	vfprintf(stderr, fmt, ap);

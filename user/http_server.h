@@ -69,4 +69,11 @@ void http_publish(struct http_server *h, char *text, size_t text_len, char *om, 
 /* Stop serving (waits for the server thread) and free everything. */
 void http_stop(struct http_server *h);
 
+/*
+ * Content negotiation: does this Accept header value ask for OpenMetrics
+ * 1.0.0 (application/openmetrics-text, version 1.0.0 or unspecified) at
+ * least as much as for the text format? NULL (no header) is no.
+ */
+bool http_accept_openmetrics(const char *accept);
+
 #endif /* SH_HTTP_SERVER_H */

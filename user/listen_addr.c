@@ -7,7 +7,7 @@
 #include <netinet/in.h>
 
 #include "listen_addr.h"
-#include "options.h"
+#include "parse.h"
 
 #define LOOPBACK "127.0.0.1"
 

@@ -20,7 +20,7 @@
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	/* -vv: libbpf's warnings and info (the verifier log); -vvv: its debug */
-	if (sh_log_level < SH_LOG_DEBUG || (level == LIBBPF_DEBUG && sh_log_level <= SH_LOG_DEBUG))
+	if (log_level() < SH_LOG_DEBUG || (level == LIBBPF_DEBUG && log_level() <= SH_LOG_DEBUG))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -176,8 +176,9 @@ static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vs
 	return err;
 }
 
-int loader_start(struct sh_loader *l, const struct options *o, const struct sh_cgroup_cfg *cg)
+int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 {
+	const struct sh_cgroup_cfg *cg = &sp->cg;
 	struct schedhist_bpf *skel;
 	const char *why;
 	bool hooks, keyed, tasks;
@@ -196,18 +197,18 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 		pr_warn("cannot count possible CPUs: %s\n", strerror(-l->ncpus));
 		return -1;
 	}
-	l->metrics = o->metrics;
+	l->metrics = sp->metrics;
 	for (m = 0; m < SH_METRIC_NR; m++)
-		l->nmetrics += !!(o->metrics & (1U << m));
+		l->nmetrics += !!(sp->metrics & (1U << m));
 
 	l->method = loader_probe_method(&why);
-	if (o->method == SH_METHOD_SCHED_INFO && l->method != SH_METHOD_SCHED_INFO) {
+	if (sp->method == SH_METHOD_SCHED_INFO && l->method != SH_METHOD_SCHED_INFO) {
 		pr_warn("--method sched_info: not on this kernel (%s)\n", why);
 		return -1;
 	}
-	if (o->method == SH_METHOD_WAKEUP)
+	if (sp->method == SH_METHOD_WAKEUP)
 		l->method = SH_METHOD_WAKEUP;
-	if (l->method == SH_METHOD_WAKEUP && o->method == SH_METHOD_AUTO)
+	if (l->method == SH_METHOD_WAKEUP && sp->method == SH_METHOD_AUTO)
 		pr_info("method wakeup: %s\n", why);
 
 	skel = schedhist_bpf__open();
@@ -216,13 +217,13 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 		return -1;
 	}
 	l->skel = skel;
-	skel->rodata->metrics = o->metrics;
+	skel->rodata->metrics = sp->metrics;
 	skel->rodata->method = l->method;
-	skel->rodata->key_type = o->key_type;
+	skel->rodata->key_type = sp->key_type;
 	skel->rodata->nr_cpus = l->ncpus;
-	skel->rodata->filter_tgid = o->pid;
+	skel->rodata->filter_tgid = sp->pid;
 	skel->rodata->cgroup_hier = cg->hier;
-	skel->rodata->cgroup_depth = o->cgroup_depth;
+	skel->rodata->cgroup_depth = sp->cgroup_depth;
 	skel->rodata->filter_cgid = cg->filter_id;
 	skel->rodata->filter_cglevel = cg->filter_level;
 	/*
@@ -232,7 +233,7 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 	 * takes a fresh element that the kernel's caches (refilled in the
 	 * background) may not have at that instant (no_mem)
 	 */
-	skel->rodata->fold_above = o->max_keys / 2 < FOLD_ABOVE ? o->max_keys / 2 : FOLD_ABOVE;
+	skel->rodata->fold_above = sp->max_keys / 2 < FOLD_ABOVE ? sp->max_keys / 2 : FOLD_ABOVE;
 
 	/*
 	 * Wakeup programs only for the wakeup method: sched_wakeup when a
@@ -241,16 +242,16 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 	 * only for keys that die: tasks (tid, pid) and cgroups.
 	 */
 	hooks = l->method == SH_METHOD_WAKEUP &&
-		(o->metrics & ((1U << SH_METRIC_RUNQ) | (1U << SH_METRIC_BLOCKED)));
-	keyed = o->key_type != SH_KEY_NONE && o->key_type != SH_KEY_CPU;
-	tasks = o->key_type == SH_KEY_TID || o->key_type == SH_KEY_PID;
-	l->reclaims = tasks || o->key_type == SH_KEY_CGROUP;
+		(sp->metrics & ((1U << SH_METRIC_RUNQ) | (1U << SH_METRIC_BLOCKED)));
+	keyed = sp->key_type != SH_KEY_NONE && sp->key_type != SH_KEY_CPU;
+	tasks = sp->key_type == SH_KEY_TID || sp->key_type == SH_KEY_PID;
+	l->reclaims = tasks || sp->key_type == SH_KEY_CGROUP;
 	struct tp tps[] = {
 		{ "sched_switch", true },
 		{ "sched_wakeup", hooks },
 		{ "sched_wakeup_new", l->method == SH_METHOD_WAKEUP },
 		{ "sched_process_free", tasks },
-		{ "cgroup_release", o->key_type == SH_KEY_CGROUP },
+		{ "cgroup_release", sp->key_type == SH_KEY_CGROUP },
 	};
 	struct bpf_program *progs[] = {
 		skel->progs.schedhist_switch, skel->progs.schedhist_wakeup,
@@ -268,7 +269,7 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 		bpf_program__set_autoload(progs[i], tps[i].want);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
-	bpf_map__set_max_entries(skel->maps.hists, keyed ? o->max_keys + 2 : 1);
+	bpf_map__set_max_entries(skel->maps.hists, keyed ? sp->max_keys + 2 : 1);
 	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
 	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
 		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
@@ -283,10 +284,10 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 		if (tp)	/* libbpf says only ESRCH ("No such process") */
 			pr_warn("cannot load BPF programs: this kernel has no BTF tracepoint %s "
 				"(no btf_trace_%s in /sys/kernel/btf/vmlinux)%s\n", tp, tp,
-				sh_log_level < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
+				log_level() < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
 		else
 			pr_warn("cannot load BPF programs: %s%s%s\n", strerror(err), hint(err),
-				sh_log_level < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
+				log_level() < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
 		goto fail;
 	}
 	l->hists_fd = bpf_map__fd(skel->maps.hists);
@@ -304,7 +305,7 @@ int loader_start(struct sh_loader *l, const struct options *o, const struct sh_c
 			goto fail;
 	pr_info("attached %d program(s), method %s, %d possible CPUs, key map capacity %u"
 		" + [other]%s\n", l->nlinks, method_name(l->method), l->ncpus,
-		keyed ? o->max_keys : 0, l->reclaims ? " + [exited]" : "");
+		keyed ? sp->max_keys : 0, l->reclaims ? " + [exited]" : "");
 	return 0;
 fail:
 	loader_close(l);

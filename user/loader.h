@@ -5,7 +5,8 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
-#include "options.h"
+#include <sys/types.h>
+#include "names.h"
 
 struct schedhist_bpf;
 
@@ -29,11 +30,22 @@ struct sh_cgroup_cfg {
 	__u32 filter_level;	/* its level */
 };
 
+/* What the kernel side measures, set before load. */
+struct loader_spec {
+	__u32 metrics;		/* bit per enum sh_metric */
+	int method;		/* enum sh_method, or SH_METHOD_AUTO */
+	int key_type;		/* enum sh_key_type */
+	pid_t pid;		/* only this process, 0 = all */
+	__u32 cgroup_depth;	/* -k cgroup roll-up depth, 0 = none */
+	__u32 max_keys;		/* key map capacity, [other] beyond */
+	struct sh_cgroup_cfg cg; /* hierarchy and -c filter */
+};
+
 /*
  * Load and attach. On failure prints one line saying what failed and why,
  * cleans up, and returns -1 (nothing stays loaded).
  */
-int loader_start(struct sh_loader *l, const struct options *o, const struct sh_cgroup_cfg *cg);
+int loader_start(struct sh_loader *l, const struct loader_spec *sp);
 /* Detach the programs (the maps stay readable for a final snapshot). */
 void loader_detach(struct sh_loader *l);
 void loader_close(struct sh_loader *l);

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "loop.h"
+#include "names.h"
 
-#define NSEC_PER_SEC 1000000000ULL
 
 static int self_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t stops;

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * schedhist: options -> loader -> poll loop. Each tick reads the kernel's
- * cumulative maps into a snapshot (sums CPUs, diffs the previous reading),
- * builds one report and hands it to the renderers.
+ * schedhist: parse the command line, set up (cgroups, outputs, snapshots,
+ * loader, privileges), loop over ticks, tear down. A tick either only
+ * reads the kernel's cumulative maps into the snapshots (between reports,
+ * to keep 32-bit counters exact), or is a report tick: read, name new
+ * cgroups, build one report per metric measured, feed every output of
+ * the list (stdout, heatmap, exporter: output.h), forget what is gone.
+ * docs/architecture.md has the module map.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,19 +17,34 @@
 
 #include "schedhist.h"
 #include "options.h"
+#include "specs.h"
 #include "loader.h"
 #include "snapshot_read.h"
 #include "report.h"
-#include "render.h"
-#include "heatmap.h"
-#include "exporter.h"
+#include "outputs.h"
 #include "cgroup.h"
 #include "loop.h"
 #include "log.h"
 
-#define NSEC_PER_SEC 1000000000ULL
+/* Outputs at most: stdout, heatmap, exporter. */
+#define MAX_OUTPUTS 3
 
-int sh_log_level;
+/* Everything the poller holds; zeroed at start, so teardown() frees any part made. */
+struct poller {
+	struct options o;
+	struct report_spec rspec;
+	struct sh_loader l;
+	struct sh_reader rd;
+	struct sh_snapshot snaps[SH_METRIC_NR];
+	struct sh_report reps[SH_METRIC_NR];
+	int nsnap;				/* metrics measured: snapshots made */
+	struct sh_cgroups cg;
+	bool use_cg;				/* cgroup names or the -c filter needed */
+	struct sh_maps maps;
+	struct sh_output outs[MAX_OUTPUTS];
+	int nout;
+	struct sh_exporter *ex;			/* fleet mode's output, for the privilege drop */
+};
 
 static __u64 now_ns(void)
 {
@@ -111,147 +129,185 @@ static int read_maps(struct sh_loader *l, struct sh_snapshot *snaps, int nsnap,
 	return err ? -1 : 0;
 }
 
-/*
- * Write one report, whole: rendered into memory first, then written with
- * write_whole(). The memory stream lives as long as the process and is
- * rewound for each report: its buffer grows to the largest report once
- * and is reused, instead of a buffer of tens of kB made and freed per
- * report, which fragments the heap between the snapshot's small blocks
- * (resident memory crept up by kBs a second at -i 1). 0, or its -errno
- * (-EPIPE: the reader is gone).
- */
-static int emit(const struct sh_report *r, const struct options *o)
-{
-	static char *buf;
-	static size_t len;
-	static FILE *f;
-	off_t n;
 
-	if (!f && !(f = open_memstream(&buf, &len)))
-		return -ENOMEM;
-	rewind(f);
-	if (o->json)
-		render_json(f, r, o);
-	else
-		render_text(f, r, o);
-	if (fflush(f) || (n = ftello(f)) < 0)
-		return -ENOMEM;
-	return write_whole(STDOUT_FILENO, buf, (size_t)n);
+/* Open the outputs of the options, in the order they are fed. 0 or an exit code. */
+static int setup_outputs(struct poller *p)
+{
+	const struct options *o = &p->o;
+	struct render_spec rs = render_spec_of(o);
+	struct heatmap_spec hs = heatmap_spec_of(o);
+	struct exporter_spec es = exporter_spec_of(o);
+	int ret = 0;
+
+	if (o->print)
+		ret = print_output_open(&p->outs[p->nout++], &rs, o->json);
+	if (!ret && o->heatmap)
+		ret = heatmap_output_open(&p->outs[p->nout++], &hs);
+	if (!ret && (o->listen || o->prom_file))
+		ret = exporter_output_open(&p->outs[p->nout++], &es, &p->ex);
+	return ret;
 }
 
-int main(int argc, char **argv)
+/* One snapshot per metric measured, in enum order (as the kernel's values). */
+static int setup_snapshots(struct poller *p)
 {
-	struct options o;
-	struct sh_loader l;
-	struct sh_reader rd;
-	struct sh_snapshot snaps[SH_METRIC_NR];
-	struct sh_report reps[SH_METRIC_NR] = {};
-	struct sh_cgroups cg = {};
-	struct sh_cgroup_cfg cgcfg;
-	struct sh_maps maps;
-	struct sh_heatmap hm = {};
-	struct sh_exporter ex;
-	bool use_cg, out_ok = true, fresh = true;
-	int out_err;
-	char errbuf[512];
-	__u64 start, last, next = 0, deadline = 0, printed = 0, gen = 0, last_read, period;
-	__u64 seen_last = 0;
-	int ret, err, nsnap = 0, m, i;
+	const struct options *o = &p->o;
+	int m;
 
-	ret = parse_options(argc, argv, &o);
-	if (ret >= 0)
+	for (m = 0; m < SH_METRIC_NR; m++) {
+		struct sh_snapshot *s = &p->snaps[p->nsnap];
+
+		if (!(o->metrics & (1U << m)))
+			continue;
+		if (snapshot_init(s)) {
+			pr_warn("out of memory\n");
+			return SH_EXIT_FAIL;
+		}
+		p->nsnap++;
+		s->metric = m;
+		/* removed cgroups keep their own line in reports since start */
+		s->keep_pruned = o->cumulative && o->key_type == SH_KEY_CGROUP;
+		s->keep_limit = o->max_keys;	/* bounded: older ones fold into [exited] */
+	}
+	return 0;
+}
+
+/*
+ * Everything before the first tick, in the order that fails early: what
+ * the command line names (cgroups, output paths) before anything is
+ * loaded, privileges dropped once attached, then the outputs' first
+ * writes. 0 or an exit code after printing why.
+ */
+static int setup(struct poller *p)
+{
+	const struct options *o = &p->o;
+	struct sh_cgroup_cfg cgcfg;
+	struct loader_spec ls;
+	int ret, i;
+
+	if ((ret = options_check_pid(o)))
 		return ret;
-	ret = setup_cgroups(&o, &cg, &use_cg, &cgcfg);
-	if (ret)
+	log_set_level(o->verbose);
+	p->rspec = report_spec_of(o);
+	if ((ret = setup_cgroups(o, &p->cg, &p->use_cg, &cgcfg)))
 		return ret;
 	if (loop_init()) {
 		pr_warn("cannot install signal handlers: %s\n", strerror(errno));
 		return SH_EXIT_FAIL;
 	}
-	/* a closed stdout would only show at the first report, maybe hours later */
-	if (o.print && ((err = fcntl(STDOUT_FILENO, F_GETFL)) < 0 ||
-			(err & O_ACCMODE) == O_RDONLY)) {
-		pr_warn("standard output is %s: nowhere to print reports\n",
-			err < 0 ? "closed" : "open read-only");
-		return SH_EXIT_FAIL;
-	}
-	/* a bad heatmap path fails now, before anything is loaded (nothing is written yet) */
-	if (o.heatmap && heatmap_init(&hm, &o, errbuf, sizeof(errbuf))) {
-		pr_warn("%s\n", errbuf);
-		heatmap_free(&hm);
-		return SH_EXIT_USAGE;
-	}
-	/* what needs privileges: bind --listen, open the --prom-file directory */
-	ret = exporter_open(&ex, &o);
-	if (ret) {
-		exporter_close(&ex);
+	if ((ret = setup_outputs(p)) || (ret = setup_snapshots(p)))
 		return ret;
-	}
-	/* one snapshot per metric measured, in enum order (as the kernel's values) */
-	for (m = 0; m < SH_METRIC_NR; m++) {
-		if (!(o.metrics & (1U << m)))
-			continue;
-		if (snapshot_init(&snaps[nsnap])) {
-			pr_warn("out of memory\n");
-			exporter_close(&ex);
-			for (i = 0; i < nsnap; i++)
-				snapshot_free(&snaps[i]);
-			return SH_EXIT_FAIL;
-		}
-		snaps[nsnap].metric = m;
-		/* removed cgroups keep their own line in reports since start */
-		snaps[nsnap].keep_pruned = o.cumulative && o.key_type == SH_KEY_CGROUP;
-		snaps[nsnap].keep_limit = o.max_keys;	/* bounded: older ones fold into [exited] */
-		nsnap++;
-	}
-	if (loader_start(&l, &o, &cgcfg)) {
-		exporter_close(&ex);
-		for (i = 0; i < nsnap; i++)
-			snapshot_free(&snaps[i]);
-		cg_close(&cg);
+	ls = loader_spec_of(o, &cgcfg);
+	if (loader_start(&p->l, &ls))
+		return SH_EXIT_FAIL;
+	for (i = 0; i < p->nsnap; i++)
+		p->snaps[i].method = p->l.method;
+	if (reader_init(&p->rd, p->l.ncpus, p->l.nmetrics)) {
+		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;
 	}
-	for (i = 0; i < nsnap; i++)
-		snaps[i].method = l.method;
-	if (reader_init(&rd, l.ncpus, l.nmetrics)) {
-		pr_warn("out of memory\n");
-		ret = SH_EXIT_FAIL;
-		goto out;
+	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
+		pr_warn("process %d exited while schedhist was starting\n", o->pid);
+		return SH_EXIT_FAIL;
 	}
-	if (o.pid && kill(o.pid, 0) && errno == ESRCH) {
-		pr_warn("process %d exited while schedhist was starting\n", o.pid);
-		ret = SH_EXIT_FAIL;
-		goto out;
-	}
-	maps = (struct sh_maps){ .pcpu_fd = l.pcpu_fd, .hists_fd = l.hists_fd,
-				 .key_type = o.key_type, .live_keys = l.live_keys };
+	p->maps = (struct sh_maps){ .pcpu_fd = p->l.pcpu_fd, .hists_fd = p->l.hists_fd,
+				    .key_type = o->key_type, .live_keys = p->l.live_keys };
 	/* name the cgroups of now while every directory can be listed */
-	if (use_cg)
-		cg_walk(&cg, 0);
+	if (p->use_cg)
+		cg_walk(&p->cg, 0);
 	/* fleet mode: drop privileges (the map fds stay usable), then serve */
-	ret = exporter_start(&ex, maps.pcpu_fd, rd.pcpu);
-	if (ret)
-		goto out;
-	/* the first write, as the user it runs as from now on, tells at once */
-	if (o.heatmap && (err = heatmap_write_first(&hm))) {
-		pr_warn("cannot write --heatmap %s: %s%s%s%s\n", o.heatmap, strerror(-err),
-			ex.user.set ? " (as user " : "", ex.user.set ? ex.user.name : "",
-			ex.user.set ? "; --user names another)" : "");
-		ret = SH_EXIT_FAIL;
-		goto out;
-	}
+	if (p->ex && (ret = exporter_drop(p->ex, p->maps.pcpu_fd, p->rd.pcpu)))
+		return ret;
+	for (i = 0; i < p->nout; i++)
+		if (p->outs[i].start &&
+		    (ret = p->outs[i].start(p->outs[i].ctx, p->ex ? exporter_user(p->ex) : NULL)))
+			return ret;
 
 	/* on stderr, so it never mixes with JSON; tests wait for this line */
 	/* the default answers "how long off CPU", not "how long waiting for a CPU": say so */
-	fprintf(stderr, "Tracing %s%s%s... Hit Ctrl-C to end.\n", metric_words(o.metric),
-		o.metric == SH_METRIC_OFFCPU ? ", sleeping included (-M runq: waiting for a CPU)"
-					     : "", o.pid ? " of one process" : "");
+	fprintf(stderr, "Tracing %s%s%s... Hit Ctrl-C to end.\n", metric_words(o->metric),
+		o->metric == SH_METRIC_OFFCPU ? ", sleeping included (-M runq: waiting for a CPU)"
+					      : "", o->pid ? " of one process" : "");
+	return 0;
+}
+
+/*
+ * The cgroup step of a report tick: learn the paths of cgroup ids not
+ * named yet (at most one walk of the hierarchy per reading), so that the
+ * reports only look names up.
+ */
+static void name_cgroups(struct poller *p)
+{
+	struct sh_entry *e;
+	size_t it;
+	int i;
+
+	if (!p->use_cg)
+		return;
+	for (i = 0; i < p->nsnap; i++)
+		for (e = NULL, it = 0; (e = snapshot_next(&p->snaps[i], &it, e));)
+			if (e->key.id != SH_OTHER_ID && e->key.id != SH_EXITED_ID)
+				cg_path(&p->cg, e->key.id, p->snaps[0].gen);
+}
+
+/*
+ * A report tick at @t, reports spanning @span_s seconds: build, feed the
+ * outputs, forget what is gone. 0 to go on; 1 to end after it (an
+ * output is done, or failed: *@ret says how); -1 to end now (*@ret set).
+ */
+static int report_tick(struct poller *p, double span_s, int *ret)
+{
+	struct sh_tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
+				.cg = p->use_cg ? &p->cg : NULL };
+	int i, end = 0;
+
+	name_cgroups(p);
+	for (i = 0; i < p->nsnap; i++) {
+		if (p->snaps[i].wraps) {
+			pr_warn("more than 2^32 events between two readings: counts of "
+				"this interval may be short by multiples of 2^32\n");
+			p->snaps[i].wraps = 0;
+		}
+		if (report_build(&p->reps[i], &p->snaps[i], &p->rspec, tick.cg, span_s)) {
+			pr_warn("out of memory\n");
+			*ret = SH_EXIT_FAIL;
+			return -1;
+		}
+	}
+	for (i = 0; i < p->nout; i++) {
+		switch (p->outs[i].emit(p->outs[i].ctx, &tick)) {
+		case OUT_OK:
+			break;
+		case OUT_DONE:
+			end = 1;
+			break;
+		case OUT_FAILED:
+			*ret = SH_EXIT_FAIL;
+			end = 1;
+			break;
+		case OUT_FATAL:
+			*ret = SH_EXIT_FAIL;
+			return -1;
+		}
+	}
+	for (i = 0; i < p->nsnap; i++)
+		snapshot_gc(&p->snaps[i]);
+	return end;
+}
+
+/* Ticks until a stop signal, -d, the count, or an output ends the run. The exit code. */
+static int run(struct poller *p)
+{
+	const struct options *o = &p->o;
+	__u64 start, last, next = 0, deadline = 0, printed = 0, last_read, period, seen_last = 0;
+	bool fresh = true;
+	int ret = SH_EXIT_OK, end;
 
 	start = last = last_read = now_ns();
-	if (o.interval_ns)
-		next = start + o.interval_ns;
-	if (o.duration_ns)
-		deadline = start + o.duration_ns;
+	if (o->interval_ns)
+		next = start + o->interval_ns;
+	if (o->duration_ns)
+		deadline = start + o->duration_ns;
 	/*
 	 * Kernel counters are 32 bits per CPU: read at least every
 	 * SH_READ_PERIOD_S (sooner at high event rates, below) whatever the
@@ -259,7 +315,6 @@ int main(int argc, char **argv)
 	 */
 	period = SH_READ_PERIOD_S * NSEC_PER_SEC;
 
-	ret = SH_EXIT_OK;
 	for (;;) {
 		__u64 wake = next, t;
 		bool final = false;
@@ -276,106 +331,91 @@ int main(int argc, char **argv)
 			if (t < last_read + period)
 				continue;
 			/* a reading between reports: it only keeps the counts exact */
-			if (read_maps(&l, snaps, nsnap, &rd, &maps, fresh)) {
-				ret = SH_EXIT_FAIL;
-				break;
-			}
+			if (read_maps(&p->l, p->snaps, p->nsnap, &p->rd, &p->maps, fresh))
+				return SH_EXIT_FAIL;
 			fresh = false;
 			last_read = t;
-			period = read_period(snaps[0].stats_cum[SH_STAT_SEEN] - seen_last, t, &seen_last);
+			period = read_period(p->snaps[0].stats_cum[SH_STAT_SEEN] - seen_last, t,
+					     &seen_last);
 			continue;
 		}
 
-		if (final) {
-			if (o.interval_ns && t == last)
-				break;
-		}
-		if (final || (o.count && printed + 1 >= o.count)) {
-			/* the last report: exact counts, nothing runs once detached */
-			loader_detach(&l);
-		}
-		gen++;
-		if (read_maps(&l, snaps, nsnap, &rd, &maps, fresh)) {
-			ret = SH_EXIT_FAIL;
+		if (final && o->interval_ns && t == last)
 			break;
-		}
+		/* the last report: exact counts, nothing runs once detached */
+		if (final || (o->count && printed + 1 >= o->count))
+			loader_detach(&p->l);
+		if (read_maps(&p->l, p->snaps, p->nsnap, &p->rd, &p->maps, fresh))
+			return SH_EXIT_FAIL;
 		fresh = true;
 		last_read = t;
-		for (i = 0; i < nsnap; i++) {
-			if (snaps[i].wraps) {
-				pr_warn("more than 2^32 events between two readings: counts of "
-					"this interval may be short by multiples of 2^32\n");
-				snaps[i].wraps = 0;
-			}
-			if (report_build(&reps[i], &snaps[i], &o, use_cg ? &cg : NULL, gen,
-					 (double)(t - (o.cumulative ? start : last)) / 1e9))
-				break;
-		}
-		if (i < nsnap) {
-			pr_warn("out of memory\n");
-			ret = SH_EXIT_FAIL;
+		end = report_tick(p, (double)(t - (o->cumulative ? start : last)) / 1e9, &ret);
+		if (end < 0)
 			break;
-		}
-		for (i = 0, out_err = 0; i < nsnap && o.print && !out_err; i++)
-			out_err = emit(&reps[i], &o);
-		out_ok = !out_err;
-		/* the reader went away (EPIPE): a quiet end; anything else is a failure */
-		if (out_err == -ECANCELED) {
-			pr_warn("cannot write the report: a second stop signal came while the reader "
-				"was not reading; the report is cut\n");
-			ret = SH_EXIT_FAIL;
-		} else if (out_err && out_err != -EPIPE) {
-			pr_warn("cannot write the report: %s\n", strerror(-out_err));
-			ret = SH_EXIT_FAIL;
-		}
-		/*
-		 * the heatmap shows the first metric measured; a failed write
-		 * (disk full) is warned once and retried: like --prom-file
-		 */
-		if (o.heatmap && (heatmap_add(&hm, &reps[0]) || heatmap_write(&hm))) {
-			pr_warn("out of memory\n");
-			ret = SH_EXIT_FAIL;
-			break;
-		}
-		if (exporter_publish(&ex, snaps, nsnap, use_cg ? &cg : NULL, gen)) {
-			pr_warn("out of memory\n");
-			ret = SH_EXIT_FAIL;
-			break;
-		}
-		for (i = 0; i < nsnap; i++)
-			snapshot_gc(&snaps[i]);
-		period = read_period(snaps[0].stats_cum[SH_STAT_SEEN] - seen_last, t, &seen_last);
+		period = read_period(p->snaps[0].stats_cum[SH_STAT_SEEN] - seen_last, t, &seen_last);
 		last = t;
 		printed++;
-		if (!out_ok || final || (o.count && printed >= o.count))
+		if (end || final || (o->count && printed >= o->count))
 			break;
-		if (o.interval_ns)
-			next = schedule_next(next, t, o.interval_ns);
+		if (o->interval_ns)
+			next = schedule_next(next, t, o->interval_ns);
 	}
-	for (i = 0; i < nsnap && o.verbose; i++)
+	return ret;
+}
+
+/* -v: the event counters of the whole run, per metric. */
+static void print_totals(struct poller *p)
+{
+	int i;
+
+	for (i = 0; i < p->nsnap; i++) {
+		struct sh_snapshot *s = &p->snaps[i];
+
 		pr_info("totals %s: seen %llu, recorded into histograms %llu, no_start %llu, "
 			"filtered %llu, dropped %llu, map_full %llu, no_mem %llu, clock_skew %llu; "
 			"keys made %llu, reclaimed by the kernel %llu, removed by the poller %llu\n",
-			metric_name(snaps[i].metric),
-			(unsigned long long)snaps[i].stats_cum[SH_STAT_SEEN],
-			(unsigned long long)snapshot_recorded(&snaps[i]),
-			(unsigned long long)snaps[i].stats_cum[SH_STAT_NO_START],
-			(unsigned long long)snaps[i].stats_cum[SH_STAT_FILTERED],
-			(unsigned long long)snaps[i].stats_cum[SH_STAT_DROPPED],
-			(unsigned long long)snaps[i].stats_cum[SH_STAT_MAP_FULL],
-			(unsigned long long)snaps[i].stats_cum[SH_STAT_NO_MEM],
-			(unsigned long long)snaps[i].stats_cum[SH_STAT_CLOCK_SKEW],
-			(unsigned long long)loader_keys_made(&l), (unsigned long long)rd.reclaimed,
-			(unsigned long long)rd.pruned);
-out:
-	exporter_close(&ex);
-	heatmap_free(&hm);
-	for (i = 0; i < nsnap; i++) {
-		report_free(&reps[i]);
-		snapshot_free(&snaps[i]);
+			metric_name(s->metric), (unsigned long long)s->stats_cum[SH_STAT_SEEN],
+			(unsigned long long)snapshot_recorded(s),
+			(unsigned long long)s->stats_cum[SH_STAT_NO_START],
+			(unsigned long long)s->stats_cum[SH_STAT_FILTERED],
+			(unsigned long long)s->stats_cum[SH_STAT_DROPPED],
+			(unsigned long long)s->stats_cum[SH_STAT_MAP_FULL],
+			(unsigned long long)s->stats_cum[SH_STAT_NO_MEM],
+			(unsigned long long)s->stats_cum[SH_STAT_CLOCK_SKEW],
+			(unsigned long long)loader_keys_made(&p->l),
+			(unsigned long long)p->rd.reclaimed, (unsigned long long)p->rd.pruned);
 	}
-	reader_free(&rd);
-	loader_close(&l);
-	cg_close(&cg);
+}
+
+/* The one cleanup path: frees whatever setup() made, in reverse. */
+static void teardown(struct poller *p)
+{
+	int i;
+
+	for (i = p->nout - 1; i >= 0; i--)
+		p->outs[i].close(p->outs[i].ctx);
+	for (i = 0; i < p->nsnap; i++) {
+		report_free(&p->reps[i]);
+		snapshot_free(&p->snaps[i]);
+	}
+	reader_free(&p->rd);
+	loader_close(&p->l);
+	cg_close(&p->cg);
+}
+
+int main(int argc, char **argv)
+{
+	static struct poller p;
+	int ret;
+
+	ret = parse_options(argc, argv, &p.o);
+	if (ret >= 0)
+		return ret;
+	ret = setup(&p);
+	if (!ret) {
+		ret = run(&p);
+		print_totals(&p);
+	}
+	teardown(&p);
 	return ret;
 }

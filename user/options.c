@@ -1,23 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* Command line parsing: the table below is the single source of --help. */
+/*
+ * Command line parsing. One table, opt_defs[], says for each option its
+ * names, its --help line, the field of struct options it fills, how its
+ * value is parsed and checked (type, limits, the message for a bad value)
+ * and the rule it must keep with the other options; parse_options()
+ * walks the table, and only the options whose values need more than a
+ * type (a metric list, the key's three spellings, --listen) have a
+ * parser of their own. Nothing but the struct is written.
+ */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "schedhist.h"
 #include "options.h"
+#include "parse.h"
 #include "listen_addr.h"
-#include "log.h"
 
 #ifndef SCHEDHIST_VERSION
 #define SCHEDHIST_VERSION "0.0.0-dev"
 #endif
 
-#define NSEC_PER_SEC 1000000000ULL
 #define MAX_INTERVAL_NS (86400ULL * NSEC_PER_SEC)	/* one day */
 /* shorter would spend the poller's time reading maps, not the workload's running */
 #define MIN_INTERVAL_NS (10ULL * 1000000)		/* 10 ms */
@@ -26,6 +34,9 @@
 #define DEFAULT_MAX_KEYS 10240
 #define FLEET_INTERVAL_NS (5 * NSEC_PER_SEC)		/* --listen/--prom-file without -i */
 #define PID_MAX_LIMIT 4194304				/* kernel's PID_MAX_LIMIT */
+#define MAX_COUNT 1000000000				/* -n ceiling */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* Long-only options take values past the char range. */
 enum {
@@ -47,66 +58,160 @@ enum {
 	OPT_METHOD,
 };
 
+/* How an option's value is parsed into its field. */
+enum opt_type {
+	T_FLAG,		/* no value: the bool field becomes true */
+	T_COUNT,	/* no value: the int field counts the times given */
+	T_CONST,	/* no value: the int field becomes .min */
+	T_MARK,		/* no value, no field: only that it was given counts */
+	T_UINT,		/* an integer in [.min, .max] (parse_u64) */
+	T_DURATION,	/* a duration in [.min, .max] ns; a bare number is in .unit_ns
+			 * (0: a unit is required) */
+	T_NAME,		/* a name of names.h, through .lookup */
+	T_STRING,	/* the argument itself; non-empty when .err is set */
+	T_CUSTOM,	/* .set parses it */
+};
+
+struct parse_state;
+struct opt_def;
+
+/* A custom parser: -1 when it took @arg, or an exit code. */
+typedef int (*opt_set_fn)(struct parse_state *st, const struct opt_def *d, const char *arg);
+/* A rule with the other options, checked once all are parsed: NULL or why not. */
+typedef const char *(*opt_check_fn)(const struct parse_state *st);
+
 struct opt_def {
 	const char *name;	/* long name */
 	int val;		/* short letter or OPT_* */
-	int has_arg;		/* no_argument / required_argument */
-	const char *arg;	/* argument name in --help */
+	const char *arg;	/* argument name in --help, NULL: takes none */
 	const char *help;	/* one line of --help */
-};
-
-static const struct opt_def opt_defs[] = {
-	{ "metric", 'M', required_argument, "LIST",
-	  "what to measure: offcpu (default), runq, blocked, or a list: offcpu,runq" },
-	{ "method", OPT_METHOD, required_argument, "HOW",
-	  "runq/blocked from: auto (default), sched_info (kernel accounting), wakeup (hooks)" },
-	{ "key", 'k', required_argument, "KEY",
-	  "histogram per: none (default), comm, pid, tid, cpu, cgroup" },
-	{ "pids", 'P', no_argument, NULL, "same as -k pid (one histogram per process)" },
-	{ "tids", 'L', no_argument, NULL, "same as -k tid (one histogram per thread)" },
-	{ "interval", 'i', required_argument, "DUR",
-	  "print a report every DUR, 10ms to 1 day (seconds unless suffixed: 500ms, 2s)" },
-	{ "count", 'n', required_argument, "N", "stop after N reports" },
-	{ "duration", 'd', required_argument, "DUR", "stop after DUR (seconds unless suffixed)" },
-	{ "cumulative", OPT_CUMULATIVE, no_argument, NULL,
-	  "each report covers the time since start, not the interval" },
-	{ "milliseconds", 'm', no_argument, NULL, "show waits in milliseconds" },
-	{ "unit", OPT_UNIT, required_argument, "UNIT", "show waits in ns, us (default) or ms" },
-	{ "timestamp", 'T', no_argument, NULL, "print a timestamp before each text report" },
-	{ "pid", 'p', required_argument, "PID", "trace only the tasks of process PID" },
-	{ "cgroup", 'c', required_argument, "PATH",
-	  "trace only tasks in this cgroup's subtree (cgroupfs or relative path)" },
-	{ "cgroup-depth", OPT_CGROUP_DEPTH, required_argument, "N",
-	  "-k cgroup: roll tasks up to their ancestor at depth N (1 = top level)" },
-	{ "cgroup-hier", OPT_CGROUP_HIER, required_argument, "CTRL",
-	  "use the v1 hierarchy of controller CTRL (e.g. cpu) instead of cgroup2" },
-	{ "top", OPT_TOP, required_argument, "N", "show only the N highest-ranked keys" },
-	{ "sort", OPT_SORT, required_argument, "BY",
-	  "rank keys by sum (default), count, avg, p99 or max" },
-	{ "summary", OPT_SUMMARY, no_argument, NULL, "one table line per key, no histograms" },
-	{ "min-wait", OPT_MIN_WAIT, required_argument, "DUR",
-	  "text histograms start at DUR; shorter waits fold into one row" },
-	{ "heatmap", OPT_HEATMAP, required_argument, "FILE",
-	  "write an SVG latency heatmap (one column per interval) to FILE" },
-	{ "heatmap-key", OPT_HEATMAP_KEY, required_argument, "KEY",
-	  "the heatmap shows this key only (default: all keys together)" },
-	{ "max-keys", OPT_MAX_KEYS, required_argument, "N",
-	  "key map capacity (default 10240); new keys beyond go to [other]" },
-	{ "listen", OPT_LISTEN, required_argument, "ADDR",
-	  "serve Prometheus metrics at http://ADDR/metrics; ADDR: [IP:]PORT, IP 127.0.0.1" },
-	{ "prom-file", OPT_PROM_FILE, required_argument, "FILE",
-	  "rewrite FILE with Prometheus metrics every interval (atomic rename)" },
-	{ "user", OPT_USER, required_argument, "NAME",
-	  "with --listen/--prom-file: run as user NAME once attached (root: nobody)" },
-	{ "print", OPT_PRINT, no_argument, NULL,
-	  "with --listen/--prom-file: print the reports on stdout too" },
-	{ "json", 'j', no_argument, NULL, "print one JSON object per report (JSON Lines)" },
-	{ "verbose", 'v', no_argument, NULL, "print event counters; twice: libbpf's log" },
-	{ "version", 'V', no_argument, NULL, "print the version and exit" },
-	{ "help", 'h', no_argument, NULL, "print this help and exit" },
+	enum opt_type type;
+	size_t off, size;	/* the field of struct options filled */
+	__u64 min, max;		/* T_UINT, T_DURATION limits; T_CONST value */
+	__u64 unit_ns;		/* T_DURATION: the unit of a bare number */
+	int (*lookup)(const char *s);	/* T_NAME: value or -1 */
+	const char *err;	/* the usage error of a bad value; "%s" stands for it */
+	opt_set_fn set;		/* T_CUSTOM */
+	opt_check_fn check;	/* a rule with other options, or NULL */
 };
 
 #define N_OPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
+
+/* What parsing knows besides the struct: which options were given. */
+struct parse_state {
+	struct options *o;
+	bool fleet;		/* --listen or --prom-file */
+	bool given[64];		/* per row of opt_defs[] */
+};
+
+#define FIELD(f) .off = offsetof(struct options, f), .size = sizeof(((struct options *)0)->f)
+
+static int set_metrics(struct parse_state *st, const struct opt_def *d, const char *arg);
+static int set_method(struct parse_state *st, const struct opt_def *d, const char *arg);
+static int set_key(struct parse_state *st, const struct opt_def *d, const char *arg);
+static int set_listen(struct parse_state *st, const struct opt_def *d, const char *arg);
+static int show_version(struct parse_state *st, const struct opt_def *d, const char *arg);
+static int show_help(struct parse_state *st, const struct opt_def *d, const char *arg);
+static const char *check_count(const struct parse_state *st);
+static const char *check_cgroup_depth(const struct parse_state *st);
+static const char *check_cgroup_hier(const struct parse_state *st);
+static const char *check_heatmap_key(const struct parse_state *st);
+static const char *check_user(const struct parse_state *st);
+static const char *check_print(const struct parse_state *st);
+static const char *check_json(const struct parse_state *st);
+
+static const struct opt_def opt_defs[] = {
+	{ "metric", 'M', "LIST",
+	  "what to measure: offcpu (default), runq, blocked, or a list: offcpu,runq",
+	  T_CUSTOM, .set = set_metrics },
+	{ "method", OPT_METHOD, "HOW",
+	  "runq/blocked from: auto (default), sched_info (kernel accounting), wakeup (hooks)",
+	  T_CUSTOM, FIELD(method), .set = set_method },
+	{ "key", 'k', "KEY", "histogram per: none (default), comm, pid, tid, cpu, cgroup",
+	  T_CUSTOM, FIELD(key_type), .set = set_key },
+	{ "pids", 'P', NULL, "same as -k pid (one histogram per process)",
+	  T_CUSTOM, FIELD(key_type), .min = SH_KEY_PID, .set = set_key },
+	{ "tids", 'L', NULL, "same as -k tid (one histogram per thread)",
+	  T_CUSTOM, FIELD(key_type), .min = SH_KEY_TID, .set = set_key },
+	{ "interval", 'i', "DUR",
+	  "print a report every DUR, 10ms to 1 day (seconds unless suffixed: 500ms, 2s)",
+	  T_DURATION, FIELD(interval_ns), MIN_INTERVAL_NS, MAX_INTERVAL_NS, NSEC_PER_SEC,
+	  .err = "invalid interval '%s': want a duration from 10ms to 1 day, e.g. 5 or 500ms" },
+	{ "count", 'n', "N", "stop after N reports",
+	  T_UINT, FIELD(count), 1, MAX_COUNT,
+	  .err = "invalid count '%s': want an integer from 1 to " STR(MAX_COUNT),
+	  .check = check_count },
+	{ "duration", 'd', "DUR", "stop after DUR (seconds unless suffixed)",
+	  T_DURATION, FIELD(duration_ns), 1, MAX_DURATION_NS, NSEC_PER_SEC,
+	  .err = "invalid duration '%s': want e.g. 30, 90s or 10m" },
+	{ "cumulative", OPT_CUMULATIVE, NULL,
+	  "each report covers the time since start, not the interval",
+	  T_FLAG, FIELD(cumulative) },
+	{ "milliseconds", 'm', NULL, "show waits in milliseconds",
+	  T_CONST, FIELD(unit), .min = SH_UNIT_MS },
+	{ "unit", OPT_UNIT, "UNIT", "show waits in ns, us (default) or ms",
+	  T_NAME, FIELD(unit), .lookup = unit_lookup,
+	  .err = "unknown unit '%s': use ns, us or ms" },
+	{ "timestamp", 'T', NULL, "print a timestamp before each text report",
+	  T_FLAG, FIELD(timestamp) },
+	{ "pid", 'p', "PID", "trace only the tasks of process PID",
+	  T_UINT, FIELD(pid), 1, PID_MAX_LIMIT,
+	  .err = "invalid pid '%s': want an integer from 1 to " STR(PID_MAX_LIMIT) },
+	{ "cgroup", 'c', "PATH",
+	  "trace only tasks in this cgroup's subtree (cgroupfs or relative path)",
+	  T_STRING, FIELD(cgroup_path), .err = "empty cgroup path" },
+	{ "cgroup-depth", OPT_CGROUP_DEPTH, "N",
+	  "-k cgroup: roll tasks up to their ancestor at depth N (1 = top level)",
+	  T_UINT, FIELD(cgroup_depth), 1, 255,
+	  .err = "invalid cgroup depth '%s': want 1 to 255", .check = check_cgroup_depth },
+	{ "cgroup-hier", OPT_CGROUP_HIER, "CTRL",
+	  "use the v1 hierarchy of controller CTRL (e.g. cpu) instead of cgroup2",
+	  T_STRING, FIELD(cgroup_hier), .err = "empty cgroup controller name",
+	  .check = check_cgroup_hier },
+	{ "top", OPT_TOP, "N", "show only the N highest-ranked keys",
+	  T_UINT, FIELD(top), 1, MAX_KEYS_LIMIT,
+	  .err = "invalid --top '%s': want 1 to " STR(MAX_KEYS_LIMIT) },
+	{ "sort", OPT_SORT, "BY", "rank keys by sum (default), count, avg, p99 or max",
+	  T_NAME, FIELD(sort), .lookup = sort_lookup,
+	  .err = "unknown sort '%s': use sum, count, avg, p99 or max" },
+	{ "summary", OPT_SUMMARY, NULL, "one table line per key, no histograms",
+	  T_FLAG, FIELD(summary) },
+	{ "min-wait", OPT_MIN_WAIT, "DUR",
+	  "text histograms start at DUR; shorter waits fold into one row",
+	  /* a unit is required: a bare number would be ambiguous here */
+	  T_DURATION, FIELD(min_wait_ns), 0, MAX_INTERVAL_NS, 0,
+	  .err = "invalid --min-wait '%s': want a duration with a unit, such as 500us or 2ms" },
+	{ "heatmap", OPT_HEATMAP, "FILE",
+	  "write an SVG latency heatmap (one column per interval) to FILE",
+	  T_STRING, FIELD(heatmap), .err = "empty heatmap path" },
+	{ "heatmap-key", OPT_HEATMAP_KEY, "KEY",
+	  "the heatmap shows this key only (default: all keys together)",
+	  T_STRING, FIELD(heatmap_key), .check = check_heatmap_key },
+	{ "max-keys", OPT_MAX_KEYS, "N",
+	  "key map capacity (default 10240); new keys beyond go to [other]",
+	  T_UINT, FIELD(max_keys), 1, MAX_KEYS_LIMIT,
+	  .err = "invalid --max-keys '%s': want 1 to " STR(MAX_KEYS_LIMIT) },
+	{ "listen", OPT_LISTEN, "ADDR",
+	  "serve Prometheus metrics at http://ADDR/metrics; ADDR: [IP:]PORT, IP 127.0.0.1",
+	  T_CUSTOM, FIELD(listen), .set = set_listen },
+	{ "prom-file", OPT_PROM_FILE, "FILE",
+	  "rewrite FILE with Prometheus metrics every interval (atomic rename)",
+	  T_STRING, FIELD(prom_file), .err = "empty --prom-file path" },
+	{ "user", OPT_USER, "NAME",
+	  "with --listen/--prom-file: run as user NAME once attached (root: nobody)",
+	  T_STRING, FIELD(user), .err = "empty --user name", .check = check_user },
+	{ "print", OPT_PRINT, NULL,
+	  "with --listen/--prom-file: print the reports on stdout too",
+	  T_MARK, .check = check_print },
+	{ "json", 'j', NULL, "print one JSON object per report (JSON Lines)",
+	  T_FLAG, FIELD(json), .check = check_json },
+	{ "verbose", 'v', NULL, "print event counters; twice: libbpf's log",
+	  T_COUNT, FIELD(verbose) },
+	{ "version", 'V', NULL, "print the version and exit", T_CUSTOM, .set = show_version },
+	{ "help", 'h', NULL, "print this help and exit", T_CUSTOM, .set = show_help },
+};
+
+_Static_assert(N_OPTS <= sizeof(((struct parse_state *)0)->given), "parse_state.given too small");
 
 static const char usage_head[] =
 	"Usage: schedhist [OPTION...] [INTERVAL [COUNT]]\n"
@@ -212,158 +317,225 @@ static int option_error(const char *arg, int opt)
 	}
 	if (n > 1)
 		return usage_error("ambiguous option '--%.*s'", (int)len, name);
-	if (n == 1 && eq && hit->has_arg == no_argument)
+	if (n == 1 && eq && !hit->arg)
 		return usage_error("option '--%s' takes no argument", hit->name);
 	return usage_error("unknown option '--%.*s'", (int)len, name);
 }
 
-int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
-{
-	unsigned long long v;
-	char *end;
 
-	/* strtoull would skip any leading white space and take a sign */
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
+/* The usage error of a bad value @arg of option @d. */
+static int bad_value(const struct opt_def *d, const char *arg)
+{
+	const char *p = strstr(d->err, "%s");
+
+	if (!p)
+		return usage_error("%s", d->err);
+	return usage_error("%.*s%s%s", (int)(p - d->err), d->err, arg, p + 2);
 }
 
-static const struct {
-	const char *suffix;
-	__u64 ns;
-} dur_units[] = {
-	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", NSEC_PER_SEC },
-	{ "m", 60 * NSEC_PER_SEC }, { "h", 3600 * NSEC_PER_SEC },
-};
-
-int parse_duration(const char *s, __u64 dflt_unit_ns, __u64 *out_ns)
-{
-	unsigned long long ip = 0, frac = 0, frac_div = 1, unit = dflt_unit_ns, fns;
-	const char *p = s;
-	size_t i;
-	int digits = 0;
-
-	if (!s)
-		return -1;
-	/* digits [. digits] [unit]; no sign, no exponent, no spaces */
-	while (*p >= '0' && *p <= '9') {
-		if (ip > (ULLONG_MAX - (unsigned)(*p - '0')) / 10)
-			return -1;	/* exact: 18446744073709551615ns still fits */
-		ip = ip * 10 + (*p++ - '0');
-		digits++;
-	}
-	if (*p == '.') {
-		p++;
-		while (*p >= '0' && *p <= '9') {
-			if (frac_div < 1000000000ULL) {
-				frac = frac * 10 + (*p - '0');
-				frac_div *= 10;
-			}
-			p++;
-			digits++;
-		}
-	}
-	if (!digits)
-		return -1;
-	if (*p) {
-		for (i = 0; i < sizeof(dur_units) / sizeof(dur_units[0]); i++)
-			if (!strcmp(p, dur_units[i].suffix))
-				break;
-		if (i == sizeof(dur_units) / sizeof(dur_units[0]))
-			return -1;
-		unit = dur_units[i].ns;
-	}
-	if (ip && unit > ULLONG_MAX / ip)
-		return -1;
-	/* frac * unit / frac_div, split so that nothing overflows (frac < frac_div) */
-	fns = frac * (unit / frac_div) + frac * (unit % frac_div) / frac_div;
-	if (fns > ULLONG_MAX - ip * unit)
-		return -1;
-	*out_ns = ip * unit + fns;
-	return 0;
-}
-
-static const char *const metric_names[] = { "offcpu", "runq", "blocked" };
-static const char *const metric_text[] = {
-	"off-CPU wait (switch-out to the same task's next switch-in)",
-	"run-queue latency (runnable: woken or preempted, to switch-in)",
-	"blocked time (switch-out while not runnable, to runnable again)",
-};
-static const char *const key_names[] = { "none", "comm", "pid", "tid", "cpu", "cgroup" };
-static const char *const unit_names[] = { "ns", "us", "ms" };
-static const char *const sort_names[] = { "sum", "count", "avg", "p99", "max" };
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-const char *metric_name(int m) { return metric_names[m]; }
-const char *metric_words(int m) { return metric_text[m]; }
-const char *method_name(int m) { return m == SH_METHOD_SCHED_INFO ? "sched_info" : "wakeup"; }
-const char *key_name(int k) { return key_names[k]; }
-const char *unit_name(int u) { return unit_names[u]; }
-
-__u64 unit_ns(int u)
-{
-	return u == SH_UNIT_NS ? 1 : u == SH_UNIT_US ? 1000 : 1000000;
-}
-
-static int lookup_name(const char *const *names, size_t n, const char *s)
+static const struct opt_def *def_of(int val)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(names[i], s))
-			return (int)i;
-	return -1;
+	for (i = 0; i < N_OPTS; i++)
+		if (opt_defs[i].val == val)
+			return &opt_defs[i];
+	return NULL;
 }
 
-int parse_metrics(const char *s, __u32 *out, const char **bad)
+static bool given(const struct parse_state *st, int val)
 {
-	static char tok[32];
-	const char *p = s, *end;
-	__u32 m = 0;
-	size_t len;
+	return st->given[def_of(val) - opt_defs];
+}
+
+static void *field(const struct parse_state *st, const struct opt_def *d)
+{
+	return (char *)st->o + d->off;
+}
+
+/* @v into an integer field of @d->size bytes. */
+static void store_uint(void *p, size_t size, __u64 v)
+{
+	switch (size) {
+	case sizeof(__u8): { __u8 x = (__u8)v; memcpy(p, &x, size); break; }
+	case sizeof(__u16): { __u16 x = (__u16)v; memcpy(p, &x, size); break; }
+	case sizeof(__u32): { __u32 x = (__u32)v; memcpy(p, &x, size); break; }
+	default: memcpy(p, &v, sizeof(v)); break;
+	}
+}
+
+/* Option @d with @arg (NULL for a flag): -1 when taken, or an exit code. */
+static int apply(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	void *f = field(st, d);
+	__u64 v;
 	int r;
 
-	do {
-		end = strchr(p, ',');
-		len = end ? (size_t)(end - p) : strlen(p);
-		snprintf(tok, sizeof(tok), "%.*s", (int)(len < sizeof(tok) ? len : sizeof(tok) - 1), p);
-		r = len < sizeof(tok) ? lookup_name(metric_names, ARRAY_LEN(metric_names), tok) : -1;
-		if (r < 0 || (m & (1U << r))) {
-			*bad = tok;	/* unknown (or empty), or named twice */
-			return -1;
-		}
-		m |= 1U << r;
-		if (end)
-			p = end + 1;
-	} while (end);
-	*out = m;
-	return 0;
+	switch (d->type) {
+	case T_FLAG:
+		*(bool *)f = true;
+		break;
+	case T_COUNT:
+		(*(int *)f)++;
+		break;
+	case T_CONST:
+		*(int *)f = (int)d->min;
+		break;
+	case T_MARK:
+		break;
+	case T_UINT:
+		if (parse_u64(arg, d->min, d->max, &v))
+			return bad_value(d, arg);
+		store_uint(f, d->size, v);
+		break;
+	case T_DURATION:
+		if ((!d->unit_ns && (!*arg || !strpbrk(arg, "nums"))) ||
+		    parse_duration(arg, d->unit_ns ? d->unit_ns : 1, &v) || v < d->min || v > d->max)
+			return bad_value(d, arg);
+		*(__u64 *)f = v;
+		break;
+	case T_NAME:
+		r = d->lookup(arg);
+		if (r < 0)
+			return bad_value(d, arg);
+		*(int *)f = r;
+		break;
+	case T_STRING:
+		if (d->err && !*arg)
+			return bad_value(d, arg);
+		*(const char **)f = arg;
+		break;
+	case T_CUSTOM:
+		if ((r = d->set(st, d, arg)) >= 0)
+			return r;
+		break;
+	}
+	st->given[d - opt_defs] = true;
+	return -1;
 }
 
-static int set_key(struct options *o, int *key_set, int k)
+static int set_metrics(struct parse_state *st, const struct opt_def *d, const char *arg)
 {
-	if (*key_set && o->key_type != k)
-		return usage_error("conflicting keys: -k %s and -k %s", key_names[o->key_type],
-				   key_names[k]);
-	o->key_type = k;
-	*key_set = 1;
+	struct options *o = st->o;
+	const char *bad;
+
+	if (parse_metrics(arg, &o->metrics, &bad) && metric_lookup(bad) >= 0)
+		return usage_error("metric '%s' named twice in '%s'", bad, arg);
+	if (parse_metrics(arg, &o->metrics, &bad))
+		return usage_error("unknown metric '%s': use offcpu, runq or blocked, "
+				   "or a list of them such as offcpu,runq", bad);
+	o->metric = __builtin_ctz(o->metrics);
 	return -1;
+}
+
+static int set_method(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	int m = method_lookup(arg);
+
+	if (m < SH_METHOD_AUTO)
+		return usage_error("unknown method '%s': use auto, sched_info or wakeup", arg);
+	st->o->method = m;
+	return -1;
+}
+
+/* -k KEY, -P and -L: one key, however spelled. */
+static int set_key(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	struct options *o = st->o;
+	int k = (int)d->min;
+
+	if (d->arg) {
+		k = key_lookup(arg);
+		if (k < 0)
+			return usage_error("unknown key '%s': use none, comm, pid, tid, cpu or cgroup",
+					   arg);
+	}
+	if ((given(st, 'k') || given(st, 'P') || given(st, 'L')) && o->key_type != k)
+		return usage_error("conflicting keys: -k %s and -k %s", key_name(o->key_type),
+				   key_name(k));
+	o->key_type = k;
+	return -1;
+}
+
+static int set_listen(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	char err[256];
+
+	if (listen_addr_parse(arg, &st->o->listen_addr, err, sizeof(err)))
+		return usage_error("%s", err);
+	st->o->listen = arg;
+	return -1;
+}
+
+static int show_version(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	printf("schedhist %s\n", SCHEDHIST_VERSION);
+	return SH_EXIT_OK;
+}
+
+static int show_help(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	print_help(stdout);
+	return SH_EXIT_OK;
+}
+
+static const char *check_count(const struct parse_state *st)
+{
+	return !given(st, 'i') ? "a count needs an interval (-i)" : NULL;
+}
+
+static const char *check_cgroup_depth(const struct parse_state *st)
+{
+	return st->o->key_type != SH_KEY_CGROUP ? "--cgroup-depth needs -k cgroup" : NULL;
+}
+
+static const char *check_cgroup_hier(const struct parse_state *st)
+{
+	return st->o->key_type != SH_KEY_CGROUP && !st->o->cgroup_path
+		       ? "--cgroup-hier needs -k cgroup or -c" : NULL;
+}
+
+static const char *check_heatmap_key(const struct parse_state *st)
+{
+	if (!st->o->heatmap)
+		return "--heatmap-key needs --heatmap";
+	if (st->o->key_type == SH_KEY_NONE)
+		return "--heatmap-key needs a key other than none (-k)";
+	return NULL;
+}
+
+static const char *check_user(const struct parse_state *st)
+{
+	return !st->fleet ? "--user needs --listen or --prom-file" : NULL;
+}
+
+static const char *check_print(const struct parse_state *st)
+{
+	return !st->fleet ? "--print needs --listen or --prom-file" : NULL;
+}
+
+static const char *check_json(const struct parse_state *st)
+{
+	return st->fleet && !given(st, OPT_PRINT) ? "-j with --listen or --prom-file needs --print"
+						   : NULL;
+}
+
+/* A positional [INTERVAL [COUNT]] as option @val; the option itself may not be given too. */
+static int positional(struct parse_state *st, int val, const char *arg, const char *twice)
+{
+	if (given(st, val))
+		return usage_error("%s", twice);
+	return apply(st, def_of(val), arg);
 }
 
 int parse_options(int argc, char **argv, struct options *o)
 {
+	struct parse_state st = { .o = o };
 	struct option longopts[N_OPTS + 1];
 	char shortopts[N_OPTS * 2 + 2];
-	int key_set = 0, interval_set = 0, count_set = 0, print_set = 0;
+	const struct opt_def *d;
+	const char *why;
 	size_t i, n = 0;
-	const char *bad;
-	__u64 v;
 	int c, r;
 
 	memset(o, 0, sizeof(*o));
@@ -374,11 +546,12 @@ int parse_options(int argc, char **argv, struct options *o)
 
 	shortopts[n++] = ':';
 	for (i = 0; i < N_OPTS; i++) {
-		longopts[i] = (struct option){ opt_defs[i].name, opt_defs[i].has_arg, NULL,
-					       opt_defs[i].val };
-		if (opt_defs[i].val < 256) {
-			shortopts[n++] = (char)opt_defs[i].val;
-			if (opt_defs[i].has_arg == required_argument)
+		d = &opt_defs[i];
+		longopts[i] = (struct option){ d->name, d->arg ? required_argument : no_argument,
+					       NULL, d->val };
+		if (d->val < 256) {
+			shortopts[n++] = (char)d->val;
+			if (d->arg)
 				shortopts[n++] = ':';
 		}
 	}
@@ -388,231 +561,46 @@ int parse_options(int argc, char **argv, struct options *o)
 	opterr = 0;
 	optind = 0;	/* 0, not 1: glibc then also forgets a half-parsed "-abc" */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'M':
-			if (parse_metrics(optarg, &o->metrics, &bad) &&
-			    lookup_name(metric_names, ARRAY_LEN(metric_names), bad) >= 0)
-				return usage_error("metric '%s' named twice in '%s'", bad, optarg);
-			if (parse_metrics(optarg, &o->metrics, &bad))
-				return usage_error("unknown metric '%s': use offcpu, runq or blocked, "
-						   "or a list of them such as offcpu,runq", bad);
-			o->metric = __builtin_ctz(o->metrics);
-			break;
-		case OPT_METHOD:
-			if (!strcmp(optarg, "auto"))
-				o->method = SH_METHOD_AUTO;
-			else if (!strcmp(optarg, "sched_info"))
-				o->method = SH_METHOD_SCHED_INFO;
-			else if (!strcmp(optarg, "wakeup"))
-				o->method = SH_METHOD_WAKEUP;
-			else
-				return usage_error("unknown method '%s': use auto, sched_info or "
-						   "wakeup", optarg);
-			break;
-		case 'k':
-			r = lookup_name(key_names, ARRAY_LEN(key_names), optarg);
-			if (r < 0)
-				return usage_error(
-					"unknown key '%s': use none, comm, pid, tid, cpu or cgroup",
-					optarg);
-			if ((r = set_key(o, &key_set, r)) >= 0)
-				return r;
-			break;
-		case 'P':
-			if ((r = set_key(o, &key_set, SH_KEY_PID)) >= 0)
-				return r;
-			break;
-		case 'L':
-			if ((r = set_key(o, &key_set, SH_KEY_TID)) >= 0)
-				return r;
-			break;
-		case 'i':
-			if (parse_duration(optarg, NSEC_PER_SEC, &o->interval_ns) ||
-			    o->interval_ns < MIN_INTERVAL_NS || o->interval_ns > MAX_INTERVAL_NS)
-				return usage_error("invalid interval '%s': want a duration from 10ms "
-						   "to 1 day, e.g. 5 or 500ms", optarg);
-			interval_set = 1;
-			break;
-		case 'n':
-			if (parse_u64(optarg, 1, 1000000000, &o->count))
-				return usage_error("invalid count '%s': want an integer from 1 to "
-						   "1000000000", optarg);
-			count_set = 1;
-			break;
-		case 'd':
-			if (parse_duration(optarg, NSEC_PER_SEC, &o->duration_ns) ||
-			    !o->duration_ns || o->duration_ns > MAX_DURATION_NS)
-				return usage_error("invalid duration '%s': want e.g. 30, 90s or 10m",
-						   optarg);
-			break;
-		case OPT_CUMULATIVE:
-			o->cumulative = true;
-			break;
-		case 'm':
-			o->unit = SH_UNIT_MS;
-			break;
-		case OPT_UNIT:
-			r = lookup_name(unit_names, ARRAY_LEN(unit_names), optarg);
-			if (r < 0)
-				return usage_error("unknown unit '%s': use ns, us or ms", optarg);
-			o->unit = r;
-			break;
-		case 'T':
-			o->timestamp = true;
-			break;
-		case 'p':
-			if (parse_u64(optarg, 1, PID_MAX_LIMIT, &v))
-				return usage_error("invalid pid '%s': want an integer from 1 to %d",
-						   optarg, PID_MAX_LIMIT);
-			o->pid = (pid_t)v;
-			break;
-		case 'c':
-			if (!*optarg)
-				return usage_error("empty cgroup path");
-			o->cgroup_path = optarg;
-			break;
-		case OPT_CGROUP_DEPTH:
-			if (parse_u64(optarg, 1, 255, &v))
-				return usage_error("invalid cgroup depth '%s': want 1 to 255", optarg);
-			o->cgroup_depth = (__u32)v;
-			break;
-		case OPT_CGROUP_HIER:
-			if (!*optarg)
-				return usage_error("empty cgroup controller name");
-			o->cgroup_hier = optarg;
-			break;
-		case OPT_TOP:
-			if (parse_u64(optarg, 1, MAX_KEYS_LIMIT, &v))
-				return usage_error("invalid --top '%s': want 1 to %d", optarg,
-						   MAX_KEYS_LIMIT);
-			o->top = (__u32)v;
-			break;
-		case OPT_SORT:
-			r = lookup_name(sort_names, ARRAY_LEN(sort_names), optarg);
-			if (r < 0)
-				return usage_error("unknown sort '%s': use sum, count, avg, p99 or max",
-						   optarg);
-			o->sort = r;
-			o->sort_set = true;
-			break;
-		case OPT_SUMMARY:
-			o->summary = true;
-			break;
-		case OPT_MIN_WAIT:
-			/* a unit is required: a bare number would be ambiguous here */
-			if (!*optarg || !strpbrk(optarg, "nums") ||
-			    parse_duration(optarg, 1, &o->min_wait_ns) ||
-			    o->min_wait_ns > MAX_INTERVAL_NS)
-				return usage_error("invalid --min-wait '%s': want a duration with a "
-						   "unit, such as 500us or 2ms", optarg);
-			break;
-		case OPT_HEATMAP:
-			if (!*optarg)
-				return usage_error("empty heatmap path");
-			o->heatmap = optarg;
-			break;
-		case OPT_HEATMAP_KEY:
-			o->heatmap_key = optarg;
-			break;
-		case OPT_LISTEN: {
-			struct listen_addr a;
-			char err[256];
-
-			if (listen_addr_parse(optarg, &a, err, sizeof(err)))
-				return usage_error("%s", err);
-			o->listen = optarg;
-			break;
-		}
-		case OPT_PROM_FILE:
-			if (!*optarg)
-				return usage_error("empty --prom-file path");
-			o->prom_file = optarg;
-			break;
-		case OPT_USER:
-			if (!*optarg)
-				return usage_error("empty --user name");
-			o->user = optarg;
-			break;
-		case OPT_PRINT:
-			print_set = 1;
-			break;
-		case OPT_MAX_KEYS:
-			if (parse_u64(optarg, 1, MAX_KEYS_LIMIT, &v))
-				return usage_error("invalid --max-keys '%s': want 1 to %d", optarg,
-						   MAX_KEYS_LIMIT);
-			o->max_keys = (__u32)v;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'V':
-			printf("schedhist %s\n", SCHEDHIST_VERSION);
-			return SH_EXIT_OK;
-		case 'h':
-			print_help(stdout);
-			return SH_EXIT_OK;
-		case ':':
+		if (c == ':')
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
-		default:
+		d = def_of(c);
+		if (!d)
 			return option_error(argv[optind - 1], optopt);
-		}
+		if ((r = apply(&st, d, optarg)) >= 0)
+			return r;
 	}
 
 	/* runqlat-compatible positionals: [interval [count]] */
-	if (optind < argc) {
-		if (interval_set)
-			return usage_error("interval given twice (-i and positional)");
-		if (parse_duration(argv[optind], NSEC_PER_SEC, &o->interval_ns) ||
-		    o->interval_ns < MIN_INTERVAL_NS || o->interval_ns > MAX_INTERVAL_NS)
-			return usage_error("invalid interval '%s': want a duration from 10ms to "
-					   "1 day, e.g. 5 or 500ms", argv[optind]);
-		interval_set = 1;
-		optind++;
-	}
-	if (optind < argc) {
-		if (count_set)
-			return usage_error("count given twice (-n and positional)");
-		if (parse_u64(argv[optind], 1, 1000000000, &o->count))
-			return usage_error("invalid count '%s': want an integer from 1 to "
-					   "1000000000", argv[optind]);
-		count_set = 1;
-		optind++;
-	}
+	if (optind < argc &&
+	    (r = positional(&st, 'i', argv[optind++], "interval given twice (-i and positional)")) >= 0)
+		return r;
+	if (optind < argc &&
+	    (r = positional(&st, 'n', argv[optind++], "count given twice (-n and positional)")) >= 0)
+		return r;
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 
 	/* fleet mode: a daemon that prints nothing unless asked, 5 s readings */
-	if (o->listen || o->prom_file) {
-		if (!interval_set)
-			o->interval_ns = FLEET_INTERVAL_NS;
-		interval_set = 1;
-		if (o->json && !print_set)
-			return usage_error("-j with --listen or --prom-file needs --print");
-		o->print = print_set;
-	} else {
-		if (print_set)
-			return usage_error("--print needs --listen or --prom-file");
-		if (o->user)
-			return usage_error("--user needs --listen or --prom-file");
-		o->print = true;
+	st.fleet = o->listen || o->prom_file;
+	if (st.fleet && !given(&st, 'i')) {
+		o->interval_ns = FLEET_INTERVAL_NS;
+		st.given[def_of('i') - opt_defs] = true;
 	}
-	if (count_set && !interval_set)
-		return usage_error("a count needs an interval (-i)");
-	if (o->cgroup_depth && o->key_type != SH_KEY_CGROUP)
-		return usage_error("--cgroup-depth needs -k cgroup");
-	if (o->cgroup_hier && o->key_type != SH_KEY_CGROUP && !o->cgroup_path)
-		return usage_error("--cgroup-hier needs -k cgroup or -c");
-	if (o->heatmap_key && !o->heatmap)
-		return usage_error("--heatmap-key needs --heatmap");
-	if (o->heatmap_key && o->key_type == SH_KEY_NONE)
-		return usage_error("--heatmap-key needs a key other than none (-k)");
+	o->print = st.fleet ? given(&st, OPT_PRINT) : true;
+	o->sort_set = given(&st, OPT_SORT);
+
+	/* the rules between options, in the table's order */
+	for (i = 0; i < N_OPTS; i++)
+		if (st.given[i] && opt_defs[i].check && (why = opt_defs[i].check(&st)))
+			return usage_error("%s", why);
+	return -1;
+}
+
+int options_check_pid(const struct options *o)
+{
 	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
 		fprintf(stderr, "schedhist: no such process: %d\n", o->pid);
 		return SH_EXIT_USAGE;
 	}
-	sh_log_level = o->verbose;
-	return -1;
+	return 0;
 }

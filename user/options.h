@@ -1,31 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* Command line: one option table drives parsing, --help and validation. */
+/*
+ * The command line, apart from the rest of the tool: one option table
+ * (options.c) drives parsing, validation and --help. The modules never
+ * see struct options; main turns it into what each one needs.
+ */
 #ifndef SH_OPTIONS_H
 #define SH_OPTIONS_H
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <linux/types.h>
 #include <sys/types.h>
 
-/* Display unit of waits in text output. */
-enum sh_unit {
-	SH_UNIT_NS = 0,
-	SH_UNIT_US = 1,
-	SH_UNIT_MS = 2,
-};
-
-/* What the ranking (--sort) orders keys by, largest first. */
-enum sh_sort {
-	SH_SORT_SUM = 0,
-	SH_SORT_COUNT,
-	SH_SORT_AVG,
-	SH_SORT_P99,
-	SH_SORT_MAX,
-};
-
-/* --method auto: the kernel's sched_info where it has it, else wakeup hooks */
-#define SH_METHOD_AUTO (-1)
+#include "names.h"
+#include "exit_codes.h"
+#include "listen_addr.h"
 
 struct options {
 	int metric;		/* enum sh_metric: the first of @metrics */
@@ -56,34 +44,25 @@ struct options {
 	const char *heatmap_key; /* key shown in the heatmap, NULL = all */
 	/* fleet mode: a daemon exporting to Prometheus */
 	const char *listen;	/* --listen ADDR: serve /metrics there, NULL = no */
+	struct listen_addr listen_addr;	/* ... parsed */
 	const char *prom_file;	/* --prom-file: rewrite this file every interval */
 	const char *user;	/* --user: run as this user once attached */
 	bool print;		/* reports on stdout: always, but in fleet mode only with --print */
 };
 
 /*
- * Parse argv into @o. Returns -1 when the program should go on, or an exit
- * code (0 after --help/--version, SH_EXIT_USAGE after an error, which has
- * been printed to stderr as one line).
+ * Parse argv into @o, and nothing else (no other state is read or
+ * written but stdout for --help/--version and stderr for an error).
+ * Returns -1 when the program should go on, or an exit code (0 after
+ * --help/--version, SH_EXIT_USAGE after an error, which has been printed
+ * to stderr as one line).
  */
 int parse_options(int argc, char **argv, struct options *o);
 
-/* Strict parsers, also used by tests and the fuzz targets. 0 or -1. */
-int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out);
-/* A duration "250ms", "5s", "10us", "100ns"; a bare number is in @dflt_unit_ns. */
-int parse_duration(const char *s, __u64 dflt_unit_ns, __u64 *out_ns);
-
-const char *metric_name(int metric);
 /*
- * Parse "offcpu,runq" into a bit per metric: 0, or -1 with *@bad the
- * element that is unknown (or empty) or named twice.
+ * The check that needs the system: the process of -p exists. 0, or
+ * SH_EXIT_USAGE after printing why.
  */
-int parse_metrics(const char *s, __u32 *out, const char **bad);
-const char *metric_words(int metric);
-/* Name of enum sh_method @m, as in -v, JSON and --method. */
-const char *method_name(int m);
-const char *key_name(int key_type);
-const char *unit_name(int unit);
-__u64 unit_ns(int unit);
+int options_check_pid(const struct options *o);
 
 #endif /* SH_OPTIONS_H */

@@ -6,10 +6,19 @@
 #include <stdio.h>
 #include "report.h"
 
+/* How text reports look. */
+struct render_spec {
+	int unit;			/* enum sh_unit of the waits shown */
+	bool timestamp;			/* a time line before each report */
+	bool summary;			/* one table line per key, no histograms */
+	bool counters;			/* the event counters line (-v) */
+	__u64 min_wait_ns;		/* histograms start at this bucket */
+};
+
 /* runqlat-style histograms (or the --summary table). */
-void render_text(FILE *f, const struct sh_report *r, const struct options *o);
-/* One JSON object on one line (JSON Lines). */
-void render_json(FILE *f, const struct sh_report *r, const struct options *o);
+void render_text(FILE *f, const struct sh_report *r, const struct render_spec *sp);
+/* One JSON object on one line (JSON Lines): the report says everything. */
+void render_json(FILE *f, const struct sh_report *r);
 
 /* A wait in @unit, 3 significant digits ("16.8", "131", "1.02"). */
 void fmt_wait(char *buf, size_t n, __u64 ns, int unit);

@@ -17,17 +17,6 @@ static void field(FILE *f, const char *name, __u64 v)
 	fwrite_unlocked(num, 1, (size_t)n, f);
 }
 
-static const char *const stat_names[SH_STAT_NR] = {
-	[SH_STAT_SEEN] = "seen",
-	[SH_STAT_NO_START] = "no_start",
-	[SH_STAT_FILTERED] = "filtered",
-	[SH_STAT_DROPPED] = "dropped",
-	[SH_STAT_MAP_FULL] = "map_full",
-	[SH_STAT_NO_MEM] = "no_mem",
-	[SH_STAT_CLOCK_SKEW] = "clock_skew",
-	[SH_STAT_MERGED] = "merged",
-};
-
 void json_string(FILE *f, const char *s)
 {
 	/* names are bytes: the one rule of escape.h makes them valid UTF-8 */
@@ -64,10 +53,10 @@ static void json_group(FILE *f, const struct sh_group *g)
 	field(f, ",\"sum_ns\":", g->t.sum_ns);
 	field(f, ",\"avg_ns\":", g->t.count ? g->t.sum_ns / g->t.count : 0);
 	field(f, ",\"max_ns\":", g->t.max_ns);
-	field(f, ",\"p50_ns\":", g->p50);
-	field(f, ",\"p90_ns\":", g->p90);
-	field(f, ",\"p99_ns\":", g->p99);
-	field(f, ",\"p999_ns\":", g->p999);
+	field(f, ",\"p50_ns\":", g->pct.p50);
+	field(f, ",\"p90_ns\":", g->pct.p90);
+	field(f, ",\"p99_ns\":", g->pct.p99);
+	field(f, ",\"p999_ns\":", g->pct.p999);
 	if (g->t.max_tid) {
 		field(f, ",\"max_tid\":", g->t.max_tid);
 		field(f, ",\"max_pid\":", g->t.max_pid);
@@ -91,13 +80,12 @@ static void json_group(FILE *f, const struct sh_group *g)
 	fputs_unlocked("]}", f);
 }
 
-void render_json(FILE *f, const struct sh_report *r, const struct options *o)
+void render_json(FILE *f, const struct sh_report *r)
 {
 	char ts[64];
 	size_t i;
 	int s;
 
-	(void)o;
 	flockfile(f);	/* once: the groups below use the _unlocked calls */
 	fmt_rfc3339(ts, sizeof(ts), &r->when);
 	fprintf(f, "{\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
@@ -111,13 +99,12 @@ void render_json(FILE *f, const struct sh_report *r, const struct options *o)
 	}
 	fputs("],\"lost\":{", f);
 	/* the waits not recorded, by reason: seen == recorded + the sum of these */
-	fprintf(f, "\"no_start\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"dropped\":%" PRIu64
-		   ",\"clock_skew\":%" PRIu64 "}",
-		(uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
-		(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW]);
-	fputs(",\"events\":{", f);
+	for (s = 0; s < SH_NLOST; s++)
+		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(sh_lost_stats[s]),
+			(uint64_t)r->stats[sh_lost_stats[s]]);
+	fputs("},\"events\":{", f);
 	for (s = 0; s < SH_STAT_NR; s++)
-		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_names[s],
+		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(s),
 			(uint64_t)r->stats[s]);
 	fprintf(f, ",\"recorded\":%" PRIu64 ",\"live_keys\":%" PRIu64 "}}\n",
 		(uint64_t)r->all.count, (uint64_t)r->live_keys);

@@ -1,268 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Prometheus exposition: the bounded, monotone view of the waits since
- * start (see render_prom.h), rendered in the text format 0.0.4 or in
- * OpenMetrics 1.0.0. Reads reports only; never touches the maps.
+ * Prometheus exposition: the bounded, monotone series of the waits since
+ * start (prom_series.h), rendered in the text format 0.0.4 or in
+ * OpenMetrics 1.0.0. Reads the series only; never touches the maps.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "render_prom.h"
 #include "escape.h"
+#include "names.h"
 
 #ifndef SCHEDHIST_VERSION
 #define SCHEDHIST_VERSION "0.0.0-dev"
 #endif
-
-#define INITIAL_SLOTS 256
-#define NSEC_PER_SEC 1000000000ULL
-
-static size_t name_hash(const char *s)
-{
-	__u64 h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
-}
-
-static struct prom_series *find(const struct prom_view *v, const char *key)
-{
-	struct prom_series *s = v->table[name_hash(key) & (v->nslots - 1)];
-
-	for (; s; s = s->next)
-		if (!strcmp(s->key, key))
-			return s;
-	return NULL;
-}
-
-static void grow(struct prom_view *v)
-{
-	size_t n = v->nslots * 2, i;
-	struct prom_series **t = calloc(n, sizeof(*t));
-
-	if (!t)
-		return;	/* longer chains, still correct */
-	for (i = 0; i < v->nslots; i++) {
-		struct prom_series *s = v->table[i], *next;
-
-		for (; s; s = next) {
-			size_t h = name_hash(s->key) & (n - 1);
-
-			next = s->next;
-			s->next = t[h];
-			t[h] = s;
-		}
-	}
-	free(v->table);
-	v->table = t;
-	v->nslots = n;
-}
-
-/* A new, exported name. */
-static struct prom_series *admit(struct prom_view *v, const char *key)
-{
-	struct prom_series *s;
-	size_t h;
-
-	if (v->nexported + v->nwithdrawn >= v->nslots)
-		grow(v);
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->key = strdup(key);
-	if (!s->key) {
-		free(s);
-		return NULL;
-	}
-	h = name_hash(key) & (v->nslots - 1);
-	s->next = v->table[h];
-	v->table[h] = s;
-	s->exported = true;
-	s->admitted = v->updates;
-	v->nexported++;
-	return s;
-}
-
-static void list_unlink(struct prom_view *v, struct prom_series *s)
-{
-	if (s->older)
-		s->older->newer = s->newer;
-	else
-		v->oldest = s->newer;
-	if (s->newer)
-		s->newer->older = s->older;
-	else
-		v->newest = s->older;
-	s->older = s->newer = NULL;
-	v->nwithdrawn--;
-}
-
-/* Drop a withdrawn name for good. */
-static void forget(struct prom_view *v, struct prom_series *s)
-{
-	struct prom_series **pp = &v->table[name_hash(s->key) & (v->nslots - 1)];
-
-	list_unlink(v, s);
-	while (*pp != s)
-		pp = &(*pp)->next;
-	*pp = s->next;
-	free(s->key);
-	free(s);
-}
-
-static void withdraw(struct prom_view *v, struct prom_series *s)
-{
-	s->exported = false;
-	v->nexported--;
-	s->older = v->newest;
-	s->newer = NULL;
-	if (v->newest)
-		v->newest->newer = s;
-	else
-		v->oldest = s;
-	v->newest = s;
-	v->nwithdrawn++;
-}
-
-static void readmit(struct prom_view *v, struct prom_series *s)
-{
-	list_unlink(v, s);
-	s->exported = true;
-	s->admitted = v->updates;
-	v->nexported++;
-}
-
-int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit)
-{
-	memset(v, 0, sizeof(*v));
-	v->metric = metric;
-	v->key_type = key_type;
-	v->limit = limit ? limit : 1;
-	v->nslots = INITIAL_SLOTS;
-	v->table = calloc(v->nslots, sizeof(*v->table));
-	if (!v->table)
-		return -1;
-	/* the one series of key none exists from the start, at zero */
-	if (key_type == SH_KEY_NONE && !admit(v, "all")) {
-		prom_view_free(v);
-		return -1;
-	}
-	return 0;
-}
-
-void prom_view_free(struct prom_view *v)
-{
-	size_t i;
-
-	for (i = 0; v->table && i < v->nslots; i++) {
-		struct prom_series *s = v->table[i], *next;
-
-		for (; s; s = next) {
-			next = s->next;
-			free(s->key);
-			free(s);
-		}
-	}
-	free(v->table);
-	memset(v, 0, sizeof(*v));
-}
-
-/* Groups that never get a label of their own. */
-static bool folds_into_other(const struct sh_group *g)
-{
-	/* [exited] and [rest] are not kernel keys; [other] is the kernel's overflow
-	 * entry, or a task that happens to be named "[other]" */
-	return g->synthetic || g->key.id == SH_OTHER_ID || !strcmp(g->name, PROM_OTHER);
-}
-
-/* Only pid, tid and cgroup keys are ever pruned from the snapshot. */
-static bool prunable(int key_type)
-{
-	return key_type == SH_KEY_PID || key_type == SH_KEY_TID || key_type == SH_KEY_CGROUP;
-}
-
-static const struct sh_group *group_at(const struct sh_report *r, size_t i)
-{
-	return i < r->ngroups ? &r->groups[i] : &r->rest;
-}
-
-int prom_view_update(struct prom_view *v, const struct sh_report *iv,
-		     const struct sh_report *since,
-		     bool (*live)(const struct sh_group *g, void *arg), void *arg)
-{
-	size_t n, i;
-
-	v->updates++;
-	/* which names still have a kernel key behind them */
-	n = since->ngroups + (since->rest.nkeys ? 1 : 0);
-	for (i = 0; i < n; i++) {
-		const struct sh_group *g = group_at(since, i);
-		struct prom_series *s;
-
-		if (!folds_into_other(g) && (!live || live(g, arg)) && (s = find(v, g->name)))
-			s->seen = v->updates;
-	}
-	/* the waits of names exported already, even if their key was just pruned */
-	n = iv->ngroups + (iv->rest.nkeys ? 1 : 0);
-	for (i = 0; i < n; i++) {
-		const struct sh_group *g = group_at(iv, i);
-		struct prom_series *s;
-
-		if (!folds_into_other(g) && (s = find(v, g->name)) && s->exported) {
-			totals_add(&s->t, &g->t);
-			s->seen = v->updates;
-		}
-	}
-	/* names whose every kernel key was pruned give their room back */
-	if (prunable(v->key_type)) {
-		for (i = 0; i < v->nslots; i++) {
-			struct prom_series *s = v->table[i], *next;
-
-			for (; s; s = next) {
-				next = s->next;
-				if (s->exported && s->seen != v->updates)
-					withdraw(v, s);
-			}
-		}
-		/* remember the last @limit withdrawn names (after the walk: forget() unlinks) */
-		while (v->nwithdrawn > v->limit)
-			forget(v, v->oldest);
-	}
-	/* the other waits: to new (or returning) names in ranking order, or to [other] */
-	for (i = 0; i < n; i++) {
-		const struct sh_group *g = group_at(iv, i);
-		struct prom_series *s = NULL;
-
-		if (!folds_into_other(g)) {
-			s = find(v, g->name);
-			if (s && s->exported && s->admitted != v->updates)
-				continue;	/* counted above */
-			if (s && !s->exported && v->nexported < v->limit)
-				readmit(v, s);
-			if (!s && v->nexported < v->limit && !(s = admit(v, g->name)))
-				return -1;
-		}
-		if (s && s->exported) {
-			totals_add(&s->t, &g->t);
-			s->seen = v->updates;
-		} else {
-			totals_add(&v->other, &g->t);
-		}
-	}
-	memcpy(v->stats, since->stats, sizeof(v->stats));
-	v->live_keys = since->live_keys;
-	return 0;
-}
-
-size_t prom_view_series(const struct prom_view *v)
-{
-	return v->nexported + (v->key_type != SH_KEY_NONE ? 1 : 0);
-}
 
 /* A label value: a name escaped by the rule of escape.h, in label syntax. */
 static void label_value(FILE *f, const char *s)
@@ -384,9 +137,6 @@ static int put_view(FILE *f, const struct prom_view *v, char le[][32])
 
 int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 {
-	static const char *const reasons[] = { "no_start", "filtered", "dropped", "clock_skew" };
-	static const int reason_stat[] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
-					   SH_STAT_CLOCK_SKEW };
 	char le[SH_NBUCKETS][32], help[256];
 	size_t i, j;
 
@@ -419,20 +169,20 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 	       "tracing), filtered (outside -p or -c), dropped (histogram update failed), "
 	       "clock_skew (two CPUs' clocks disagreed: the end was stamped before the start).");
 	for (j = 0; j < nv; j++)
-		for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		for (i = 0; i < SH_NLOST; i++)
 			fprintf(f, "schedhist_lost_events_total{metric=\"%s\",reason=\"%s\"} %" PRIu64
-				   "\n", metric_name(views[j].metric), reasons[i],
-				(uint64_t)views[j].stats[reason_stat[i]]);
+				   "\n", metric_name(views[j].metric), stat_name(sh_lost_stats[i]),
+				(uint64_t)views[j].stats[sh_lost_stats[i]]);
 	family(f, om, "schedhist_overflow_events_total", "counter",
 	       "Waits of new keys that the kernel counted under the key [other], by reason: "
 	       "map_full (its key map was full: raise --max-keys), no_mem (no kernel memory "
 	       "for a new key at that instant); together, every wait of [other].");
 	for (j = 0; j < nv; j++)
-		fprintf(f, "schedhist_overflow_events_total{metric=\"%s\",reason=\"map_full\"} %" PRIu64
-			   "\nschedhist_overflow_events_total{metric=\"%s\",reason=\"no_mem\"} %"
-			   PRIu64 "\n", metric_name(views[j].metric),
-			(uint64_t)views[j].stats[SH_STAT_MAP_FULL], metric_name(views[j].metric),
-			(uint64_t)views[j].stats[SH_STAT_NO_MEM]);
+		for (i = 0; i < SH_NOVERFLOW; i++)
+			fprintf(f, "schedhist_overflow_events_total{metric=\"%s\",reason=\"%s\"} %"
+				   PRIu64 "\n", metric_name(views[j].metric),
+				stat_name(sh_overflow_stats[i]),
+				(uint64_t)views[j].stats[sh_overflow_stats[i]]);
 	family(f, om, "schedhist_keys", "gauge", "Keys in the kernel's histogram map now.");
 	for (j = 0; j < nv; j++)
 		fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",
@@ -449,79 +199,4 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 	if (om)
 		fputs("# EOF\n", f);
 	return ferror(f);
-}
-
-/* One media range of an Accept header: raises the quality found for either format. */
-static void accept_range(const char *p, size_t len, double *q_om, double *q_text)
-{
-	char buf[256], *save = NULL, *tok, *type;
-	bool om = false, text = false, version_ok = true;
-	double q = 1.0;
-
-	if (len >= sizeof(buf))
-		return;
-	memcpy(buf, p, len);
-	buf[len] = '\0';
-	type = strtok_r(buf, ";", &save);
-	if (!type)
-		return;
-	while (isspace((unsigned char)*type))
-		type++;
-	for (tok = type + strlen(type); tok > type && isspace((unsigned char)tok[-1]);)
-		*--tok = '\0';
-	if (!strcasecmp(type, "application/openmetrics-text"))
-		om = true;
-	else if (!strcasecmp(type, "text/plain") || !strcasecmp(type, "text/*") ||
-		 !strcmp(type, "*/*"))
-		text = true;
-	else
-		return;
-	while ((tok = strtok_r(NULL, ";", &save))) {
-		char *eq, *val, *end;
-
-		while (isspace((unsigned char)*tok))
-			tok++;
-		eq = strchr(tok, '=');
-		if (!eq)
-			continue;
-		*eq = '\0';
-		val = eq + 1;
-		for (end = eq; end > tok && isspace((unsigned char)end[-1]);)
-			*--end = '\0';
-		while (isspace((unsigned char)*val))
-			val++;
-		for (end = val + strlen(val); end > val && isspace((unsigned char)end[-1]);)
-			*--end = '\0';
-		if (!strcasecmp(tok, "q")) {
-			q = strtod(val, &end);
-			if (*end || q < 0 || q > 1)
-				q = 0;
-		} else if (!strcasecmp(tok, "version")) {
-			version_ok = om ? !strcmp(val, "1.0.0") : !strcmp(val, "0.0.4");
-		}
-	}
-	if (!version_ok)
-		return;
-	if (om && q > *q_om)
-		*q_om = q;
-	if (text && q > *q_text)
-		*q_text = q;
-}
-
-bool prom_accept_openmetrics(const char *accept)
-{
-	double q_om = 0, q_text = 0;
-	const char *p = accept, *comma;
-
-	if (!accept)
-		return false;
-	for (; *p; p = comma + 1) {
-		comma = strchr(p, ',');
-		if (!comma)
-			comma = p + strlen(p);
-		accept_range(p, (size_t)(comma - p), &q_om, &q_text);
-		if (!*comma)
-			break;
-	}
-	return q_om > 0 && q_om >= q_text;
 }

@@ -81,7 +81,7 @@ static void bar(FILE *f, __u64 v, __u64 max)
 	fputc('|', f);
 }
 
-static void print_histogram(FILE *f, const struct sh_totals *t, const struct options *o)
+static void print_histogram(FILE *f, const struct sh_totals *t, const struct render_spec *sp)
 {
 	int first = -1, last = -1, start, i;
 	__u64 below = 0, max = 0;
@@ -97,8 +97,8 @@ static void print_histogram(FILE *f, const struct sh_totals *t, const struct opt
 	if (first < 0)
 		return;
 	start = first;
-	if (o->min_wait_ns) {
-		int mb = bucket_of(o->min_wait_ns);
+	if (sp->min_wait_ns) {
+		int mb = bucket_of(sp->min_wait_ns);
 
 		for (i = 0; i < mb && i < SH_NBUCKETS; i++)
 			below += t->slots[i];
@@ -113,39 +113,39 @@ static void print_histogram(FILE *f, const struct sh_totals *t, const struct opt
 	if (below > max)
 		max = below;
 
-	fprintf(f, "%*s%-5s%*s : count      distribution\n", 10, "", unit_name(o->unit), 13, "");
+	fprintf(f, "%*s%-5s%*s : count      distribution\n", 10, "", unit_name(sp->unit), 13, "");
 	if (below) {
 		char lim[32], left[64];
 
-		fmt_wait(lim, sizeof(lim), bucket_lo(start), o->unit);
+		fmt_wait(lim, sizeof(lim), bucket_lo(start), sp->unit);
 		snprintf(left, sizeof(left), "< %s", lim);
 		fprintf(f, "%28s : %-10" PRIu64 " ", left, (uint64_t)below);
 		bar(f, below, max);
 		fputc('\n', f);
 	}
 	for (i = start; i <= last; i++) {
-		fmt_wait(lo, sizeof(lo), bucket_lo(i), o->unit);
+		fmt_wait(lo, sizeof(lo), bucket_lo(i), sp->unit);
 		if (bucket_hi(i) == UINT64_MAX)
 			snprintf(hi, sizeof(hi), "inf");
 		else
-			fmt_wait(hi, sizeof(hi), bucket_hi(i), o->unit);
+			fmt_wait(hi, sizeof(hi), bucket_hi(i), sp->unit);
 		fprintf(f, "%13s -> %-11s : %-10" PRIu64 " ", lo, hi, (uint64_t)t->slots[i]);
 		bar(f, t->slots[i], max);
 		fputc('\n', f);
 	}
 }
 
-static void print_stats_line(FILE *f, const struct sh_totals *t, __u64 p50, __u64 p90,
-			     __u64 p99, __u64 p999, const struct options *o, bool who)
+static void print_stats_line(FILE *f, const struct sh_totals *t, const struct sh_pcts *p,
+			     const struct render_spec *sp, bool who)
 {
 	char avg[32], a[32], b[32], c[32], d[32], m[32];
 
-	fmt_wait(avg, sizeof(avg), t->count ? t->sum_ns / t->count : 0, o->unit);
-	fmt_wait(a, sizeof(a), p50, o->unit);
-	fmt_wait(b, sizeof(b), p90, o->unit);
-	fmt_wait(c, sizeof(c), p99, o->unit);
-	fmt_wait(d, sizeof(d), p999, o->unit);
-	fmt_wait(m, sizeof(m), t->max_ns, o->unit);
+	fmt_wait(avg, sizeof(avg), t->count ? t->sum_ns / t->count : 0, sp->unit);
+	fmt_wait(a, sizeof(a), p->p50, sp->unit);
+	fmt_wait(b, sizeof(b), p->p90, sp->unit);
+	fmt_wait(c, sizeof(c), p->p99, sp->unit);
+	fmt_wait(d, sizeof(d), p->p999, sp->unit);
+	fmt_wait(m, sizeof(m), t->max_ns, sp->unit);
 	fprintf(f, "count %" PRIu64 "  avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s",
 		(uint64_t)t->count, avg, a, b, c, d, m);
 	if (who && t->max_tid) {
@@ -189,7 +189,7 @@ static void summary_name(char *buf, size_t n, const struct sh_group *g)
 	}
 }
 
-static void print_summary(FILE *f, const struct sh_report *r, const struct options *o)
+static void print_summary(FILE *f, const struct sh_report *r, const struct render_spec *sp)
 {
 	const char *kname = key_name(r->key_type);
 	int w = (int)strlen(kname), i;
@@ -209,12 +209,12 @@ static void print_summary(FILE *f, const struct sh_report *r, const struct optio
 		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
 
 		summary_name(name, sizeof(name), g);
-		fmt_wait(v[0], 32, g->t.count ? g->t.sum_ns / g->t.count : 0, o->unit);
-		fmt_wait(v[1], 32, g->p50, o->unit);
-		fmt_wait(v[2], 32, g->p90, o->unit);
-		fmt_wait(v[3], 32, g->p99, o->unit);
-		fmt_wait(v[4], 32, g->p999, o->unit);
-		fmt_wait(v[5], 32, g->t.max_ns, o->unit);
+		fmt_wait(v[0], 32, g->t.count ? g->t.sum_ns / g->t.count : 0, sp->unit);
+		fmt_wait(v[1], 32, g->pct.p50, sp->unit);
+		fmt_wait(v[2], 32, g->pct.p90, sp->unit);
+		fmt_wait(v[3], 32, g->pct.p99, sp->unit);
+		fmt_wait(v[4], 32, g->pct.p999, sp->unit);
+		fmt_wait(v[5], 32, g->t.max_ns, sp->unit);
 		fprintf(f, "%-*s %10" PRIu64, w, name, (uint64_t)g->t.count);
 		for (i = 0; i < 6; i++)
 			fprintf(f, " %9s", v[i]);
@@ -227,12 +227,12 @@ static void print_summary(FILE *f, const struct sh_report *r, const struct optio
 	}
 }
 
-void render_text(FILE *f, const struct sh_report *r, const struct options *o)
+void render_text(FILE *f, const struct sh_report *r, const struct render_spec *sp)
 {
 	size_t i;
 	__u64 lost = report_lost(r);
 
-	if (o->timestamp) {
+	if (sp->timestamp) {
 		char ts[64];
 		struct tm tm;
 
@@ -241,7 +241,7 @@ void render_text(FILE *f, const struct sh_report *r, const struct options *o)
 		fprintf(f, "%s\n", ts);
 	}
 	fprintf(f, "%s, %s %.2f s, waits in %s\n", metric_words(r->metric),
-		r->cumulative ? "since start" : "interval", r->span_s, unit_name(o->unit));
+		r->cumulative ? "since start" : "interval", r->span_s, unit_name(sp->unit));
 	if (lost)
 		fprintf(f, "lost: %" PRIu64 " waits not measured (no start timestamp %" PRIu64
 			   ", dropped %" PRIu64 ", clock skew %" PRIu64 ")\n",
@@ -255,7 +255,7 @@ void render_text(FILE *f, const struct sh_report *r, const struct options *o)
 		fprintf(f, "overflow: no kernel memory for a new key at the time, %" PRIu64
 			   " waits counted under [other] (transient, under heavy task churn)\n",
 			(uint64_t)r->stats[SH_STAT_NO_MEM]);
-	if (o->verbose)
+	if (sp->counters)
 		fprintf(f, "events: seen %" PRIu64 "  recorded %" PRIu64 "  no_start %" PRIu64
 			   "  filtered %" PRIu64 "  dropped %" PRIu64 "  map_full %" PRIu64
 			   "  no_mem %" PRIu64 "  clock_skew %" PRIu64 "  keys %" PRIu64
@@ -270,8 +270,8 @@ void render_text(FILE *f, const struct sh_report *r, const struct options *o)
 		fprintf(f, "(no waits recorded)\n\n");
 		return;
 	}
-	if (o->summary) {
-		print_summary(f, r, o);
+	if (sp->summary) {
+		print_summary(f, r, sp);
 		fputc('\n', f);
 		return;
 	}
@@ -283,8 +283,8 @@ void render_text(FILE *f, const struct sh_report *r, const struct options *o)
 				fputc('\n', f);
 			print_key_line(f, g, r->key_type);
 		}
-		print_histogram(f, &g->t, o);
-		print_stats_line(f, &g->t, g->p50, g->p90, g->p99, g->p999, o, true);
+		print_histogram(f, &g->t, sp);
+		print_stats_line(f, &g->t, &g->pct, sp, true);
 	}
 	fputc('\n', f);
 }

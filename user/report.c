@@ -7,12 +7,16 @@
 
 #include "report.h"
 
+struct sh_pcts totals_pcts(const struct sh_totals *t)
+{
+	return (struct sh_pcts){ .p50 = totals_quantile(t, 0.50), .p90 = totals_quantile(t, 0.90),
+				 .p99 = totals_quantile(t, 0.99),
+				 .p999 = totals_quantile(t, 0.999) };
+}
+
 void group_percentiles(struct sh_group *g)
 {
-	g->p50 = totals_quantile(&g->t, 0.50);
-	g->p90 = totals_quantile(&g->t, 0.90);
-	g->p99 = totals_quantile(&g->t, 0.99);
-	g->p999 = totals_quantile(&g->t, 0.999);
+	g->pct = totals_pcts(&g->t);
 }
 
 static struct sh_group *add_group(struct sh_report *r)
@@ -46,7 +50,7 @@ static struct sh_group *add_group(struct sh_report *r)
 }
 
 static void name_group(struct sh_group *g, const struct sh_entry *e, int key_type,
-		       struct sh_cgroups *cg, __u64 gen)
+		       const struct sh_cgroups *cg)
 {
 	const char *path;
 
@@ -73,7 +77,7 @@ static void name_group(struct sh_group *g, const struct sh_entry *e, int key_typ
 	case SH_KEY_CGROUP:
 		g->is_cgroup = true;
 		/* pruned: the cgroup is gone (its id is never reused) */
-		path = cg && !e->pruned ? cg_path(cg, e->key.id, gen) : NULL;
+		path = cg && !e->pruned ? cg_known(cg, e->key.id) : NULL;
 		if (path) {
 			g->name = path;
 		} else {
@@ -92,24 +96,26 @@ static int cmp_u64(__u64 a, __u64 b)
 	return a > b ? -1 : a < b;
 }
 
-static int rank_sort;
-
 /* A group's own name: qsort may move groups, leaving name at the old idbuf. */
 static const char *group_name(const struct sh_group *g)
 {
 	return g->name_in_idbuf ? g->idbuf : g->name;
 }
 
-/* qsort has no user pointer: the groups the indices being sorted refer to */
-static const struct sh_group *rank_base;
+/* What qsort_r compares by: the groups the indices refer to, and the sort key. */
+struct rank_by {
+	const struct sh_group *groups;
+	int sort;			/* enum sh_sort */
+};
 
-static int cmp_group(const void *a, const void *b)
+static int cmp_group(const void *a, const void *b, void *arg)
 {
-	const struct sh_group *x = &rank_base[*(const size_t *)a];
-	const struct sh_group *y = &rank_base[*(const size_t *)b];
+	const struct rank_by *by = arg;
+	const struct sh_group *x = &by->groups[*(const size_t *)a];
+	const struct sh_group *y = &by->groups[*(const size_t *)b];
 	int c = 0;
 
-	switch (rank_sort) {
+	switch (by->sort) {
 	case SH_SORT_COUNT:
 		c = cmp_u64(x->t.count, y->t.count);
 		break;
@@ -118,7 +124,7 @@ static int cmp_group(const void *a, const void *b)
 			    y->t.count ? y->t.sum_ns / y->t.count : 0);
 		break;
 	case SH_SORT_P99:
-		c = cmp_u64(x->p99, y->p99);
+		c = cmp_u64(x->pct.p99, y->pct.p99);
 		break;
 	case SH_SORT_MAX:
 		c = cmp_u64(x->t.max_ns, y->t.max_ns);
@@ -149,19 +155,18 @@ void report_rank(struct sh_report *r, int sort, __u32 top)
 
 	r->ngroups = r->nall ? r->nall : r->ngroups;	/* re-ranking: all of them */
 	fix_names(r);
-	rank_sort = sort;
 	/*
 	 * Sort indices, not the groups (hundreds of bytes each: moving them
 	 * in qsort dominated the poller's CPU at thousands of keys), then
 	 * lay the groups out once in rank order.
 	 */
 	if (r->ngroups) {	/* groups is NULL until the first one: qsort's base is nonnull */
+		struct rank_by by = { .groups = r->groups, .sort = sort };
 		struct sh_group *t;
 
 		for (i = 0; i < r->ngroups; i++)
 			r->order[i] = i;
-		rank_base = r->groups;
-		qsort(r->order, r->ngroups, sizeof(*r->order), cmp_group);
+		qsort_r(r->order, r->ngroups, sizeof(*r->order), cmp_group, &by);
 		for (i = 0; i < r->ngroups; i++)
 			r->spare[i] = r->groups[r->order[i]];
 		t = r->groups;
@@ -183,8 +188,8 @@ void report_rank(struct sh_report *r, int sort, __u32 top)
 	r->ngroups = top;
 }
 
-int report_build(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
-		 struct sh_cgroups *cg, __u64 gen, double span_s)
+int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report_spec *sp,
+		 const struct sh_cgroups *cg, double span_s)
 {
 	struct sh_totals exited;
 	struct sh_entry *e;
@@ -195,25 +200,19 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct option
 	r->span_s = span_s;
 	r->metric = s->metric;
 	r->method = s->method;
-	r->key_type = o->key_type;
-	r->cumulative = o->cumulative;
+	r->key_type = sp->key_type;
+	r->cumulative = sp->cumulative;
 	r->ngroups = 0;
 	r->nall = 0;
 	r->live_keys = 0;
 	memset(&r->all, 0, sizeof(r->all));
-	memcpy(r->stats, o->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
-
-	/* resolve unknown cgroup ids first: at most one walk, then stable names */
-	if (cg)
-		for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
-			if (e->key.id != SH_OTHER_ID && e->key.id != SH_EXITED_ID)
-				cg_path(cg, e->key.id, gen);
+	memcpy(r->stats, sp->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
 
 	memset(&exited, 0, sizeof(exited));
-	if (o->cumulative)
+	if (sp->cumulative)
 		exited = s->exited_cum;
 	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));) {
-		const struct sh_totals *t = o->cumulative ? &e->cum : &e->delta;
+		const struct sh_totals *t = sp->cumulative ? &e->cum : &e->delta;
 
 		if (e->key.id == SH_EXITED_ID) {
 			/* the kernel's folds: one [exited] with the poller's own */
@@ -228,8 +227,9 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct option
 		if (!g)
 			return -1;
 		g->key = e->key;
+		g->live = !e->pruned;
 		g->t = *t;
-		name_group(g, e, o->key_type, cg, gen);
+		name_group(g, e, sp->key_type, cg);
 	}
 	if (exited.count) {
 		g = add_group(r);
@@ -243,11 +243,8 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct option
 		group_percentiles(&r->groups[i]);
 		totals_add(&r->all, &r->groups[i].t);
 	}
-	r->all_p50 = totals_quantile(&r->all, 0.50);
-	r->all_p90 = totals_quantile(&r->all, 0.90);
-	r->all_p99 = totals_quantile(&r->all, 0.99);
-	r->all_p999 = totals_quantile(&r->all, 0.999);
-	report_rank(r, o->sort, o->top);
+	r->all_pct = totals_pcts(&r->all);
+	report_rank(r, sp->sort, sp->top);
 	return 0;
 }
 

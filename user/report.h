@@ -9,9 +9,22 @@
 #include <stdbool.h>
 #include <time.h>
 #include "hist.h"
-#include "options.h"
+#include "names.h"
 #include "snapshot.h"
 #include "cgroup.h"
+
+/* What a report shows: the metric is the snapshot's. */
+struct report_spec {
+	int key_type;			/* enum sh_key_type: how keys are named */
+	bool cumulative;		/* span: since start, else the interval */
+	int sort;			/* enum sh_sort: the ranking */
+	__u32 top;			/* groups shown, the rest folded into [rest]; 0 = all */
+};
+
+/* The percentiles every output shows, estimated from a histogram, ns. */
+struct sh_pcts {
+	__u64 p50, p90, p99, p999;
+};
 
 struct sh_group {
 	struct sh_key key;		/* kernel key (id, comm) */
@@ -21,8 +34,9 @@ struct sh_group {
 	const char *comm;		/* pid/tid keys: task name, else NULL */
 	bool is_cgroup;			/* key is a cgroup id (JSON adds cgroup_id) */
 	bool synthetic;			/* [rest] or [exited]: not a kernel key */
+	bool live;			/* its kernel key is still in the map (not pruned) */
 	struct sh_totals t;		/* the waits of this report */
-	__u64 p50, p90, p99, p999;	/* estimated percentiles, ns */
+	struct sh_pcts pct;		/* of @t */
 	__u64 nkeys;			/* [rest]: how many keys it folds */
 };
 
@@ -41,24 +55,29 @@ struct sh_report {
 	struct sh_group *spare;		/* ranking scratch: groups in rank order */
 	struct sh_group rest;		/* keys beyond --top, when rest.nkeys */
 	struct sh_totals all;		/* every group together (incl. rest) */
-	__u64 all_p50, all_p90, all_p99, all_p999;
+	struct sh_pcts all_pct;		/* of @all */
 	__u64 stats[SH_STAT_NR];	/* event counters of the same span */
 	__u64 live_keys;		/* keys in the kernel map now */
 };
 
-/* Percentiles of @t into @g's fields. */
+/* The percentiles of @t. */
+struct sh_pcts totals_pcts(const struct sh_totals *t);
+
+/* Percentiles of @g->t into @g->pct. */
 void group_percentiles(struct sh_group *g);
 
 /*
  * Build @r from snapshot @s (interval deltas, or totals since start with
- * o->cumulative), naming cgroup keys through @cg (may be NULL), ranking
- * with o->sort and folding keys beyond o->top into r->rest. @gen is the
- * interval counter (limits cgroup walks to one per interval).
+ * sp->cumulative), naming cgroup keys by the names @cg has learnt (may be
+ * NULL; it is never asked to walk: the poll loop names new cgroups
+ * in a step of its own, before),
+ * ranking with sp->sort and folding keys beyond sp->top into r->rest.
+ * Touches no file. 0, or -1 when out of memory.
  */
-int report_build(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
-		 struct sh_cgroups *cg, __u64 gen, double span_s);
+int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report_spec *sp,
+		 const struct sh_cgroups *cg, double span_s);
 
-/* Rank groups: the comparator for o->sort (largest first, then by name). */
+/* Rank groups: the comparator for @sort (largest first, then by name). */
 void report_rank(struct sh_report *r, int sort, __u32 top);
 
 void report_free(struct sh_report *r);

@@ -4,18 +4,13 @@
 #include <string.h>
 
 #include "snapshot.h"
+#include "hash.h"
 
 #define INITIAL_SLOTS 1024
 
 static size_t key_hash(const struct sh_key *k)
 {
-	const unsigned char *p = (const unsigned char *)k;
-	__u64 h = 1469598103934665603ULL;	/* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
+	return hash_bytes(k, sizeof(*k));
 }
 
 int snapshot_init(struct sh_snapshot *s)

@@ -23,7 +23,6 @@
 
 #include "cgroup.h"
 
-int sh_log_level;
 
 static char root[PATH_MAX];
 static struct sh_cgroups cg;

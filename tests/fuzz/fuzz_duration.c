@@ -14,8 +14,8 @@
 
 #include "schedhist.h"
 #include "options.h"
+#include "parse.h"
 
-int sh_log_level;
 
 typedef unsigned __int128 u128;
 

@@ -13,7 +13,6 @@
 
 #include "escape.h"
 
-int sh_log_level;
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

@@ -11,7 +11,6 @@
 
 #include "cgroup.h"
 
-int sh_log_level;
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

@@ -13,12 +13,11 @@
 
 #include "schedhist.h"
 #include "options.h"
+#include "parse.h"
 #include "log.h"
 
-int sh_log_level;
 
 #define MAX_ARGS 64
-#define NSEC_PER_SEC 1000000000ULL
 
 static char errbuf[65536];
 

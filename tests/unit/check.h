@@ -50,12 +50,4 @@ static inline int test_summary(void)
 	return tests_failed ? 1 : 0;
 }
 
-/*
- * The tests name the metric in the options; the poller keeps one
- * snapshot per metric and the report takes it from there.
- */
-#ifdef SH_REPORT_H
-#define report_build(r, s, o, ...) ((s)->metric = (o)->metric, report_build(r, s, o, __VA_ARGS__))
-#endif
-
 #endif /* SH_CHECK_H */

@@ -21,7 +21,6 @@
 #include "check.h"
 #include "atomic_file.h"
 
-int sh_log_level;
 
 static char *slurp(const char *path)
 {

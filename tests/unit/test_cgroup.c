@@ -14,7 +14,6 @@
 #include "cgroup.h"
 #include "check.h"
 
-int sh_log_level;
 
 /* This machine's real layout: v1 controllers, cgroup2 at .../unified. */
 static const char hybrid[] =

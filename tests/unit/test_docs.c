@@ -14,7 +14,6 @@
 #include "check.h"
 #include "schedhist.h"
 
-int sh_log_level;
 
 static char *slurp(const char *path)
 {

@@ -14,7 +14,6 @@
 #include "check.h"
 #include "escape.h"
 
-int sh_log_level;
 
 static char *written(const char *name, enum esc_syntax syn)
 {

@@ -17,8 +17,17 @@
 #include "check.h"
 #include "options.h"
 #include "heatmap.h"
+#include "specs.h"
 
-int sh_log_level;
+
+
+/* heatmap_init() with the heatmap spec of @o: as main builds it. */
+static int hm_init(struct sh_heatmap *hm, const struct options *o, char *err, size_t errlen)
+{
+	struct heatmap_spec sp = heatmap_spec_of(o);
+
+	return heatmap_init(hm, &sp, err, errlen);
+}
 
 static void opts(struct options *o, const char *const *args)
 {
@@ -68,7 +77,7 @@ static void test_bounded(void)
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/h.svg", dir);
 	OPTS(&o, "-i", "1", "--heatmap", path);
-	CHECK(!heatmap_init(&hm, &o, err, sizeof(err)));
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	CHECK(stat(path, &st) == -1);	/* nothing written before the first write */
 	for (i = 0; i < 1000; i++) {
 		r.when.tv_sec = 1700000000 + i;
@@ -130,7 +139,7 @@ static void test_key_escaped(void)
 	r.ngroups = r.nall = 2;
 	r.when.tv_sec = 1700000000;
 	OPTS(&o, "-k", "comm", "-i", "1", "--heatmap", "/tmp/h.svg", "--heatmap-key", "caf\\xe9");
-	CHECK(!heatmap_init(&hm, &o, err, sizeof(err)));
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	CHECK(!heatmap_add(&hm, &r));
 	CHECK_EQ_U64(hm.cols[0].slots[10], 5);
 	svg = svg_of(&hm, &len);
@@ -141,7 +150,7 @@ static void test_key_escaped(void)
 
 	OPTS(&o, "-k", "comm", "-i", "1", "--heatmap", "/tmp/h.svg", "--heatmap-key",
 	     "x<&>\"\\x1b");
-	CHECK(!heatmap_init(&hm, &o, err, sizeof(err)));
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	CHECK(!heatmap_add(&hm, &r));
 	CHECK_EQ_U64(hm.cols[0].slots[11], 7);
 	svg = svg_of(&hm, &len);
@@ -152,7 +161,7 @@ static void test_key_escaped(void)
 
 	/* a raw non-UTF-8 key on the command line: still valid XML */
 	OPTS(&o, "-k", "comm", "-i", "1", "--heatmap", "/tmp/h.svg", "--heatmap-key", "caf\xe9");
-	CHECK(!heatmap_init(&hm, &o, err, sizeof(err)));
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	CHECK(!heatmap_add(&hm, &r));
 	CHECK_EQ_U64(hm.cols[0].slots[10], 5);
 	svg = svg_of(&hm, &len);

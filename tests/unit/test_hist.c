@@ -9,7 +9,6 @@
 #include "hist.h"
 #include "check.h"
 
-int sh_log_level;
 
 #define LAST (SH_NBUCKETS - 1)
 #define P39 (1ULL << 39)

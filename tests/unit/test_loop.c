@@ -18,7 +18,6 @@
 #include "check.h"
 #include "loop.h"
 
-int sh_log_level;
 
 #define MS 1000000ULL
 #define BIG (1 << 20)	/* 256 times the pipe */

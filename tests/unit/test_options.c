@@ -13,10 +13,10 @@
 
 #include "schedhist.h"
 #include "options.h"
+#include "parse.h"
 #include "log.h"
 #include "check.h"
 
-int sh_log_level;
 
 #define NS 1ULL
 #define US 1000ULL
@@ -124,6 +124,33 @@ static int parse_usage_at(int line, const char *const *args)
 }
 
 #define PARSE_USAGE(...) CHECK(parse_usage_at(__LINE__, ARGS(__VA_ARGS__)))
+
+/*
+ * "-p @pid" parses (the range is right) but options_check_pid() refuses
+ * it: 2 and exactly one "schedhist: " line on stderr naming the pid.
+ */
+static int parse_no_pid_at(int line, const char *pid)
+{
+	struct capture out, err;
+	struct options o;
+	int rc = parse_cap(&o, ARGS("-p", pid), &out, &err);
+	int ok = rc == -1 && !err.text[0] && !out.text[0];
+
+	if (ok) {
+		capture_start(&err, 2);
+		rc = options_check_pid(&o);
+		capture_end(&err);
+		ok = rc == SH_EXIT_USAGE && count_lines(err.text) == 1 &&
+		     !strncmp(err.text, "schedhist: no such process: ", 28) &&
+		     strstr(err.text, pid);
+	}
+	if (!ok)
+		fprintf(stderr, "  %s:%d: want -p %s refused as no such process, got %d, "
+			"stderr: %s", __FILE__, line, pid, rc, err.text[0] ? err.text : "(empty)\n");
+	return ok;
+}
+
+#define PARSE_NO_PID(pid) CHECK(parse_no_pid_at(__LINE__, (pid)))
 
 static void test_parse_u64(void)
 {
@@ -239,7 +266,7 @@ static void test_defaults(void)
 	CHECK(!o.cumulative && !o.json && !o.timestamp && !o.summary);
 	CHECK(!o.cgroup_path && !o.cgroup_hier && !o.heatmap && !o.heatmap_key);
 	CHECK_EQ_U64(o.verbose, 0);
-	CHECK_EQ_U64(sh_log_level, 0);
+	CHECK_EQ_U64(log_level(), SH_LOG_WARN);
 }
 
 static void test_positionals(void)
@@ -353,13 +380,17 @@ static void test_options_set(void)
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	PARSE_OK(&o, "-p", pid);
 	CHECK_EQ_U64(o.pid, getpid());
+	CHECK_EQ_U64(options_check_pid(&o), 0);
 
-	/* -v sets the log level */
+	/* -v counts; parsing leaves the log level alone (main sets it) */
+	log_set_level(SH_LOG_INFO);
 	PARSE_OK(&o, "-v", "-v");
 	CHECK_EQ_U64(o.verbose, 2);
-	CHECK_EQ_U64(sh_log_level, 2);
+	CHECK_EQ_U64(log_level(), SH_LOG_INFO);
 	PARSE_OK(&o, NULL);
-	CHECK_EQ_U64(sh_log_level, 0);
+	CHECK_EQ_U64(o.verbose, 0);
+	CHECK_EQ_U64(log_level(), SH_LOG_INFO);
+	log_set_level(SH_LOG_WARN);
 }
 
 static void test_usage_errors(void)
@@ -408,7 +439,7 @@ static void test_usage_errors(void)
 	PARSE_USAGE("-p", "5x");
 	PARSE_USAGE("-p", "");
 	PARSE_USAGE("-p", "4194305");		/* above PID_MAX_LIMIT */
-	PARSE_USAGE("-p", "4194304");		/* in range, but no such process */
+	PARSE_NO_PID("4194304");		/* in range, but no such process */
 	/* dependent options */
 	PARSE_USAGE("--cgroup-depth", "3");
 	PARSE_USAGE("-k", "cgroup", "--cgroup-depth", "0");
@@ -495,6 +526,37 @@ static void test_names(void)
 	CHECK_EQ_U64(unit_ns(SH_UNIT_NS), 1);
 	CHECK_EQ_U64(unit_ns(SH_UNIT_US), 1000);
 	CHECK_EQ_U64(unit_ns(SH_UNIT_MS), 1000000);
+	CHECK(!strcmp(sort_name(SH_SORT_P99), "p99"));
+	CHECK(!strcmp(stat_name(SH_STAT_NO_START), "no_start"));
+	CHECK(!strcmp(stat_name(SH_STAT_MERGED), "merged"));
+	CHECK(!strcmp(method_name(SH_METHOD_SCHED_INFO), "sched_info"));
+	CHECK(!strcmp(method_name(SH_METHOD_WAKEUP), "wakeup"));
+}
+
+/* Every name looks up to its value, and back; anything else is refused. */
+static void test_lookups(void)
+{
+	int i;
+
+	for (i = 0; i < SH_METRIC_NR; i++)
+		CHECK_EQ_U64(metric_lookup(metric_name(i)), i);
+	for (i = SH_KEY_NONE; i <= SH_KEY_CGROUP; i++)
+		CHECK_EQ_U64(key_lookup(key_name(i)), i);
+	for (i = 0; i < SH_UNIT_NR; i++)
+		CHECK_EQ_U64(unit_lookup(unit_name(i)), i);
+	for (i = 0; i < SH_SORT_NR; i++)
+		CHECK_EQ_U64(sort_lookup(sort_name(i)), i);
+	for (i = 0; i < SH_STAT_NR; i++)
+		CHECK(stat_name(i) && stat_name(i)[0]);
+	CHECK_EQ_U64(method_lookup("auto"), (__u64)SH_METHOD_AUTO);
+	CHECK_EQ_U64(method_lookup("sched_info"), SH_METHOD_SCHED_INFO);
+	CHECK_EQ_U64(method_lookup("wakeup"), SH_METHOD_WAKEUP);
+	CHECK(method_lookup("Wakeup") < SH_METHOD_AUTO);
+	CHECK(method_lookup("") < SH_METHOD_AUTO);
+	CHECK_EQ_U64(metric_lookup("OFFCPU"), (__u64)-1);
+	CHECK_EQ_U64(key_lookup(""), (__u64)-1);
+	CHECK_EQ_U64(unit_lookup("s"), (__u64)-1);
+	CHECK_EQ_U64(sort_lookup("median"), (__u64)-1);
 }
 
 int main(void)
@@ -509,5 +571,6 @@ int main(void)
 	TEST(test_help_version);
 	TEST(test_reparse);
 	TEST(test_names);
+	TEST(test_lookups);
 	return test_summary();
 }

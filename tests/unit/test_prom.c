@@ -21,11 +21,12 @@
 #include "options.h"
 #include "snapshot.h"
 #include "report.h"
+#include "specs.h"
 #include "render_prom.h"
+#include "http_server.h"
 #include "listen_addr.h"
 #include "check.h"
 
-int sh_log_level;
 
 #define MAX_ARGS 16
 
@@ -123,6 +124,11 @@ static void test_fleet_options(void)
 	/* daemon defaults: 5 s readings, nothing printed */
 	CHECK(OPTS(&o, "--listen", "9464") == -1);
 	CHECK(o.listen && !strcmp(o.listen, "9464"));
+	/* parsed once, by the option table: the exporter binds what was parsed */
+	CHECK(!strcmp(o.listen_addr.text, "127.0.0.1:9464"));
+	CHECK(exporter_spec_of(&o).listen == &o.listen_addr);
+	CHECK(OPTS(&o, "--prom-file", "/tmp/x.prom") == -1);
+	CHECK(exporter_spec_of(&o).listen == NULL);
 	CHECK_EQ_U64(o.interval_ns, 5000000000ULL);
 	CHECK(!o.print);
 	CHECK(OPTS(&o, "--prom-file", "/tmp/x.prom", "-i", "1", "-n", "3") == -1);
@@ -150,24 +156,24 @@ static void test_fleet_options(void)
 
 static void test_accept(void)
 {
-	CHECK(!prom_accept_openmetrics(NULL));
-	CHECK(!prom_accept_openmetrics(""));
-	CHECK(!prom_accept_openmetrics("*/*"));
-	CHECK(!prom_accept_openmetrics("text/plain"));
-	CHECK(!prom_accept_openmetrics("text/plain;version=0.0.4;q=1,*/*;q=0.1"));
+	CHECK(!http_accept_openmetrics(NULL));
+	CHECK(!http_accept_openmetrics(""));
+	CHECK(!http_accept_openmetrics("*/*"));
+	CHECK(!http_accept_openmetrics("text/plain"));
+	CHECK(!http_accept_openmetrics("text/plain;version=0.0.4;q=1,*/*;q=0.1"));
 	/* what Prometheus 2.x sends */
-	CHECK(prom_accept_openmetrics("application/openmetrics-text;version=1.0.0,"
+	CHECK(http_accept_openmetrics("application/openmetrics-text;version=1.0.0,"
 				      "application/openmetrics-text;version=0.0.1;q=0.75,"
 				      "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
-	CHECK(prom_accept_openmetrics("application/openmetrics-text"));
-	CHECK(prom_accept_openmetrics("Application/OpenMetrics-Text ; version = 1.0.0"));
-	CHECK(prom_accept_openmetrics("text/plain;q=0.5, application/openmetrics-text;q=0.9"));
-	CHECK(!prom_accept_openmetrics("text/plain;q=1, application/openmetrics-text;q=0.5"));
-	CHECK(!prom_accept_openmetrics("application/openmetrics-text;q=0"));
-	CHECK(!prom_accept_openmetrics("application/openmetrics-text;q=x"));
+	CHECK(http_accept_openmetrics("application/openmetrics-text"));
+	CHECK(http_accept_openmetrics("Application/OpenMetrics-Text ; version = 1.0.0"));
+	CHECK(http_accept_openmetrics("text/plain;q=0.5, application/openmetrics-text;q=0.9"));
+	CHECK(!http_accept_openmetrics("text/plain;q=1, application/openmetrics-text;q=0.5"));
+	CHECK(!http_accept_openmetrics("application/openmetrics-text;q=0"));
+	CHECK(!http_accept_openmetrics("application/openmetrics-text;q=x"));
 	/* only the version we write */
-	CHECK(!prom_accept_openmetrics("application/openmetrics-text;version=0.0.1"));
-	CHECK(!prom_accept_openmetrics("application/openmetrics-text;version=2.0.0,text/plain"));
+	CHECK(!http_accept_openmetrics("application/openmetrics-text;version=0.0.1"));
+	CHECK(!http_accept_openmetrics("application/openmetrics-text;version=2.0.0,text/plain"));
 }
 
 /* ---- readings: fake kernel values through snapshot -> reports -> view ---- */
@@ -209,13 +215,6 @@ struct rig {
 	__u64 stats[SH_STAT_NR];
 };
 
-static bool key_live(const struct sh_group *g, void *arg)
-{
-	struct sh_entry *e = snapshot_find(arg, &g->key);
-
-	return e && !e->pruned;
-}
-
 static void rig_init(struct rig *r, const char *const *args)
 {
 	memset(r, 0, sizeof(*r));
@@ -233,16 +232,20 @@ static void rig_begin(struct rig *r)
 
 static void rig_end(struct rig *r)
 {
+	struct report_spec sp;
+
 	r->stats[SH_STAT_SEEN] += 7;
 	r->stats[SH_STAT_NO_START] += 1;
 	r->stats[SH_STAT_MAP_FULL] += 2;	/* the waits of [other], by reason */
 	r->stats[SH_STAT_NO_MEM] += 3;
 	snapshot_stats(&r->s, r->stats);
-	r->o.cumulative = false;
-	CHECK(!report_build(&r->iv, &r->s, &r->o, NULL, r->v.updates + 1, 1));
-	r->o.cumulative = true;
-	CHECK(!report_build(&r->since, &r->s, &r->o, NULL, r->v.updates + 1, 1));
-	CHECK(!prom_view_update(&r->v, &r->iv, &r->since, key_live, &r->s));
+	sp = report_spec_of(&r->o);
+	r->s.metric = r->o.metric;	/* the poller keeps one snapshot per metric */
+	sp.cumulative = false;
+	CHECK(!report_build(&r->iv, &r->s, &sp, NULL, 1));
+	sp.cumulative = true;
+	CHECK(!report_build(&r->since, &r->s, &sp, NULL, 1));
+	CHECK(!prom_view_update(&r->v, &r->iv, &r->since));
 	snapshot_gc(&r->s);
 }
 

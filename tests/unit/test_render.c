@@ -23,9 +23,9 @@
 #include "options.h"
 #include "report.h"
 #include "render.h"
+#include "specs.h"
 #include "check.h"
 
-int sh_log_level;
 
 /* 2023-11-14T22:13:20.123Z */
 static const struct timespec fixed_when = { .tv_sec = 1700000000, .tv_nsec = 123456789 };
@@ -98,6 +98,7 @@ static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *
 static void build(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
 		  const struct spec *specs, int n, const __u64 *stats, double span_s)
 {
+	struct report_spec sp = report_spec_of(o);
 	__u64 zero[SH_STAT_NR] = {};
 	int i;
 
@@ -106,7 +107,8 @@ static void build(struct sh_report *r, struct sh_snapshot *s, const struct optio
 	for (i = 0; i < n; i++)
 		ingest_spec(s, o->key_type, &specs[i], 1, false);
 	snapshot_stats(s, stats ? stats : zero);
-	CHECK(!report_build(r, s, o, NULL, 1, span_s));
+	s->metric = o->metric;	/* the poller keeps one snapshot per metric */
+	CHECK(!report_build(r, s, &sp, NULL, span_s));
 	r->when = fixed_when;
 }
 
@@ -176,13 +178,15 @@ static void check_golden(const char *name, const char *text)
 /* render_text into a string (free it). */
 static char *text_of(const struct sh_report *r, const struct options *o)
 {
+	struct render_spec rs;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		abort();
-	render_text(f, r, o);
+	rs = render_spec_of(o);
+	render_text(f, r, &rs);
 	fclose(f);
 	return buf;
 }
@@ -463,6 +467,7 @@ static void test_text_cumulative(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	struct report_spec rspec;
 	struct options o;
 	int i;
 
@@ -471,7 +476,9 @@ static void test_text_cumulative(void)
 	snapshot_begin(&s, 1);
 	for (i = 0; i < 3; i++)
 		ingest_spec(&s, SH_KEY_PID, &p[i], 1, false);
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 5.0));
+	rspec = report_spec_of(&o);
+	s.metric = o.metric;
+	CHECK(!report_build(&r, &s, &rspec, NULL, 5.0));
 	snapshot_gc(&s);
 	/* 2nd interval: 1000 has 5 more waits, 3000 has exited */
 	p[0].slots[16] = 5;
@@ -485,13 +492,17 @@ static void test_text_cumulative(void)
 	snapshot_begin(&s, 3);
 	ingest_spec(&s, SH_KEY_PID, &p[0], 3, false);
 	ingest_spec(&s, SH_KEY_PID, &p[1], 3, false);
-	CHECK(!report_build(&r, &s, &o, NULL, 3, 15.0));
+	rspec = report_spec_of(&o);
+	s.metric = o.metric;
+	CHECK(!report_build(&r, &s, &rspec, NULL, 15.0));
 	r.when = fixed_when;
 	golden_case("pid_cumulative.txt", &r, &o);
 
 	/* interval mode on the same reading: nothing happened */
 	OPTS(&o, "-P", "-i", "5");
-	CHECK(!report_build(&r, &s, &o, NULL, 3, 5.0));
+	rspec = report_spec_of(&o);
+	s.metric = o.metric;
+	CHECK(!report_build(&r, &s, &rspec, NULL, 5.0));
 	golden_case("empty.txt", &r, &o);
 	report_free(&r);
 	snapshot_free(&s);
@@ -567,7 +578,7 @@ static char *json_of(const struct sh_report *r, const struct options *o)
 
 	if (!f)
 		abort();
-	render_json(f, r, o);
+	render_json(f, r);
 	fclose(f);
 	return buf;
 }

@@ -16,13 +16,35 @@
 #include "schedhist.h"
 #include "options.h"
 #include "report.h"
+#include "specs.h"
 #include "check.h"
 
-int sh_log_level;
 
 #define MAX_ARGS 16
 
 /* parse_options on "schedhist" + @args (NULL-terminated); must succeed. */
+
+/* report_build() with the report spec of @o: as main builds it. */
+static int build_o(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
+		   const struct sh_cgroups *cg, double span_s)
+{
+	struct report_spec sp = report_spec_of(o);
+
+	s->metric = o->metric;	/* the poller keeps one snapshot per metric */
+	return report_build(r, s, &sp, cg, span_s);
+}
+
+/* The poll loop's cgroup step: learn the names of @s's keys (one walk per @gen). */
+static void learn_cgroups(struct sh_cgroups *cg, struct sh_snapshot *s, __u64 gen)
+{
+	struct sh_entry *e;
+	size_t it;
+
+	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
+		if (e->key.id != SH_OTHER_ID && e->key.id != SH_EXITED_ID)
+			cg_path(cg, e->key.id, gen);
+}
+
 static void opts(struct options *o, const char *const *args)
 {
 	char *argv[MAX_ARGS];
@@ -156,27 +178,27 @@ static void test_rank(void)
 	four_threads(&s, k);
 
 	OPTS(&o, "-L");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	/* sums: 202 5 ms, 404 2.002 ms, 303 2 ms, 101 1 ms */
 	check_order(&r, "202", "404", "303", "101");
 	OPTS(&o, "-L", "--sort", "sum");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	check_order(&r, "202", "404", "303", "101");
 	OPTS(&o, "-L", "--sort", "count");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	check_order(&r, "303", "101", "202", "404");
 	OPTS(&o, "-L", "--sort", "avg");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	/* avg: 404 666.7 us, 202 500 us, 101 10 us, 303 2 us */
 	check_order(&r, "404", "202", "101", "303");
 	OPTS(&o, "-L", "--sort", "max");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	check_order(&r, "404", "202", "101", "303");
 	OPTS(&o, "-L", "--sort", "p99");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	/* p99: 404 = its max 2 ms (rank 3 of 3), 202 500 us, 101 ~10 us, 303 ~2 us */
 	check_order(&r, "404", "202", "101", "303");
-	CHECK_EQ_U64(r.groups[0].p99, 2000000);
+	CHECK_EQ_U64(r.groups[0].pct.p99, 2000000);
 
 	/* names, task names and totals follow their group */
 	{
@@ -197,8 +219,8 @@ static void test_rank(void)
 	CHECK_EQ_U64(r.all.sum_ns, 1000000 + 5000000 + 2000000 + 2002000);
 	CHECK_EQ_U64(r.all.max_ns, 2000000);
 	CHECK_EQ_U64(r.all.max_tid, 404);
-	CHECK_EQ_U64(r.all_p50, totals_quantile(&r.all, 0.50));
-	CHECK_EQ_U64(r.all_p99, totals_quantile(&r.all, 0.99));
+	CHECK_EQ_U64(r.all_pct.p50, totals_quantile(&r.all, 0.50));
+	CHECK_EQ_U64(r.all_pct.p99, totals_quantile(&r.all, 0.99));
 	CHECK_EQ_U64(r.live_keys, 4);
 	CHECK_EQ_U64(r.rest.nkeys, 0);
 	CHECK_EQ_U64(r.key_type, SH_KEY_TID);
@@ -224,7 +246,7 @@ static void test_rank_ties(void)
 		feed(&s, &k[i], SH_KEY_PID, false);
 	}
 	OPTS(&o, "-P");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, 3);
 	/* strcmp order of the names */
 	CHECK(!strcmp(r.groups[0].name, "200"));
@@ -249,7 +271,7 @@ static void test_rank_ties(void)
 			feed(&s, &t[i], SH_KEY_TID, false);
 		}
 		OPTS(&o, "-L");
-		CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+		CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 		CHECK_EQ_U64(r.ngroups, 150);
 		for (j = 1; j < r.ngroups; j++)
 			bad += strcmp(r.groups[j - 1].name, r.groups[j].name) >= 0;
@@ -288,7 +310,7 @@ static void test_names_after_sort(void)
 		static const char *const sorts[] = { "sum", "count", "max" };
 
 		OPTS(&o, "-L", "--sort", sorts[pass], "--top", "50");
-		CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+		CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 		CHECK_EQ_U64(r.ngroups, 50);
 		CHECK_EQ_U64(r.rest.nkeys, N - 50);
 		for (i = 0; i < r.ngroups; i++) {
@@ -338,7 +360,7 @@ static void test_top(void)
 	}
 
 	OPTS(&o, "-L", "--top", "3");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, 3);
 	CHECK(!strcmp(r.groups[0].name, "509"));
 	CHECK(!strcmp(r.groups[1].name, "508"));
@@ -350,31 +372,31 @@ static void test_top(void)
 	CHECK_EQ_U64(r.rest.t.sum_ns, rest_sum);
 	CHECK_EQ_U64(r.rest.t.max_ns, rest_max);
 	CHECK_EQ_U64(r.rest.t.max_tid, 506);
-	CHECK_EQ_U64(r.rest.p99, totals_quantile(&r.rest.t, 0.99));
-	CHECK(r.rest.p50 > 0);
+	CHECK_EQ_U64(r.rest.pct.p99, totals_quantile(&r.rest.t, 0.99));
+	CHECK(r.rest.pct.p50 > 0);
 	CHECK_EQ_U64(shown_count(&r) + r.rest.t.count, total);
 	CHECK_EQ_U64(r.all.count, total);	/* the rest is part of the report */
 
 	/* --top with the sort: the 3 highest counts are the same keys */
 	OPTS(&o, "-L", "--top", "3", "--sort", "count");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK(!strcmp(r.groups[0].name, "509"));
 	CHECK_EQ_U64(shown_count(&r) + r.rest.t.count, total);
 
 	/* --top at or above the number of keys: no rest */
 	OPTS(&o, "-L", "--top", "10");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, N);
 	CHECK_EQ_U64(r.rest.nkeys, 0);
 	CHECK_EQ_U64(r.rest.t.count, 0);
 	OPTS(&o, "-L", "--top", "1");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, 1);
 	CHECK_EQ_U64(r.rest.nkeys, N - 1);
 	CHECK_EQ_U64(shown_count(&r) + r.rest.t.count, total);
 	/* a rebuild without --top forgets the rest */
 	OPTS(&o, "-L");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, N);
 	CHECK_EQ_U64(r.rest.nkeys, 0);
 	report_free(&r);
@@ -413,7 +435,7 @@ static void test_cumulative(void)
 	snapshot_stats(&s, st2);
 
 	OPTS(&o, "-L");
-	CHECK(!report_build(&r, &s, &o, NULL, 2, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK(!r.cumulative);
 	CHECK_EQ_U64(r.ngroups, 2);	/* 22 had no waits this interval */
 	CHECK(group_named(&r, "11") && group_named(&r, "11")->t.count == 5);
@@ -426,7 +448,7 @@ static void test_cumulative(void)
 	CHECK_EQ_U64(r.live_keys, 2);		/* 11 and 22; 33 is pruned */
 
 	OPTS(&o, "-L", "--cumulative");
-	CHECK(!report_build(&r, &s, &o, NULL, 2, 2.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 2.0));
 	CHECK(r.cumulative);
 	CHECK_EQ_U64(r.ngroups, 3);
 	CHECK(group_named(&r, "11") && group_named(&r, "11")->t.count == 15);
@@ -442,7 +464,7 @@ static void test_cumulative(void)
 	waits(&k[1], 2000, 1, 3);
 	feed(&s, &k[0], SH_KEY_TID, false);
 	feed(&s, &k[1], SH_KEY_TID, false);
-	CHECK(!report_build(&r, &s, &o, NULL, 3, 3.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 3.0));
 	CHECK_EQ_U64(r.ngroups, 3);
 	{
 		const struct sh_group *g = group_named(&r, "[exited]");
@@ -461,7 +483,7 @@ static void test_cumulative(void)
 
 	/* the interval report of the same reading has no [exited] */
 	OPTS(&o, "-L");
-	CHECK(!report_build(&r, &s, &o, NULL, 3, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, 1);
 	CHECK(group_named(&r, "22") != NULL);
 	CHECK(group_named(&r, "[exited]") == NULL);
@@ -491,7 +513,7 @@ static void test_key_names(void)
 	feed(&s, &k[1], SH_KEY_COMM, false);
 	feed(&s, &k[2], SH_KEY_COMM, false);
 	OPTS(&o, "-k", "comm");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, 3);
 	CHECK(!strcmp(r.groups[0].name, "[other]"));
 	CHECK(!strcmp(r.groups[1].name, "bash"));
@@ -514,7 +536,7 @@ static void test_key_names(void)
 	feed(&s, &k[0], SH_KEY_TID, false);
 	feed(&s, &k[1], SH_KEY_TID, false);
 	OPTS(&o, "-L");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	g = group_named(&r, "4242");
 	CHECK(g && g->comm && !strcmp(g->comm, "java"));
 	g = group_named(&r, "[other]");
@@ -533,7 +555,7 @@ static void test_key_names(void)
 	feed(&s, &k[0], SH_KEY_CPU, false);
 	feed(&s, &k[1], SH_KEY_CPU, false);
 	OPTS(&o, "-k", "cpu");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK(!strcmp(r.groups[0].name, "3") && r.groups[0].comm == NULL);
 	CHECK(!strcmp(r.groups[1].name, "17"));
 	report_free(&r);
@@ -550,7 +572,7 @@ static void test_key_names(void)
 	feed(&s, &k[0], SH_KEY_CGROUP, false);
 	feed(&s, &k[1], SH_KEY_CGROUP, false);
 	OPTS(&o, "-k", "cgroup");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	g = group_named(&r, "[removed id=123456789]");
 	CHECK(g && g->is_cgroup && g->name == g->idbuf);
 	g = group_named(&r, "[other]");
@@ -565,14 +587,14 @@ static void test_key_names(void)
 	waits(&k[0], 3000, 5, 1);
 	feed(&s, &k[0], SH_KEY_NONE, false);
 	OPTS(&o, "-M", "runq");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, 1);
 	CHECK(!strcmp(r.groups[0].name, "all"));
 	CHECK_EQ_U64(r.metric, SH_METRIC_RUNQ);
 	CHECK_EQ_U64(r.groups[0].t.count, 5);
-	CHECK_EQ_U64(r.groups[0].p50, totals_quantile(&r.groups[0].t, 0.5));
-	CHECK_EQ_U64(r.groups[0].p90, totals_quantile(&r.groups[0].t, 0.9));
-	CHECK_EQ_U64(r.groups[0].p999, totals_quantile(&r.groups[0].t, 0.999));
+	CHECK_EQ_U64(r.groups[0].pct.p50, totals_quantile(&r.groups[0].t, 0.5));
+	CHECK_EQ_U64(r.groups[0].pct.p90, totals_quantile(&r.groups[0].t, 0.9));
+	CHECK_EQ_U64(r.groups[0].pct.p999, totals_quantile(&r.groups[0].t, 0.999));
 	report_free(&r);
 	snapshot_free(&s);
 }
@@ -589,7 +611,7 @@ static void test_rerank(void)
 
 	four_threads(&s, k);
 	OPTS(&o, "-L", "--top", "2");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, 2);
 	CHECK_EQ_U64(r.nall, 4);
 	CHECK_EQ_U64(r.rest.nkeys, 2);
@@ -656,7 +678,8 @@ static void test_cgroup_names(void)
 		feed(&s, &k[i], SH_KEY_CGROUP, false);
 	}
 	OPTS(&o, "-k", "cgroup", "--cumulative");
-	CHECK(!report_build(&r, &s, &o, &cg, 1, 1.0));
+	learn_cgroups(&cg, &s, 1);
+	CHECK(!build_o(&r, &s, &o, &cg, 1.0));
 	CHECK_EQ_U64(r.ngroups, 4);
 	g = group_named(&r, "/a.slice");
 	CHECK(g && g->is_cgroup && g->key.id == k[0].id);
@@ -677,7 +700,8 @@ static void test_cgroup_names(void)
 		feed(&s, &k[i], SH_KEY_CGROUP, false);
 	feed(&s, &k[1], SH_KEY_CGROUP, true);
 	snapshot_gc(&s);
-	CHECK(!report_build(&r, &s, &o, &cg, 2, 2.0));
+	learn_cgroups(&cg, &s, 2);
+	CHECK(!build_o(&r, &s, &o, &cg, 2.0));
 	snprintf(path, sizeof(path), "[removed id=%" PRIu64 "]", (uint64_t)k[1].id);
 	g = group_named(&r, path);
 	CHECK(g && g->t.count == 2 && g->is_cgroup);
@@ -702,11 +726,11 @@ static void test_empty(void)
 	CHECK(!snapshot_init(&s));
 	snapshot_begin(&s, 1);
 	OPTS(&o, "-L", "--top", "2", "--cumulative");
-	CHECK(!report_build(&r, &s, &o, NULL, 1, 1.0));
+	CHECK(!build_o(&r, &s, &o, NULL, 1.0));
 	CHECK_EQ_U64(r.ngroups, 0);
 	CHECK_EQ_U64(r.rest.nkeys, 0);
 	CHECK_EQ_U64(r.all.count, 0);
-	CHECK_EQ_U64(r.all_p99, 0);
+	CHECK_EQ_U64(r.all_pct.p99, 0);
 	CHECK_EQ_U64(report_lost(&r), 0);
 	report_free(&r);
 	CHECK(r.groups == NULL);

@@ -13,7 +13,6 @@
 #include "snapshot.h"
 #include "check.h"
 
-int sh_log_level;
 
 /* Per-CPU values as the map returns them: @ncpu struct sh_hist, @stride apart. */
 struct pcpu_vals {

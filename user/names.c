@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* The name tables: one place for every word the poller prints or takes. */
+#include <string.h>
+
+#include "schedhist.h"
+#include "names.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const metric_names[SH_METRIC_NR] = { "offcpu", "runq", "blocked" };
+static const char *const metric_text[SH_METRIC_NR] = {
+	"off-CPU wait (switch-out to the same task's next switch-in)",
+	"run-queue latency (runnable: woken or preempted, to switch-in)",
+	"blocked time (switch-out while not runnable, to runnable again)",
+};
+static const char *const key_names[] = { "none", "comm", "pid", "tid", "cpu", "cgroup" };
+static const char *const unit_names[SH_UNIT_NR] = { "ns", "us", "ms" };
+static const __u64 unit_nsecs[SH_UNIT_NR] = { 1, 1000, 1000000 };
+static const char *const sort_names[SH_SORT_NR] = { "sum", "count", "avg", "p99", "max" };
+static const char *const stat_names[SH_STAT_NR] = {
+	[SH_STAT_SEEN] = "seen",
+	[SH_STAT_NO_START] = "no_start",
+	[SH_STAT_FILTERED] = "filtered",
+	[SH_STAT_DROPPED] = "dropped",
+	[SH_STAT_MAP_FULL] = "map_full",
+	[SH_STAT_NO_MEM] = "no_mem",
+	[SH_STAT_CLOCK_SKEW] = "clock_skew",
+	[SH_STAT_MERGED] = "merged",
+};
+
+const int sh_lost_stats[SH_NLOST] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
+				     SH_STAT_CLOCK_SKEW };
+const int sh_overflow_stats[SH_NOVERFLOW] = { SH_STAT_MAP_FULL, SH_STAT_NO_MEM };
+
+const char *metric_name(int m) { return metric_names[m]; }
+const char *metric_words(int m) { return metric_text[m]; }
+const char *method_name(int m) { return m == SH_METHOD_SCHED_INFO ? "sched_info" : "wakeup"; }
+const char *key_name(int k) { return key_names[k]; }
+const char *unit_name(int u) { return unit_names[u]; }
+__u64 unit_ns(int u) { return unit_nsecs[u]; }
+const char *sort_name(int s) { return sort_names[s]; }
+const char *stat_name(int s) { return stat_names[s]; }
+
+static int lookup(const char *const *names, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return (int)i;
+	return -1;
+}
+
+int metric_lookup(const char *s) { return lookup(metric_names, ARRAY_LEN(metric_names), s); }
+int key_lookup(const char *s) { return lookup(key_names, ARRAY_LEN(key_names), s); }
+int unit_lookup(const char *s) { return lookup(unit_names, ARRAY_LEN(unit_names), s); }
+int sort_lookup(const char *s) { return lookup(sort_names, ARRAY_LEN(sort_names), s); }
+
+int method_lookup(const char *s)
+{
+	if (!strcmp(s, "auto"))
+		return SH_METHOD_AUTO;
+	if (!strcmp(s, "sched_info"))
+		return SH_METHOD_SCHED_INFO;
+	if (!strcmp(s, "wakeup"))
+		return SH_METHOD_WAKEUP;
+	return -2;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The vocabulary every module speaks: the names of metrics, methods, keys,
+ * units, sort keys and event counters (as the command line takes them and
+ * every output prints them), with their descriptions. Only tables here:
+ * no module needs the command line to name what it shows.
+ */
+#ifndef SH_NAMES_H
+#define SH_NAMES_H
+
+#include <linux/types.h>
+
+#define NSEC_PER_SEC 1000000000ULL
+
+/* Display unit of waits in text output. */
+enum sh_unit {
+	SH_UNIT_NS = 0,
+	SH_UNIT_US = 1,
+	SH_UNIT_MS = 2,
+	SH_UNIT_NR,
+};
+
+/* What the ranking (--sort) orders keys by, largest first. */
+enum sh_sort {
+	SH_SORT_SUM = 0,
+	SH_SORT_COUNT,
+	SH_SORT_AVG,
+	SH_SORT_P99,
+	SH_SORT_MAX,
+	SH_SORT_NR,
+};
+
+/* --method auto: the kernel's sched_info where it has it, else wakeup hooks */
+#define SH_METHOD_AUTO (-1)
+
+/* enum sh_metric: "offcpu", "runq", "blocked" */
+const char *metric_name(int metric);
+/* enum sh_metric in words, for the "Tracing ..." line and text headers. */
+const char *metric_words(int metric);
+/* enum sh_method, as in -v, JSON and --method: "sched_info", "wakeup" */
+const char *method_name(int method);
+/* enum sh_key_type: "none", "comm", "pid", "tid", "cpu", "cgroup" */
+const char *key_name(int key_type);
+/* enum sh_unit: "ns", "us", "ms" */
+const char *unit_name(int unit);
+/* Nanoseconds in one @unit. */
+__u64 unit_ns(int unit);
+/* enum sh_sort: "sum", "count", "avg", "p99", "max" */
+const char *sort_name(int sort);
+/* enum sh_stat (an event counter), as JSON and -v name it: "no_start" */
+const char *stat_name(int stat);
+
+/*
+ * The counters of waits seen but not recorded, by reason, in the order
+ * JSON ("lost") and Prometheus (schedhist_lost_events_total) list them.
+ */
+#define SH_NLOST 4
+extern const int sh_lost_stats[SH_NLOST];
+/* The counters of waits recorded under [other], by reason (schedhist_overflow_events_total). */
+#define SH_NOVERFLOW 2
+extern const int sh_overflow_stats[SH_NOVERFLOW];
+
+/* The value of a name in one of the tables above, or -1 if none. */
+int metric_lookup(const char *s);
+/* "auto" too, as SH_METHOD_AUTO (-1): -2 if none. */
+int method_lookup(const char *s);
+int key_lookup(const char *s);
+int unit_lookup(const char *s);
+int sort_lookup(const char *s);
+
+#endif /* SH_NAMES_H */

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* The three outputs behind struct sh_output: stdout, the heatmap, the exporter. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outputs.h"
+#include "loop.h"
+#include "log.h"
+#include "exit_codes.h"
+
+/* stdout */
+
+struct print_out {
+	struct render_spec spec;	/* text reports */
+	bool json;			/* JSON Lines instead */
+	/*
+	 * Reports are rendered into one memory stream for the life of the
+	 * process, rewound for each report: its buffer grows to the largest
+	 * report once and is reused, instead of a buffer of tens of kB made
+	 * and freed per report, which fragments the heap between the
+	 * snapshot's small blocks (resident memory crept up by kBs a second
+	 * at -i 1).
+	 */
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+/* One report, written whole (write_whole()). 0, or its -errno (-EPIPE: the reader is gone). */
+static int print_one(struct print_out *p, const struct sh_report *r)
+{
+	off_t n;
+
+	rewind(p->f);
+	if (p->json)
+		render_json(p->f, r);
+	else
+		render_text(p->f, r, &p->spec);
+	if (fflush(p->f) || (n = ftello(p->f)) < 0)
+		return -ENOMEM;
+	return write_whole(STDOUT_FILENO, p->buf, (size_t)n);
+}
+
+static enum out_status print_emit(void *ctx, const struct sh_tick *t)
+{
+	int err = 0, i;
+
+	for (i = 0; i < t->n && !err; i++)
+		err = print_one(ctx, &t->reps[i]);
+	/* the reader went away (EPIPE): a quiet end; anything else is a failure */
+	if (!err)
+		return OUT_OK;
+	if (err == -EPIPE)
+		return OUT_DONE;
+	if (err == -ECANCELED)
+		pr_warn("cannot write the report: a second stop signal came while the reader "
+			"was not reading; the report is cut\n");
+	else
+		pr_warn("cannot write the report: %s\n", strerror(-err));
+	return OUT_FAILED;
+}
+
+static void print_close(void *ctx)
+{
+	struct print_out *p = ctx;
+
+	if (!p)
+		return;
+	if (p->f)
+		fclose(p->f);
+	free(p->buf);
+	free(p);
+}
+
+int print_output_open(struct sh_output *out, const struct render_spec *sp, bool json)
+{
+	struct print_out *p = calloc(1, sizeof(*p));
+	int fl;
+
+	*out = (struct sh_output){ .name = "stdout", .ctx = p, .emit = print_emit,
+				   .close = print_close };
+	if (!p || !(p->f = open_memstream(&p->buf, &p->len))) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	p->spec = *sp;
+	p->json = json;
+	/* a closed stdout would only show at the first report, maybe hours later */
+	fl = fcntl(STDOUT_FILENO, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+		pr_warn("standard output is %s: nowhere to print reports\n",
+			fl < 0 ? "closed" : "open read-only");
+		return SH_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* the heatmap */
+
+static int heatmap_start(void *ctx, const char *as_user)
+{
+	struct sh_heatmap *hm = ctx;
+	int err = heatmap_write_first(hm);
+
+	/* the first write, as the user it runs as from now on, tells at once */
+	if (!err)
+		return 0;
+	pr_warn("cannot write --heatmap %s: %s%s%s%s\n", hm->path, strerror(-err),
+		as_user ? " (as user " : "", as_user ? as_user : "",
+		as_user ? "; --user names another)" : "");
+	return SH_EXIT_FAIL;
+}
+
+/*
+ * The heatmap shows the first metric measured; a failed write (disk
+ * full) is warned once and retried: like --prom-file.
+ */
+static enum out_status heatmap_emit(void *ctx, const struct sh_tick *t)
+{
+	if (heatmap_add(ctx, &t->reps[0]) || heatmap_write(ctx)) {
+		pr_warn("out of memory\n");
+		return OUT_FATAL;
+	}
+	return OUT_OK;
+}
+
+static void heatmap_close(void *ctx)
+{
+	if (ctx)
+		heatmap_free(ctx);
+	free(ctx);
+}
+
+int heatmap_output_open(struct sh_output *out, const struct heatmap_spec *sp)
+{
+	struct sh_heatmap *hm = malloc(sizeof(*hm));
+	char err[512];
+
+	*out = (struct sh_output){ .name = "--heatmap", .ctx = hm, .start = heatmap_start,
+				   .emit = heatmap_emit, .close = heatmap_close };
+	if (!hm) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	/* a bad path fails now, before anything is loaded (nothing is written yet) */
+	if (heatmap_init(hm, sp, err, sizeof(err))) {
+		pr_warn("%s\n", err);
+		return SH_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* the exporter */
+
+static int exporter_out_start(void *ctx, const char *as_user)
+{
+	return exporter_start(ctx);
+}
+
+static enum out_status exporter_emit(void *ctx, const struct sh_tick *t)
+{
+	if (exporter_publish(ctx, t->snaps, t->n, t->cg)) {
+		pr_warn("out of memory\n");
+		return OUT_FATAL;
+	}
+	return OUT_OK;
+}
+
+static void exporter_out_close(void *ctx)
+{
+	if (ctx)
+		exporter_close(ctx);
+	free(ctx);
+}
+
+int exporter_output_open(struct sh_output *out, const struct exporter_spec *sp,
+			 struct sh_exporter **xp)
+{
+	struct sh_exporter *x = calloc(1, sizeof(*x));
+
+	*out = (struct sh_output){ .name = "exporter", .ctx = x, .start = exporter_out_start,
+				   .emit = exporter_emit, .close = exporter_out_close };
+	*xp = x;
+	if (!x) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	/* what needs privileges: bind --listen, open the --prom-file directory */
+	return exporter_open(x, sp);
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* struct options -> the specs of report, renderers, heatmap, loader, exporter. */
+#include "specs.h"
+
+struct report_spec report_spec_of(const struct options *o)
+{
+	return (struct report_spec){ .key_type = o->key_type, .cumulative = o->cumulative,
+				     .sort = o->sort, .top = o->top };
+}
+
+struct render_spec render_spec_of(const struct options *o)
+{
+	return (struct render_spec){ .unit = o->unit, .timestamp = o->timestamp,
+				     .summary = o->summary, .counters = o->verbose > 0,
+				     .min_wait_ns = o->min_wait_ns };
+}
+
+struct heatmap_spec heatmap_spec_of(const struct options *o)
+{
+	return (struct heatmap_spec){ .path = o->heatmap, .key = o->heatmap_key,
+				      .metric = o->metric, .key_type = o->key_type,
+				      .unit = o->unit, .cumulative = o->cumulative };
+}
+
+struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgroup_cfg *cg)
+{
+	return (struct loader_spec){ .metrics = o->metrics, .method = o->method,
+				     .key_type = o->key_type, .pid = o->pid,
+				     .cgroup_depth = o->cgroup_depth, .max_keys = o->max_keys,
+				     .cg = *cg };
+}
+
+struct exporter_spec exporter_spec_of(const struct options *o)
+{
+	return (struct exporter_spec){ .listen = o->listen ? &o->listen_addr : NULL, .prom_file = o->prom_file,
+				       .user = o->user, .metrics = o->metrics,
+				       .key_type = o->key_type, .sort = o->sort,
+				       .max_series = o->top ? o->top : o->max_keys };
+}

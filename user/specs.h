@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The command line turned into what each module is told: the modules
+ * take these small specs and never see struct options. Pure: main and
+ * the unit tests build them the same way.
+ */
+#ifndef SH_SPECS_H
+#define SH_SPECS_H
+
+#include "options.h"
+#include "report.h"
+#include "render.h"
+#include "heatmap.h"
+#include "loader.h"
+#include "exporter.h"
+
+struct report_spec report_spec_of(const struct options *o);
+struct render_spec render_spec_of(const struct options *o);
+struct heatmap_spec heatmap_spec_of(const struct options *o);
+/* @cg: what the cgroup options resolved to. */
+struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgroup_cfg *cg);
+struct exporter_spec exporter_spec_of(const struct options *o);
+
+#endif /* SH_SPECS_H */
