@@ -18,13 +18,15 @@
 #           (promtool and a real server scraping --listen), curl, iproute2 (ss),
 #           libclang-rt-14-dev (libFuzzer and the sanitizers' runtimes),
 #           valgrind (memcheck run), strace (fault injection at startup),
-#           lintian (the Debian package test)
+#           lintian, systemd (systemd-analyze) and man-db (the Debian package
+#           test: lint, the unit's verification and its security score)
 set -eu
 build="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 libmicrohttpd-dev libcap-ng-dev"
 deb="dpkg-dev debhelper fakeroot"
 test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
-prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian"
+prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
+systemd man-db"
 pkgs=$build
 case "${1:-}" in
 "") ;;

@@ -116,6 +116,7 @@ static bool is_container(struct comp c, const char **id)
  */
 static bool pod_uid(const char *s, size_t len, char out[CG_POD_UID_MAX])
 {
+	char uid[CG_POD_UID_MAX];	/* @out keeps an outer pod's uid unless this is one */
 	size_t i;
 
 	if (len < 3 || memcmp(s, "pod", 3))
@@ -134,9 +135,10 @@ static bool pod_uid(const char *s, size_t len, char out[CG_POD_UID_MAX])
 
 		if (sep ? s[i] != '-' && s[i] != '_' : !is_lower_hex(s[i]))
 			return false;
-		out[i] = sep ? '-' : s[i];
+		uid[i] = sep ? '-' : s[i];
 	}
-	out[len] = '\0';
+	uid[len] = '\0';
+	memcpy(out, uid, sizeof(uid));
 	return true;
 }
 

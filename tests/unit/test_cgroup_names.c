@@ -106,6 +106,9 @@ static const char *const table[][5] = {
 	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podfoo.slice",
 	  "kubepods-burstable-podfoo.slice", NULL, NULL, "burstable" },
 	{ "/not-kubepods/burstable/pod" UID_DASH },
+	/* a uid that is not one, after a pod: the pod's uid stays whole */
+	{ "/kubepods/pod" UID_DASH "/kubepods-pod11111111_2222_3333_4444_55555555555z.slice",
+	  "kubepods-pod11111111_2222_3333_4444_55555555555z.slice", NULL, UID_DASH, "guaranteed" },
 	{ "/system.slice/my service.service", "system.slice" },
 	{ "/system.slice/.service/x", "system.slice" },
 	{ "/system.slice/nginx.servicex", "system.slice" },
