@@ -10,7 +10,8 @@
 #   build:  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config make gcc
 #           libmicrohttpd-dev and libcap-ng-dev (fleet mode: --listen, dropping
 #           privileges); their runtime libraries come with them
-#   --deb:  dpkg-dev debhelper fakeroot (debian/control's Build-Depends, with the above)
+#   --deb:  dpkg-dev debhelper fakeroot build-essential, and python3-jsonschema for
+#           the unit tests the package build runs (debian/control's Build-Depends)
 #   --test: python3 and python3-jsonschema (JSON checks, every report validated
 #           against docs/report.schema.json), mandoc (man page lint),
 #           libxml2-utils (xmllint for the heatmap SVG), linux-perf (workloads),
@@ -23,7 +24,7 @@
 set -eu
 build="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 libmicrohttpd-dev libcap-ng-dev"
-deb="dpkg-dev debhelper fakeroot"
+deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
 test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
 prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
 systemd man-db"
