@@ -10,7 +10,9 @@
 # rules), in JSON, as Prometheus labels of a live scrape, and beside the
 # path in the text and --summary reports; each key's count is its
 # spinner's own pcount (plus its main thread's few waits), so the labels
-# sit on the waits of the right cgroup.
+# sit on the waits of the right cgroup. On a hybrid host (v1 controllers
+# beside cgroup2) the same names under the v1 cpu hierarchy, with
+# --cgroup-hier cpu, give the same labels.
 . "$(dirname "$0")/../lib.sh"
 need_root
 MNT=$(cgroup_mount)
@@ -38,16 +40,26 @@ LEAVES=(
 	"machine.slice/libpod-$C5.scope/container"
 	"system.slice/schedhist-names.service"
 )
+# the v1 cpu hierarchy too, where there is one
+V1=$(cgroup_mount cpu)
+PARENTS=("$PARENT")
+[ -n "$V1" ] && PARENTS+=("$V1/$NAME")
 test_cleanup() {
-	local d
-	for d in $(find "$PARENT" -depth -type d 2>/dev/null); do
-		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+	local d par
+	for par in "${PARENTS[@]}"; do
+		for d in $(find "$par" -depth -type d 2>/dev/null); do
+			for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+		done
 	done
 	sleep 0.1
-	find "$PARENT" -depth -type d -exec rmdir {} + 2>/dev/null
+	for par in "${PARENTS[@]}"; do
+		find "$par" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
 }
-for l in "${LEAVES[@]}"; do
-	mkdir -p "$PARENT/$l" || fail "cannot create $PARENT/$l"
+for par in "${PARENTS[@]}"; do
+	for l in "${LEAVES[@]}"; do
+		mkdir -p "$par/$l" || fail "cannot create $par/$l"
+	done
 done
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
@@ -61,11 +73,19 @@ start_sh summary -M runq -k cgroup -c "$PARENT" --summary
 SU=$SH_PID
 start_sh prom -M runq -k cgroup -c "$PARENT" --listen "127.0.0.1:$port" -i 0.3
 PR=$SH_PID
+V1PID=
+if [ -n "$V1" ]; then
+	start_sh v1 -M runq -k cgroup --cgroup-hier cpu -c "$V1/$NAME" -j
+	V1PID=$SH_PID
+fi
 
 i=0
 for l in "${LEAVES[@]}"; do
 	i=$((i + 1))
-	in_cgroup "$PARENT/$l" "$HELPERS/spinners" -n 1 -c 0 -t 1.5 -N "names$i" -x >"$TMP/leaf$i.txt" &
+	# a member of the leaf of that name in each hierarchy
+	sh -c 'while [ "$1" != -- ]; do echo $$ >"$1/cgroup.procs" || exit 1; shift; done
+		shift; exec "$@"' sh "${PARENTS[@]/%//$l}" -- \
+		"$HELPERS/spinners" -n 1 -c 0 -t 1.5 -N "names$i" -x >"$TMP/leaf$i.txt" &
 	CHILD_PIDS+=($!)
 done
 wait "${CHILD_PIDS[@]}" || fail "a spinner failed"
@@ -78,7 +98,7 @@ for i in $(seq 1 100); do
 		break
 	sleep 0.3
 done
-for p in $JS $TX $SU $PR; do
+for p in $JS $TX $SU $PR $V1PID; do
 	stop_sh "$p" || fail "schedhist $p exited with $?"
 done
 
@@ -114,6 +134,12 @@ bad = []
 reports = [json.loads(l) for l in open(f"{tmp}/json.out")]
 assert len(reports) == 1, f"{len(reports)} JSON reports, want the one at the end"
 groups = {g["key"]: g for g in reports[0]["groups"]}
+try:
+    v1 = [json.loads(l) for l in open(f"{tmp}/v1.out")]
+    assert len(v1) == 1, f"{len(v1)} v1 reports"
+    v1groups = {g["key"]: g for g in v1[0]["groups"]}
+except FileNotFoundError:
+    v1groups = None     # a pure cgroup2 host
 text = open(f"{tmp}/text.out").read()
 summary = open(f"{tmp}/summary.out").read()
 series = {}
@@ -135,6 +161,16 @@ for i, (leaf, w, note) in enumerate(zip(leaves, want, notes), 1):
     # its spinner thread's switch-ins, and the main thread's few
     if not 0 <= g["count"] - pc <= 10:
         bad.append(f"{path}: count {g['count']}, its spinner's pcount {pc}")
+    if v1groups is not None:
+        g1 = v1groups.get(path)
+        if not g1:
+            bad.append(f"{path}: no group under the v1 cpu hierarchy (have {sorted(v1groups)})")
+        else:
+            got1 = {k: g1[k] for k in LABELS if k in g1}
+            if got1 != w:
+                bad.append(f"{path}: v1 labels {got1}, want {w}")
+            if not 0 <= g1["count"] - pc <= 10:
+                bad.append(f"{path}: v1 count {g1['count']}, its spinner's pcount {pc}")
     s = series.get(path)
     if s is None:
         bad.append(f"{path}: no Prometheus series")
@@ -147,7 +183,8 @@ for i, (leaf, w, note) in enumerate(zip(leaves, want, notes), 1):
         bad.append(f"text: no line {line!r}")
     if not re.search(re.escape(path + (f" ({note})" if note else "")) + r" +\d", summary):
         bad.append(f"--summary: no row for {path} with {note!r}")
-    print(f"{leaf[:60]}...: count {g['count']} (pcount {pc}), {sorted(got)}")
+    v1c = f", v1 count {v1groups[path]['count']}" if v1groups and path in v1groups else ""
+    print(f"{leaf[:60]}...: count {g['count']} (pcount {pc}){v1c}, {sorted(got)}")
 # the private parent itself: no convention, no labels
 for k, g in groups.items():
     if not k.startswith(parent + "/") and any(f in g for f in LABELS):
