@@ -10,7 +10,7 @@
 #                         $(OUTPUT)/fuzz (tests/integration/fuzz.sh runs them)
 #   make bench            the overhead benchmark's helpers in $(OUTPUT)/bench
 #                         (run it with bench/run.sh, as root)
-#   make install          PREFIX, DESTDIR, BINDIR, MANDIR honoured
+#   make install          PREFIX, DESTDIR, BINDIR, MANDIR, DATADIR honoured
 #   make V=1              show the commands
 #
 # vmlinux.h: include/vmlinux.h is a trimmed, hand-kept header with only the
@@ -23,6 +23,7 @@ OUTPUT ?= .output
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/schedhist
 UNITDIR ?= /lib/systemd/system
 DESTDIR ?=
 
@@ -77,7 +78,7 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
 WERROR ?= -Werror
 CFLAGS ?= -g -O2
 SANITIZE ?=
-ALL_CFLAGS := $(CFLAGS) $(SANITIZE) $(WARN) $(WERROR) -std=gnu11 -D_GNU_SOURCE \
+ALL_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(SANITIZE) $(WARN) $(WERROR) -std=gnu11 -D_GNU_SOURCE \
 	-DSCHEDHIST_VERSION='"$(VERSION)"' -Iinclude -Iuser -I$(OUTPUT) $(LIBBPF_CFLAGS) \
 	$(FLEET_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANITIZE)
@@ -94,7 +95,8 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 CORE_SRCS := user/names.c user/parse.c user/log.c user/options.c user/hist.c user/snapshot.c user/report.c \
 	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
 	user/prom_series.c user/render_prom.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
-	user/specs.c
+	user/specs.c \
+	user/cgroup_names.c
 APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/main.c \
 	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c
 APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))
@@ -210,10 +212,17 @@ install: $(OUTPUT)/schedhist
 	sed 's|/usr/local/sbin/schedhist|$(BINDIR)/schedhist|' contrib/schedhist.service \
 		> $(OUTPUT)/schedhist.service
 	install -m 0644 $(OUTPUT)/schedhist.service $(DESTDIR)$(UNITDIR)/schedhist.service
+	install -d $(DESTDIR)$(DATADIR)
+	install -m 0644 docs/report.schema.json $(DESTDIR)$(DATADIR)/report.schema.json
+	if [ -f contrib/prometheus/schedhist.rules.yml ]; then \
+		install -D -m 0644 contrib/prometheus/schedhist.rules.yml \
+			$(DESTDIR)$(DATADIR)/prometheus/schedhist.rules.yml; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/schedhist $(DESTDIR)$(MANDIR)/man8/schedhist.8
 	rm -f $(DESTDIR)$(UNITDIR)/schedhist.service
+	rm -f $(DESTDIR)$(DATADIR)/report.schema.json $(DESTDIR)$(DATADIR)/prometheus/schedhist.rules.yml
+	-rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# Installs, from Debian's archive, what building and testing schedhist
-# needs and this machine lacks. Idempotent; quiet when nothing is missing.
+# Installs, from Debian's archive, what this machine lacks for schedhist.
+# Idempotent; quiet when nothing is missing.
+#   scripts/install-deps.sh          building and running schedhist, nothing else
+#                                    (what a production host that builds it needs)
+#   scripts/install-deps.sh --deb    and building the Debian package (dpkg-buildpackage)
+#   scripts/install-deps.sh --test   and everything the tests use (implies --deb)
+#
 #   build:  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config make gcc
-#           libmicrohttpd-dev and libcap-ng-dev (fleet mode: --listen, dropping privileges)
-#   tests:  python3 (JSON checks), mandoc (man page lint), libxml2-utils
-#           (xmllint for the heatmap SVG), linux-perf (workloads), chromium
-#           (renders the heatmap to PNG in a test), prometheus (promtool and a
-#           real server scraping --listen), curl, iproute2 (ss),
+#           libmicrohttpd-dev and libcap-ng-dev (fleet mode: --listen, dropping
+#           privileges); their runtime libraries come with them
+#   --deb:  dpkg-dev debhelper fakeroot build-essential, and python3-jsonschema for
+#           the unit tests the package build runs (debian/control's Build-Depends)
+#   --test: python3 and python3-jsonschema (JSON checks, every report validated
+#           against docs/report.schema.json), mandoc (man page lint),
+#           libxml2-utils (xmllint for the heatmap SVG), linux-perf (workloads),
+#           procps, chromium (renders the heatmap to PNG in a test), prometheus
+#           (promtool and a real server scraping --listen), curl, iproute2 (ss),
 #           libclang-rt-14-dev (libFuzzer and the sanitizers' runtimes),
-#           valgrind (memcheck run), strace (fault injection at startup)
+#           valgrind (memcheck run), strace (fault injection at startup),
+#           lintian, systemd (systemd-analyze) and man-db (the Debian package
+#           test: lint, the unit's verification and its security score)
 set -eu
-pkgs="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-python3 mandoc libxml2-utils linux-perf procps chromium \
-libmicrohttpd-dev libcap-ng-dev prometheus curl iproute2 \
-libclang-rt-14-dev valgrind strace"
+build="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
+libmicrohttpd-dev libcap-ng-dev"
+deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
+test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
+prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
+systemd man-db"
+pkgs=$build
+case "${1:-}" in
+"") ;;
+--deb) pkgs="$build $deb" ;;
+--test) pkgs="$build $deb $test" ;;
+*)
+	echo "install-deps: unknown option '$1' (use --deb or --test, or nothing)" >&2
+	exit 2
+	;;
+esac
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -10,8 +10,36 @@ TMP=$(mktemp -d /tmp/schedhist-test.XXXXXX)
 SKIP=77
 declare -a SH_PIDS=() CHILD_PIDS=()
 
+# Debian's python3, where python3-jsonschema installs (a python3 earlier in
+# PATH, e.g. a virtualenv's, may lack it)
+PY_DEBIAN=${PY_DEBIAN:-/usr/bin/python3}
+
+# not_reports PATH...: these files (or directory trees) under $TMP hold
+# JSON that is not a schedhist report (Prometheus' answers, a browser's
+# profile): check_reports leaves them out.
+not_reports() {
+	printf '%s\n' "$@" >>"$TMP/.not-reports"
+}
+
+# check_reports: every line starting with "{" in every file under $TMP
+# must be a report that docs/report.schema.json accepts (see
+# tests/check-reports.py). Run by cleanup when the test ends, whatever it
+# did, so no test can leave a report unchecked; the runner fails a passing
+# test that did not get here ($SH_REPORTS_CHECKED is its witness).
+check_reports() {
+	local out rc
+	out=$("$PY_DEBIAN" "$(dirname "${BASH_SOURCE[0]}")/check-reports.py" \
+		--not-reports "$TMP/.not-reports" "$TMP" 2>&1)
+	rc=$?
+	[ -n "${SH_REPORTS_CHECKED:-}" ] && printf '%s\n' "$out" | tail -1 >"$SH_REPORTS_CHECKED"
+	[ $rc -eq 0 ] && return 0
+	printf '%s\n' "$out" | head -20
+	echo "FAIL: JSON output that docs/report.schema.json does not accept (above)"
+	return 1
+}
+
 cleanup() {
-	local p
+	local rc=$? p
 	exec 2>/dev/null	# no "Killed" job notices from the reaping below
 	for p in "${SH_PIDS[@]}" "${CHILD_PIDS[@]}"; do
 		kill -KILL "$p" 2>/dev/null
@@ -19,7 +47,10 @@ cleanup() {
 	wait 2>/dev/null
 	# a test's own cleanup (e.g. removing cgroups), after its processes died
 	if declare -F test_cleanup >/dev/null; then test_cleanup; fi
+	# a failure already explains itself; a pass or a skip must not hide bad JSON
+	if ! check_reports && { [ $rc -eq 0 ] || [ $rc -eq $SKIP ]; }; then rc=1; fi
 	rm -rf "$TMP"
+	exit $rc
 }
 trap cleanup EXIT
 

@@ -14,8 +14,18 @@ flock 9
 for t in tests/integration/${ONLY:-*}.sh; do
 	name=$(basename "$t" .sh)
 	start=$(date +%s)
-	out=$(timeout 300 bash "$t" 2>&1); rc=$?
+	# the test's JSON reports are checked against the schema when it ends
+	# (tests/lib.sh cleanup), which leaves its count here
+	witness=$(mktemp)
+	rm -f "$witness"
+	out=$(SH_REPORTS_CHECKED=$witness timeout 300 bash "$t" 2>&1); rc=$?
 	secs=$(( $(date +%s) - start ))
+	if [ $rc -eq 0 ] && [ ! -s "$witness" ]; then
+		out="$out
+its output was not checked against docs/report.schema.json: a test must source tests/lib.sh and keep its EXIT trap"
+		rc=1
+	fi
+	rm -f "$witness"
 	case $rc in
 	0) echo "PASS $name (${secs}s)"; pass=$((pass + 1)) ;;
 	77) echo "SKIP $name: $(printf '%s\n' "$out" | grep -m1 '^SKIP' | sed 's/^SKIP: //')"

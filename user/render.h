@@ -15,6 +15,13 @@ struct render_spec {
 	__u64 min_wait_ns;		/* histograms start at this bucket */
 };
 
+/*
+ * The version of the JSON report's layout ("schema" in every report):
+ * raised when a field changes meaning or goes away, not when one is
+ * added. docs/report.schema.json describes this version.
+ */
+#define SH_JSON_SCHEMA 1
+
 /* runqlat-style histograms (or the --summary table). */
 void render_text(FILE *f, const struct sh_report *r, const struct render_spec *sp);
 /* One JSON object on one line (JSON Lines): the report says everything. */

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* JSON Lines output: one object per report; the schema is in schedhist(8). */
+/*
+ * JSON Lines output: one object per report; the fields are in
+ * schedhist(8), the JSON Schema in docs/report.schema.json (version
+ * SH_JSON_SCHEMA).
+ */
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "render.h"
 #include "escape.h"
+#include "cgroup_names.h"
 
 /* @name then @v in decimal: printf's cost, thousands of times a report, avoided */
 static void field(FILE *f, const char *name, __u64 v)
@@ -35,6 +41,27 @@ void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)
 	snprintf(buf, n, "%s.%03ldZ", base, ts->tv_nsec / 1000000);
 }
 
+/* -k cgroup: the names read from the path (cgroup_names.h), those found only */
+static void json_cgroup_labels(FILE *f, const char *path)
+{
+	struct cg_labels l;
+	const char *qos;
+
+	if (!cg_labels_parse(path, &l))
+		return;
+	if (l.unit[0]) {
+		fputs_unlocked(",\"unit\":", f);
+		json_string(f, l.unit);
+	}
+	if (l.container_id[0])
+		fprintf(f, ",\"container_id\":\"%s\",\"container_id_short\":\"%s\"",
+			l.container_id, l.container_id_short);
+	if (l.pod_uid[0])
+		fprintf(f, ",\"pod_uid\":\"%s\"", l.pod_uid);
+	if ((qos = cg_qos_name(l.qos)))
+		fprintf(f, ",\"qos\":\"%s\"", qos);
+}
+
 static void json_group(FILE *f, const struct sh_group *g)
 {
 	int i, first = 1;
@@ -45,8 +72,10 @@ static void json_group(FILE *f, const struct sh_group *g)
 		fputs(",\"comm\":", f);
 		json_string(f, g->comm);
 	}
-	if (g->is_cgroup && !g->synthetic && g->key.id != SH_OTHER_ID)
+	if (g->is_cgroup && !g->synthetic && g->key.id != SH_OTHER_ID) {
 		fprintf(f, ",\"cgroup_id\":%" PRIu64, (uint64_t)g->key.id);
+		json_cgroup_labels(f, g->name);
+	}
 	if (g->nkeys)
 		fprintf(f, ",\"keys\":%" PRIu64, (uint64_t)g->nkeys);
 	field(f, ",\"count\":", g->t.count);
@@ -82,13 +111,19 @@ static void json_group(FILE *f, const struct sh_group *g)
 
 void render_json(FILE *f, const struct sh_report *r)
 {
+	struct utsname u;
 	char ts[64];
 	size_t i;
 	int s;
 
+	/* the host's name now: it may change while schedhist runs */
+	if (uname(&u))
+		u.nodename[0] = '\0';
 	flockfile(f);	/* once: the groups below use the _unlocked calls */
 	fmt_rfc3339(ts, sizeof(ts), &r->when);
-	fprintf(f, "{\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
+	fprintf(f, "{\"schema\":%d,\"host\":", SH_JSON_SCHEMA);
+	json_string(f, u.nodename);
+	fprintf(f, ",\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
 		   "\"method\":\"%s\",\"key\":\"%s\",\"groups\":[",
 		ts, r->span_s, r->cumulative ? "true" : "false", metric_name(r->metric),
 		method_name(r->method), key_name(r->key_type));

@@ -12,6 +12,7 @@
 #include "render_prom.h"
 #include "escape.h"
 #include "names.h"
+#include "cgroup_names.h"
 
 #ifndef SCHEDHIST_VERSION
 #define SCHEDHIST_VERSION "0.0.0-dev"
@@ -68,9 +69,34 @@ static void family(FILE *f, bool om, const char *name, const char *type, const c
 	fprintf(f, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)len, name, help, (int)len, name, type);
 }
 
+/*
+ * -k cgroup: the names read from the key's path (cgroup_names.h), as
+ * labels after key, those found only (an empty label is no label to
+ * Prometheus). Each is a function of the key, so they add no series.
+ */
+static void cgroup_labels(FILE *f, const char *path)
+{
+	struct cg_labels l;
+	const char *qos;
+
+	if (!cg_labels_parse(path, &l))
+		return;
+	if (l.unit[0]) {
+		fputs(",unit=", f);
+		label_value(f, l.unit);
+	}
+	if (l.container_id[0])
+		fprintf(f, ",container_id=\"%s\",container_id_short=\"%s\"", l.container_id,
+			l.container_id_short);
+	if (l.pod_uid[0])
+		fprintf(f, ",pod_uid=\"%s\"", l.pod_uid);
+	if ((qos = cg_qos_name(l.qos)))
+		fprintf(f, ",qos=\"%s\"", qos);
+}
+
 /* One histogram series: its labels are escaped once, not once per line. */
-static int put_series(FILE *f, const char *labels, const char *key, const struct sh_totals *t,
-		      char le[SH_NBUCKETS][32])
+static int put_series(FILE *f, const char *labels, const char *key, int key_type,
+		      const struct sh_totals *t, char le[SH_NBUCKETS][32])
 {
 	char *esc = NULL, sum[32];
 	size_t esc_len = 0;
@@ -81,6 +107,8 @@ static int put_series(FILE *f, const char *labels, const char *key, const struct
 	if (!m)
 		return -1;
 	label_value(m, key);
+	if (key_type == SH_KEY_CGROUP)
+		cgroup_labels(m, key);
 	if (fclose(m)) {
 		free(esc);
 		return -1;
@@ -128,10 +156,10 @@ static int put_view(FILE *f, const struct prom_view *v, char le[][32])
 	}
 	qsort(sorted, n, sizeof(*sorted), cmp_series);
 	for (i = 0; i < n && !err; i++)
-		err = put_series(f, labels, sorted[i]->key, &sorted[i]->t, le);
+		err = put_series(f, labels, sorted[i]->key, v->key_type, &sorted[i]->t, le);
 	free(sorted);
 	if (!err && v->key_type != SH_KEY_NONE)
-		err = put_series(f, labels, PROM_OTHER, &v->other, le);
+		err = put_series(f, labels, PROM_OTHER, v->key_type, &v->other, le);
 	return err;
 }
 

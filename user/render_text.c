@@ -6,6 +6,7 @@
 
 #include "render.h"
 #include "escape.h"
+#include "cgroup_names.h"
 
 #define BAR_WIDTH 40
 
@@ -156,9 +157,27 @@ static void print_stats_line(FILE *f, const struct sh_totals *t, const struct sh
 	fputc('\n', f);
 }
 
+/*
+ * -k cgroup: the name people recognise (cgroup_names.h), escaped like the
+ * path (a unit name may hold a backslash), or "" when the path says it all.
+ */
+static void cgroup_note(char *buf, size_t n, const struct sh_group *g)
+{
+	struct cg_labels l;
+	char raw[CG_UNIT_MAX + 64];
+
+	buf[0] = '\0';
+	if (g->is_cgroup && !g->synthetic && cg_labels_parse(g->name, &l) &&
+	    cg_labels_describe(&l, g->name, raw, sizeof(raw)))
+		name_escape(buf, n, raw);
+}
+
 /* Names are bytes from the kernel: escaped (escape.h), never printed raw. */
 static void print_key_line(FILE *f, const struct sh_group *g, int key_type)
 {
+	char note[2 * CG_UNIT_MAX + 64];
+
+	cgroup_note(note, sizeof(note), g);
 	fprintf(f, "%s = ", key_name(key_type));
 	name_write(f, g->name, ESC_TEXT);
 	if (g->synthetic || g->key.id == SH_OTHER_ID) {
@@ -168,6 +187,8 @@ static void print_key_line(FILE *f, const struct sh_group *g, int key_type)
 		fputs(" (", f);
 		name_write(f, g->comm, ESC_TEXT);
 		fputc(')', f);
+	} else if (note[0]) {
+		fprintf(f, " (%s)", note);
 	}
 	fputc('\n', f);
 }
@@ -176,14 +197,17 @@ static void print_key_line(FILE *f, const struct sh_group *g, int key_type)
 
 static void summary_name(char *buf, size_t n, const struct sh_group *g)
 {
-	char name[SUMMARY_NAME], comm[64];
+	char name[SUMMARY_NAME], comm[64], note[2 * CG_UNIT_MAX + 64];
 
 	name_escape(name, sizeof(name), g->name);
+	cgroup_note(note, sizeof(note), g);
 	if (g->comm) {
 		name_escape(comm, sizeof(comm), g->comm);
 		snprintf(buf, n, "%s (%s)", name, comm);
 	} else if (g->nkeys) {
 		snprintf(buf, n, "%s (%" PRIu64 " keys)", name, (uint64_t)g->nkeys);
+	} else if (note[0]) {
+		snprintf(buf, n, "%s (%s)", name, note);
 	} else {
 		snprintf(buf, n, "%s", name);
 	}
@@ -194,7 +218,7 @@ static void print_summary(FILE *f, const struct sh_report *r, const struct rende
 	const char *kname = key_name(r->key_type);
 	int w = (int)strlen(kname), i;
 	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j;
-	char name[SUMMARY_NAME + 96], v[6][32];
+	char name[SUMMARY_NAME + 2 * CG_UNIT_MAX + 160], v[6][32];
 
 	for (j = 0; j < n; j++) {
 		summary_name(name, sizeof(name), j < r->ngroups ? &r->groups[j] : &r->rest);

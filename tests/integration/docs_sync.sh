@@ -4,9 +4,10 @@
 # entry in the man page's OPTIONS section, written the same way
 # ("-M, --metric NAME"), and the man page documents no option that --help
 # lacks; every option the man page or the README uses on a schedhist
-# command line exists; the man page names every JSON field render_json.c
-# writes and every exit status --help lists; `mandoc -T lint` (and man's
-# groff warnings) are clean; the README names every metric. Loads no BPF.
+# command line exists; the man page and docs/report.schema.json name every
+# JSON field render_json.c writes; the man page describes every exit status
+# --help lists; `mandoc -T lint` (and man's groff warnings) are clean; the
+# README names every metric. Loads no BPF.
 # MAN_PAGE and README override the files checked (to try the test itself).
 source "$(dirname "$0")/../lib.sh"
 
@@ -113,6 +114,8 @@ if [ -f user/render_json.c ]; then
 	[ -n "$fields" ] || problem "found no JSON field names in user/render_json.c"
 	for f in $fields; do
 		grep -qw -- "$f" <<<"$output" || problem "JSON field '$f' (user/render_json.c) not in $MAN_PAGE OUTPUT"
+		grep -q "\"$f\": *{" docs/report.schema.json ||
+			problem "JSON field '$f' (user/render_json.c) not in docs/report.schema.json"
 	done
 fi
 

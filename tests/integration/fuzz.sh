@@ -18,6 +18,7 @@ done
 run() {
 	local bin=$1 name=${1##*/fuzz_}
 	mkdir -p "$TMP/corpus-$name"
+	not_reports "$TMP/corpus-$name"	# inputs the fuzzer made, not reports
 	TMPDIR=$TMP ASAN_OPTIONS=detect_leaks=1 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$TMP/$name-" -print_final_stats=1 \
 		"$TMP/corpus-$name" "tests/fuzz/corpus/$name" >"$TMP/$name.log" 2>&1

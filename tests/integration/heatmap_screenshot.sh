@@ -12,6 +12,7 @@ CHROME=$(command -v chromium || command -v chromium-browser || command -v google
 CHILD_PIDS+=($!)
 "$SCHEDHIST" -M runq -i 0.25 -n 10 --heatmap "$TMP/h.svg" >/dev/null 2>"$TMP/err" ||
 	fail "run failed: $(cat "$TMP/err")"
+not_reports "$TMP/profile"	# Chromium's profile: its own JSON files
 shot() {	# shot URL PNG
 	timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \

@@ -68,6 +68,8 @@ wait $!
 sleep 2	# the last readings reach Prometheus
 eval_at=$(python3 -c "print(f'{$spin_start + $EVAL_AT:.3f}')")
 
+# Prometheus' own JSON (its answers, its TSDB): not schedhist reports
+not_reports "$TMP/tsdb" "$TMP/p99.json" "$TMP/rate.json" "$TMP/window.json" "$TMP/targets.json"
 query() {	# query PROMQL: the JSON answer of /api/v1/query at $eval_at
 	curl -sS --max-time 10 --get "$API/api/v1/query" --data-urlencode "query=$1" \
 		--data-urlencode "time=$eval_at" || fail "query '$1' failed"

@@ -686,6 +686,71 @@ static void test_keep_pruned(void)
 }
 
 /*
+ * -k cgroup: the names read from the path are labels after key, those
+ * found only; a unit's backslash is escaped like any label value, and
+ * keys without a convention ([other], plain paths) get none.
+ */
+static void test_cgroup_labels(void)
+{
+	const char *const args[] = { "-k", "cgroup", NULL };
+	static const char *const paths[] = {
+		"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+		"0f1e2d3c_4b5a_6978_8a9b_0c1d2e3f4a5b.slice/cri-containerd-"
+		"3f4e1b2a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f.scope",
+		"/system.slice/dev-disk-by\\x2duuid-0a1b.swap",
+		"/workload",
+	};
+	struct fake k[3] = { { .id = 11 }, { .id = 22 }, { .id = 33 } };
+	struct report_spec sp;
+	struct rig r;
+	char *t;
+	int i;
+
+	rig_init(&r, args);
+	rig_begin(&r);
+	for (i = 0; i < 3; i++) {
+		add_waits(&k[i], 1000, (__u32)i + 1);
+		feed(&r.s, &k[i], SH_KEY_CGROUP, false);
+	}
+	snapshot_stats(&r.s, r.stats);
+	/* as if cgroupfs had named the ids (report_build leaves them [removed]) */
+	sp = report_spec_of(&r.o);
+	r.s.metric = r.o.metric;
+	CHECK(!report_build(&r.iv, &r.s, &sp, NULL, 1));
+	sp.cumulative = true;
+	CHECK(!report_build(&r.since, &r.s, &sp, NULL, 1));
+	for (i = 0; i < 3; i++) {
+		int j = (int)(r.iv.groups[i].key.id / 11) - 1;
+
+		r.iv.groups[i].name = paths[j];
+		r.iv.groups[i].name_in_idbuf = false;
+		r.since.groups[i].name = paths[(int)(r.since.groups[i].key.id / 11) - 1];
+		r.since.groups[i].name_in_idbuf = false;
+	}
+	CHECK(!prom_view_update(&r.v, &r.iv, &r.since));
+	t = expose(&r.v, false);
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"cgroup\",key=\""
+		     "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+		     "0f1e2d3c_4b5a_6978_8a9b_0c1d2e3f4a5b.slice/cri-containerd-"
+		     "3f4e1b2a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f.scope\","
+		     "unit=\"cri-containerd-"
+		     "3f4e1b2a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f.scope\","
+		     "container_id=\"3f4e1b2a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f\","
+		     "container_id_short=\"3f4e1b2a9c8d\","
+		     "pod_uid=\"0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b\",qos=\"burstable\"}") == 1);
+	CHECK(sample(t, "schedhist_wait_seconds_count{metric=\"offcpu\",key_type=\"cgroup\",key=\""
+		     "/system.slice/dev-disk-by\\\\\\\\x2duuid-0a1b.swap\","
+		     "unit=\"dev-disk-by\\\\\\\\x2duuid-0a1b.swap\"}") == 2);
+	CHECK(sample(t, W("cgroup", "/workload")) == 3);
+	CHECK(sample(t, W("cgroup", "[other]")) == 0);
+	/* every bucket line carries them too */
+	CHECK(strstr(t, "container_id_short=\"3f4e1b2a9c8d\",pod_uid=\"0f1e2d3c-4b5a-6978-8a9b-"
+			"0c1d2e3f4a5b\",qos=\"burstable\",le=\"+Inf\"} 1\n") != NULL);
+	free(t);
+	rig_free(&r);
+}
+
+/*
  * -M offcpu,runq: one view per metric, rendered as one exposition: each
  * family's HELP and TYPE once, the series of both metrics under it, told
  * apart by the metric label.
@@ -743,6 +808,7 @@ int main(void)
 	TEST(test_top_other);
 	TEST(test_churn_bounded);
 	TEST(test_keep_pruned);
+	TEST(test_cgroup_labels);
 	TEST(test_two_metrics);
 	return test_summary();
 }

@@ -570,6 +570,34 @@ static int py_check(const char *json, const char *checks)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/*
+ * Validate @json against docs/report.schema.json with tests/check-reports.py
+ * (Debian's python3: python3-jsonschema installs there). 0 when accepted.
+ */
+static int schema_check(const char *json)
+{
+	char path[] = "/tmp/sh-report-XXXXXX", cmd[256];
+	int fd = mkstemp(path), st;
+
+	if (fd < 0 || write(fd, json, strlen(json)) != (ssize_t)strlen(json)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	fflush(stdout);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 tests/check-reports.py %s >/dev/null", path);
+	st = system(cmd);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(cmd, sizeof(cmd), "/usr/bin/python3 tests/check-reports.py %s >&2", path);
+		if (system(cmd) == -1)
+			perror("system");
+	}
+	unlink(path);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Every report the tests render is checked against the schema. */
 static char *json_of(const struct sh_report *r, const struct options *o)
 {
 	char *buf = NULL;
@@ -580,6 +608,7 @@ static char *json_of(const struct sh_report *r, const struct options *o)
 		abort();
 	render_json(f, r);
 	fclose(f);
+	CHECK(!schema_check(buf));
 	return buf;
 }
 
@@ -597,6 +626,9 @@ static void test_json_fields(void)
 	build(&r, &s, &o, threads, 5, stats, 2.0);
 	j = json_of(&r, &o);
 	CHECK(!py_check(j,
+		"import socket\n"
+		"assert list(doc)[:3] == ['schema', 'host', 'time'], list(doc)\n"
+		"assert doc['schema'] == 1 and doc['host'] == socket.gethostname(), doc['host']\n"
 		"assert doc['time'] == '2023-11-14T22:13:20.123Z', doc['time']\n"
 		"assert re.fullmatch(r'\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z', "
 		"doc['time'])\n"
@@ -813,8 +845,67 @@ static void test_json_cgroup(void)
 		"g = group('[removed id=4321]')\n"
 		"assert g['cgroup_id'] == 4321\n"
 		"assert 'cgroup_id' not in group('[other]')\n"
-		"assert 'max_tid' not in g\n"));
+		"assert 'max_tid' not in g\n"
+		"for f in ('unit', 'container_id', 'container_id_short', 'pod_uid', 'qos'):\n"
+		"    assert f not in g and f not in group('[other]'), f\n"));
 	free(j);
+
+	/* names read from the path: as if cgroupfs had named the ids */
+	r.groups[0].name = "/kubepods/besteffort/pod0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b/"
+			   "3f4e1b2a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f";
+	r.groups[0].name_in_idbuf = false;
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"g = doc['groups'][0]\n"
+		"assert g['container_id'] == "
+		"'3f4e1b2a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f', g\n"
+		"assert g['container_id_short'] == '3f4e1b2a9c8d'\n"
+		"assert g['pod_uid'] == '0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b'\n"
+		"assert g['qos'] == 'besteffort' and 'unit' not in g\n"));
+	free(j);
+	r.groups[0].name = "/system.slice/dev-disk-by\\x2duuid-0a1b.swap";
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"g = doc['groups'][0]\n"
+		"assert g['unit'] == 'dev-disk-by\\\\\\\\x2duuid-0a1b.swap', g\n"
+		"assert 'container_id' not in g and 'qos' not in g\n"));
+	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
+/* -k cgroup text: the short name beside the path, in histograms and in --summary. */
+static void test_text_cgroup(void)
+{
+	static const struct spec cgs[] = {
+		{ .id = 4321, .sum_ns = 5000, .slots = { [11] = 2 } },
+		{ .id = 999, .sum_ns = 3000, .slots = { [10] = 1 } },
+	};
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+	char *buf;
+
+	OPTS(&o, "-k", "cgroup");
+	build(&r, &s, &o, cgs, 2, NULL, 1.0);
+	r.groups[0].name = "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+			   "0f1e2d3c_4b5a_6978_8a9b_0c1d2e3f4a5b.slice/cri-containerd-"
+			   "3f4e1b2a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f.scope";
+	r.groups[0].name_in_idbuf = false;
+	r.groups[1].name = "/system.slice/nginx.service";
+	r.groups[1].name_in_idbuf = false;
+	buf = text_of(&r, &o);
+	CHECK(strstr(buf, "cri-containerd-3f4e1b2a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4"
+			  "d3e2f.scope (container 3f4e1b2a9c8d, pod 0f1e2d3c-4b5a-6978-8a9b-"
+			  "0c1d2e3f4a5b, burstable)\n") != NULL);
+	/* the path says it all: nothing beside it */
+	CHECK(strstr(buf, "cgroup = /system.slice/nginx.service\n") != NULL);
+	free(buf);
+	OPTS(&o, "-k", "cgroup", "--summary");
+	buf = text_of(&r, &o);
+	CHECK(strstr(buf, ".scope (container 3f4e1b2a9c8d, pod 0f1e2d3c-4b5a-6978-8a9b-"
+			  "0c1d2e3f4a5b, burstable) ") != NULL);
+	free(buf);
 	report_free(&r);
 	snapshot_free(&s);
 }
@@ -849,6 +940,7 @@ int main(void)
 	TEST(test_json_escapes);
 	TEST(test_text_escapes);
 	TEST(test_json_cgroup);
+	TEST(test_text_cgroup);
 	TEST(test_rfc3339);
 	return test_summary();
 }
