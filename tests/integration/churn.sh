@@ -9,8 +9,11 @@
 #   tiny -k tid --max-keys 16 --cumulative -v  (text)
 # The kernel reclaims the key of every task when it is freed, folding its
 # counts into [exited], so however fast tasks come and go, with the
-# default capacity: no map_full, nothing in [other] (no_mem included),
-# every wait under its own key or [exited], the accounting identity exact
+# default capacity: no map_full, nothing in [other] but the no_mem waits
+# (a new key the kernel had no memory for at that instant: BPF's
+# allocator refills its per-CPU caches asynchronously, and a storm on a
+# loaded host can drain one; counted, never silent), every other wait
+# under its own key or [exited], the accounting identity exact
 # over the run, and the key map never above its capacity. With 16 keys
 # (fewer than the 40 threads kept alive beside the churn) the overflow goes to [other],
 # exactly the map_full + no_mem events, and the text report says so.
@@ -119,7 +122,8 @@ for name, rs in (("tid", tid), ("pid", pid)):
                 for g in r["groups"] if g["key"] == "[other]")
     print(f"{name}: map_full {full}, no_mem {nomem}, [other] {other}, live keys at most "
           f"{max(r['events']['live_keys'] for r in rs)}")
-    assert full == 0 and nomem == 0 and other == 0, f"{name}: waits went to [other]"
+    assert full == 0, f"{name}: the key map filled up: waits went to [other]"
+    assert other == nomem, f"{name}: [other] holds {other} waits, no_mem explains {nomem}"
     assert max(r["events"]["live_keys"] for r in rs) <= 10240
 PY
 
