@@ -150,7 +150,7 @@ $(OUTPUT)/schedhist: $(APP_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h $(CORE_OBJS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h include/bits.bpf.h $(CORE_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) -lm -o $@
 

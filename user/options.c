@@ -215,7 +215,7 @@ _Static_assert(N_OPTS <= sizeof(((struct parse_state *)0)->given), "parse_state.
 
 static const char usage_head[] =
 	"Usage: schedhist [OPTION...] [INTERVAL [COUNT]]\n"
-	"Histograms of how long tasks wait, binned in the kernel (log2, per CPU).\n"
+	"Histograms of how long tasks wait, binned in the kernel (per CPU, 2^i s buckets).\n"
 	"\n"
 	"Metrics:\n"
 	"  offcpu   off-CPU wait: switch-out -> the same task's next switch-in\n"
