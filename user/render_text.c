@@ -124,9 +124,11 @@ static void print_histogram(FILE *f, const struct sh_totals *t, const struct ren
 		fputc('\n', f);
 	}
 	for (i = start; i <= last; i++) {
-		/* a row counts the waits w with lo < w <= hi (the first: w == 0) */
+		/* a row counts the waits w with lo < w <= hi; the first, "0 -> 0", w == 0 */
 		fmt_wait(lo, sizeof(lo), bucket_floor(i), sp->unit);
-		if (bucket_edge(i) == UINT64_MAX)
+		if (i == 0)
+			snprintf(lo, sizeof(lo), "0"), snprintf(hi, sizeof(hi), "0");
+		else if (bucket_edge(i) == UINT64_MAX)
 			snprintf(hi, sizeof(hi), "2^35 s");
 		else
 			fmt_wait(hi, sizeof(hi), bucket_edge(i), sp->unit);

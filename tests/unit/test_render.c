@@ -345,6 +345,21 @@ static void test_text_none(void)
 	golden_case("none_timestamp.txt", &r, &o);
 	report_free(&r);
 	snapshot_free(&s);
+
+	/* the zero bucket reads "0 -> 0"; the 1 ns bucket (2^-30 s, 2^-29 s] its edges */
+	{
+		static const struct spec tiny = { .sum_ns = 1, .slots = { [0] = 3, [1] = 1 } };
+		char *t;
+
+		OPTS(&o, "-i", "1");
+		build(&r, &s, &o, &tiny, 1, NULL, 1.0);
+		t = text_of(&r, &o);
+		CHECK(strstr(t, "\n            0 -> 0           : 3 ") != NULL);
+		CHECK(strstr(t, "\n         0.00 -> 0.00100     : 1 ") != NULL);
+		free(t);
+		report_free(&r);
+		snapshot_free(&s);
+	}
 }
 
 /* --min-wait: shorter waits fold into one "< X" row. */
