@@ -94,7 +94,7 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 # The pure userspace modules: unit-tested without the kernel.
 CORE_SRCS := user/names.c user/parse.c user/log.c user/options.c user/hist.c user/snapshot.c user/report.c \
 	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
-	user/prom_series.c user/render_prom.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
+	user/prom_series.c user/render_prom.c user/prom_native.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
 	user/specs.c \
 	user/cgroup_names.c
 APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/main.c \
@@ -152,7 +152,7 @@ $(OUTPUT)/schedhist: $(APP_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h $(CORE_OBJS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h include/bits.bpf.h $(CORE_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) -lm -o $@
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * schedhist kernel side: measures how long tasks wait and bins each wait
- * into a log2 histogram, in the kernel, per CPU. Nothing is streamed to
- * userspace per event; the poller reads the cumulative maps every interval.
+ * into a histogram, in the kernel, per CPU (buckets of powers of two of a
+ * second: schedhist.h). Nothing is streamed to userspace per event; the
+ * poller reads the cumulative maps every interval.
  *
  * Metrics (any subset per run, all from one sched_switch program; each
  * wait is recorded at the switch-in that ends it):
@@ -319,8 +320,8 @@ static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
 	pc->stats[m][SH_STAT_SEEN]++;
 	if (over)
 		pc->stats[m][over]++;
-	slot = sh_log2(d);
-	if (slot >= SH_NBUCKETS)
+	slot = sh_bucket(d);
+	if (slot >= SH_NBUCKETS)	/* never: a bound for the verifier */
 		slot = SH_NBUCKETS - 1;
 	h->slots[slot]++;
 	h->count++;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * log2 for the BPF target. The BPF ISA has no count-leading-zeros
+ * Bit arithmetic for the BPF target. The BPF ISA has no count-leading-zeros
  * instruction and Debian's clang 14 crashes lowering __builtin_clzll for
- * it, so this is a branch-light binary search with shifts and compares.
+ * it, so log2 is a branch-light binary search with shifts and compares.
+ * Plain C: tests/unit/test_hist.c compiles this very code against the
+ * poller's bucket_of().
  */
 #ifndef SCHEDHIST_BITS_BPF_H
 #define SCHEDHIST_BITS_BPF_H
@@ -19,6 +21,24 @@ static __always_inline __u32 sh_log2(__u64 v)
 	s = (v > 0x3) << 1; v >>= s; r |= s;
 	r |= (v >> 1);
 	return r;
+}
+
+/*
+ * The slot of a wait of @d ns in the grid of schedhist.h. With
+ * l = floor(log2(d)), 2^l <= d < 2^(l+1) lies above the upper edge of slot
+ * l (1e9 * 2^(l-30) ns = 0.93 * 2^l) and at or below that of slot l + 2
+ * (3.73 * 2^l), so one compare with the edge of slot l + 1,
+ * SH_EDGE_TOP >> (63 - l), decides. Beyond sh_log2(): a subtract, a shift,
+ * a compare and an add (and the d == 0 test); no table, no loop.
+ */
+static __always_inline __u32 sh_bucket(__u64 d)
+{
+	__u32 l;
+
+	if (!d)
+		return 0;
+	l = sh_log2(d);
+	return l + 1 + (d > (SH_EDGE_TOP >> (63 - l)));
 }
 
 #endif /* SCHEDHIST_BITS_BPF_H */

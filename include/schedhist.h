@@ -14,10 +14,27 @@
 #define SH_COMM_LEN 16
 
 /*
- * Number of log2 buckets of nanoseconds. Bucket 0 is [0, 2) ns, bucket i is
- * [2^i, 2^(i+1)) ns, and the last one, [2^39 ns (~550 s), inf), is open-ended.
+ * The bucket grid, one for every output (text, JSON, heatmap, classic and
+ * native Prometheus): the edges are powers of two of a second, so that each
+ * bucket is exactly one bucket of a Prometheus native histogram of schema 0,
+ * whose bucket of index i is (2^(i-1), 2^i] s.
+ *   slot 0        a wait of 0 ns: [0, 2^-30 s], the native zero bucket
+ *   slot j >= 1   (2^(j-31), 2^(j-30)] s, native index j + SH_NATIVE_INDEX0
+ * Waits are whole nanoseconds, so slot j holds the waits w with
+ * floor(1e9 * 2^(j-31)) < w <= floor(1e9 * 2^(j-30)): 1 ns, 2-3 ns, 4-7 ns,
+ * 8-14 ns, ..., 1 s is the last wait of slot 30 (native index 0, (0.5, 1] s).
+ * Slot 1 is native index -29: index -30, (0.47, 0.93] ns, holds no whole ns.
+ * The last slot, (2^34, 2^35] s, ends beyond 2^64 ns: every __u64 wait has
+ * its bucket, none is open-ended.
  */
-#define SH_NBUCKETS 40
+#define SH_NBUCKETS 66
+#define SH_NATIVE_INDEX0 (-30)	/* native schema-0 index of slot j: j + this */
+/*
+ * floor(1e9 * 2^34): the upper edge of slot 64 (2^34 s) in ns. The upper
+ * edge of slot j (1 <= j <= 64) is exactly SH_EDGE_TOP >> (64 - j), because
+ * 1e9 = 1953125 * 2^9 and SH_EDGE_TOP = 1953125 * 2^43: shifting right floors.
+ */
+#define SH_EDGE_TOP (1953125ULL << 43)
 
 /* Key id of the overflow entry that takes new keys once the map is full. */
 #define SH_OTHER_ID (~0ULL)
@@ -120,7 +137,7 @@ struct sh_max {
  * slot whose epoch is not the one being read is stale.
  */
 struct sh_hist {
-	__u32 slots[SH_NBUCKETS];	/* log2 buckets of wait, in ns */
+	__u32 slots[SH_NBUCKETS];	/* waits per bucket of the grid above */
 	__u32 count;			/* waits recorded (the sum of @slots) */
 	/*
 	 * First histogram of a key-map value only: the key's incarnation

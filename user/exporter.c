@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "exporter.h"
+#include "prom_native.h"
 #include "log.h"
 #include "exit_codes.h"
 
@@ -21,6 +22,7 @@ int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 		return 0;
 	x->on = true;
 	x->rspec = (struct report_spec){ .key_type = sp->key_type, .sort = sp->sort };
+	x->native = !sp->prom_classic;
 	/* started as root: a daemon does not stay root, nobody unless --user says */
 	if (sp->user ? privdrop_lookup(sp->user, &x->user)
 		    : !geteuid() && privdrop_lookup(PRIVDROP_DEFAULT_USER, &x->user)) {
@@ -54,8 +56,8 @@ int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 	return 0;
 }
 
-/* Render the view into a malloc()ed buffer. */
-static char *render(const struct sh_exporter *x, bool om, size_t *len)
+/* Render the view into a malloc()ed buffer: text, OpenMetrics or (@pb) protobuf. */
+static char *render(const struct sh_exporter *x, bool om, bool pb, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -63,7 +65,8 @@ static char *render(const struct sh_exporter *x, bool om, size_t *len)
 
 	if (!f)
 		return NULL;
-	bad = render_prom(f, x->view, x->nviews, om);
+	bad = pb ? render_prom_native(f, x->view, x->nviews)
+		 : render_prom(f, x->view, x->nviews, om);
 	if (fclose(f) || bad) {
 		free(buf);
 		return NULL;
@@ -78,8 +81,8 @@ static char *render(const struct sh_exporter *x, bool om, size_t *len)
  */
 static int publish(struct sh_exporter *x, bool first)
 {
-	size_t text_len = 0, om_len = 0;
-	char *text = render(x, false, &text_len), *om = NULL;
+	size_t text_len = 0, om_len = 0, pb_len = 0;
+	char *text = render(x, false, false, &text_len), *om = NULL, *pb;
 	int err = 0;
 
 	if (!text)
@@ -88,12 +91,19 @@ static int publish(struct sh_exporter *x, bool first)
 		err = first ? atomic_file_write(&x->file, text, text_len)
 			    : atomic_file_update(&x->file, text, text_len);
 	if (x->listening) {
-		om = render(x, true, &om_len);
+		om = render(x, true, false, &om_len);
 		if (!om) {
 			free(text);
 			return -ENOMEM;
 		}
 		http_publish(&x->http, text, text_len, om, om_len);
+		/* native histograms for the scrapers that ask, unless --prom-classic */
+		if (x->native) {
+			pb = render(x, false, true, &pb_len);
+			if (!pb)
+				return -ENOMEM;
+			http_publish_protobuf(&x->http, pb, pb_len);
+		}
 	} else {
 		free(text);
 	}

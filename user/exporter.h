@@ -31,6 +31,7 @@ struct sh_exporter {
 	struct sh_report interval;	/* the reports the view is built from */
 	struct sh_report since_start;
 	struct report_spec rspec;	/* theirs: every key (the view bounds keys itself) */
+	bool native;			/* serve native histograms (not --prom-classic) */
 };
 
 /* Fleet mode's settings. */
@@ -42,6 +43,7 @@ struct exporter_spec {
 	int key_type;			/* enum sh_key_type */
 	int sort;			/* enum sh_sort: which keys the view keeps */
 	__u32 max_series;		/* keys a view keeps (--top, else --max-keys) */
+	bool prom_classic;		/* --prom-classic: no native histograms (protobuf) */
 };
 
 /*

@@ -145,7 +145,7 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 				max = hm->cols[c].slots[i];
 		}
 	if (hi < 0) {
-		lo = 10;	/* nothing recorded: show ~1 us to ~1 ms */
+		lo = 11;	/* nothing recorded: show ~1 us to ~1 ms */
 		hi = 20;
 	}
 	rows = hi - lo + 1;
@@ -175,15 +175,21 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 		fprintf(f, "; %zu interval(s)", hm->ncols);
 	fputs("; colour: waits per bucket per interval (log scale)</text>\n", f);
 
-	/* y axis: bucket lower bounds, short waits at the bottom */
+	/*
+	 * y axis: each row's upper edge (the lower ones of rows 0 and 1 both
+	 * read 0: 2^-30 s is under 1 ns), short waits at the bottom
+	 */
 	for (i = lo; i <= hi; i++) {
 		y = TOP + (hi - i) * CELL_H;
-		fmt_wait(a, sizeof(a), bucket_lo(i), hm->unit);
+		if (bucket_edge(i) == UINT64_MAX)
+			snprintf(a, sizeof(a), "2^35 s");
+		else
+			fmt_wait(a, sizeof(a), bucket_edge(i), hm->unit);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s %s</text>\n", LEFT - 6,
-			y + CELL_H - 3, a, unit_name(hm->unit));
+			y + CELL_H - 3, a, bucket_edge(i) == UINT64_MAX ? "" : unit_name(hm->unit));
 	}
 	fprintf(f, "<text x=\"12\" y=\"%d\" transform=\"rotate(-90 12 %d)\" "
-		   "text-anchor=\"middle\">wait (log2 buckets)</text>\n",
+		   "text-anchor=\"middle\">wait, up to (buckets of 2^i s)</text>\n",
 		TOP + rows * CELL_H / 2, TOP + rows * CELL_H / 2);
 
 	for (c = 0; c < hm->ncols; c++) {
@@ -198,11 +204,12 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 		for (i = lo; i <= hi; i++) {
 			y = TOP + (hi - i) * CELL_H;
 			colour(col, sizeof(col), k->slots[i], max);
-			fmt_wait(a, sizeof(a), bucket_lo(i), hm->unit);
-			if (bucket_hi(i) == UINT64_MAX)
-				snprintf(b, sizeof(b), "inf");
+			/* the bucket's edges: lo < wait <= hi */
+			fmt_wait(a, sizeof(a), bucket_floor(i), hm->unit);
+			if (bucket_edge(i) == UINT64_MAX)
+				snprintf(b, sizeof(b), "2^35 s");
 			else
-				fmt_wait(b, sizeof(b), bucket_hi(i), hm->unit);
+				fmt_wait(b, sizeof(b), bucket_edge(i), hm->unit);
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
 				   "data-bucket=\"%d\" data-count=\"%llu\"><title>%s %s-%s %s: %llu"
 				   "</title></rect>\n",

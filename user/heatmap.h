@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Latency heatmap: time on x (one column per report), log2 wait buckets on
- * y, colour by count; written as a self-contained SVG (no scripts), and
- * rewritten atomically after every report (atomic_file.h). It shows the
- * latest HEATMAP_MAX_COLUMNS reports: the file and the time to rewrite it
- * stay bounded however long the run.
+ * Latency heatmap: time on x (one column per report), wait buckets on y
+ * (the grid of schedhist.h), colour by count; written as a self-contained
+ * SVG (no scripts), and rewritten atomically after every report
+ * (atomic_file.h). It shows the latest HEATMAP_MAX_COLUMNS reports: the
+ * file and the time to rewrite it stay bounded however long the run.
  */
 #ifndef SH_HEATMAP_H
 #define SH_HEATMAP_H

@@ -35,21 +35,38 @@ int fmt_u64(char *buf, __u64 v)
 	return len;
 }
 
+__u64 bucket_edge(int i)
+{
+	if (i <= 0)
+		return 0;
+	if (i >= SH_NBUCKETS - 1)
+		return UINT64_MAX;
+	return SH_EDGE_TOP >> (64 - i);
+}
+
+__u64 bucket_floor(int i)
+{
+	return i > 0 ? bucket_edge(i - 1) : 0;
+}
+
 __u64 bucket_lo(int i)
 {
-	return i == 0 ? 0 : 1ULL << i;
+	return i > 0 ? bucket_edge(i - 1) + 1 : 0;
 }
 
 __u64 bucket_hi(int i)
 {
-	return i >= SH_NBUCKETS - 1 ? UINT64_MAX : 1ULL << (i + 1);
+	return i >= SH_NBUCKETS - 1 ? UINT64_MAX : bucket_edge(i) + 1;
 }
 
 int bucket_of(__u64 ns)
 {
-	int i = ns ? 63 - __builtin_clzll(ns) : 0;
+	int l;
 
-	return i >= SH_NBUCKETS ? SH_NBUCKETS - 1 : i;
+	if (!ns)
+		return 0;
+	l = 63 - __builtin_clzll(ns);
+	return l + 1 + (ns > (SH_EDGE_TOP >> (63 - l)));
 }
 
 void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
@@ -80,7 +97,7 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 
 __u64 totals_quantile(const struct sh_totals *t, double q)
 {
-	__u64 total = 0, seen = 0, rank, lo, hi;
+	__u64 total = 0, seen = 0, rank, lo, hi, r;
 	double est;
 	int i;
 
@@ -100,19 +117,19 @@ __u64 totals_quantile(const struct sh_totals *t, double q)
 	}
 	if (i == SH_NBUCKETS)
 		i = SH_NBUCKETS - 1;
-	lo = bucket_lo(i);
-	hi = bucket_hi(i);
+	lo = bucket_floor(i);
+	hi = bucket_edge(i);
 	/* the max, when known and inside this bucket, is its real upper end */
-	if (t->max_ns >= lo && t->max_ns < hi)
+	if (t->max_ns >= bucket_lo(i) && t->max_ns <= hi)
 		hi = t->max_ns;
-	else if (hi == UINT64_MAX)
-		hi = lo * 2;
 	est = (double)lo + (double)(hi - lo) * (double)(rank - seen) / (double)t->slots[i];
 	/*
-	 * Return the max itself, not the double: above 2^53 (double)max_ns can
-	 * round up past max_ns, and 2^64 does not convert back to a __u64.
+	 * In integers from here: above 2^53 a double rounds, possibly past the
+	 * bucket's end or the max, and 2^64 does not convert back to a __u64.
+	 * The bucket's last rank is its end exactly.
 	 */
-	if (t->max_ns && est >= (double)t->max_ns)
+	r = rank - seen == t->slots[i] || est >= (double)hi ? hi : (__u64)est;
+	if (t->max_ns && r > t->max_ns)
 		return t->max_ns;
-	return (__u64)est;
+	return r;
 }

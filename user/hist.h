@@ -8,7 +8,7 @@
 
 /* A histogram summed over CPUs, for one interval or since start. */
 struct sh_totals {
-	__u64 slots[SH_NBUCKETS];	/* waits per log2 bucket */
+	__u64 slots[SH_NBUCKETS];	/* waits per bucket (schedhist.h) */
 	__u64 count;			/* waits */
 	__u64 sum_ns;			/* sum of waits */
 	__u64 max_ns;			/* longest wait, 0 if unknown */
@@ -25,11 +25,19 @@ struct sh_totals {
  */
 int fmt_u64(char *buf, __u64 v);
 
-/* Lower bound of bucket @i in ns (0 for bucket 0). */
+/*
+ * The grid of schedhist.h. Upper edge of bucket @i in ns, floor(1e9 *
+ * 2^(i-30)): the longest wait it holds (0 for bucket 0); UINT64_MAX for the
+ * last one, whose edge, 2^35 s, is beyond 2^64 ns.
+ */
+__u64 bucket_edge(int i);
+/* Lower edge of bucket @i in ns: its waits are longer (0 for bucket 0, which holds 0). */
+__u64 bucket_floor(int i);
+/* Shortest wait of bucket @i in ns (0 for bucket 0). */
 __u64 bucket_lo(int i);
 /* Exclusive upper bound of bucket @i in ns; UINT64_MAX for the last one. */
 __u64 bucket_hi(int i);
-/* The bucket a wait of @ns falls in. */
+/* The bucket a wait of @ns falls in: the kernel's sh_bucket(). */
 int bucket_of(__u64 ns);
 
 /* @dst += @src, taking the larger max (and who had it). */
@@ -40,8 +48,8 @@ void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 
 /*
  * Estimated @q quantile (0 < q <= 1) in ns: the bucket holding rank
- * ceil(q * count), interpolated linearly inside it; the open-ended last
- * bucket (and any bucket holding the max) ends at the exact max. Never
+ * ceil(q * count), interpolated linearly between its edges (as Prometheus'
+ * histogram_quantile() does); a bucket holding the max ends at the max. Never
  * above max_ns when that is known; monotone in @q. 0 for an empty histogram.
  */
 __u64 totals_quantile(const struct sh_totals *t, double q);

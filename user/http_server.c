@@ -15,6 +15,7 @@
 #include "http_server.h"
 #include "names.h"
 #include "render_prom.h"
+#include "prom_native.h"
 #include "log.h"
 
 #ifndef SCHEDHIST_VERSION
@@ -272,9 +273,12 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 	struct MHD_Response *r;
 	struct http_page *p;
 	enum MHD_Result ret;
+	int which = om;
 
 	pthread_mutex_lock(&h->lock);
-	p = h->page[om];
+	if (h->page[2] && prom_accept_protobuf(accept))
+		which = 2;
+	p = h->page[which];
 	if (p)
 		p->refs++;
 	pthread_mutex_unlock(&h->lock);
@@ -288,7 +292,7 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				om ? PROM_TYPE_OPENMETRICS : PROM_TYPE_TEXT);
+				which == 2 ? PROM_TYPE_PROTOBUF : om ? PROM_TYPE_OPENMETRICS : PROM_TYPE_TEXT);
 	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -428,6 +432,19 @@ void http_publish(struct http_server *h, char *text, size_t text_len, char *om, 
 	pthread_mutex_unlock(&h->lock);
 }
 
+void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len)
+{
+	struct http_page *fresh = new_page(h, pb, pb_len), *old;
+
+	if (!fresh)
+		return;	/* out of memory: keep serving the previous reading */
+	pthread_mutex_lock(&h->lock);
+	old = h->page[2];
+	h->page[2] = fresh;
+	page_unref(old);
+	pthread_mutex_unlock(&h->lock);
+}
+
 void http_stop(struct http_server *h)
 {
 	int i;
@@ -447,7 +464,7 @@ void http_stop(struct http_server *h)
 	if (h->fd >= 0)
 		close(h->fd);
 	h->fd = -1;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		page_unref(h->page[i]);
 		h->page[i] = NULL;
 	}

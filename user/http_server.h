@@ -41,7 +41,7 @@ struct http_server {
 	int fd;				/* the listening socket, -1 when none */
 	struct MHD_Daemon *daemon;	/* NULL until http_start() */
 	pthread_mutex_t lock;		/* guards @page and the pages' references */
-	struct http_page *page[2];	/* current text [0] and OpenMetrics [1] pages */
+	struct http_page *page[3];	/* current text [0], OpenMetrics [1], protobuf [2] */
 	char where[96];			/* "127.0.0.1:9464", for messages */
 	/* the connections, for the limits above (under @conn_lock) */
 	pthread_mutex_t conn_lock;
@@ -65,6 +65,13 @@ int http_start(struct http_server *h);
  * the pages served from now on. Takes them over, even on failure.
  */
 void http_publish(struct http_server *h, char *text, size_t text_len, char *om, size_t om_len);
+
+/*
+ * Make @pb (the protobuf exposition, malloc()ed) the page served to the
+ * scrapers that ask for it (prom_accept_protobuf()); until the first one,
+ * and without it (--prom-classic), they get a text format. Takes it over.
+ */
+void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len);
 
 /* Stop serving (waits for the server thread) and free everything. */
 void http_stop(struct http_server *h);

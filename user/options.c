@@ -56,6 +56,7 @@ enum {
 	OPT_USER,
 	OPT_PRINT,
 	OPT_METHOD,
+	OPT_PROM_CLASSIC,
 };
 
 /* How an option's value is parsed into its field. */
@@ -118,6 +119,7 @@ static const char *check_cgroup_hier(const struct parse_state *st);
 static const char *check_heatmap_key(const struct parse_state *st);
 static const char *check_user(const struct parse_state *st);
 static const char *check_print(const struct parse_state *st);
+static const char *check_prom_classic(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
@@ -197,6 +199,9 @@ static const struct opt_def opt_defs[] = {
 	{ "prom-file", OPT_PROM_FILE, "FILE",
 	  "rewrite FILE with Prometheus metrics every interval (atomic rename)",
 	  T_STRING, FIELD(prom_file), .err = "empty --prom-file path" },
+	{ "prom-classic", OPT_PROM_CLASSIC, NULL,
+	  "with --listen: classic histograms (le buckets) even to scrapers that ask for native",
+	  T_FLAG, FIELD(prom_classic), .check = check_prom_classic },
 	{ "user", OPT_USER, "NAME",
 	  "with --listen/--prom-file: run as user NAME once attached (root: nobody)",
 	  T_STRING, FIELD(user), .err = "empty --user name", .check = check_user },
@@ -215,7 +220,7 @@ _Static_assert(N_OPTS <= sizeof(((struct parse_state *)0)->given), "parse_state.
 
 static const char usage_head[] =
 	"Usage: schedhist [OPTION...] [INTERVAL [COUNT]]\n"
-	"Histograms of how long tasks wait, binned in the kernel (log2, per CPU).\n"
+	"Histograms of how long tasks wait, binned in the kernel (per CPU, 2^i s buckets).\n"
 	"\n"
 	"Metrics:\n"
 	"  offcpu   off-CPU wait: switch-out -> the same task's next switch-in\n"
@@ -512,6 +517,12 @@ static const char *check_user(const struct parse_state *st)
 static const char *check_print(const struct parse_state *st)
 {
 	return !st->fleet ? "--print needs --listen or --prom-file" : NULL;
+}
+
+static const char *check_prom_classic(const struct parse_state *st)
+{
+	return !st->o->listen ? "--prom-classic needs --listen (--prom-file is always classic)"
+			      : NULL;
 }
 
 static const char *check_json(const struct parse_state *st)

@@ -48,6 +48,7 @@ struct options {
 	const char *prom_file;	/* --prom-file: rewrite this file every interval */
 	const char *user;	/* --user: run as this user once attached */
 	bool print;		/* reports on stdout: always, but in fleet mode only with --print */
+	bool prom_classic;	/* --prom-classic: never serve native histograms (protobuf) */
 };
 
 /*

@@ -5,6 +5,7 @@
  * OpenMetrics 1.0.0. Reads the series only; never touches the maps.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,17 +46,26 @@ static void fmt_seconds(char *buf, size_t n, __u64 ns)
 }
 
 /*
- * The "le" of bucket @i: its upper edge in seconds, shortest form as Go's
- * strconv 'g' writes it ("2e-09", "0.000131072", "549.755813888"), the
- * way most exporters write their bounds. The edges are 2^k ns: at most 12
- * significant digits, so %.12g is exact.
+ * The "le" of bucket @i: its upper edge, 2^(i-30) s (schedhist.h), in the
+ * shortest form that reads back as the same double, as Go's strconv 'g'
+ * writes it ("9.313225746154785e-10", "0.0009765625", "1", "512"); +Inf
+ * for the last bucket, which holds every longer wait.
  */
 static void fmt_le(char *buf, size_t n, int i)
 {
-	if (bucket_hi(i) == UINT64_MAX)
+	double le = ldexp(1.0, i + SH_NATIVE_INDEX0);
+	int prec;
+
+	if (i >= SH_NBUCKETS - 1) {
 		snprintf(buf, n, "+Inf");
-	else
-		snprintf(buf, n, "%.12g", (double)bucket_hi(i) / 1e9);
+		return;
+	}
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, le);
+		if (strtod(buf, NULL) == le)
+			return;
+	}
+	snprintf(buf, n, "%.17g", le);
 }
 
 /* @help must need no escaping in either format: no backslash, quote or newline. */

@@ -15,7 +15,7 @@
 #define PROM_TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define PROM_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
-/* Series lines per exported key: SH_NBUCKETS "le" buckets (the last one +Inf), _sum, _count. */
+/* Series lines per exported key, classic: SH_NBUCKETS "le" buckets (the last one +Inf), _sum, _count. */
 #define PROM_LINES_PER_KEY (SH_NBUCKETS + 2)
 
 /*

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* Text output: runqlat-style log2 histograms, one per key, or a table. */
+/* Text output: runqlat-style histograms (power-of-two buckets), one per key, or a table. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
@@ -118,18 +118,21 @@ static void print_histogram(FILE *f, const struct sh_totals *t, const struct ren
 	if (below) {
 		char lim[32], left[64];
 
-		fmt_wait(lim, sizeof(lim), bucket_lo(start), sp->unit);
-		snprintf(left, sizeof(left), "< %s", lim);
+		fmt_wait(lim, sizeof(lim), bucket_floor(start), sp->unit);
+		snprintf(left, sizeof(left), "<= %s", lim);
 		fprintf(f, "%28s : %-10" PRIu64 " ", left, (uint64_t)below);
 		bar(f, below, max);
 		fputc('\n', f);
 	}
 	for (i = start; i <= last; i++) {
-		fmt_wait(lo, sizeof(lo), bucket_lo(i), sp->unit);
-		if (bucket_hi(i) == UINT64_MAX)
-			snprintf(hi, sizeof(hi), "inf");
+		/* a row counts the waits w with lo < w <= hi; the first, "0 -> 0", w == 0 */
+		fmt_wait(lo, sizeof(lo), bucket_floor(i), sp->unit);
+		if (i == 0)
+			snprintf(lo, sizeof(lo), "0"), snprintf(hi, sizeof(hi), "0");
+		else if (bucket_edge(i) == UINT64_MAX)
+			snprintf(hi, sizeof(hi), "2^35 s");
 		else
-			fmt_wait(hi, sizeof(hi), bucket_hi(i), sp->unit);
+			fmt_wait(hi, sizeof(hi), bucket_edge(i), sp->unit);
 		fprintf(f, "%13s -> %-11s : %-10" PRIu64 " ", lo, hi, (uint64_t)t->slots[i]);
 		bar(f, t->slots[i], max);
 		fputc('\n', f);

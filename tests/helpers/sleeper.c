@@ -3,9 +3,9 @@
  * Test workload: one thread named COMM that sleeps MS milliseconds in a
  * loop for SECONDS, then exits. Prints "ready PID" once started and, at
  * the end, what it timed itself around each nanosleep() (CLOCK_MONOTONIC):
- *   slept N sum_ns S min_ns A max_ns B nivcsw P log2 K:C,K:C,...
- * (K:C: C sleeps took [2^K, 2^(K+1)) ns; P: the times it was preempted,
- * getrusage's involuntary switches). A sleep's off-CPU wait lies within
+ *   slept N sum_ns S min_ns A max_ns B nivcsw P durations D1,D2,...
+ * (D: each sleep's own time in ns, in order; P: the times it was
+ * preempted, getrusage's involuntary switches). A sleep's off-CPU wait lies within
  * [MS, that sleep's own time], unless the task was preempted between
  * arming the timer and blocking (then its wait began at the preemption):
  * at most P sleeps are such.
@@ -24,8 +24,9 @@ int main(int argc, char **argv)
 	const char *comm = "sleeper20";
 	struct timespec end, now, before, ts;
 	struct rusage ru;
-	unsigned long long n = 0, sum = 0, lo = ~0ULL, hi = 0, d, log2[64] = { 0 };
-	int opt, k;
+	unsigned long long n = 0, sum = 0, lo = ~0ULL, hi = 0, d, *all = NULL;
+	size_t cap = 0, i;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "m:t:N:")) != -1) {
 		switch (opt) {
@@ -59,16 +60,22 @@ int main(int argc, char **argv)
 		sum += d;
 		lo = d < lo ? d : lo;
 		hi = d > hi ? d : hi;
-		for (k = 0; k < 63 && d >> (k + 1); k++)
-			;
-		log2[k]++;
+		if (n > cap) {
+			cap = cap ? 2 * cap : 256;
+			all = realloc(all, cap * sizeof(*all));
+			if (!all) {
+				perror("sleeper");
+				return 1;
+			}
+		}
+		all[n - 1] = d;
 	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
 	getrusage(RUSAGE_SELF, &ru);
-	printf("slept %llu sum_ns %llu min_ns %llu max_ns %llu nivcsw %ld log2 ", n, sum, lo, hi,
-	       ru.ru_nivcsw);
-	for (k = 0, d = 0; k < 64; k++)
-		if (log2[k])
-			printf("%s%d:%llu", d++ ? "," : "", k, log2[k]);
+	printf("slept %llu sum_ns %llu min_ns %llu max_ns %llu nivcsw %ld durations ", n, sum, lo,
+	       hi, ru.ru_nivcsw);
+	for (i = 0; i < n; i++)
+		printf("%s%llu", i ? "," : "", all[i]);
 	printf("\n");
+	free(all);
 	return 0;
 }

@@ -29,6 +29,9 @@ def cols(path):
                         for r in g.findall("s:rect", ns)})
     title = "".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
     return out, title
+# the bucket index of a JSON bucket, by its lo_ns: the grid of include/schedhist.h
+E = [0] + [10**9 << (j - 30) if j >= 30 else 10**9 >> (30 - j) for j in range(1, 65)]
+slot_of_lo = {0: 0, **{E[j - 1] + 1: j for j in range(1, 66)}}
 def json_buckets(path, key=None):
     res = []
     for l in open(path):
@@ -37,7 +40,7 @@ def json_buckets(path, key=None):
         for g in r["groups"]:
             if key is None or g["key"] == key:
                 for x in g["buckets"]:
-                    i = x["lo_ns"].bit_length() - 1 if x["lo_ns"] else 0
+                    i = slot_of_lo[x["lo_ns"]]
                     b[i] = b.get(i, 0) + x["count"]
         res.append(b)
     return res

@@ -186,10 +186,8 @@ struct fake {
 
 static void add_waits(struct fake *k, __u64 ns, __u32 n)
 {
-	int b = ns ? 63 - __builtin_clzll(ns) : 0;
+	int b = bucket_of(ns);
 
-	if (b >= SH_NBUCKETS)
-		b = SH_NBUCKETS - 1;
 	k->h.slots[b] += n;
 	k->h.count += n;
 	k->h.sum_ns += ns * n;
@@ -379,8 +377,8 @@ static void test_render(void)
 	free(t);
 
 	rig_begin(&r);
-	add_waits(&all, 3, 1);			/* bucket [2, 4) ns */
-	add_waits(&all, 1500000000ULL, 1);	/* bucket [2^30, 2^31) ns */
+	add_waits(&all, 3, 1);			/* (2^-29 s, 2^-28 s]: 2-3 ns */
+	add_waits(&all, 1500000000ULL, 1);	/* (1 s, 2 s] */
 	feed(&r.s, &all, SH_KEY_NONE, false);
 	rig_end(&r);
 	t = expose(&r.v, false);
@@ -389,26 +387,28 @@ static void test_render(void)
 			  "switch-in)."));
 	CHECK(has_line(t, "# TYPE schedhist_wait_seconds histogram"));
 	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			  "key=\"all\",le=\"2e-09\"} 0"));
+			  "key=\"all\",le=\"1.862645149230957e-09\"} 0"));
 	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			  "key=\"all\",le=\"4e-09\"} 1"));
+			  "key=\"all\",le=\"3.725290298461914e-09\"} 1"));
 	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			  "key=\"all\",le=\"1.073741824\"} 1"));
+			  "key=\"all\",le=\"1\"} 1"));
 	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			  "key=\"all\",le=\"2.147483648\"} 2"));
+			  "key=\"all\",le=\"2\"} 2"));
 	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
 			  "key=\"all\",le=\"+Inf\"} 2"));
 	CHECK(has_line(t, "schedhist_wait_seconds_sum{metric=\"offcpu\",key_type=\"none\","
 			  "key=\"all\"} 1.500000003"));
 	CHECK(has_line(t, W("none", "all") " 2"));
-	/* the le bounds: bucket_hi(i) in seconds, Go's shortest 'g' form */
+	/* the le bounds: 2^(i-30) s, Go's shortest 'g' form; the last +Inf */
 	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{") == SH_NBUCKETS);
 	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			     "key=\"all\",le=\"6.5536e-05\"}") == 1);
+			     "key=\"all\",le=\"9.313225746154785e-10\"}") == 1);
 	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			     "key=\"all\",le=\"0.000131072\"}") == 1);
+			     "key=\"all\",le=\"0.0009765625\"}") == 1);
 	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			     "key=\"all\",le=\"549.755813888\"}") == 1);
+			     "key=\"all\",le=\"1\"}") == 1);
+	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
+			     "key=\"all\",le=\"17179869184\"}") == 1);
 	/* no [other] for the key none */
 	CHECK(!strstr(t, "key=\"[other]\",le="));
 	CHECK(has_line(t, "# TYPE schedhist_events_total counter"));

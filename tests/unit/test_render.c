@@ -318,8 +318,8 @@ static const struct spec sys_hist = {
 	.max_tid = 4242,
 	.max_cpu = 3,
 	.max_comm = "nginx",
-	.slots = { [10] = 120, [11] = 340, [12] = 800, [13] = 410, [14] = 95, [15] = 12,
-		   [17] = 3 },
+	.slots = { [11] = 120, [12] = 340, [13] = 800, [14] = 410, [15] = 95, [16] = 12,
+		   [18] = 3 },
 };
 
 static void test_text_none(void)
@@ -345,6 +345,21 @@ static void test_text_none(void)
 	golden_case("none_timestamp.txt", &r, &o);
 	report_free(&r);
 	snapshot_free(&s);
+
+	/* the zero bucket reads "0 -> 0"; the 1 ns bucket (2^-30 s, 2^-29 s] its edges */
+	{
+		static const struct spec tiny = { .sum_ns = 1, .slots = { [0] = 3, [1] = 1 } };
+		char *t;
+
+		OPTS(&o, "-i", "1");
+		build(&r, &s, &o, &tiny, 1, NULL, 1.0);
+		t = text_of(&r, &o);
+		CHECK(strstr(t, "\n            0 -> 0           : 3 ") != NULL);
+		CHECK(strstr(t, "\n         0.00 -> 0.00100     : 1 ") != NULL);
+		free(t);
+		report_free(&r);
+		snapshot_free(&s);
+	}
 }
 
 /* --min-wait: shorter waits fold into one "< X" row. */
@@ -356,8 +371,8 @@ static void test_text_min_wait(void)
 		.max_tid = 77,
 		.max_cpu = 0,
 		.max_comm = "postgres",
-		.slots = { [8] = 5, [9] = 30, [10] = 200, [12] = 60, [16] = 4, [17] = 7,
-			   [19] = 2 },
+		.slots = { [9] = 5, [10] = 30, [11] = 200, [13] = 60, [17] = 4, [18] = 7,
+			   [20] = 2 },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -380,15 +395,15 @@ static void test_text_min_wait(void)
 /* Per-thread runq with --top, [other], lost and overflow lines, -v. */
 static const struct spec threads[] = {
 	{ .id = 101, .comm = "alpha", .sum_ns = 2000000, .max_ns = 3900, .max_tid = 101,
-	  .max_cpu = 1, .max_comm = "alpha", .slots = { [10] = 600, [11] = 400 } },
+	  .max_cpu = 1, .max_comm = "alpha", .slots = { [11] = 600, [12] = 400 } },
 	{ .id = 202, .comm = "beta", .sum_ns = 5000000, .max_ns = 700000, .max_tid = 202,
-	  .max_cpu = 0, .max_comm = "beta", .slots = { [18] = 8, [19] = 2 } },
+	  .max_cpu = 0, .max_comm = "beta", .slots = { [19] = 8, [20] = 2 } },
 	{ .id = 303, .comm = "gamma", .sum_ns = 1000000, .max_ns = 20000, .max_tid = 303,
-	  .max_cpu = 2, .max_comm = "gamma", .slots = { [13] = 90, [14] = 10 } },
+	  .max_cpu = 2, .max_comm = "gamma", .slots = { [14] = 90, [15] = 10 } },
 	{ .id = 404, .comm = "delta", .sum_ns = 30000, .max_ns = 3000, .max_tid = 404,
-	  .max_cpu = 3, .max_comm = "delta", .slots = { [11] = 15 } },
+	  .max_cpu = 3, .max_comm = "delta", .slots = { [12] = 15 } },
 	{ .id = SH_OTHER_ID, .sum_ns = 400000, .max_ns = 90000, .max_tid = 999,
-	  .max_cpu = 5, .max_comm = "late", .slots = { [15] = 4, [16] = 1 } },
+	  .max_cpu = 5, .max_comm = "late", .slots = { [16] = 4, [17] = 1 } },
 };
 
 static void test_text_tid(void)
@@ -418,17 +433,17 @@ static void test_text_summary(void)
 {
 	static const struct spec comms[] = {
 		{ .comm = "bash", .sum_ns = 40000000, .max_ns = 9000000, .max_tid = 1200,
-		  .max_cpu = 1, .max_comm = "bash", .slots = { [12] = 100, [23] = 3 } },
+		  .max_cpu = 1, .max_comm = "bash", .slots = { [13] = 100, [24] = 3 } },
 		{ .comm = "kworker/u16:3", .sum_ns = 3000000, .max_ns = 60000, .max_tid = 88,
-		  .max_cpu = 7, .max_comm = "kworker/u16:3", .slots = { [14] = 150 } },
+		  .max_cpu = 7, .max_comm = "kworker/u16:3", .slots = { [15] = 150 } },
 		{ .comm = "sshd", .sum_ns = 700000, .max_ns = 70000, .max_tid = 900,
-		  .max_cpu = 0, .max_comm = "sshd", .slots = { [15] = 10 } },
+		  .max_cpu = 0, .max_comm = "sshd", .slots = { [16] = 10 } },
 		{ .comm = "cron", .sum_ns = 50000, .max_ns = 12000, .max_tid = 500,
-		  .max_cpu = 2, .max_comm = "cron", .slots = { [13] = 5 } },
+		  .max_cpu = 2, .max_comm = "cron", .slots = { [14] = 5 } },
 		{ .comm = "systemd", .sum_ns = 20000, .max_ns = 0,
-		  .slots = { [11] = 8 } },
+		  .slots = { [12] = 8 } },
 		{ .id = SH_OTHER_ID, .sum_ns = 10000, .max_ns = 5000, .max_tid = 31337,
-		  .max_cpu = 4, .max_comm = "new", .slots = { [12] = 2 } },
+		  .max_cpu = 4, .max_comm = "new", .slots = { [13] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -459,11 +474,11 @@ static void test_text_cumulative(void)
 	struct spec p[3] = {
 		{ .id = 1000, .comm = "server", .sum_ns = 500000, .max_ns = 40000,
 		  .max_tid = 1003, .max_cpu = 2, .max_comm = "worker-3",
-		  .slots = { [12] = 20, [15] = 5 } },
+		  .slots = { [13] = 20, [16] = 5 } },
 		{ .id = 2000, .comm = "batch", .sum_ns = 90000, .max_ns = 9000, .max_tid = 2000,
-		  .max_cpu = 1, .max_comm = "batch", .slots = { [13] = 10 } },
+		  .max_cpu = 1, .max_comm = "batch", .slots = { [14] = 10 } },
 		{ .id = 3000, .comm = "short", .sum_ns = 6000, .max_ns = 3000, .max_tid = 3000,
-		  .max_cpu = 0, .max_comm = "short", .slots = { [11] = 2 } },
+		  .max_cpu = 0, .max_comm = "short", .slots = { [12] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -481,7 +496,7 @@ static void test_text_cumulative(void)
 	CHECK(!report_build(&r, &s, &rspec, NULL, 5.0));
 	snapshot_gc(&s);
 	/* 2nd interval: 1000 has 5 more waits, 3000 has exited */
-	p[0].slots[16] = 5;
+	p[0].slots[bucket_of(80000)] = 5;
 	p[0].sum_ns += 5 * 80000;
 	p[0].max_ns = 80000;
 	snapshot_begin(&s, 2);
@@ -538,7 +553,10 @@ static int py_check(const char *json, const char *checks)
 		"    return gs[0]\n"
 		"def ints(g, *names):\n"
 		"    for n in names:\n"
-		"        assert type(g[n]) is int and g[n] >= 0, n\n";
+		"        assert type(g[n]) is int and g[n] >= 0, n\n"
+		"# the grid (schedhist.h): upper edges floor(1e9 * 2^(j-30)) ns, [lo, hi) in JSON\n"
+		"E = [0] + [10**9 << (j - 30) if j >= 30 else 10**9 >> (30 - j) for j in range(1, 65)]\n"
+		"grid = {(0, 1)} | {(E[j - 1] + 1, E[j] + 1) for j in range(1, 65)} | {(E[64] + 1, None)}\n";
 	char dir[] = "/tmp/sh-json-XXXXXX", jpath[64], ppath[64], cmd[256];
 	FILE *f;
 	int st;
@@ -645,17 +663,15 @@ static void test_json_fields(void)
 		"    assert g['p50_ns'] <= g['p90_ns'] <= g['p99_ns'] <= g['p999_ns']\n"
 		"    assert g['p999_ns'] <= g['max_ns']\n"
 		"    for b in g['buckets']:\n"
-		"        lo = b['lo_ns']\n"
-		"        assert lo == 0 or lo & (lo - 1) == 0, lo\n"
-		"        assert b['hi_ns'] == (2 if lo == 0 else 2 * lo), b\n"
+		"        assert (b['lo_ns'], b['hi_ns']) in grid, b\n"
 		"        assert b['count'] > 0\n"
 		"g = group('202')\n"
 		"assert g['comm'] == 'beta'\n"
 		"assert g['count'] == 10 and g['sum_ns'] == 5000000 and g['avg_ns'] == 500000\n"
 		"assert g['max_ns'] == 700000 and g['max_tid'] == 202 and g['max_pid'] == 202\n"
 		"assert g['max_cpu'] == 0 and g['max_comm'] == 'beta'\n"
-		"assert g['buckets'] == [{'lo_ns': 262144, 'hi_ns': 524288, 'count': 8},"
-		" {'lo_ns': 524288, 'hi_ns': 1048576, 'count': 2}], g['buckets']\n"
+		"assert g['buckets'] == [{'lo_ns': 244141, 'hi_ns': 488282, 'count': 8},"
+		" {'lo_ns': 488282, 'hi_ns': 976563, 'count': 2}], g['buckets']\n"
 		"o = group('[other]')\n"
 		"assert 'comm' not in o and 'cgroup_id' not in o and 'keys' not in o\n"
 		"assert o['count'] == 5 and o['max_comm'] == 'late'\n"
@@ -686,16 +702,24 @@ static void test_json_fields(void)
 	snapshot_free(&s);
 }
 
-/* An empty report, and the open-ended last bucket (hi null). */
+/* An empty report, long waits, and the last bucket (hi null: its end is past 2^64 ns). */
 static void test_json_edges(void)
 {
+	static const struct spec longest = {
+		.sum_ns = UINT64_MAX,
+		.max_ns = UINT64_MAX,
+		.max_tid = 1,
+		.max_cpu = 0,
+		.max_comm = "init",
+		.slots = { [SH_NBUCKETS - 1] = 1 },
+	};
 	static const struct spec huge = {
 		.sum_ns = 3 * 600000000000ULL + 1000,
 		.max_ns = 600000000000ULL,
 		.max_tid = 1,
 		.max_cpu = 0,
 		.max_comm = "init",
-		.slots = { [0] = 1, [SH_NBUCKETS - 1] = 3 },
+		.slots = { [0] = 1, [40] = 3 },	/* 0 ns, and 600 s in (512 s, 1024 s] */
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -720,10 +744,23 @@ static void test_json_edges(void)
 	CHECK(!py_check(j,
 		"g = group('all')\n"
 		"assert doc['metric'] == 'blocked'\n"
-		"assert g['buckets'] == [{'lo_ns': 0, 'hi_ns': 2, 'count': 1},"
-		" {'lo_ns': 549755813888, 'hi_ns': None, 'count': 3}], g['buckets']\n"
+		"assert g['buckets'] == [{'lo_ns': 0, 'hi_ns': 1, 'count': 1},"
+		" {'lo_ns': 512000000001, 'hi_ns': 1024000000001, 'count': 3}], g['buckets']\n"
 		"assert g['max_ns'] == 600000000000 and g['p999_ns'] <= g['max_ns']\n"
 		"assert g['sum_ns'] == 1800000001000\n"));
+	free(j);
+	report_free(&r);
+	snapshot_free(&s);
+
+	OPTS(&o, "-j");
+	build(&r, &s, &o, &longest, 1, NULL, 1.0);
+	j = json_of(&r, &o);
+	CHECK(!py_check(j,
+		"g = group('all')\n"
+		"assert g['buckets'] == [{'lo_ns': 17179869184000000001, 'hi_ns': None, 'count': 1}],"
+		" g['buckets']\n"
+		"assert (g['buckets'][0]['lo_ns'], None) in grid\n"
+		"assert g['max_ns'] == 2**64 - 1 and g['p50_ns'] == g['max_ns']\n"));
 	free(j);
 	report_free(&r);
 	snapshot_free(&s);
@@ -734,11 +771,11 @@ static void test_json_escapes(void)
 {
 	static const struct spec nasty[] = {
 		{ .id = 7, .comm = "a\"b\\c\nd\xe9\x01\t\r\x7f", .sum_ns = 5000, .max_ns = 3000,
-		  .max_tid = 7, .max_cpu = 0, .max_comm = "q\"\\\n\xff", .slots = { [11] = 2 } },
+		  .max_tid = 7, .max_cpu = 0, .max_comm = "q\"\\\n\xff", .slots = { [12] = 2 } },
 	};
 	static const struct spec comm_key[] = {
-		{ .comm = "x\"y\\z\n\x80\x1f", .sum_ns = 5000, .slots = { [11] = 2 } },
-		{ .comm = "caf\xc3\xa9", .sum_ns = 4000, .slots = { [11] = 2 } },
+		{ .comm = "x\"y\\z\n\x80\x1f", .sum_ns = 5000, .slots = { [12] = 2 } },
+		{ .comm = "caf\xc3\xa9", .sum_ns = 4000, .slots = { [12] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -783,12 +820,12 @@ static void test_text_escapes(void)
 {
 	static const struct spec comms[] = {
 		{ .comm = "x\ncomm = root", .sum_ns = 5000, .max_ns = 3000, .max_tid = 9, .max_comm = "\x1b]0;t\x07",
-		  .slots = { [11] = 2 } },
-		{ .comm = "\x1b[2J\xc2\x9b" "1m", .sum_ns = 4000, .slots = { [11] = 2 } },
+		  .slots = { [12] = 2 } },
+		{ .comm = "\x1b[2J\xc2\x9b" "1m", .sum_ns = 4000, .slots = { [12] = 2 } },
 	};
 	static const struct spec tids[] = {
 		{ .id = 7, .comm = "a\ntid = 1", .sum_ns = 5000, .max_ns = 3000, .max_tid = 7, .max_comm = "a\ntid = 1",
-		  .slots = { [11] = 2 } },
+		  .slots = { [12] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -829,8 +866,8 @@ static void test_text_escapes(void)
 static void test_json_cgroup(void)
 {
 	static const struct spec cgs[] = {
-		{ .id = 4321, .sum_ns = 5000, .slots = { [11] = 2 } },
-		{ .id = SH_OTHER_ID, .sum_ns = 3000, .slots = { [10] = 1 } },
+		{ .id = 4321, .sum_ns = 5000, .slots = { [12] = 2 } },
+		{ .id = SH_OTHER_ID, .sum_ns = 3000, .slots = { [11] = 1 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};

@@ -72,10 +72,8 @@ struct fake_key {
 /* Add @n waits of @ns to @k, and make @ns its max in @epoch if larger. */
 static void waits(struct fake_key *k, __u64 ns, __u32 n, __u32 epoch)
 {
-	int b = ns ? 63 - __builtin_clzll(ns) : 0;
+	int b = bucket_of(ns);
 
-	if (b >= SH_NBUCKETS)
-		b = SH_NBUCKETS - 1;
 	k->h.slots[b] += n;
 	k->h.count += n;
 	k->h.sum_ns += ns * n;

@@ -39,10 +39,8 @@ static struct sh_hist *cpu(struct pcpu_vals *v, int c)
 static void record(struct pcpu_vals *v, int c, __u64 ns, __u32 n)
 {
 	struct sh_hist *h = cpu(v, c);
-	int b = ns ? 63 - __builtin_clzll(ns) : 0;
+	int b = bucket_of(ns);
 
-	if (b >= SH_NBUCKETS)
-		b = SH_NBUCKETS - 1;
 	h->slots[b] += n;
 	h->count += n;
 	h->sum_ns += ns * n;
@@ -86,8 +84,8 @@ static void check_sums(int ncpu, size_t stride)
 	CHECK(!snapshot_init(&s));
 	vals_init(&v, ncpu, stride);
 	for (c = 0; c < ncpu; c++) {
-		record(&v, c, 1500, 10 + c);		/* bucket 10 */
-		record(&v, c, 70000, 2 * c + 1);	/* bucket 16 */
+		record(&v, c, 1500, 10 + c);		/* bucket_of(1500) */
+		record(&v, c, 70000, 2 * c + 1);	/* bucket_of(70000) */
 	}
 	strcpy(cpu(&v, ncpu - 1)->comm, "worker");
 
@@ -98,10 +96,10 @@ static void check_sums(int ncpu, size_t stride)
 		return;
 	/* 1st reading: the delta is everything, summed over CPUs */
 	/* bucket 10: sum of 10 + c; bucket 16: sum of 2c + 1 = ncpu^2 */
-	CHECK_EQ_U64(e->delta.slots[10], 10 * ncpu + ncpu * (ncpu - 1) / 2);
-	CHECK_EQ_U64(e->delta.slots[16], ncpu * ncpu);
-	CHECK_EQ_U64(e->delta.count, e->delta.slots[10] + e->delta.slots[16]);
-	CHECK_EQ_U64(e->delta.sum_ns, 1500 * e->delta.slots[10] + 70000 * e->delta.slots[16]);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(1500)], 10 * ncpu + ncpu * (ncpu - 1) / 2);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(70000)], ncpu * ncpu);
+	CHECK_EQ_U64(e->delta.count, e->delta.slots[bucket_of(1500)] + e->delta.slots[bucket_of(70000)]);
+	CHECK_EQ_U64(e->delta.sum_ns, 1500 * e->delta.slots[bucket_of(1500)] + 70000 * e->delta.slots[bucket_of(70000)]);
 	CHECK_EQ_U64(e->cum.count, e->delta.count);
 	CHECK_EQ_U64(e->cum.sum_ns, e->delta.sum_ns);
 	CHECK(!strcmp(e->comm, "worker"));
@@ -109,19 +107,19 @@ static void check_sums(int ncpu, size_t stride)
 
 	/* 2nd reading: the difference only */
 	for (c = 0; c < ncpu; c++)
-		record(&v, c, 3000, 1);		/* bucket 11 */
+		record(&v, c, 3000, 1);		/* another bucket */
 	record(&v, 0, 1500, 5);
 	snapshot_begin(&s, 2);
 	e = ingest(&s, 42, &v, false);
-	CHECK_EQ_U64(e->delta.slots[10], 5);
-	CHECK_EQ_U64(e->delta.slots[11], ncpu);
-	CHECK_EQ_U64(e->delta.slots[16], 0);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(1500)], 5);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(3000)], ncpu);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(70000)], 0);
 	CHECK_EQ_U64(e->delta.count, 5 + ncpu);
 	CHECK_EQ_U64(e->delta.sum_ns, 5 * 1500 + ncpu * 3000);
 	/* since start: both readings */
-	CHECK_EQ_U64(e->cum.slots[10], 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5);
-	CHECK_EQ_U64(e->cum.slots[11], ncpu);
-	CHECK_EQ_U64(e->cum.slots[16], ncpu * ncpu);
+	CHECK_EQ_U64(e->cum.slots[bucket_of(1500)], 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5);
+	CHECK_EQ_U64(e->cum.slots[bucket_of(3000)], ncpu);
+	CHECK_EQ_U64(e->cum.slots[bucket_of(70000)], ncpu * ncpu);
 	CHECK_EQ_U64(e->cum.count, 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5 + ncpu + ncpu * ncpu);
 	CHECK_EQ_U64(s.nentries, 1);
 
@@ -194,8 +192,8 @@ static void test_new_key_mid_run(void)
 	ingest(&s, 1, &a, false);
 	e = ingest(&s, 2, &b, false);
 	CHECK_EQ_U64(e->delta.count, 10);
-	CHECK_EQ_U64(e->delta.slots[13], 4);
-	CHECK_EQ_U64(e->delta.slots[16], 6);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(9000)], 4);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(100000)], 6);
 	CHECK_EQ_U64(e->delta.sum_ns, 4 * 9000 + 6 * 100000);
 	CHECK_EQ_U64(e->cum.count, 10);
 	CHECK_EQ_U64(find(&s, 1)->delta.count, 1);
@@ -574,7 +572,7 @@ static void test_prune_gc(void)
 	CHECK(find(&s, 3) != NULL);
 	CHECK_EQ_U64(s.exited_keys, 1);
 	CHECK_EQ_U64(s.exited_cum.count, 9);
-	CHECK_EQ_U64(s.exited_cum.slots[10], 9);
+	CHECK_EQ_U64(s.exited_cum.slots[bucket_of(2000)], 9);
 	CHECK_EQ_U64(s.exited_cum.sum_ns, 9 * 2000);
 	CHECK_EQ_U64(s.exited_cum.max_ns, 2500);
 	CHECK_EQ_U64(s.exited_cum.max_tid, 77);

@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Unit tests of user/prom_native.c: Accept negotiation of the protobuf
+ * format, and the exposition decoded by a protobuf reader of this file's
+ * own (independent of the encoder): delimited MetricFamily messages, the
+ * native histogram of each key (zero bucket, spans, deltas) rebuilt into
+ * the grid's buckets and compared with the view's, and every family, help
+ * text, label and sample compared with the text format's, the classic
+ * buckets included (so the two expositions say the same).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedhist.h"
+#include "options.h"
+#include "snapshot.h"
+#include "report.h"
+#include "specs.h"
+#include "render_prom.h"
+#include "prom_native.h"
+#include "check.h"
+
+
+/* ---- a protobuf reader: just what the test needs ---- */
+
+struct rd {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static __u64 rd_varint(struct rd *r)
+{
+	__u64 v = 0;
+	int shift = 0;
+
+	while (r->p < r->end && shift < 64) {
+		unsigned char c = *r->p++;
+
+		v |= (__u64)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+		shift += 7;
+	}
+	r->bad = true;
+	return 0;
+}
+
+/* The next field of @r: its number, wire type, and value or sub-reader. */
+struct field {
+	int num, wt;
+	__u64 u;		/* varint, or the bits of a 64-bit field */
+	struct rd sub;		/* length-delimited */
+};
+
+static bool rd_field(struct rd *r, struct field *f)
+{
+	__u64 tag, n;
+	int i;
+
+	if (r->p >= r->end || r->bad)
+		return false;
+	tag = rd_varint(r);
+	f->num = (int)(tag >> 3);
+	f->wt = (int)(tag & 7);
+	switch (f->wt) {
+	case 0:
+		f->u = rd_varint(r);
+		break;
+	case 1:
+		if (r->end - r->p < 8) {
+			r->bad = true;
+			return false;
+		}
+		for (f->u = 0, i = 0; i < 8; i++)
+			f->u |= (__u64)r->p[i] << (8 * i);
+		r->p += 8;
+		break;
+	case 2:
+		n = rd_varint(r);
+		if (n > (__u64)(r->end - r->p)) {
+			r->bad = true;
+			return false;
+		}
+		f->sub.p = r->p;
+		f->sub.end = r->p + n;
+		f->sub.bad = false;
+		r->p += n;
+		break;
+	default:
+		r->bad = true;
+		return false;
+	}
+	return !r->bad;
+}
+
+static double as_double(__u64 u)
+{
+	double d;
+
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+static __s64 unzigzag(__u64 u)
+{
+	return (__s64)(u >> 1) ^ -(__s64)(u & 1);
+}
+
+static void copy_str(char *dst, size_t n, const struct rd *s)
+{
+	size_t len = (size_t)(s->end - s->p);
+
+	if (len >= n)
+		len = n - 1;
+	memcpy(dst, s->p, len);
+	dst[len] = '\0';
+}
+
+#define MAX_LABELS 4
+#define MAX_METRICS 32
+#define MAX_FAMILIES 8
+
+struct metric {
+	int nlabels;
+	char lname[MAX_LABELS][32], lval[MAX_LABELS][256];
+	int kind;			/* 2 gauge, 3 counter, 7 histogram (the Metric field) */
+	double value;			/* counter, gauge */
+	__u64 count, zero_count;	/* histogram */
+	double sum, zero_threshold;
+	__s64 schema;
+	bool has_schema;
+	__u64 buckets[SH_NBUCKETS];	/* rebuilt: slot = native index - SH_NATIVE_INDEX0 */
+	int nspans;
+	bool bad_index;			/* a bucket outside the grid */
+};
+
+struct family {
+	char name[64], help[512];
+	int type;
+	int nmetrics;
+	struct metric m[MAX_METRICS];
+};
+
+static void decode_histogram(struct rd *r, struct metric *m)
+{
+	__s32 offs[SH_NBUCKETS + 1];
+	__u32 lens[SH_NBUCKETS + 1];
+	__s64 deltas[SH_NBUCKETS + 1], count = 0;
+	int nd = 0, i, k, idx = 0, d = 0;
+	struct field f;
+
+	while (rd_field(r, &f)) {
+		if (f.num == 1)
+			m->count = f.u;
+		else if (f.num == 2)
+			m->sum = as_double(f.u);
+		else if (f.num == 5) {
+			m->schema = unzigzag(f.u);
+			m->has_schema = true;
+		} else if (f.num == 6)
+			m->zero_threshold = as_double(f.u);
+		else if (f.num == 7)
+			m->zero_count = f.u;
+		else if (f.num == 12 && m->nspans <= SH_NBUCKETS) {
+			struct field g;
+
+			offs[m->nspans] = 0;
+			lens[m->nspans] = 0;
+			while (rd_field(&f.sub, &g)) {
+				if (g.num == 1)
+					offs[m->nspans] = (__s32)unzigzag(g.u);
+				else if (g.num == 2)
+					lens[m->nspans] = (__u32)g.u;
+			}
+			m->nspans++;
+		} else if (f.num == 13 && nd <= SH_NBUCKETS)
+			deltas[nd++] = unzigzag(f.u);
+		else
+			m->bad_index = true;	/* a field this exposition never writes */
+	}
+	m->buckets[0] = m->zero_count;
+	for (i = 0; i < m->nspans && i <= SH_NBUCKETS; i++) {
+		idx += offs[i];
+		for (k = 0; k < (int)lens[i]; k++, idx++) {
+			int slot = idx - SH_NATIVE_INDEX0;
+
+			if (d >= nd || slot < 1 || slot >= SH_NBUCKETS) {
+				m->bad_index = true;
+				return;
+			}
+			count += deltas[d++];
+			m->buckets[slot] = (__u64)count;
+		}
+	}
+	if (d != nd)
+		m->bad_index = true;
+}
+
+static void decode_metric(struct rd *r, struct metric *m)
+{
+	struct field f, g;
+
+	memset(m, 0, sizeof(*m));
+	while (rd_field(r, &f)) {
+		if (f.num == 1 && m->nlabels < MAX_LABELS) {
+			while (rd_field(&f.sub, &g)) {
+				if (g.num == 1)
+					copy_str(m->lname[m->nlabels], 32, &g.sub);
+				else if (g.num == 2)
+					copy_str(m->lval[m->nlabels], 256, &g.sub);
+			}
+			m->nlabels++;
+		} else if (f.num == 2 || f.num == 3) {
+			m->kind = f.num;
+			while (rd_field(&f.sub, &g))
+				if (g.num == 1)
+					m->value = as_double(g.u);
+		} else if (f.num == 7) {
+			m->kind = 7;
+			decode_histogram(&f.sub, m);
+		}
+	}
+}
+
+/* The delimited stream @buf of @len bytes into @fams; how many, or -1 if malformed. */
+static int decode(const char *buf, size_t len, struct family *fams, int max)
+{
+	struct rd all = { (const unsigned char *)buf, (const unsigned char *)buf + len, false };
+	int n = 0;
+
+	while (all.p < all.end && n < max) {
+		__u64 flen = rd_varint(&all);
+		struct rd r = { all.p, all.p + flen, false };
+		struct family *fa = &fams[n++];
+		struct field f;
+
+		if (all.bad || flen > (__u64)(all.end - all.p))
+			return -1;
+		all.p += flen;
+		memset(fa, 0, sizeof(*fa));
+		while (rd_field(&r, &f)) {
+			if (f.num == 1)
+				copy_str(fa->name, sizeof(fa->name), &f.sub);
+			else if (f.num == 2)
+				copy_str(fa->help, sizeof(fa->help), &f.sub);
+			else if (f.num == 3)
+				fa->type = (int)f.u;
+			else if (f.num == 4 && fa->nmetrics < MAX_METRICS)
+				decode_metric(&f.sub, &fa->m[fa->nmetrics++]);
+		}
+		if (r.bad)
+			return -1;
+	}
+	return all.p == all.end ? n : -1;
+}
+
+/* ---- the view, fed as the exporter feeds it (as in test_prom.c) ---- */
+
+#define MAX_ARGS 16
+
+static int opts(struct options *o, const char *const *args)
+{
+	char *argv[MAX_ARGS];
+	int argc = 0;
+
+	argv[argc++] = "schedhist";
+	while (*args && argc < MAX_ARGS - 1)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	return parse_options(argc, argv, o);
+}
+
+#define OPTS(o, ...) opts((o), (const char *const[]){ __VA_ARGS__, NULL })
+
+struct fake {
+	__u64 id;
+	const char *comm;
+	struct sh_hist h;
+};
+
+static void add_waits(struct fake *k, __u64 ns, __u32 n)
+{
+	int b = bucket_of(ns);
+
+	k->h.slots[b] += n;
+	k->h.count += n;
+	k->h.sum_ns += ns * n;
+}
+
+struct rig {
+	struct options o;
+	struct sh_snapshot s;
+	struct sh_report iv, since;
+	struct prom_view v;
+	__u64 stats[SH_STAT_NR];
+};
+
+static void rig_init(struct rig *r, const char *const *args)
+{
+	memset(r, 0, sizeof(*r));
+	CHECK(opts(&r->o, args) == -1);
+	CHECK(!snapshot_init(&r->s));
+	CHECK(!prom_view_init(&r->v, r->o.metric, r->o.key_type, r->o.max_keys));
+}
+
+/* One reading of @n keys. */
+static void rig_read(struct rig *r, struct fake *k, int n)
+{
+	struct report_spec sp;
+	int i;
+
+	snapshot_begin(&r->s, (__u32)r->v.updates + 1);
+	for (i = 0; i < n; i++) {
+		struct sh_key key = { .id = k[i].id };
+
+		if (r->o.key_type == SH_KEY_COMM && k[i].id != SH_OTHER_ID)
+			snprintf(key.comm, SH_COMM_LEN, "%s", k[i].comm), key.id = 0;
+		CHECK(snapshot_ingest(&r->s, &key, &k[i].h, 1, sizeof(k[i].h), false) != NULL);
+	}
+	r->stats[SH_STAT_SEEN] += 11;
+	r->stats[SH_STAT_NO_START] += 1;
+	r->stats[SH_STAT_CLOCK_SKEW] += 2;
+	r->stats[SH_STAT_MAP_FULL] += 3;
+	snapshot_stats(&r->s, r->stats);
+	sp = report_spec_of(&r->o);
+	sp.top = 0;
+	r->s.metric = r->o.metric;	/* the poller keeps one snapshot per metric */
+	sp.cumulative = false;
+	CHECK(!report_build(&r->iv, &r->s, &sp, NULL, 1));
+	sp.cumulative = true;
+	CHECK(!report_build(&r->since, &r->s, &sp, NULL, 1));
+	CHECK(!prom_view_update(&r->v, &r->iv, &r->since));
+	snapshot_gc(&r->s);
+}
+
+static void rig_free(struct rig *r)
+{
+	prom_view_free(&r->v);
+	report_free(&r->iv);
+	report_free(&r->since);
+	snapshot_free(&r->s);
+}
+
+static char *render(const struct prom_view *v, size_t nv, bool pb, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	CHECK(f != NULL);
+	CHECK((pb ? render_prom_native(f, v, nv) : render_prom(f, v, nv, false)) == 0);
+	fclose(f);
+	return buf;
+}
+
+/* The series of @m in text syntax, name{l="v",...}: values in label syntax (\\ and \"). */
+static void series(char *buf, size_t n, const char *name, const struct metric *m,
+		   const char *extra)
+{
+	size_t o = (size_t)snprintf(buf, n, "%s{", name);
+	int i;
+
+	for (i = 0; i < m->nlabels && o + 8 < n; i++) {
+		const char *v;
+
+		o += (size_t)snprintf(buf + o, n - o, "%s%s=\"", i ? "," : "", m->lname[i]);
+		for (v = m->lval[i]; *v && o + 4 < n; v++) {
+			if (*v == '\\' || *v == '"')
+				buf[o++] = '\\';
+			buf[o++] = *v;
+		}
+		buf[o++] = '"';
+		buf[o] = '\0';
+	}
+	if (extra && o < n)
+		o += (size_t)snprintf(buf + o, n - o, ",%s", extra);
+	if (o < n)
+		snprintf(buf + o, n - o, "}");
+}
+
+/* The value of the text line "@s VALUE", or NAN. */
+static double text_sample(const char *text, const char *s)
+{
+	size_t n = strlen(s);
+	const char *p = text;
+
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, s, n) && p[n] == ' ')
+			return strtod(p + n + 1, NULL);
+	return NAN;
+}
+
+/* The help text of family @name in the text format. */
+static bool text_help(const char *text, const char *name, char *out, size_t n)
+{
+	char want[96];
+	const char *p, *e;
+
+	snprintf(want, sizeof(want), "# HELP %s ", name);
+	p = strstr(text, want);
+	if (!p)
+		return false;
+	p += strlen(want);
+	e = strchr(p, '\n');
+	snprintf(out, n, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+	return true;
+}
+
+/*
+ * The protobuf exposition of @v and the text one say the same: families,
+ * types, help texts, every counter and gauge, and each native histogram's
+ * buckets (the classic cumulative le buckets, _count and _sum). Returns the
+ * number of histograms seen.
+ */
+static int same_as_text(const struct prom_view *v, size_t nv, struct family *fams, int *nfams)
+{
+	static const char *const types[] = { [0] = "counter", [1] = "gauge", [4] = "histogram" };
+	size_t tlen, plen;
+	char *text = render(v, nv, false, &tlen), *pb = render(v, nv, true, &plen);
+	char help[512], s[512];
+	int nf, i, k, j, nh = 0;
+
+	nf = decode(pb, plen, fams, MAX_FAMILIES);
+	CHECK(nf == 6);
+	*nfams = nf;
+	for (i = 0; i < nf; i++) {
+		struct family *fa = &fams[i];
+		char want[96];
+
+		CHECK(text_help(text, fa->name, help, sizeof(help)));
+		CHECK(!strcmp(help, fa->help));
+		snprintf(want, sizeof(want), "# TYPE %s %s\n", fa->name,
+			 fa->type <= 4 && types[fa->type] ? types[fa->type] : "?");
+		CHECK(strstr(text, want) != NULL);
+		for (k = 0; k < fa->nmetrics; k++) {
+			const struct metric *m = &fa->m[k];
+			double cum;
+
+			if (m->kind != 7) {
+				series(s, sizeof(s), fa->name, m, NULL);
+				CHECK(text_sample(text, s) == m->value);
+				continue;
+			}
+			nh++;
+			CHECK(!m->bad_index);
+			CHECK(m->has_schema && m->schema == 0);
+			CHECK(m->zero_threshold == 0x1p-30);
+			for (cum = 0, j = 0; j < SH_NBUCKETS; j++)
+				cum += (double)m->buckets[j];
+			series(s, sizeof(s), "schedhist_wait_seconds_count", m, NULL);
+			CHECK(text_sample(text, s) == (double)m->count);
+			CHECK(cum == (double)m->count);
+			series(s, sizeof(s), "schedhist_wait_seconds_sum", m, NULL);
+			CHECK(fabs(text_sample(text, s) - m->sum) <= 1e-9 * (m->sum + 1));
+		}
+	}
+	free(text);
+	free(pb);
+	return nh;
+}
+
+/* The cumulative count of the text's classic bucket of @m with upper edge 2^(j-30) s. */
+static double text_bucket(const char *text, const struct metric *m, int j)
+{
+	char pre[512];
+	const char *p;
+
+	series(pre, sizeof(pre), "schedhist_wait_seconds_bucket", m, "le=\"");
+	pre[strlen(pre) - 1] = '\0';	/* drop the closing brace: the le value follows */
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *q;
+		double le;
+
+		if (strncmp(p, pre, strlen(pre)))
+			continue;
+		q = p + strlen(pre);
+		le = !strncmp(q, "+Inf", 4) ? INFINITY : strtod(q, NULL);
+		if ((j == SH_NBUCKETS - 1 && isinf(le)) || le == ldexp(1, j - 30)) {
+			q = strchr(q, ' ');
+			return q ? strtod(q + 1, NULL) : NAN;
+		}
+	}
+	return NAN;
+}
+
+/* ---- the tests ---- */
+
+static void test_accept(void)
+{
+	/* what Prometheus 2.42 sends with --enable-feature=native-histograms */
+	CHECK(prom_accept_protobuf("application/vnd.google.protobuf;"
+				   "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,"
+				   "text/plain;version=0.0.4;q=0.3,*/*;q=0.2"));
+	/* ... and without it: never protobuf */
+	CHECK(!prom_accept_protobuf("application/openmetrics-text;version=1.0.0,"
+				    "application/openmetrics-text;version=0.0.1;q=0.75,"
+				    "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
+	CHECK(!prom_accept_protobuf(NULL));
+	CHECK(!prom_accept_protobuf(""));
+	CHECK(!prom_accept_protobuf("*/*"));
+	CHECK(!prom_accept_protobuf("text/plain"));
+	/* both parameters are needed: another message, or another encoding, is not ours */
+	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;encoding=delimited"));
+	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+				    "proto=io.prometheus.client.MetricFamily;encoding=text"));
+	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+				    "proto=io.prometheus.client.Other;encoding=delimited"));
+	CHECK(prom_accept_protobuf(" Application/Vnd.Google.Protobuf ; proto = "
+				   "io.prometheus.client.MetricFamily ; encoding = delimited"));
+	/* quality decides; a tie goes to protobuf, q=0 is never */
+	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+				    "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.2,"
+				    "text/plain;q=0.5"));
+	CHECK(prom_accept_protobuf("text/plain;q=0.5,application/vnd.google.protobuf;"
+				   "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5"));
+	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+				    "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0"));
+	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+				    "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=bad"));
+}
+
+/* Key none: the zero bucket, spans with gaps, the last bucket, sum and count. */
+static void test_none(void)
+{
+	struct fake all = { .id = 0 };
+	struct family fams[MAX_FAMILIES];
+	struct rig r;
+	int nf, j;
+	size_t tlen;
+	char *text;
+	const struct metric *m;
+
+	rig_init(&r, (const char *const[]){ "-M", "runq", "--listen", "9464", NULL });
+	/* before any reading: the one series, empty, and still native */
+	CHECK(same_as_text(&r.v, 1, fams, &nf) == 1);
+	m = &fams[0].m[0];
+	CHECK(!strcmp(fams[0].name, "schedhist_wait_seconds") && fams[0].type == 4);
+	CHECK(m->count == 0 && m->nspans == 0 && m->zero_threshold > 0);
+
+	add_waits(&all, 0, 2);			/* the zero bucket */
+	add_waits(&all, 1, 1);			/* index -29 */
+	add_waits(&all, 3, 1);			/* index -28: one span of two */
+	add_waits(&all, 1500000000ULL, 4);	/* (1 s, 2 s]: index 1 */
+	add_waits(&all, UINT64_MAX / 8, 1);	/* 2^61 ns, index 32 (2^31 s < w <= 2^32 s) */
+	add_waits(&all, UINT64_MAX, 1);		/* the last bucket, index 35 */
+	rig_read(&r, &all, 1);
+	CHECK(same_as_text(&r.v, 1, fams, &nf) == 1);
+	m = &fams[0].m[0];
+	CHECK(m->nlabels == 3 && !strcmp(m->lname[0], "metric") && !strcmp(m->lval[0], "runq"));
+	CHECK(!strcmp(m->lname[1], "key_type") && !strcmp(m->lval[1], "none"));
+	CHECK(!strcmp(m->lname[2], "key") && !strcmp(m->lval[2], "all"));
+	CHECK_EQ_U64(m->count, 10);
+	CHECK_EQ_U64(m->zero_count, 2);
+	CHECK_EQ_U64(m->nspans, 4);	/* {-29, 2}, {1}, {32}, {35} */
+	for (j = 0; j < SH_NBUCKETS; j++)
+		CHECK_EQ_U64(m->buckets[j], all.h.slots[j]);
+	CHECK_EQ_U64(m->buckets[bucket_of(UINT64_MAX)], 1);
+	CHECK_EQ_U64(bucket_of(UINT64_MAX) + SH_NATIVE_INDEX0, 35);
+	/* and the text's classic buckets are the cumulative native ones */
+	text = render(&r.v, 1, false, &tlen);
+	{
+		double cum = 0;
+
+		for (j = 0; j < SH_NBUCKETS; j++) {
+			cum += (double)m->buckets[j];
+			CHECK(text_bucket(text, m, j) == cum);
+		}
+	}
+	free(text);
+	rig_free(&r);
+}
+
+/* Keys by name: one native series each, sorted, [other] last, names escaped as in text. */
+static void test_keys(void)
+{
+	struct fake k[4] = {
+		{ .comm = "zeta" }, { .comm = "alpha" }, { .comm = "bad\xff" },
+		{ .id = SH_OTHER_ID },
+	};
+	struct family fams[MAX_FAMILIES];
+	struct rig r;
+	size_t tlen;
+	char *text;
+	int nf, i, j;
+
+	rig_init(&r, (const char *const[]){ "-M", "runq", "-k", "comm", "--listen", "9464",
+					   NULL });
+	add_waits(&k[0], 2000, 3);
+	add_waits(&k[0], 9000000, 1);
+	add_waits(&k[1], 40000, 5);
+	add_waits(&k[2], 700, 2);
+	add_waits(&k[3], 5000, 3);
+	rig_read(&r, k, 4);
+	add_waits(&k[1], 40000, 1);
+	add_waits(&k[1], 1000000000ULL, 1);	/* exactly 1 s: index 0, (0.5 s, 1 s] */
+	rig_read(&r, k, 4);
+	CHECK(same_as_text(&r.v, 1, fams, &nf) == 4);
+	CHECK(fams[0].nmetrics == 4);
+	CHECK(!strcmp(fams[0].m[0].lval[2], "alpha"));
+	CHECK(!strcmp(fams[0].m[1].lval[2], "bad\\xff"));	/* the rule of escape.h */
+	CHECK(!strcmp(fams[0].m[2].lval[2], "zeta"));
+	CHECK(!strcmp(fams[0].m[3].lval[2], "[other]"));
+	CHECK_EQ_U64(fams[0].m[0].count, 7);
+	CHECK_EQ_U64(fams[0].m[0].buckets[30], 1);	/* the 1 s wait */
+	CHECK_EQ_U64(fams[0].m[2].nspans, 2);		/* 2 us and 9 ms: two spans */
+	text = render(&r.v, 1, false, &tlen);
+	for (i = 0; i < 3; i++) {
+		double cum = 0;
+
+		for (j = 0; j < SH_NBUCKETS; j++) {
+			cum += (double)fams[0].m[i].buckets[j];
+			CHECK(text_bucket(text, &fams[0].m[i], j) == cum);
+		}
+	}
+	free(text);
+	/* the counters: reasons in text order, values as in text (checked above) */
+	CHECK(!strcmp(fams[2].name, "schedhist_lost_events_total") && fams[2].nmetrics == 4);
+	CHECK(fams[2].m[3].value == 4);	/* clock_skew: 2 per reading */
+	CHECK(!strcmp(fams[5].name, "schedhist_build_info") && fams[5].m[0].value == 1);
+	rig_free(&r);
+}
+
+/* Two metrics: one family, the help text for several, series of both. */
+static void test_two_views(void)
+{
+	struct fake all = { .id = 0 };
+	struct family fams[MAX_FAMILIES];
+	struct rig a, b;
+	struct prom_view v[2];
+	int nf;
+
+	rig_init(&a, (const char *const[]){ "-M", "runq", "--listen", "9464", NULL });
+	rig_init(&b, (const char *const[]){ "-M", "offcpu", "--listen", "9464", NULL });
+	add_waits(&all, 5000, 2);
+	rig_read(&a, &all, 1);
+	add_waits(&all, 80000, 2);
+	rig_read(&b, &all, 1);
+	v[0] = a.v;
+	v[1] = b.v;
+	CHECK(same_as_text(v, 2, fams, &nf) == 2);
+	CHECK(strstr(fams[0].help, "the label metric says which wait") != NULL);
+	CHECK(!strcmp(fams[0].m[0].lval[0], "runq") && fams[0].m[0].count == 2);
+	CHECK(!strcmp(fams[0].m[1].lval[0], "offcpu") && fams[0].m[1].count == 4);
+	CHECK(fams[1].nmetrics == 2);	/* events_total of each */
+	rig_free(&a);
+	rig_free(&b);
+}
+
+int main(void)
+{
+	TEST(test_accept);
+	TEST(test_none);
+	TEST(test_keys);
+	TEST(test_two_views);
+	return test_summary();
+}

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The protobuf exposition of the Prometheus view, with native histograms
+ * (prom_native.h). Reads the view only.
+ *
+ * The messages are encoded by hand, not with protobuf-c (Debian's
+ * libprotobuf-c): an exposition only ever encodes, and only seven small
+ * messages of io.prometheus.client (MetricFamily, Metric, LabelPair,
+ * Counter, Gauge, Histogram, BucketSpan) with three wire types (varint,
+ * 64-bit, length-delimited). protobuf-c would take a vendored metrics.proto,
+ * protoc-c at build time and its runtime library on every production host
+ * for what is a hundred lines of varints here; the unit test decodes the
+ * output with a reader of its own, and Prometheus itself reads it in the
+ * integration test.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <ctype.h>
+
+#include "prom_native.h"
+#include "escape.h"
+
+#ifndef SCHEDHIST_VERSION
+#define SCHEDHIST_VERSION "0.0.0-dev"
+#endif
+
+/* Field numbers of io.prometheus.client (metrics.proto). */
+enum {
+	MF_NAME = 1, MF_HELP = 2, MF_TYPE = 3, MF_METRIC = 4,		/* MetricFamily */
+	M_LABEL = 1, M_GAUGE = 2, M_COUNTER = 3, M_HISTOGRAM = 7,	/* Metric */
+	LP_NAME = 1, LP_VALUE = 2,					/* LabelPair */
+	VALUE = 1,							/* Gauge, Counter */
+	H_COUNT = 1, H_SUM = 2, H_SCHEMA = 5, H_ZERO_THRESHOLD = 6, H_ZERO_COUNT = 7,
+	H_POS_SPAN = 12, H_POS_DELTA = 13,				/* Histogram */
+	SPAN_OFFSET = 1, SPAN_LENGTH = 2,				/* BucketSpan */
+};
+
+/* MetricType */
+enum { TYPE_COUNTER = 0, TYPE_GAUGE = 1, TYPE_HISTOGRAM = 4 };
+
+/* Wire types */
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
+
+/* The zero bucket's threshold: bucket 0's upper edge, 2^-30 s (schedhist.h). */
+#define ZERO_THRESHOLD_S 0x1p-30
+
+/* A growing buffer; @oom sticks once an allocation failed. */
+struct pb {
+	unsigned char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void pb_put(struct pb *b, const void *data, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		unsigned char *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+static void pb_varint(struct pb *b, __u64 v)
+{
+	unsigned char buf[10];
+	size_t n = 0;
+
+	do {
+		buf[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			buf[n] |= 0x80;
+		n++;
+	} while (v);
+	pb_put(b, buf, n);
+}
+
+static void pb_tag(struct pb *b, int field, int wt)
+{
+	pb_varint(b, (__u64)field << 3 | (__u64)wt);
+}
+
+static void pb_uint(struct pb *b, int field, __u64 v)
+{
+	pb_tag(b, field, WT_VARINT);
+	pb_varint(b, v);
+}
+
+/* sint32/sint64: zigzag, so small negative numbers stay short */
+static void pb_sint(struct pb *b, int field, __s64 v)
+{
+	pb_uint(b, field, ((__u64)v << 1) ^ (__u64)(v >> 63));
+}
+
+static void pb_double(struct pb *b, int field, double d)
+{
+	unsigned char buf[8];
+	__u64 u;
+	int i;
+
+	memcpy(&u, &d, sizeof(u));
+	for (i = 0; i < 8; i++)
+		buf[i] = (unsigned char)(u >> (8 * i));	/* little-endian on the wire */
+	pb_tag(b, field, WT_I64);
+	pb_put(b, buf, sizeof(buf));
+}
+
+static void pb_bytes(struct pb *b, int field, const void *data, size_t n)
+{
+	pb_tag(b, field, WT_LEN);
+	pb_varint(b, n);
+	pb_put(b, data, n);
+}
+
+static void pb_string(struct pb *b, int field, const char *s)
+{
+	pb_bytes(b, field, s, strlen(s));
+}
+
+/* A sub-message: @child's bytes, then @child emptied for reuse. */
+static void pb_msg(struct pb *b, int field, struct pb *child)
+{
+	pb_bytes(b, field, child->p, child->len);
+	b->oom |= child->oom;
+	child->len = 0;
+}
+
+/* Scratch buffers, one per nesting level, reused for every message. */
+struct enc {
+	struct pb out;		/* the exposition */
+	struct pb fam;		/* MetricFamily */
+	struct pb met;		/* Metric */
+	struct pb sub;		/* LabelPair, Counter, Gauge, Histogram */
+	struct pb span;		/* BucketSpan */
+};
+
+/*
+ * A label pair. The value is a name escaped by the rule of escape.h, as in
+ * the text formats (there in label syntax; protobuf needs none): valid
+ * UTF-8, which Prometheus requires, and the same series name in every format.
+ */
+static void label(struct enc *e, const char *name, const char *value)
+{
+	char buf[256], *esc = buf;
+	size_t n = name_escape(buf, sizeof(buf), value);
+
+	if (n >= sizeof(buf)) {
+		esc = malloc(n + 1);
+		if (!esc) {
+			e->out.oom = true;
+			return;
+		}
+		name_escape(esc, n + 1, value);
+	}
+	pb_string(&e->sub, LP_NAME, name);
+	pb_string(&e->sub, LP_VALUE, esc);
+	pb_msg(&e->met, M_LABEL, &e->sub);
+	if (esc != buf)
+		free(esc);
+}
+
+/* Start a family: its name, help and type; its metrics follow. */
+static void family(struct enc *e, const char *name, const char *help, int type)
+{
+	pb_string(&e->fam, MF_NAME, name);
+	pb_string(&e->fam, MF_HELP, help);
+	pb_uint(&e->fam, MF_TYPE, (__u64)type);
+}
+
+/* End a family: length-delimited, as "encoding=delimited" says. */
+static void family_end(struct enc *e)
+{
+	pb_varint(&e->out, e->fam.len);
+	pb_put(&e->out, e->fam.p, e->fam.len);
+	e->out.oom |= e->fam.oom;
+	e->fam.len = 0;
+}
+
+/* A Counter or Gauge sample of the metric in progress, which then ends. */
+static void value(struct enc *e, int field, __u64 v)
+{
+	pb_double(&e->sub, VALUE, (double)v);
+	pb_msg(&e->met, field, &e->sub);
+	pb_msg(&e->fam, MF_METRIC, &e->met);
+}
+
+static void span(struct enc *e, __s32 offset, __u32 length)
+{
+	pb_sint(&e->span, SPAN_OFFSET, offset);
+	pb_uint(&e->span, SPAN_LENGTH, length);
+	pb_msg(&e->sub, H_POS_SPAN, &e->span);
+}
+
+/*
+ * The native histogram of @t: bucket 0 is the zero bucket, the others
+ * positive buckets of schema 0 at index slot + SH_NATIVE_INDEX0, grouped in
+ * spans of consecutive non-empty buckets, counts as deltas to the previous
+ * bucket's (integer histogram).
+ */
+static void histogram(struct enc *e, const char *metric, const char *key_type, const char *key,
+		      const struct sh_totals *t)
+{
+	__u64 count = 0, prev = 0;
+	int i, start, last_end = 0;
+	bool first = true;
+
+	label(e, "metric", metric);
+	label(e, "key_type", key_type);
+	label(e, "key", key);
+	for (i = 0; i < SH_NBUCKETS; i++)
+		count += t->slots[i];
+	pb_uint(&e->sub, H_COUNT, count);
+	pb_double(&e->sub, H_SUM, (double)t->sum_ns / 1e9);
+	pb_sint(&e->sub, H_SCHEMA, 0);
+	/* > 0 also tells Prometheus that the histogram is native while it is empty */
+	pb_double(&e->sub, H_ZERO_THRESHOLD, ZERO_THRESHOLD_S);
+	pb_uint(&e->sub, H_ZERO_COUNT, t->slots[0]);
+	for (i = 1; i < SH_NBUCKETS; i++) {
+		if (!t->slots[i])
+			continue;
+		for (start = i; i + 1 < SH_NBUCKETS && t->slots[i + 1]; i++)
+			;
+		/* the first span's offset is its index, the others' the gap before them */
+		span(e, first ? start + SH_NATIVE_INDEX0 : start - last_end, (__u32)(i - start + 1));
+		first = false;
+		last_end = i + 1;
+	}
+	for (i = 1; i < SH_NBUCKETS; i++) {
+		if (!t->slots[i])
+			continue;
+		pb_sint(&e->sub, H_POS_DELTA, (__s64)(t->slots[i] - prev));
+		prev = t->slots[i];
+	}
+	pb_msg(&e->met, M_HISTOGRAM, &e->sub);
+	pb_msg(&e->fam, MF_METRIC, &e->met);
+}
+
+static int cmp_series(const void *a, const void *b)
+{
+	const struct prom_series *x = *(const struct prom_series *const *)a;
+	const struct prom_series *y = *(const struct prom_series *const *)b;
+
+	return strcmp(x->key, y->key);
+}
+
+/* One view's series, sorted by key, [other] last (as the text formats). */
+static int put_view(struct enc *e, const struct prom_view *v)
+{
+	const char *metric = metric_name(v->metric), *kt = key_name(v->key_type);
+	struct prom_series **sorted;
+	size_t n = 0, i;
+
+	sorted = malloc((v->nexported ? v->nexported : 1) * sizeof(*sorted));
+	if (!sorted)
+		return -1;
+	for (i = 0; i < v->nslots; i++) {
+		struct prom_series *s = v->table[i];
+
+		for (; s; s = s->next)
+			if (s->exported)
+				sorted[n++] = s;
+	}
+	qsort(sorted, n, sizeof(*sorted), cmp_series);
+	for (i = 0; i < n; i++)
+		histogram(e, metric, kt, sorted[i]->key, &sorted[i]->t);
+	free(sorted);
+	if (v->key_type != SH_KEY_NONE)
+		histogram(e, metric, kt, PROM_OTHER, &v->other);
+	return 0;
+}
+
+static void encode(struct enc *e, const struct prom_view *views, size_t nv)
+{
+	static const char *const reasons[] = { "no_start", "filtered", "dropped", "clock_skew" };
+	static const int reason_stat[] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
+					   SH_STAT_CLOCK_SKEW };
+	char help[256];
+	size_t i, j;
+
+	/* the help texts are those of render_prom(): tests/unit/test_prom_native.c compares */
+	if (nv == 1)
+		snprintf(help, sizeof(help),
+			 "How long tasks waited, in seconds, since schedhist started: %s.",
+			 metric_words(views[0].metric));
+	else
+		snprintf(help, sizeof(help),
+			 "How long tasks waited, in seconds, since schedhist started; the label "
+			 "metric says which wait (offcpu = runq + blocked).");
+	family(e, "schedhist_wait_seconds", help, TYPE_HISTOGRAM);
+	for (j = 0; j < nv; j++)
+		if (put_view(e, &views[j]))
+			e->out.oom = true;
+	family_end(e);
+
+	family(e, "schedhist_events_total",
+	       "Candidate waits the kernel side saw: switch-ins of non-idle tasks (for blocked: "
+	       "those whose switch-out was a sleep).", TYPE_COUNTER);
+	for (j = 0; j < nv; j++) {
+		label(e, "metric", metric_name(views[j].metric));
+		value(e, M_COUNTER, views[j].stats[SH_STAT_SEEN]);
+	}
+	family_end(e);
+
+	family(e, "schedhist_lost_events_total",
+	       "Candidate waits not recorded, by reason: no_start (the wait began before "
+	       "tracing), filtered (outside -p or -c), dropped (histogram update failed), "
+	       "clock_skew (two CPUs' clocks disagreed: the end was stamped before the start).",
+	       TYPE_COUNTER);
+	for (j = 0; j < nv; j++)
+		for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+			label(e, "metric", metric_name(views[j].metric));
+			label(e, "reason", reasons[i]);
+			value(e, M_COUNTER, views[j].stats[reason_stat[i]]);
+		}
+	family_end(e);
+
+	family(e, "schedhist_overflow_events_total",
+	       "Waits of new keys that the kernel counted under the key [other], by reason: "
+	       "map_full (its key map was full: raise --max-keys), no_mem (no kernel memory "
+	       "for a new key at that instant); together, every wait of [other].", TYPE_COUNTER);
+	for (j = 0; j < nv; j++) {
+		label(e, "metric", metric_name(views[j].metric));
+		label(e, "reason", "map_full");
+		value(e, M_COUNTER, views[j].stats[SH_STAT_MAP_FULL]);
+		label(e, "metric", metric_name(views[j].metric));
+		label(e, "reason", "no_mem");
+		value(e, M_COUNTER, views[j].stats[SH_STAT_NO_MEM]);
+	}
+	family_end(e);
+
+	family(e, "schedhist_keys", "Keys in the kernel's histogram map now.", TYPE_GAUGE);
+	for (j = 0; j < nv; j++) {
+		label(e, "metric", metric_name(views[j].metric));
+		label(e, "key_type", key_name(views[j].key_type));
+		value(e, M_GAUGE, views[j].live_keys);
+	}
+	family_end(e);
+
+	family(e, "schedhist_build_info", "The schedhist version; always 1.", TYPE_GAUGE);
+	label(e, "version", SCHEDHIST_VERSION);
+	value(e, M_GAUGE, 1);
+	family_end(e);
+}
+
+int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
+{
+	struct enc e = {};
+	int err;
+
+	encode(&e, views, nv);
+	err = e.out.oom || e.fam.oom || e.met.oom || e.sub.oom || e.span.oom;
+	if (!err && e.out.len && fwrite(e.out.p, 1, e.out.len, f) != e.out.len)
+		err = -1;
+	free(e.out.p);
+	free(e.fam.p);
+	free(e.met.p);
+	free(e.sub.p);
+	free(e.span.p);
+	return err || ferror(f);
+}
+
+/* Trim ASCII blanks at both ends, in place. */
+static char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	for (end = s + strlen(s); end > s && isspace((unsigned char)end[-1]);)
+		*--end = '\0';
+	return s;
+}
+
+/* One media range: raises the quality found for protobuf or for the text formats. */
+static void accept_range(const char *p, size_t len, double *q_pb, double *q_text)
+{
+	char buf[256], *save = NULL, *tok, *type;
+	bool pb = false, proto_ok = false, delimited = false, version_ok = true;
+	bool om = false;
+	double q = 1.0;
+
+	if (len >= sizeof(buf))
+		return;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	type = strtok_r(buf, ";", &save);
+	if (!type)
+		return;
+	type = trim(type);
+	if (!strcasecmp(type, "application/vnd.google.protobuf"))
+		pb = true;
+	else if (!strcasecmp(type, "application/openmetrics-text"))
+		om = true;
+	else if (strcasecmp(type, "text/plain") && strcasecmp(type, "text/*") &&
+		 strcmp(type, "*/*"))
+		return;
+	while ((tok = strtok_r(NULL, ";", &save))) {
+		char *eq = strchr(tok, '='), *val, *end;
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		val = trim(eq + 1);
+		tok = trim(tok);
+		if (!strcasecmp(tok, "q")) {
+			q = strtod(val, &end);
+			if (*end || q < 0 || q > 1)
+				q = 0;
+		} else if (pb && !strcasecmp(tok, "proto")) {
+			proto_ok = !strcmp(val, "io.prometheus.client.MetricFamily");
+		} else if (pb && !strcasecmp(tok, "encoding")) {
+			delimited = !strcmp(val, "delimited");
+		} else if (!pb && !strcasecmp(tok, "version")) {
+			version_ok = om ? !strcmp(val, "1.0.0") : !strcmp(val, "0.0.4");
+		}
+	}
+	if (pb) {
+		if (proto_ok && delimited && q > *q_pb)
+			*q_pb = q;
+	} else if (version_ok && q > *q_text) {
+		*q_text = q;
+	}
+}
+
+bool prom_accept_protobuf(const char *accept)
+{
+	double q_pb = 0, q_text = 0;
+	const char *p = accept, *comma;
+
+	if (!accept)
+		return false;
+	for (; *p; p = comma + 1) {
+		comma = strchr(p, ',');
+		if (!comma)
+			comma = p + strlen(p);
+		accept_range(p, (size_t)(comma - p), &q_pb, &q_text);
+		if (!*comma)
+			break;
+	}
+	return q_pb > 0 && q_pb >= q_text;
+}
