@@ -81,11 +81,12 @@ struct sh_key {
 #define SH_EXITED_ID (~0ULL - 1)
 
 /*
- * The longest wait of one epoch, and who had it. An epoch is the time
+ * The longest wait of one epoch, and who had it; and the shortest. An epoch is the time
  * between two readings by the poller.
  */
 struct sh_max {
 	__u64 ns;			/* longest wait, ns */
+	__u64 min_ns;			/* shortest wait of the same epoch, ns (exact) */
 	__u32 epoch;			/* epoch it belongs to */
 	__u32 tid;			/* task that had it: tid ... */
 	__u32 pid;			/* ... its thread group id ... */
@@ -185,7 +186,60 @@ enum sh_stat {
 struct sh_pcpu {
 	__u64 stats[SH_METRIC_NR][SH_STAT_NR];
 	__u64 reclaimed;		/* keys the kernel folded into [exited] */
+	/*
+	 * --culprits: runq waits whose (key, culprit) entry could not be
+	 * made (culprit map full); the poller counts them under [rest]
+	 */
+	__u64 culprit_lost;
 	struct sh_hist hist[SH_METRIC_NR];
+};
+
+/*
+ * --culprits. Key of the culprit map: the key a run-queue wait was
+ * recorded under (@waiter, as in the key map, [other] included) and the
+ * key, of the same type, of the task that held the CPU when the waiting
+ * task got it (@culprit: the prev of the switch that ended the wait), or
+ * SH_IDLE_ID when that CPU was idle.
+ */
+struct sh_culprit_key {
+	struct sh_key waiter;
+	struct sh_key culprit;
+};
+
+/* Culprit id of the idle task: the CPU was idle when the wait ended. */
+#define SH_IDLE_ID (~0ULL - 2)
+
+/* Value of the culprit map, per CPU; cumulative, 64-bit: never wraps. */
+struct sh_culprit_val {
+	__u64 count;			/* waits that ended behind the culprit */
+	__u64 sum_ns;			/* their sum, ns */
+	char comm[SH_COMM_LEN];		/* pid/tid keys: the culprit's latest name */
+};
+
+/*
+ * --stacks: kernel stack frames kept of the task that had an epoch's
+ * longest wait (innermost first). The issue's text output shows 12.
+ */
+#define SH_STACK_DEPTH 24
+
+/*
+ * One captured stack: of the task whose wait of @ns became the max of
+ * epoch @epoch for its key, taken at the switch-in that ended the wait
+ * (the task's kernel stack is still as it was at its switch-out).
+ */
+struct sh_stack {
+	__u64 ns;			/* the max it belongs to (sh_max::ns) */
+	__u32 epoch;			/* ... and its epoch */
+	__u32 nr;			/* frames in @ip */
+	__u64 ip[SH_STACK_DEPTH];	/* return addresses, innermost first */
+};
+
+/*
+ * Value of the stack map (keyed like the key map, per CPU): one stack
+ * per metric and epoch parity, as sh_hist::max.
+ */
+struct sh_stacks {
+	struct sh_stack s[SH_METRIC_NR][2];
 };
 
 #endif /* SCHEDHIST_H */

@@ -65,6 +65,13 @@ void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 	dst->max_comm[SH_COMM_LEN - 1] = '\0';
 }
 
+void totals_merge_min(struct sh_totals *dst, __u64 min_ns)
+{
+	if (!dst->has_min || min_ns < dst->min_ns)
+		dst->min_ns = min_ns;
+	dst->has_min = true;
+}
+
 void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 {
 	int i;
@@ -73,9 +80,17 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 		dst->slots[i] += src->slots[i];
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
-	if (src->count || src->max_ns)
+	if (src->count || src->max_ns) {
+		__u64 before = dst->max_ns;
+		__u32 tid = dst->max_tid;
+
 		totals_merge_max(dst, src->max_ns, src->max_tid, src->max_pid, src->max_cpu,
 				 src->max_comm);
+		if (dst->max_ns != before || dst->max_tid != tid)
+			dst->max_epoch = src->max_epoch;
+	}
+	if (src->has_min)
+		totals_merge_min(dst, src->min_ns);
 }
 
 __u64 totals_quantile(const struct sh_totals *t, double q)
@@ -114,5 +129,8 @@ __u64 totals_quantile(const struct sh_totals *t, double q)
 	 */
 	if (t->max_ns && est >= (double)t->max_ns)
 		return t->max_ns;
+	/* the same at the other end: a bucket's lower part holding no wait */
+	if (t->has_min && est <= (double)t->min_ns)
+		return t->min_ns;
 	return (__u64)est;
 }

@@ -88,6 +88,10 @@ static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *
 		m->pid = p->max_tid;
 		m->cpu = p->max_cpu;
 		memcpy(m->comm, p->max_comm, strnlen(p->max_comm, SH_COMM_LEN - 1));
+		/* the exact min: the lowest non-empty bucket's lower bound */
+		for (i = 0; i < SH_NBUCKETS && !p->slots[i]; i++)
+			;
+		m->min_ns = i < SH_NBUCKETS ? bucket_lo(i) : 0;
 	}
 	if ((key_type == SH_KEY_PID || key_type == SH_KEY_TID) && p->comm)
 		memcpy(h.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
