@@ -96,7 +96,7 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 __u64 totals_quantile(const struct sh_totals *t, double q)
 {
 	__u64 total = 0, seen = 0, rank, lo, hi;
-	double est;
+	double est, frac;
 	int i;
 
 	for (i = 0; i < SH_NBUCKETS; i++)
@@ -122,7 +122,24 @@ __u64 totals_quantile(const struct sh_totals *t, double q)
 		hi = t->max_ns;
 	else if (hi == UINT64_MAX)
 		hi = lo * 2;
-	est = (double)lo + (double)(hi - lo) * (double)(rank - seen) / (double)t->slots[i];
+	/* and the min its real lower end: waits that all fall in one bucket */
+	if (t->has_min && t->min_ns > lo && t->min_ns < hi)
+		lo = t->min_ns;
+	frac = (double)(rank - seen) / (double)t->slots[i];
+	est = (double)lo + (double)(hi - lo) * frac;
+	/*
+	 * Every wait in this one bucket: its exact mean is known too (the
+	 * sum), so the bucket's middle rank goes to the mean, not to the
+	 * middle of [lo, hi]: one long outlier then no longer drags p50 half
+	 * way to itself (lo to the mean, then the mean to hi, linearly)
+	 */
+	if (t->slots[i] == total && t->count == total) {
+		double mean = (double)t->sum_ns / (double)total;
+
+		if (mean >= (double)lo && mean <= (double)hi)
+			est = frac <= 0.5 ? (double)lo + (mean - (double)lo) * frac * 2
+					  : mean + ((double)hi - mean) * (frac - 0.5) * 2;
+	}
 	/*
 	 * Return the max itself, not the double: above 2^53 (double)max_ns can
 	 * round up past max_ns, and 2^64 does not convert back to a __u64.

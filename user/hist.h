@@ -48,7 +48,8 @@ void totals_merge_min(struct sh_totals *dst, __u64 min_ns);
 /*
  * Estimated @q quantile (0 < q <= 1) in ns: the bucket holding rank
  * ceil(q * count), interpolated linearly inside it; the open-ended last
- * bucket (and any bucket holding the max) ends at the exact max. Never
+ * bucket (and any bucket holding the max) ends at the exact max, and a
+ * bucket holding the exact min (has_min) starts at it. Never
  * above max_ns when that is known, never below min_ns when that is known
  * (has_min); monotone in @q. 0 for an empty histogram.
  */
