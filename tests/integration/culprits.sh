@@ -54,7 +54,7 @@ B0=$(( $(cpu_busy 0) - B0 )); B1=$(( $(cpu_busy 1) - B1 ))
 run_ns() {
 	local p
 	for p in $(cat "$PARENT/$1/cgroup.procs"); do cat /proc/"$p"/task/*/schedstat; done |
-		awk '{s += $1} END {printf "%d\n", s}'
+		awk '{s += $1} END {printf "%.0f\n", s}'
 }
 echo "$B0 $B1 $(getconf CLK_TCK) $(run_ns a) $(run_ns b) $(run_ns c)" >"$TMP/cpu"
 # the kernel's pairs, all of them, before the poller ends
