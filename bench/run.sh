@@ -13,9 +13,11 @@
 # Arms: none (nothing attached), floor (bench/floor.bpf.c: empty programs
 # on sched_switch and sched_wakeup), clock (programs there that only read
 # bpf_ktime_get_ns(): the floor plus the one clock read per event every
-# latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD] (-M METRICS
-# -k KEY --method METHOD): runq with every key, offcpu, the three metrics
-# at once, and runq by the wakeup-hook fallback; and runqlat from Debian's
+# latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD[:FLAG]] (-M
+# METRICS -k KEY --method METHOD --FLAG): runq with every key, offcpu, the
+# three metrics at once, runq by the wakeup-hook fallback, runq with
+# --culprits (comm, cgroup: next to the same arm without it) and with
+# --stacks (comm); and runqlat from Debian's
 # libbpf-tools (installed with apt-get if missing). Each repeat runs every
 # arm once, in a new random order; with each arm attached:
 #   1. stats off: `perf bench sched pipe` pinned to CPU 0 (every switch on
@@ -38,7 +40,9 @@
 # on: ns per sched_process_free run. And in the first 3 repeats, the
 # poller's cost: schedhist -M offcpu -k tid -p KEYS -i 1 over bench/keys
 # (1, 100, 1000, 10000 threads, each its own tid and comm, each switching
-# every 250 ms; text histograms, and --summary and -j at 1000): CPU per
+# every 250 ms; text histograms, --summary and -j at 1000, and --stacks
+# at 1, 100 and 1000: the cost of reading and symbolizing the stacks of
+# every key's max each interval): CPU per
 # interval (ns precision from /proc/PID/task/*/schedstat; /proc/PID/stat
 # utime+stime in 10 ms ticks kept in the CSV too), VmHWM, VmRSS (steady,
 # after the warm-up) and the maps' bytes_memlock.
@@ -71,6 +75,9 @@ OUTDIR=bench/results
 ALL_ARMS="none floor clock sh:offcpu:none sh:offcpu+runq+blocked:none"
 for k in none comm tid cgroup; do ALL_ARMS="$ALL_ARMS sh:runq:$k"; done
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
+# issue 13: --culprits next to the same arm without it, --stacks
+ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
+ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks"
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
 
@@ -237,7 +244,7 @@ for p in json.load(sys.stdin):
 # Start arm $1 (more schedhist options after it) and wait until all its
 # programs are attached; sets ARM_PID.
 start_arm() {
-	local arm=$1 want ready i m k meth
+	local arm=$1 want ready i m k meth flag
 	ARM_PID=
 	case $arm in
 	none) return 0 ;;
@@ -245,11 +252,12 @@ start_arm() {
 		"$FLOOR" $([ "$arm" = clock ] && echo -c) 2>"$TMP/arm.err" &
 		want=2 ready='^Attached' ;;
 	sh:*)
-		IFS=: read -r _ m k meth <<<"$arm"
+		IFS=: read -r _ m k meth flag <<<"$arm"
 		m=${m//+/,}	# "+" in arm names: the CSV is comma-separated
 		shift
 		# shellcheck disable=SC2068
-		"$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" $@ >/dev/null 2>"$TMP/arm.err" &
+		"$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" ${flag:+--$flag} $@ \
+			>/dev/null 2>"$TMP/arm.err" &
 		# "Tracing" comes once every program is attached
 		ready='^Tracing' want=1 ;;
 	runqlat)
@@ -364,11 +372,12 @@ cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { 
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/"$1"/stat; }
 
 # Poller cost with N live keys (-k tid over bench/keys' N threads), output
-# MODE: text (histograms), summary (--summary) or json (-j).
+# MODE: text (histograms), summary (--summary), json (-j) or stacks
+# (--stacks: text with each key's max stack).
 measure_poller() {
 	local r=$1 n=$2 mode=$3 arm="poller:$2" i ns0 ns1 tk0 tk1 maps m bytes name ids out
 	[ "$mode" = text ] || arm="poller:$n:$mode"
-	case $mode in text) out= ;; summary) out=--summary ;; json) out=-j ;; esac
+	case $mode in text) out= ;; summary) out=--summary ;; json) out=-j ;; stacks) out=--stacks ;; esac
 	"$KEYS" -n "$n" -p "$KEY_PERIOD_MS" -t $((POLL_INTERVALS + 60)) >"$TMP/keys.out" 2>&1 &
 	KEYS_PID=$!
 	for i in $(seq 1 200); do
@@ -454,6 +463,10 @@ for r in $(seq 1 "$REPEATS"); do
 	for mode in summary json; do
 		log "repeat $r/$REPEATS, poller with 1000 keys, $mode"
 		measure_poller "$r" 1000 "$mode"
+	done
+	for n in 1 100 1000; do
+		log "repeat $r/$REPEATS, poller with $n key(s), --stacks"
+		measure_poller "$r" "$n" stacks
 	done
 done
 elapsed=$(( $(date +%s) - t_start ))

@@ -39,6 +39,16 @@
  *            keys. Per-CPU so the hot path increments plain memory: no
  *            atomics, no shared cache lines. When full, new keys go to the
  *            [other] entry, which the poller creates before attaching.
+ *   culprit_map  (--culprits) per-CPU hash, (key of the waiting task, key
+ *            of the task that held the CPU when the wait ended) -> count
+ *            and sum of those run-queue waits. One lookup per runq wait.
+ *            The poller removes idle entries; a pair that finds the map
+ *            full is counted (culprit_lost) and shows under [rest].
+ *   stack_map  (--stacks) per-CPU hash, key -> the kernel stack of the task
+ *            whose wait is its epoch's max, per metric and epoch parity.
+ *            Written only when a wait becomes a new max: a task being
+ *            switched in has not run yet, so its kernel stack is still the
+ *            one it went off the CPU with (bpf_get_task_stack on it).
  *
  * Reclaim: when a task is freed (sched_process_free: after its last
  * switch) or a cgroup released (cgroup_release: after its last css_set
@@ -82,6 +92,8 @@ const volatile __u32 cgroup_depth = 0;		/* roll-up depth, 0 = none */
 const volatile __u64 filter_cgid = 0;		/* -c: subtree root, 0 = none */
 const volatile __u32 filter_cglevel = 0;	/* -c: level of that root */
 const volatile __u32 fold_above = 0;		/* fold gone keys once more keys are live */
+const volatile bool culprits = false;		/* --culprits: blame runq waits on prev */
+const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
 
 /* Advanced by the poller at each reading (see struct sh_hist). */
 volatile __u32 sh_epoch = 1;
@@ -145,6 +157,32 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sh_hist);
 } newval SEC(".maps");
+
+/* --culprits: max_entries set by the poller */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, struct sh_culprit_key);
+	__type(value, struct sh_culprit_val);
+} culprit_map SEC(".maps");
+
+/* --stacks: max_entries set by the poller (as the key map's) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, struct sh_key);
+	__type(value, struct sh_stacks);
+} stack_map SEC(".maps");
+
+/* Zero: the value a new stack_map entry starts from (never written). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sh_stacks);
+} stack_zero SEC(".maps");
 
 /* Kernels before 6.1 kept ancestor ids instead of ancestor pointers. */
 struct cgroup___old {
@@ -240,32 +278,40 @@ static __always_inline void stat_all(struct sh_pcpu *pc, int stat)
 	stat_add(pc, stat, 1);
 }
 
+/* @t's key in the key map (-k comm, pid, tid, cgroup) into *@key (zeroed). */
+static __always_inline void task_key(struct task_struct *t, struct sh_key *key)
+{
+	switch (key_type) {
+	case SH_KEY_COMM:
+		copy_comm(key->comm, t->comm);
+		break;
+	case SH_KEY_PID:
+		key->id = (__u32)t->tgid;
+		break;
+	case SH_KEY_TID:
+		key->id = (__u32)t->pid;
+		break;
+	case SH_KEY_CGROUP:
+		key->id = task_cgroup_id(t);
+		break;
+	}
+}
+
 /*
- * Histograms (one per metric) for @t's key, created on first use;
- * [other] once the map is full, with *@over the reason (SH_STAT_MAP_FULL
- * or SH_STAT_NO_MEM), else 0.
+ * Histograms (one per metric) for @t's key, *@kp (zeroed by the caller),
+ * created on first use; [other] once the map is full, with *@over the
+ * reason (SH_STAT_MAP_FULL or SH_STAT_NO_MEM), else 0, and *@kp [other].
  */
-static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, __u32 cpu, int *over)
+static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, __u32 cpu, int *over,
+						   struct sh_key *kp)
 {
 	struct sh_key key = {};
 	struct sh_hist *h, *nv;
 	__u32 zero = 0;
 	long err;
 
-	switch (key_type) {
-	case SH_KEY_COMM:
-		copy_comm(key.comm, t->comm);
-		break;
-	case SH_KEY_PID:
-		key.id = (__u32)t->tgid;
-		break;
-	case SH_KEY_TID:
-		key.id = (__u32)t->pid;
-		break;
-	case SH_KEY_CGROUP:
-		key.id = task_cgroup_id(t);
-		break;
-	}
+	task_key(t, &key);
+	*kp = key;
 	h = bpf_map_lookup_elem(&hists, &key);
 	if (h) {
 		/*
@@ -303,16 +349,50 @@ static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, __u32 
 		*over = err == -E2BIG ? SH_STAT_MAP_FULL : SH_STAT_NO_MEM;
 		__builtin_memset(&key, 0, sizeof(key));
 		key.id = SH_OTHER_ID;
+		*kp = key;
 	}
 	return bpf_map_lookup_elem(&hists, &key);
 }
 
 /*
- * Bin one wait of @d ns of metric @m by task @t, switched in on @cpu;
- * @over: it goes to [other], for that reason (0: under its own key).
+ * --stacks: @t's wait of @d ns is the new max of epoch @ep for @key and
+ * metric @m: keep @t's kernel stack. @t is being switched in and has not
+ * run since its switch-out, so the stack is the one it left the CPU with.
+ */
+static __noinline void capture_stack(const struct sh_key *key, __u32 m, __u32 ep,
+				     struct task_struct *t, __u64 d)
+{
+	struct sh_stacks *st;
+	struct sh_stack *sk;
+	__u32 zero = 0;
+	long n;
+
+	st = bpf_map_lookup_elem(&stack_map, key);
+	if (!st) {
+		void *z = bpf_map_lookup_elem(&stack_zero, &zero);
+
+		/* full: no stack for this key (the poller shows none) */
+		if (!z || bpf_map_update_elem(&stack_map, key, z, BPF_NOEXIST) ||
+		    !(st = bpf_map_lookup_elem(&stack_map, key)))
+			return;
+	}
+	if (m >= SH_METRIC_NR)
+		return;
+	sk = &st->s[m][ep & 1];
+	n = bpf_get_task_stack(t, sk->ip, sizeof(sk->ip), 0);
+	sk->nr = n > 0 ? (__u32)(n / sizeof(sk->ip[0])) : 0;
+	sk->ns = d;
+	sk->epoch = ep;
+}
+
+/*
+ * Bin one wait of @d ns of metric @m by task @t, switched in on @cpu,
+ * under @key; @over: it goes to [other], for that reason (0: under its
+ * own key).
  */
 static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
-				   struct task_struct *t, __u64 d, __u32 cpu, int over)
+				   struct task_struct *t, __u64 d, __u32 cpu, int over,
+				   const struct sh_key *key)
 {
 	struct sh_max *mx;
 	__u32 slot, ep;
@@ -332,13 +412,62 @@ static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
 	ep = sh_epoch;
 	mx = &h->max[ep & 1];
 	if (mx->epoch != ep || d > mx->ns) {
+		/* the epoch's first wait is its min as well as its max */
+		if (mx->epoch != ep)
+			mx->min_ns = d;
 		mx->epoch = ep;
 		mx->ns = d;
 		mx->tid = t->pid;
 		mx->pid = t->tgid;
 		mx->cpu = cpu;
 		copy_comm(mx->comm, t->comm);
+		if (stacks)
+			capture_stack(key, m, ep, t, d);
+	} else if (d < mx->min_ns) {
+		mx->min_ns = d;
 	}
+}
+
+/*
+ * --culprits: a run-queue wait of @d ns recorded under @waiter ended with
+ * @prev leaving the CPU: count it against @prev's key (see the map).
+ */
+static __always_inline void blame(struct sh_pcpu *pc, const struct sh_key *waiter,
+				  struct task_struct *prev, __u64 d)
+{
+	struct sh_culprit_key ck = {};
+	struct sh_culprit_val *v, nv = {};
+	bool named = key_type == SH_KEY_PID || key_type == SH_KEY_TID;
+	long err;
+
+	ck.waiter = *waiter;
+	if (prev->pid)
+		task_key(prev, &ck.culprit);
+	else
+		ck.culprit.id = SH_IDLE_ID;
+	v = bpf_map_lookup_elem(&culprit_map, &ck);
+	if (v) {
+		v->count++;
+		v->sum_ns += d;
+		if (named)
+			copy_comm(v->comm, prev->comm);
+		return;
+	}
+	nv.count = 1;
+	nv.sum_ns = d;
+	if (named)
+		copy_comm(nv.comm, prev->comm);
+	err = bpf_map_update_elem(&culprit_map, &ck, &nv, BPF_NOEXIST);
+	if (err == -EEXIST) {	/* made meanwhile on another CPU: this CPU's copy is zero */
+		v = bpf_map_lookup_elem(&culprit_map, &ck);
+		if (v) {
+			v->count++;
+			v->sum_ns += d;
+			return;
+		}
+	}
+	if (err)
+		pc->culprit_lost++;
 }
 
 /* An event of metric @m that is not recorded, for reason @stat. */
@@ -385,9 +514,10 @@ static __always_inline int runq_wait(struct sh_pcpu *pc, struct task_struct *t,
 	return 0;
 }
 
-/* @t is switched in on @cpu at @now: every wait it ends. */
-static __always_inline void switch_in(struct task_struct *t, __u64 now)
+/* @t is switched in at @now, @prev out: every wait it ends. */
+static __always_inline void switch_in(struct task_struct *t, struct task_struct *prev, __u64 now)
 {
+	struct sh_key key = {};
 	__u64 off = 0, rq = 0;
 	int off_err = SH_STAT_NO_START, rq_err = SH_STAT_NO_START, b_err = 0, over = 0;
 	struct sh_hist *h;
@@ -466,8 +596,11 @@ static __always_inline void switch_in(struct task_struct *t, __u64 now)
 		h = 0;
 	} else if (key_type == SH_KEY_NONE || key_type == SH_KEY_CPU) {
 		h = pc->hist;
+		/* the stack map's key for these (key cpu: this CPU's histogram) */
+		if (stacks && key_type == SH_KEY_CPU)
+			key.id = bpf_get_smp_processor_id();
 	} else {
-		h = keyed_hists(t, bpf_get_smp_processor_id(), &over);
+		h = keyed_hists(t, bpf_get_smp_processor_id(), &over, &key);
 		if (!h) {
 			stat_all(pc, SH_STAT_SEEN);
 			stat_all(pc, SH_STAT_DROPPED);
@@ -478,20 +611,23 @@ static __always_inline void switch_in(struct task_struct *t, __u64 now)
 	cpu = bpf_get_smp_processor_id();
 	if (HAS(SH_METRIC_OFFCPU)) {
 		if (!off_err && h)
-			record(pc, h + IDX(SH_METRIC_OFFCPU), SH_METRIC_OFFCPU, t, off, cpu, over);
+			record(pc, h + IDX(SH_METRIC_OFFCPU), SH_METRIC_OFFCPU, t, off, cpu, over,
+			       &key);
 		else
 			unrecorded(pc, SH_METRIC_OFFCPU, off_err);
 	}
 	if (HAS(SH_METRIC_RUNQ)) {
-		if (!rq_err && h)
-			record(pc, h + IDX(SH_METRIC_RUNQ), SH_METRIC_RUNQ, t, rq, cpu, over);
-		else
+		if (!rq_err && h) {
+			record(pc, h + IDX(SH_METRIC_RUNQ), SH_METRIC_RUNQ, t, rq, cpu, over, &key);
+			if (culprits)
+				blame(pc, &key, prev, rq);
+		} else
 			unrecorded(pc, SH_METRIC_RUNQ, rq_err);
 	}
 	if (HAS(SH_METRIC_BLOCKED) && slept) {
 		if (!b_err && h)
 			record(pc, h + IDX(SH_METRIC_BLOCKED), SH_METRIC_BLOCKED, t, off - rq, cpu,
-			       over);
+			       over, &key);
 		else
 			unrecorded(pc, SH_METRIC_BLOCKED, b_err);
 	}
@@ -551,7 +687,7 @@ int BPF_PROG(schedhist_switch, bool preempt, struct task_struct *prev,
 	if (prev->pid && (HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !NATIVE))
 		switch_out(prev, now, prev_state != TASK_RUNNING);
 	if (next->pid)
-		switch_in(next, now);
+		switch_in(next, prev, now);
 	return 0;
 }
 
@@ -599,8 +735,15 @@ static __always_inline void fold_hist(struct sh_hist *dst, const struct sh_hist 
 
 		if (!s->epoch)
 			continue;
-		if ((__s32)(s->epoch - d->epoch) > 0 || (s->epoch == d->epoch && s->ns > d->ns))
+		if ((__s32)(s->epoch - d->epoch) > 0) {
 			*d = *s;
+		} else if (s->epoch == d->epoch) {
+			__u64 mn = s->min_ns < d->min_ns ? s->min_ns : d->min_ns;
+
+			if (s->ns > d->ns)
+				*d = *s;
+			d->min_ns = mn;
+		}
 	}
 }
 
@@ -659,6 +802,8 @@ static __always_inline void reclaim(struct sh_key *key)
 	if (!c.dst || !pc)
 		return;
 	bpf_loop(nr_cpus, fold_cpu, &c, 0);
+	if (stacks)
+		bpf_map_delete_elem(&stack_map, key);
 	if (!bpf_map_delete_elem(&hists, key)) {
 		pc->reclaimed++;
 		__sync_fetch_and_sub(&sh_live_keys, 1);

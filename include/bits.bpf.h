@@ -24,21 +24,24 @@ static __always_inline __u32 sh_log2(__u64 v)
 }
 
 /*
- * The slot of a wait of @d ns in the grid of schedhist.h. With
- * l = floor(log2(d)), 2^l <= d < 2^(l+1) lies above the upper edge of slot
- * l (1e9 * 2^(l-30) ns = 0.93 * 2^l) and at or below that of slot l + 2
- * (3.73 * 2^l), so one compare with the edge of slot l + 1,
- * SH_EDGE_TOP >> (63 - l), decides. Beyond sh_log2(): a subtract, a shift,
- * a compare and an add (and the d == 0 test); no table, no loop.
+ * The slot of a wait of @d ns in the grid of schedhist.h. Slot 0 takes
+ * every wait up to its edge, 953 ns. Above, with l = floor(log2(d)) >= 9,
+ * 2^l <= d < 2^(l+1) lies above the upper edge of slot l - 10
+ * (1e9 * 2^(l-30) ns = 0.93 * 2^l) and at or below that of slot l - 8
+ * (3.73 * 2^l), so one compare with the edge of slot l - 9,
+ * SH_EDGE_TOP >> (63 - l), decides; waits beyond the last slot's lower edge
+ * go to the last slot. Beyond sh_log2(): two compares, a shift, a subtract
+ * and an add; no table, no loop.
  */
 static __always_inline __u32 sh_bucket(__u64 d)
 {
-	__u32 l;
+	__u32 l, j;
 
-	if (!d)
+	if (d <= (SH_EDGE_TOP >> SH_EDGE_SHIFT))
 		return 0;
 	l = sh_log2(d);
-	return l + 1 + (d > (SH_EDGE_TOP >> (63 - l)));
+	j = l - 9 + (d > (SH_EDGE_TOP >> (63 - l)));
+	return j < SH_NBUCKETS ? j : SH_NBUCKETS - 1;
 }
 
 #endif /* SCHEDHIST_BITS_BPF_H */

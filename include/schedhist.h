@@ -17,24 +17,29 @@
  * The bucket grid, one for every output (text, JSON, heatmap, classic and
  * native Prometheus): the edges are powers of two of a second, so that each
  * bucket is exactly one bucket of a Prometheus native histogram of schema 0,
- * whose bucket of index i is (2^(i-1), 2^i] s.
- *   slot 0        a wait of 0 ns: [0, 2^-30 s], the native zero bucket
- *   slot j >= 1   (2^(j-31), 2^(j-30)] s, native index j + SH_NATIVE_INDEX0
+ * whose bucket of index i is (2^(i-1), 2^i] s, with a zero bucket [0, 2^-20 s].
+ *   slot 0        [0, 2^-20 s]: every wait up to 953 ns, the native zero bucket
+ *                 (zero threshold 2^-20 s; a scheduler wait is rarely below)
+ *   slot j, 1..39 (2^(j-21), 2^(j-20)] s, native index j + SH_NATIVE_INDEX0
+ *   slot 40       above 2^19 s (6.07 days): native index 20, (2^19, 2^20] s,
+ *                 exact up to 2^20 s (12.1 days); a wait longer than that is
+ *                 counted there too, the only one no native bucket holds
  * Waits are whole nanoseconds, so slot j holds the waits w with
- * floor(1e9 * 2^(j-31)) < w <= floor(1e9 * 2^(j-30)): 1 ns, 2-3 ns, 4-7 ns,
- * 8-14 ns, ..., 1 s is the last wait of slot 30 (native index 0, (0.5, 1] s).
- * Slot 1 is native index -29: index -30, (0.47, 0.93] ns, holds no whole ns.
- * The last slot, (2^34, 2^35] s, ends beyond 2^64 ns: every __u64 wait has
- * its bucket, none is open-ended.
+ * floor(1e9 * 2^(j-21)) < w <= floor(1e9 * 2^(j-20)): 954-1907 ns,
+ * 1908-3814 ns, ..., 1 s is the last wait of slot 20 (native index 0,
+ * (0.5, 1] s). 41 slots: a histogram is as small as the 40 log2 buckets
+ * it replaced (the kernel memory budget: 1000 keys on 64 CPUs under 20 MB).
  */
-#define SH_NBUCKETS 66
-#define SH_NATIVE_INDEX0 (-30)	/* native schema-0 index of slot j: j + this */
+#define SH_NBUCKETS 41
+#define SH_NATIVE_INDEX0 (-20)	/* native schema-0 index of slot j: j + this */
 /*
- * floor(1e9 * 2^34): the upper edge of slot 64 (2^34 s) in ns. The upper
- * edge of slot j (1 <= j <= 64) is exactly SH_EDGE_TOP >> (64 - j), because
- * 1e9 = 1953125 * 2^9 and SH_EDGE_TOP = 1953125 * 2^43: shifting right floors.
+ * floor(1e9 * 2^34) ns. The upper edge of slot j (0 <= j <= 39),
+ * floor(1e9 * 2^(j-20)), is exactly SH_EDGE_TOP >> (SH_EDGE_SHIFT - j),
+ * because 1e9 = 1953125 * 2^9 and SH_EDGE_TOP = 1953125 * 2^43: shifting
+ * right floors.
  */
 #define SH_EDGE_TOP (1953125ULL << 43)
+#define SH_EDGE_SHIFT 54
 
 /* Key id of the overflow entry that takes new keys once the map is full. */
 #define SH_OTHER_ID (~0ULL)
@@ -98,11 +103,12 @@ struct sh_key {
 #define SH_EXITED_ID (~0ULL - 1)
 
 /*
- * The longest wait of one epoch, and who had it. An epoch is the time
+ * The longest wait of one epoch, and who had it; and the shortest. An epoch is the time
  * between two readings by the poller.
  */
 struct sh_max {
 	__u64 ns;			/* longest wait, ns */
+	__u64 min_ns;			/* shortest wait of the same epoch, ns (exact) */
 	__u32 epoch;			/* epoch it belongs to */
 	__u32 tid;			/* task that had it: tid ... */
 	__u32 pid;			/* ... its thread group id ... */
@@ -203,7 +209,60 @@ enum sh_stat {
 struct sh_pcpu {
 	__u64 stats[SH_METRIC_NR][SH_STAT_NR];
 	__u64 reclaimed;		/* keys the kernel folded into [exited] */
+	/*
+	 * --culprits: runq waits whose (key, culprit) entry could not be
+	 * made (culprit map full); the poller counts them under [rest]
+	 */
+	__u64 culprit_lost;
 	struct sh_hist hist[SH_METRIC_NR];
+};
+
+/*
+ * --culprits. Key of the culprit map: the key a run-queue wait was
+ * recorded under (@waiter, as in the key map, [other] included) and the
+ * key, of the same type, of the task that held the CPU when the waiting
+ * task got it (@culprit: the prev of the switch that ended the wait), or
+ * SH_IDLE_ID when that CPU was idle.
+ */
+struct sh_culprit_key {
+	struct sh_key waiter;
+	struct sh_key culprit;
+};
+
+/* Culprit id of the idle task: the CPU was idle when the wait ended. */
+#define SH_IDLE_ID (~0ULL - 2)
+
+/* Value of the culprit map, per CPU; cumulative, 64-bit: never wraps. */
+struct sh_culprit_val {
+	__u64 count;			/* waits that ended behind the culprit */
+	__u64 sum_ns;			/* their sum, ns */
+	char comm[SH_COMM_LEN];		/* pid/tid keys: the culprit's latest name */
+};
+
+/*
+ * --stacks: kernel stack frames kept of the task that had an epoch's
+ * longest wait (innermost first). The issue's text output shows 12.
+ */
+#define SH_STACK_DEPTH 24
+
+/*
+ * One captured stack: of the task whose wait of @ns became the max of
+ * epoch @epoch for its key, taken at the switch-in that ended the wait
+ * (the task's kernel stack is still as it was at its switch-out).
+ */
+struct sh_stack {
+	__u64 ns;			/* the max it belongs to (sh_max::ns) */
+	__u32 epoch;			/* ... and its epoch */
+	__u32 nr;			/* frames in @ip */
+	__u64 ip[SH_STACK_DEPTH];	/* return addresses, innermost first */
+};
+
+/*
+ * Value of the stack map (keyed like the key map, per CPU): one stack
+ * per metric and epoch parity, as sh_hist::max.
+ */
+struct sh_stacks {
+	struct sh_stack s[SH_METRIC_NR][2];
 };
 
 #endif /* SCHEDHIST_H */

@@ -37,11 +37,11 @@ int fmt_u64(char *buf, __u64 v)
 
 __u64 bucket_edge(int i)
 {
-	if (i <= 0)
+	if (i < 0)
 		return 0;
 	if (i >= SH_NBUCKETS - 1)
 		return UINT64_MAX;
-	return SH_EDGE_TOP >> (64 - i);
+	return SH_EDGE_TOP >> (SH_EDGE_SHIFT - i);
 }
 
 __u64 bucket_floor(int i)
@@ -63,10 +63,11 @@ int bucket_of(__u64 ns)
 {
 	int l;
 
-	if (!ns)
+	if (ns <= bucket_edge(0))
 		return 0;
 	l = 63 - __builtin_clzll(ns);
-	return l + 1 + (ns > (SH_EDGE_TOP >> (63 - l)));
+	l = l - 9 + (ns > (SH_EDGE_TOP >> (63 - l)));
+	return l < SH_NBUCKETS ? l : SH_NBUCKETS - 1;
 }
 
 void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
@@ -82,6 +83,13 @@ void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 	dst->max_comm[SH_COMM_LEN - 1] = '\0';
 }
 
+void totals_merge_min(struct sh_totals *dst, __u64 min_ns)
+{
+	if (!dst->has_min || min_ns < dst->min_ns)
+		dst->min_ns = min_ns;
+	dst->has_min = true;
+}
+
 void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 {
 	int i;
@@ -90,15 +98,23 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 		dst->slots[i] += src->slots[i];
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
-	if (src->count || src->max_ns)
+	if (src->count || src->max_ns) {
+		__u64 before = dst->max_ns;
+		__u32 tid = dst->max_tid;
+
 		totals_merge_max(dst, src->max_ns, src->max_tid, src->max_pid, src->max_cpu,
 				 src->max_comm);
+		if (dst->max_ns != before || dst->max_tid != tid)
+			dst->max_epoch = src->max_epoch;
+	}
+	if (src->has_min)
+		totals_merge_min(dst, src->min_ns);
 }
 
 __u64 totals_quantile(const struct sh_totals *t, double q)
 {
 	__u64 total = 0, seen = 0, rank, lo, hi, r;
-	double est;
+	double est, frac;
 	int i;
 
 	for (i = 0; i < SH_NBUCKETS; i++)
@@ -122,7 +138,26 @@ __u64 totals_quantile(const struct sh_totals *t, double q)
 	/* the max, when known and inside this bucket, is its real upper end */
 	if (t->max_ns >= bucket_lo(i) && t->max_ns <= hi)
 		hi = t->max_ns;
-	est = (double)lo + (double)(hi - lo) * (double)(rank - seen) / (double)t->slots[i];
+	else if (hi == UINT64_MAX)
+		hi = lo * 2;
+	/* and the min its real lower end: waits that all fall in one bucket */
+	if (t->has_min && t->min_ns > lo && t->min_ns < hi)
+		lo = t->min_ns;
+	frac = (double)(rank - seen) / (double)t->slots[i];
+	est = (double)lo + (double)(hi - lo) * frac;
+	/*
+	 * Every wait in this one bucket: its exact mean is known too (the
+	 * sum), so the bucket's middle rank goes to the mean, not to the
+	 * middle of [lo, hi]: one long outlier then no longer drags p50 half
+	 * way to itself (lo to the mean, then the mean to hi, linearly)
+	 */
+	if (t->slots[i] == total && t->count == total) {
+		double mean = (double)t->sum_ns / (double)total;
+
+		if (mean >= (double)lo && mean <= (double)hi)
+			est = frac <= 0.5 ? (double)lo + (mean - (double)lo) * frac * 2
+					  : mean + ((double)hi - mean) * (frac - 0.5) * 2;
+	}
 	/*
 	 * In integers from here: above 2^53 a double rounds, possibly past the
 	 * bucket's end or the max, and 2^64 does not convert back to a __u64.
@@ -131,5 +166,8 @@ __u64 totals_quantile(const struct sh_totals *t, double q)
 	r = rank - seen == t->slots[i] || est >= (double)hi ? hi : (__u64)est;
 	if (t->max_ns && r > t->max_ns)
 		return t->max_ns;
+	/* the same at the other end: a bucket's lower part holding no wait */
+	if (t->has_min && r < t->min_ns)
+		return t->min_ns;
 	return r;
 }

@@ -3,6 +3,7 @@
 #ifndef SH_HIST_H
 #define SH_HIST_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "schedhist.h"
 
@@ -16,6 +17,9 @@ struct sh_totals {
 	__u32 max_pid;
 	__u32 max_cpu;
 	char max_comm[SH_COMM_LEN];
+	__u32 max_epoch;		/* kernel epoch the max was recorded in */
+	bool has_min;			/* min_ns is known (the kernel's exact min) */
+	__u64 min_ns;			/* shortest wait */
 };
 
 /*
@@ -46,11 +50,17 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src);
 void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm);
 
+/* @dst = the smaller min of @dst and @min_ns. */
+void totals_merge_min(struct sh_totals *dst, __u64 min_ns);
+
 /*
  * Estimated @q quantile (0 < q <= 1) in ns: the bucket holding rank
  * ceil(q * count), interpolated linearly between its edges (as Prometheus'
- * histogram_quantile() does); a bucket holding the max ends at the max. Never
- * above max_ns when that is known; monotone in @q. 0 for an empty histogram.
+ * histogram_quantile() does); the open-ended last bucket (and any bucket
+ * holding the max) ends at the exact max, and a bucket holding the exact
+ * min (has_min) starts at it. Never above max_ns when that is known, never
+ * below min_ns when that is known (has_min); monotone in @q. 0 for an
+ * empty histogram.
  */
 __u64 totals_quantile(const struct sh_totals *t, double q);
 

@@ -226,6 +226,8 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	skel->rodata->cgroup_depth = sp->cgroup_depth;
 	skel->rodata->filter_cgid = cg->filter_id;
 	skel->rodata->filter_cglevel = cg->filter_level;
+	skel->rodata->culprits = sp->culprits;
+	skel->rodata->stacks = sp->stacks;
 	/*
 	 * gone keys stay (marked) for the poller while the map holds at most
 	 * half its capacity, and at most FOLD_ABOVE live keys: beyond, a fork
@@ -270,6 +272,16 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	bpf_map__set_max_entries(skel->maps.hists, keyed ? sp->max_keys + 2 : 1);
+	/*
+	 * --culprits: a few culprits per key (the poller removes idle pairs);
+	 * --stacks: one entry per key of the key map (key cpu: per CPU)
+	 */
+	if (sp->culprits)
+		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
+					 (sp->max_keys + 2));
+	if (sp->stacks)
+		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? sp->max_keys + 2 :
+					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
 	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
 	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
 		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
@@ -292,6 +304,8 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	}
 	l->hists_fd = bpf_map__fd(skel->maps.hists);
 	l->pcpu_fd = bpf_map__fd(skel->maps.pcpu);
+	l->culprit_fd = sp->culprits ? bpf_map__fd(skel->maps.culprit_map) : -1;
+	l->stack_fd = sp->stacks ? bpf_map__fd(skel->maps.stack_map) : -1;
 
 	/* made up front, so overflow and reclaim never need a new element */
 	if (keyed && make_entry(l, SH_OTHER_ID, "[other]", vsize))

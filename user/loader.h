@@ -10,11 +10,16 @@
 
 struct schedhist_bpf;
 
+/* --culprits: culprit map entries per key map entry (see user/culprits.c). */
+#define SH_CULPRITS_PER_KEY 8
+
 struct sh_loader {
 	struct schedhist_bpf *skel;
 	int ncpus;		/* possible CPUs: per-CPU values per key */
 	int hists_fd;		/* per-CPU hash: key -> histogram */
 	int pcpu_fd;		/* per-CPU array: counters + key-none histogram */
+	int culprit_fd;		/* --culprits: per-CPU hash (waiter, culprit), else -1 */
+	int stack_fd;		/* --stacks: per-CPU hash key -> stacks, else -1 */
 	int nlinks;		/* programs attached */
 	int method;		/* enum sh_method in use */
 	__u32 metrics;		/* bit per enum sh_metric measured */
@@ -38,6 +43,8 @@ struct loader_spec {
 	pid_t pid;		/* only this process, 0 = all */
 	__u32 cgroup_depth;	/* -k cgroup roll-up depth, 0 = none */
 	__u32 max_keys;		/* key map capacity, [other] beyond */
+	bool culprits;		/* --culprits: the culprit map (runq waits blamed on prev) */
+	bool stacks;		/* --stacks: the stack map (the max wait's kernel stack) */
 	struct sh_cgroup_cfg cg; /* hierarchy and -c filter */
 };
 

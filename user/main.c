@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extra_read.h"
 #include "schedhist.h"
 #include "options.h"
 #include "specs.h"
@@ -44,6 +45,7 @@ struct poller {
 	struct sh_output outs[MAX_OUTPUTS];
 	int nout;
 	struct sh_exporter *ex;			/* fleet mode's output, for the privilege drop */
+	struct sh_extras xt;			/* --culprits, --stacks, cgroup accounting */
 };
 
 static __u64 now_ns(void)
@@ -212,6 +214,10 @@ static int setup(struct poller *p)
 	}
 	p->maps = (struct sh_maps){ .pcpu_fd = p->l.pcpu_fd, .hists_fd = p->l.hists_fd,
 				    .key_type = o->key_type, .live_keys = p->l.live_keys };
+	/* --stacks reads /proc/kallsyms: before any privilege drop */
+	if (extras_init(&p->xt, o->culprits, o->stacks, o->key_type == SH_KEY_CGROUP,
+			o->cumulative, p->l.ncpus, p->l.culprit_fd, p->l.stack_fd))
+		return SH_EXIT_FAIL;
 	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)
 		cg_walk(&p->cg, 0);
@@ -259,9 +265,14 @@ static int report_tick(struct poller *p, double span_s, int *ret)
 {
 	struct sh_tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
 				.cg = p->use_cg ? &p->cg : NULL };
-	int i, end = 0;
+	int i, end = 0, err;
 
 	name_cgroups(p);
+	if ((err = extras_read(&p->xt, p->rd.pcpu, p->l.ncpus))) {
+		pr_warn("cannot read the culprit map: %s\n", strerror(-err));
+		*ret = SH_EXIT_FAIL;
+		return -1;
+	}
 	for (i = 0; i < p->nsnap; i++) {
 		if (p->snaps[i].wraps) {
 			pr_warn("more than 2^32 events between two readings: counts of "
@@ -273,6 +284,11 @@ static int report_tick(struct poller *p, double span_s, int *ret)
 			*ret = SH_EXIT_FAIL;
 			return -1;
 		}
+	}
+	if (extras_attach(&p->xt, p->reps, p->nsnap, p->use_cg ? &p->cg : NULL, p->snaps[0].gen)) {
+		pr_warn("out of memory\n");
+		*ret = SH_EXIT_FAIL;
+		return -1;
 	}
 	for (i = 0; i < p->nout; i++) {
 		switch (p->outs[i].emit(p->outs[i].ctx, &tick)) {
@@ -290,6 +306,7 @@ static int report_tick(struct poller *p, double span_s, int *ret)
 			return -1;
 		}
 	}
+	extras_done(&p->xt, p->snaps, p->nsnap);
 	for (i = 0; i < p->nsnap; i++)
 		snapshot_gc(&p->snaps[i]);
 	return end;
@@ -398,6 +415,7 @@ static void teardown(struct poller *p)
 		report_free(&p->reps[i]);
 		snapshot_free(&p->snaps[i]);
 	}
+	extras_free(&p->xt);
 	reader_free(&p->rd);
 	loader_close(&p->l);
 	cg_close(&p->cg);

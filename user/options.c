@@ -57,6 +57,9 @@ enum {
 	OPT_PRINT,
 	OPT_METHOD,
 	OPT_PROM_CLASSIC,
+	OPT_MIN_COUNT,
+	OPT_CULPRITS,
+	OPT_STACKS,
 };
 
 /* How an option's value is parsed into its field. */
@@ -121,6 +124,7 @@ static const char *check_user(const struct parse_state *st);
 static const char *check_print(const struct parse_state *st);
 static const char *check_prom_classic(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
+static const char *check_culprits(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
 	{ "metric", 'M', "LIST",
@@ -178,6 +182,16 @@ static const struct opt_def opt_defs[] = {
 	  .err = "unknown sort '%s': use sum, count, avg, p99 or max" },
 	{ "summary", OPT_SUMMARY, NULL, "one table line per key, no histograms",
 	  T_FLAG, FIELD(summary) },
+	{ "min-count", OPT_MIN_COUNT, "N",
+	  "rank keys with fewer than N waits last (a p99 of a few waits is noise)",
+	  T_UINT, FIELD(min_count), 1, MAX_COUNT,
+	  .err = "invalid --min-count '%s': want an integer from 1 to " STR(MAX_COUNT) },
+	{ "culprits", OPT_CULPRITS, NULL,
+	  "-M runq: per key, whose running each wait ended behind (the top 5 and [rest])",
+	  T_FLAG, FIELD(culprits), .check = check_culprits },
+	{ "stacks", OPT_STACKS, NULL,
+	  "the kernel stack the task of each key's longest wait left the CPU with",
+	  T_FLAG, FIELD(stacks) },
 	{ "min-wait", OPT_MIN_WAIT, "DUR",
 	  "text histograms start at DUR; shorter waits fold into one row",
 	  /* a unit is required: a bare number would be ambiguous here */
@@ -492,6 +506,15 @@ static const char *check_count(const struct parse_state *st)
 static const char *check_cgroup_depth(const struct parse_state *st)
 {
 	return st->o->key_type != SH_KEY_CGROUP ? "--cgroup-depth needs -k cgroup" : NULL;
+}
+
+static const char *check_culprits(const struct parse_state *st)
+{
+	if (!(st->o->metrics & (1U << SH_METRIC_RUNQ)))
+		return "--culprits needs -M runq (it blames run-queue waits)";
+	if (st->o->key_type == SH_KEY_NONE || st->o->key_type == SH_KEY_CPU)
+		return "--culprits needs -k comm, pid, tid or cgroup (culprits are keys of that type)";
+	return NULL;
 }
 
 static const char *check_cgroup_hier(const struct parse_state *st)

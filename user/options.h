@@ -39,6 +39,9 @@ struct options {
 	int sort;		/* enum sh_sort */
 	bool sort_set;		/* --sort was given */
 	bool summary;		/* one line per key */
+	__u64 min_count;	/* --min-count: keys with fewer waits rank last, 0 = off */
+	bool culprits;		/* --culprits: who held the CPU when runq waits ended */
+	bool stacks;		/* --stacks: kernel stack of each key's longest wait */
 	__u64 min_wait_ns;	/* text histogram starts at this bucket */
 	const char *heatmap;	/* SVG path, NULL = none */
 	const char *heatmap_key; /* key shown in the heatmap, NULL = all */

@@ -43,8 +43,8 @@ enum { TYPE_COUNTER = 0, TYPE_GAUGE = 1, TYPE_HISTOGRAM = 4 };
 /* Wire types */
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 
-/* The zero bucket's threshold: bucket 0's upper edge, 2^-30 s (schedhist.h). */
-#define ZERO_THRESHOLD_S 0x1p-30
+/* The zero bucket's threshold: bucket 0's upper edge, 2^-20 s (schedhist.h). */
+#define ZERO_THRESHOLD_S 0x1p-20
 
 /* A growing buffer; @oom sticks once an allocation failed. */
 struct pb {

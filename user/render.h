@@ -13,6 +13,7 @@ struct render_spec {
 	bool summary;			/* one table line per key, no histograms */
 	bool counters;			/* the event counters line (-v) */
 	__u64 min_wait_ns;		/* histograms start at this bucket */
+	bool culprits;			/* --culprits: the summary's TOP_CULPRIT column */
 };
 
 /*

@@ -12,6 +12,7 @@
 #include "render.h"
 #include "escape.h"
 #include "cgroup_names.h"
+#include "render_extra.h"
 
 /* @name then @v in decimal: printf's cost, thousands of times a report, avoided */
 static void field(FILE *f, const char *name, __u64 v)
@@ -82,6 +83,8 @@ static void json_group(FILE *f, const struct sh_group *g)
 	field(f, ",\"sum_ns\":", g->t.sum_ns);
 	field(f, ",\"avg_ns\":", g->t.count ? g->t.sum_ns / g->t.count : 0);
 	field(f, ",\"max_ns\":", g->t.max_ns);
+	if (g->t.has_min)
+		field(f, ",\"min_ns\":", g->t.min_ns);
 	field(f, ",\"p50_ns\":", g->pct.p50);
 	field(f, ",\"p90_ns\":", g->pct.p90);
 	field(f, ",\"p99_ns\":", g->pct.p99);
@@ -93,6 +96,9 @@ static void json_group(FILE *f, const struct sh_group *g)
 		fputs_unlocked(",\"max_comm\":", f);
 		json_string(f, g->t.max_comm);
 	}
+	if (g->below_min_count)
+		fputs_unlocked(",\"below_min_count\":true", f);
+	extra_json(f, g);
 	fputs_unlocked(",\"buckets\":[", f);
 	for (i = 0; i < SH_NBUCKETS; i++) {
 		if (!g->t.slots[i])

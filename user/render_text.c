@@ -7,6 +7,7 @@
 #include "render.h"
 #include "escape.h"
 #include "cgroup_names.h"
+#include "render_extra.h"
 
 #define BAR_WIDTH 40
 
@@ -125,12 +126,12 @@ static void print_histogram(FILE *f, const struct sh_totals *t, const struct ren
 		fputc('\n', f);
 	}
 	for (i = start; i <= last; i++) {
-		/* a row counts the waits w with lo < w <= hi; the first, "0 -> 0", w == 0 */
+		/* a row counts the waits w with lo < w <= hi; the first 0 <= w <= hi */
 		fmt_wait(lo, sizeof(lo), bucket_floor(i), sp->unit);
 		if (i == 0)
-			snprintf(lo, sizeof(lo), "0"), snprintf(hi, sizeof(hi), "0");
-		else if (bucket_edge(i) == UINT64_MAX)
-			snprintf(hi, sizeof(hi), "2^35 s");
+			snprintf(lo, sizeof(lo), "0");
+		if (bucket_edge(i) == UINT64_MAX)
+			snprintf(hi, sizeof(hi), "longer");
 		else
 			fmt_wait(hi, sizeof(hi), bucket_edge(i), sp->unit);
 		fprintf(f, "%13s -> %-11s : %-10" PRIu64 " ", lo, hi, (uint64_t)t->slots[i]);
@@ -142,7 +143,7 @@ static void print_histogram(FILE *f, const struct sh_totals *t, const struct ren
 static void print_stats_line(FILE *f, const struct sh_totals *t, const struct sh_pcts *p,
 			     const struct render_spec *sp, bool who)
 {
-	char avg[32], a[32], b[32], c[32], d[32], m[32];
+	char avg[32], a[32], b[32], c[32], d[32], m[32], mn[32];
 
 	fmt_wait(avg, sizeof(avg), t->count ? t->sum_ns / t->count : 0, sp->unit);
 	fmt_wait(a, sizeof(a), p->p50, sp->unit);
@@ -150,8 +151,12 @@ static void print_stats_line(FILE *f, const struct sh_totals *t, const struct sh
 	fmt_wait(c, sizeof(c), p->p99, sp->unit);
 	fmt_wait(d, sizeof(d), p->p999, sp->unit);
 	fmt_wait(m, sizeof(m), t->max_ns, sp->unit);
-	fprintf(f, "count %" PRIu64 "  avg %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s",
-		(uint64_t)t->count, avg, a, b, c, d, m);
+	fmt_wait(mn, sizeof(mn), t->min_ns, sp->unit);
+	fprintf(f, "count %" PRIu64 "  avg %s", (uint64_t)t->count, avg);
+	/* the exact min, where the kernel kept it (not for [exited]) */
+	if (t->has_min)
+		fprintf(f, "  min %s", mn);
+	fprintf(f, "  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", a, b, c, d, m);
 	if (who && t->max_tid) {
 		fprintf(f, "  tid %u (", t->max_tid);
 		name_write(f, t->max_comm, ESC_TEXT);
@@ -193,6 +198,8 @@ static void print_key_line(FILE *f, const struct sh_group *g, int key_type)
 	} else if (note[0]) {
 		fprintf(f, " (%s)", note);
 	}
+	if (g->below_min_count)
+		fputs(" [below --min-count]", f);
 	fputc('\n', f);
 }
 
@@ -214,6 +221,11 @@ static void summary_name(char *buf, size_t n, const struct sh_group *g)
 	} else {
 		snprintf(buf, n, "%s", name);
 	}
+	if (g->below_min_count) {
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, n - l, " [below --min-count]");
+	}
 }
 
 static void print_summary(FILE *f, const struct sh_report *r, const struct render_spec *sp)
@@ -230,8 +242,16 @@ static void print_summary(FILE *f, const struct sh_report *r, const struct rende
 	}
 	if (w > 60)
 		w = 60;
-	fprintf(f, "%-*s %10s %9s %9s %9s %9s %9s %9s  %s\n", w, kname, "COUNT", "AVG", "P50",
-		"P90", "P99", "P99.9", "MAX", "MAX_BY (tid comm cpu)");
+	bool cul = sp->culprits && r->metric == SH_METRIC_RUNQ, cgs = r->key_type == SH_KEY_CGROUP;
+	char top[320], share[32];
+
+	fprintf(f, "%-*s %10s %9s %9s %9s %9s %9s %9s", w, kname, "COUNT", "AVG", "P50",
+		"P90", "P99", "P99.9", "MAX");
+	if (cgs)
+		fprintf(f, " %9s %9s", "THROTTLED", "PSI_SOME");
+	if (cul)
+		fprintf(f, "  %-24s", "TOP_CULPRIT");
+	fprintf(f, "  %s\n", "MAX_BY (tid pid comm cpu)");
 	for (j = 0; j < n; j++) {
 		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
 
@@ -245,8 +265,18 @@ static void print_summary(FILE *f, const struct sh_report *r, const struct rende
 		fprintf(f, "%-*s %10" PRIu64, w, name, (uint64_t)g->t.count);
 		for (i = 0; i < 6; i++)
 			fprintf(f, " %9s", v[i]);
+		if (cgs) {
+			extra_share(share, sizeof(share), g->cgs.has_throttle, g->cgs.throttled_ns, r);
+			fprintf(f, " %9s", share);
+			extra_share(share, sizeof(share), g->cgs.has_some, g->cgs.pressure_some_ns, r);
+			fprintf(f, " %9s", share);
+		}
+		if (cul) {
+			extra_top_culprit(top, sizeof(top), g);
+			fprintf(f, "  %-24s", top);
+		}
 		if (g->t.max_tid) {
-			fprintf(f, "  %u ", g->t.max_tid);
+			fprintf(f, "  %u %u ", g->t.max_tid, g->t.max_pid);
 			name_write(f, g->t.max_comm, ESC_TEXT);
 			fprintf(f, " %u", g->t.max_cpu);
 		}
@@ -312,6 +342,7 @@ void render_text(FILE *f, const struct sh_report *r, const struct render_spec *s
 		}
 		print_histogram(f, &g->t, sp);
 		print_stats_line(f, &g->t, &g->pct, sp, true);
+		extra_text(f, g, r);
 	}
 	fputc('\n', f);
 }

@@ -115,6 +115,9 @@ static int cmp_group(const void *a, const void *b, void *arg)
 	const struct sh_group *y = &by->groups[*(const size_t *)b];
 	int c = 0;
 
+	if (x->below_min_count != y->below_min_count)
+		return x->below_min_count ? 1 : -1;
+
 	switch (by->sort) {
 	case SH_SORT_COUNT:
 		c = cmp_u64(x->t.count, y->t.count);
@@ -149,12 +152,14 @@ static void fix_names(struct sh_report *r)
 			r->groups[i].name = r->groups[i].idbuf;
 }
 
-void report_rank(struct sh_report *r, int sort, __u32 top)
+void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
 {
 	size_t i;
 
 	r->ngroups = r->nall ? r->nall : r->ngroups;	/* re-ranking: all of them */
 	fix_names(r);
+	for (i = 0; i < r->ngroups; i++)
+		r->groups[i].below_min_count = min_count && r->groups[i].t.count < min_count;
 	/*
 	 * Sort indices, not the groups (hundreds of bytes each: moving them
 	 * in qsort dominated the poller's CPU at thousands of keys), then
@@ -244,7 +249,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		totals_add(&r->all, &r->groups[i].t);
 	}
 	r->all_pct = totals_pcts(&r->all);
-	report_rank(r, sp->sort, sp->top);
+	report_rank(r, sp->sort, sp->top, sp->min_count);
 	return 0;
 }
 

@@ -12,6 +12,10 @@
 #include "names.h"
 #include "snapshot.h"
 #include "cgroup.h"
+#include "cgstat.h"
+
+struct sh_culprit_list;
+struct sh_frames;
 
 /* What a report shows: the metric is the snapshot's. */
 struct report_spec {
@@ -19,6 +23,7 @@ struct report_spec {
 	bool cumulative;		/* span: since start, else the interval */
 	int sort;			/* enum sh_sort: the ranking */
 	__u32 top;			/* groups shown, the rest folded into [rest]; 0 = all */
+	__u64 min_count;		/* groups of fewer waits rank last; 0 = off */
 };
 
 /* The percentiles every output shows, estimated from a histogram, ns. */
@@ -38,6 +43,10 @@ struct sh_group {
 	struct sh_totals t;		/* the waits of this report */
 	struct sh_pcts pct;		/* of @t */
 	__u64 nkeys;			/* [rest]: how many keys it folds */
+	bool below_min_count;		/* fewer waits than --min-count: ranked last */
+	const struct sh_culprit_list *culprits;	/* --culprits (runq), else NULL */
+	const struct sh_frames *max_stack;	/* --stacks: the max wait's stack, or NULL */
+	struct sh_cgstat cgs;		/* -k cgroup: cpu.stat / cpu.pressure deltas */
 };
 
 struct sh_report {
@@ -77,8 +86,11 @@ void group_percentiles(struct sh_group *g);
 int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report_spec *sp,
 		 const struct sh_cgroups *cg, double span_s);
 
-/* Rank groups: the comparator for @sort (largest first, then by name). */
-void report_rank(struct sh_report *r, int sort, __u32 top);
+/*
+ * Rank groups: the comparator for @sort (largest first, then by name);
+ * with @min_count, groups of fewer waits after all the others.
+ */
+void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count);
 
 void report_free(struct sh_report *r);
 

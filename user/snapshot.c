@@ -162,8 +162,10 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 		sum += v->sum_ns;
 		const struct sh_max *m = &v->max[s->epoch & 1];
 
-		if (m->epoch == s->epoch && v->count)
+		if (m->epoch == s->epoch && v->count) {
 			totals_merge_max(&d, m->ns, m->tid, m->pid, m->cpu, m->comm);
+			totals_merge_min(&d, m->min_ns);
+		}
 		/* the latest name: CPU 0's copy has it (tid keys), else any */
 		if (v->comm[0] && (!c || !seen_comm))
 			memcpy(e->comm, v->comm, SH_COMM_LEN);
@@ -186,8 +188,11 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 	e->raw_sum_ns = sum;
 	if (exited)
 		memset(&s->gone, 0, sizeof(s->gone));
-	if (!d.count)
+	if (!d.count) {
 		d.max_ns = 0;
+		d.has_min = false;
+	}
+	d.max_epoch = s->epoch;
 
 	totals_add(&e->delta, &d);
 	totals_add(&e->cum, &d);

@@ -5,14 +5,14 @@
 struct report_spec report_spec_of(const struct options *o)
 {
 	return (struct report_spec){ .key_type = o->key_type, .cumulative = o->cumulative,
-				     .sort = o->sort, .top = o->top };
+				     .sort = o->sort, .top = o->top, .min_count = o->min_count };
 }
 
 struct render_spec render_spec_of(const struct options *o)
 {
 	return (struct render_spec){ .unit = o->unit, .timestamp = o->timestamp,
 				     .summary = o->summary, .counters = o->verbose > 0,
-				     .min_wait_ns = o->min_wait_ns };
+				     .min_wait_ns = o->min_wait_ns, .culprits = o->culprits };
 }
 
 struct heatmap_spec heatmap_spec_of(const struct options *o)
@@ -27,7 +27,7 @@ struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgrou
 	return (struct loader_spec){ .metrics = o->metrics, .method = o->method,
 				     .key_type = o->key_type, .pid = o->pid,
 				     .cgroup_depth = o->cgroup_depth, .max_keys = o->max_keys,
-				     .cg = *cg };
+				     .culprits = o->culprits, .stacks = o->stacks, .cg = *cg };
 }
 
 struct exporter_spec exporter_spec_of(const struct options *o)

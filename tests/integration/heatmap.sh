@@ -30,8 +30,9 @@ def cols(path):
     title = "".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
     return out, title
 # the bucket index of a JSON bucket, by its lo_ns: the grid of include/schedhist.h
-E = [0] + [10**9 << (j - 30) if j >= 30 else 10**9 >> (30 - j) for j in range(1, 65)]
-slot_of_lo = {0: 0, **{E[j - 1] + 1: j for j in range(1, 66)}}
+N = 41	# SH_NBUCKETS
+E = [10**9 << (j - 20) if j >= 20 else 10**9 >> (20 - j) for j in range(0, N - 1)]
+slot_of_lo = {0: 0, **{E[j - 1] + 1: j for j in range(1, N)}}
 def json_buckets(path, key=None):
     res = []
     for l in open(path):

@@ -127,12 +127,13 @@ series = {(s['metric']['__name__'], s['metric'].get('key')): int(s['value'][1])
 print(f'series: {series}')
 assert series == {('schedhist_wait_seconds', 'all'): 1}, 'not one native series per key'
 
-# The grid (include/schedhist.h): bucket j's upper edge is 2^(j-30) s,
-# floor(1e9 * 2^(j-30)) ns; JSON has [lo_ns, hi_ns), hi_ns null for the last.
-E = [0] + [10**9 << (j - 30) if j >= 30 else 10**9 >> (30 - j) for j in range(1, 65)]
-slot_of_lo = {0: 0, **{E[j - 1] + 1: j for j in range(1, 66)}}
+# The grid (include/schedhist.h): bucket j's upper edge is 2^(j-20) s,
+# floor(1e9 * 2^(j-20)) ns; JSON has [lo_ns, hi_ns), hi_ns null for the last.
+N = 41	# SH_NBUCKETS
+E = [10**9 << (j - 20) if j >= 20 else 10**9 >> (20 - j) for j in range(0, N - 1)]
+slot_of_lo = {0: 0, **{E[j - 1] + 1: j for j in range(1, N)}}
 def edges_s(j):	# the bucket's bounds in seconds, as Prometheus has them
-    return (-2.0**-30, 2.0**-30) if j == 0 else (2.0**(j - 31), 2.0**(j - 30))
+    return (-2.0**-20, 2.0**-20) if j == 0 else (2.0**(j - 21), 2.0**(j - 20))
 
 reports = [json.loads(l) for l in open(f'{tmp}/fleet.out')]
 assert all(r['cumulative'] for r in reports)
@@ -164,7 +165,7 @@ for ts, h in samples:
     for rule, lo, hi, n in h.get('buckets', []):
         lo, hi = float(lo), float(hi)
         # the zero bucket is [-t, t]; the others (lo, hi], rule 0 = open left, closed right
-        assert (lo, hi) == (-2.0**-30, 2.0**-30) and rule == 3 or rule == 0, (rule, lo, hi)
+        assert (lo, hi) == (-2.0**-20, 2.0**-20) and rule == 3 or rule == 0, (rule, lo, hi)
         got[(lo, hi)] = int(float(n))
     assert got == want, f'sample at {ts}: Prometheus {got}, JSON {want}'
     assert int(float(h['count'])) == g['count'], f"sample at {ts}: count {h['count']} vs {g['count']}"

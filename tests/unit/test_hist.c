@@ -57,54 +57,54 @@ static bool at_most_pow2_s(__u64 w, int e)
 	return ((unsigned __int128)w << -e) <= NS;
 }
 
-/* Is @w in slot @j: the native bucket (2^(j-31), 2^(j-30)] s, or 0 for slot 0? */
+/*
+ * Is @w in slot @j: the zero bucket [0, 2^-20 s] for slot 0, the native
+ * bucket (2^(j-21), 2^(j-20)] s for slot j, and for the last slot anything
+ * above its lower edge?
+ */
 static bool in_slot(__u64 w, int j)
 {
 	if (j == 0)
-		return w == 0;
-	return !at_most_pow2_s(w, j - 31) && at_most_pow2_s(w, j - 30);
+		return at_most_pow2_s(w, -20);
+	if (j == LAST)
+		return !at_most_pow2_s(w, j - 21);
+	return !at_most_pow2_s(w, j - 21) && at_most_pow2_s(w, j - 20);
 }
 
 static void test_bucket_bounds(void)
 {
 	int i;
 
-	/* slot 0 is the zero bucket; then 1 ns, 2-3 ns, 4-7 ns, 8-14 ns, 15-29 ns */
+	/* slot 0 is the zero bucket, 0-953 ns; then 954-1907 ns, 1908-3814 ns */
 	CHECK_EQ_U64(bucket_lo(0), 0);
-	CHECK_EQ_U64(bucket_hi(0), 1);
-	CHECK_EQ_U64(bucket_edge(0), 0);
-	CHECK_EQ_U64(bucket_lo(1), 1);
-	CHECK_EQ_U64(bucket_hi(1), 2);
-	CHECK_EQ_U64(bucket_lo(2), 2);
-	CHECK_EQ_U64(bucket_hi(2), 4);
-	CHECK_EQ_U64(bucket_lo(3), 4);
-	CHECK_EQ_U64(bucket_hi(3), 8);
-	CHECK_EQ_U64(bucket_lo(4), 8);
-	CHECK_EQ_U64(bucket_hi(4), 15);
-	CHECK_EQ_U64(bucket_lo(5), 15);
-	CHECK_EQ_U64(bucket_hi(5), 30);
-	/* powers of two of a second: 2^-10 s, 0.5 s, 1 s (native index 0), 2 s, 2^34 s */
-	CHECK_EQ_U64(bucket_edge(20), 976562);
-	CHECK_EQ_U64(bucket_edge(21), 1953125);
-	CHECK_EQ_U64(bucket_edge(29), NS / 2);
-	CHECK_EQ_U64(bucket_edge(30), NS);
-	CHECK_EQ_U64(bucket_floor(30), NS / 2);
-	CHECK_EQ_U64(bucket_lo(30), NS / 2 + 1);
-	CHECK_EQ_U64(bucket_hi(30), NS + 1);
-	CHECK_EQ_U64(bucket_edge(31), 2 * NS);
-	CHECK_EQ_U64(bucket_edge(LAST - 1), NS << 34);
+	CHECK_EQ_U64(bucket_edge(0), 953);
+	CHECK_EQ_U64(bucket_hi(0), 954);
+	CHECK_EQ_U64(bucket_lo(1), 954);
+	CHECK_EQ_U64(bucket_hi(1), 1908);
+	CHECK_EQ_U64(bucket_lo(2), 1908);
+	CHECK_EQ_U64(bucket_hi(2), 3815);
+	/* powers of two of a second: 2^-10 s, 0.5 s, 1 s (native index 0), 2 s, 2^19 s */
+	CHECK_EQ_U64(bucket_edge(10), 976562);
+	CHECK_EQ_U64(bucket_edge(11), 1953125);
+	CHECK_EQ_U64(bucket_edge(19), NS / 2);
+	CHECK_EQ_U64(bucket_edge(20), NS);
+	CHECK_EQ_U64(bucket_floor(20), NS / 2);
+	CHECK_EQ_U64(bucket_lo(20), NS / 2 + 1);
+	CHECK_EQ_U64(bucket_hi(20), NS + 1);
+	CHECK_EQ_U64(bucket_edge(21), 2 * NS);
+	CHECK_EQ_U64(bucket_edge(LAST - 1), NS << 19);
 	CHECK_EQ_U64(SH_EDGE_TOP, NS << 34);
-	CHECK_EQ_U64(30 + SH_NATIVE_INDEX0, 0);
-	/* the last one, (2^34, 2^35] s, takes every longer __u64 */
-	CHECK_EQ_U64(bucket_lo(LAST), (NS << 34) + 1);
+	CHECK_EQ_U64(20 + SH_NATIVE_INDEX0, 0);
+	CHECK_EQ_U64(LAST + SH_NATIVE_INDEX0, 20);
+	/* the last one, above 2^19 s, takes every longer __u64 */
+	CHECK_EQ_U64(bucket_lo(LAST), (NS << 19) + 1);
 	CHECK_EQ_U64(bucket_hi(LAST), UINT64_MAX);
 	CHECK_EQ_U64(bucket_edge(LAST), UINT64_MAX);
-	CHECK(at_most_pow2_s(UINT64_MAX, 35));
-	for (i = 1; i < LAST; i++) {
-		/* the edge is the largest whole ns at most 2^(i-30) s */
-		CHECK(at_most_pow2_s(bucket_edge(i), i - 30));
-		CHECK(!at_most_pow2_s(bucket_edge(i) + 1, i - 30));
-		CHECK(bucket_edge(i) > bucket_edge(i - 1));
+	for (i = 0; i < LAST; i++) {
+		/* the edge is the largest whole ns at most 2^(i-20) s */
+		CHECK(at_most_pow2_s(bucket_edge(i), i - 20));
+		CHECK(!at_most_pow2_s(bucket_edge(i) + 1, i - 20));
+		CHECK(!i || bucket_edge(i) > bucket_edge(i - 1));
 	}
 	/* contiguous: no gap, no overlap */
 	for (i = 0; i < LAST; i++) {
@@ -129,19 +129,18 @@ static void test_bucket_of(void)
 	int i, bad = 0;
 
 	CHECK_EQ_U64(bucket_of(0), 0);
-	CHECK_EQ_U64(bucket_of(1), 1);
-	CHECK_EQ_U64(bucket_of(2), 2);
-	CHECK_EQ_U64(bucket_of(3), 2);
-	CHECK_EQ_U64(bucket_of(4), 3);
-	CHECK_EQ_U64(bucket_of(14), 4);
-	CHECK_EQ_U64(bucket_of(15), 5);
-	CHECK_EQ_U64(bucket_of(NS / 2), 29);
-	CHECK_EQ_U64(bucket_of(NS / 2 + 1), 30);
-	CHECK_EQ_U64(bucket_of(NS), 30);	/* exactly 1 s: (0.5, 1] s */
-	CHECK_EQ_U64(bucket_of(NS + 1), 31);
-	CHECK_EQ_U64(bucket_of(NS << 34), LAST - 1);
-	CHECK_EQ_U64(bucket_of((NS << 34) + 1), LAST);
-	CHECK_EQ_U64(bucket_of(1ULL << 63), LAST - 1);
+	CHECK_EQ_U64(bucket_of(1), 0);
+	CHECK_EQ_U64(bucket_of(953), 0);
+	CHECK_EQ_U64(bucket_of(954), 1);
+	CHECK_EQ_U64(bucket_of(1907), 1);
+	CHECK_EQ_U64(bucket_of(1908), 2);
+	CHECK_EQ_U64(bucket_of(NS / 2), 19);
+	CHECK_EQ_U64(bucket_of(NS / 2 + 1), 20);
+	CHECK_EQ_U64(bucket_of(NS), 20);	/* exactly 1 s: (0.5, 1] s */
+	CHECK_EQ_U64(bucket_of(NS + 1), 21);
+	CHECK_EQ_U64(bucket_of(NS << 19), LAST - 1);
+	CHECK_EQ_U64(bucket_of((NS << 19) + 1), LAST);
+	CHECK_EQ_U64(bucket_of(1ULL << 63), LAST);
 	CHECK_EQ_U64(bucket_of(UINT64_MAX), LAST);
 
 	/* both ends of every bucket, and one past them */
@@ -187,7 +186,7 @@ static void test_quantile_one_bucket(void)
 {
 	struct sh_totals t;
 
-	one_bucket(&t, 30, 100, 0);
+	one_bucket(&t, 20, 100, 0);
 	/* rank ceil(q * 100), est = 0.5 s + 0.5 s * rank / 100 */
 	CHECK_EQ_U64(totals_quantile(&t, 0.50), 750000000);
 	CHECK_EQ_U64(totals_quantile(&t, 0.90), 950000000);
@@ -199,9 +198,9 @@ static void test_quantile_one_bucket(void)
 	CHECK_EQ_U64(totals_quantile(&t, 2.0), NS);
 
 	/* a single wait */
-	one_bucket(&t, 30, 1, 0);
+	one_bucket(&t, 20, 1, 0);
 	CHECK_EQ_U64(totals_quantile(&t, 0.5), NS);
-	one_bucket(&t, 30, 1, 600000000);
+	one_bucket(&t, 20, 1, 600000000);
 	CHECK_EQ_U64(totals_quantile(&t, 0.5), 600000000);
 	CHECK_EQ_U64(totals_quantile(&t, 0.001), 600000000);
 }
@@ -211,19 +210,19 @@ static void test_quantile_max_inside(void)
 {
 	struct sh_totals t;
 
-	one_bucket(&t, 30, 100, 700000000);
+	one_bucket(&t, 20, 100, 700000000);
 	/* est = 0.5 s + 0.2 s * rank / 100 */
 	CHECK_EQ_U64(totals_quantile(&t, 0.50), 600000000);
 	CHECK_EQ_U64(totals_quantile(&t, 0.99), 698000000);
 	CHECK_EQ_U64(totals_quantile(&t, 1.0), 700000000);
 
 	/* the max is the bucket's shortest wait: everything is that value */
-	one_bucket(&t, 30, 100, NS / 2 + 1);
+	one_bucket(&t, 20, 100, NS / 2 + 1);
 	CHECK(totals_quantile(&t, 0.01) >= NS / 2);
 	CHECK_EQ_U64(totals_quantile(&t, 1.0), NS / 2 + 1);
 
 	/* the max at the bucket's last value */
-	one_bucket(&t, 30, 4, NS);
+	one_bucket(&t, 20, 4, NS);
 	CHECK_EQ_U64(totals_quantile(&t, 0.25), 625000000);
 	CHECK_EQ_U64(totals_quantile(&t, 1.0), NS);
 }
@@ -233,13 +232,13 @@ static void test_quantile_max_clamp(void)
 {
 	struct sh_totals t;
 
-	one_bucket(&t, 32, 100, 1500000000);
+	one_bucket(&t, 22, 100, 1500000000);
 	CHECK_EQ_U64(totals_quantile(&t, 0.01), 1500000000);
 	CHECK_EQ_U64(totals_quantile(&t, 0.5), 1500000000);
 	CHECK_EQ_U64(totals_quantile(&t, 1.0), 1500000000);
 
 	/* a max above the bucket does not end it */
-	one_bucket(&t, 30, 100, 3 * NS);
+	one_bucket(&t, 20, 100, 3 * NS);
 	CHECK_EQ_U64(totals_quantile(&t, 0.5), 750000000);
 	CHECK_EQ_U64(totals_quantile(&t, 1.0), NS);
 }
@@ -249,8 +248,8 @@ static void test_quantile_two_buckets(void)
 	struct sh_totals t = {};
 
 	/* 60 waits in (0.5 s, 1 s], 40 in (2 s, 4 s] */
-	t.slots[30] = 60;
-	t.slots[32] = 40;
+	t.slots[20] = 60;
+	t.slots[22] = 40;
 	t.count = 100;
 	CHECK_EQ_U64(totals_quantile(&t, 0.50), 916666666);	/* 0.5 s + 0.5 s * 50 / 60 */
 	CHECK_EQ_U64(totals_quantile(&t, 0.60), NS);		/* rank 60: end of bucket 30 */
@@ -267,22 +266,22 @@ static void test_quantile_two_buckets(void)
 	CHECK_EQ_U64(totals_quantile(&t, 1.00), 2500000000);
 }
 
-/* The last bucket, (2^34 s, 2^35 s], and long waits. */
+/* The last bucket, above 2^19 s, and long waits. */
 static void test_quantile_last_bucket(void)
 {
 	struct sh_totals t;
-	__u64 lo = NS << 34;
+	__u64 lo = NS << 19;
 
 	/* 600 s is in (512 s, 1024 s]: the max ends it */
-	one_bucket(&t, 40, 10, 600 * NS);
-	CHECK_EQ_U64(bucket_of(600 * NS), 40);
+	one_bucket(&t, 30, 10, 600 * NS);
+	CHECK_EQ_U64(bucket_of(600 * NS), 30);
 	CHECK_EQ_U64(totals_quantile(&t, 0.5), 556 * NS);
 	CHECK_EQ_U64(totals_quantile(&t, 1.0), 600 * NS);
 
-	/* max unknown: the last bucket ends at the last __u64 */
+	/* max unknown: the open-ended last bucket ends at its native edge, 2^20 s */
 	one_bucket(&t, LAST, 10, 0);
 	CHECK(totals_quantile(&t, 0.5) > lo);
-	CHECK_EQ_U64(totals_quantile(&t, 1.0), UINT64_MAX);
+	CHECK_EQ_U64(totals_quantile(&t, 1.0), 2 * lo);
 	CHECK(totals_quantile(&t, 0.9) <= UINT64_MAX);
 	CHECK(totals_quantile(&t, 0.9) >= totals_quantile(&t, 0.5));
 
@@ -300,7 +299,7 @@ static void test_quantile_last_bucket(void)
 	CHECK_EQ_U64(totals_quantile(&t, 1.0), UINT64_MAX);
 }
 
-/* Bucket 0 holds waits of 0 ns only: every estimate is 0. */
+/* Bucket 0 holds waits up to 953 ns: every estimate is in [0, 953]. */
 static void test_quantile_bucket0(void)
 {
 	struct sh_totals t;
@@ -309,12 +308,12 @@ static void test_quantile_bucket0(void)
 
 	one_bucket(&t, 0, 100, 0);
 	for (q = 0.01; q <= 1.0; q += 0.01)
-		bad += totals_quantile(&t, q) != 0;
-	/* bucket 1 holds 1 ns only: estimates in [0, 1] */
-	one_bucket(&t, 1, 100, 1);
-	CHECK_EQ_U64(totals_quantile(&t, 1.0), 1);
+		bad += totals_quantile(&t, q) > 953;
+	/* bucket 1 holds 954-1907 ns: with the max 1000, estimates in [953, 1000] */
+	one_bucket(&t, 1, 100, 1000);
+	CHECK_EQ_U64(totals_quantile(&t, 1.0), 1000);
 	for (q = 0.01; q <= 1.0; q += 0.01)
-		bad += totals_quantile(&t, q) > 1;
+		bad += totals_quantile(&t, q) > 1000 || totals_quantile(&t, q) < 953;
 	CHECK_EQ_U64(bad, 0);
 }
 

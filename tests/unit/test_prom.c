@@ -377,7 +377,7 @@ static void test_render(void)
 	free(t);
 
 	rig_begin(&r);
-	add_waits(&all, 3, 1);			/* (2^-29 s, 2^-28 s]: 2-3 ns */
+	add_waits(&all, 3, 1);			/* [0, 2^-20 s]: the zero bucket, 0-953 ns */
 	add_waits(&all, 1500000000ULL, 1);	/* (1 s, 2 s] */
 	feed(&r.s, &all, SH_KEY_NONE, false);
 	rig_end(&r);
@@ -387,9 +387,9 @@ static void test_render(void)
 			  "switch-in)."));
 	CHECK(has_line(t, "# TYPE schedhist_wait_seconds histogram"));
 	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			  "key=\"all\",le=\"1.862645149230957e-09\"} 0"));
+			  "key=\"all\",le=\"9.5367431640625e-07\"} 1"));
 	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			  "key=\"all\",le=\"3.725290298461914e-09\"} 1"));
+			  "key=\"all\",le=\"1.9073486328125e-06\"} 1"));
 	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
 			  "key=\"all\",le=\"1\"} 1"));
 	CHECK(has_line(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
@@ -399,16 +399,16 @@ static void test_render(void)
 	CHECK(has_line(t, "schedhist_wait_seconds_sum{metric=\"offcpu\",key_type=\"none\","
 			  "key=\"all\"} 1.500000003"));
 	CHECK(has_line(t, W("none", "all") " 2"));
-	/* the le bounds: 2^(i-30) s, Go's shortest 'g' form; the last +Inf */
+	/* the le bounds: 2^(i-20) s, Go's shortest 'g' form; the last +Inf */
 	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{") == SH_NBUCKETS);
 	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			     "key=\"all\",le=\"9.313225746154785e-10\"}") == 1);
+			     "key=\"all\",le=\"9.5367431640625e-07\"}") == 1);
 	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
 			     "key=\"all\",le=\"0.0009765625\"}") == 1);
 	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
 			     "key=\"all\",le=\"1\"}") == 1);
 	CHECK(count_lines(t, "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"none\","
-			     "key=\"all\",le=\"17179869184\"}") == 1);
+			     "key=\"all\",le=\"524288\"}") == 1);
 	/* no [other] for the key none */
 	CHECK(!strstr(t, "key=\"[other]\",le="));
 	CHECK(has_line(t, "# TYPE schedhist_events_total counter"));

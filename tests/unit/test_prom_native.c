@@ -446,7 +446,7 @@ static int same_as_text(const struct prom_view *v, size_t nv, struct family *fam
 			nh++;
 			CHECK(!m->bad_index);
 			CHECK(m->has_schema && m->schema == 0);
-			CHECK(m->zero_threshold == 0x1p-30);
+			CHECK(m->zero_threshold == 0x1p-20);
 			for (cum = 0, j = 0; j < SH_NBUCKETS; j++)
 				cum += (double)m->buckets[j];
 			series(s, sizeof(s), "schedhist_wait_seconds_count", m, NULL);
@@ -477,7 +477,7 @@ static double text_bucket(const char *text, const struct metric *m, int j)
 			continue;
 		q = p + strlen(pre);
 		le = !strncmp(q, "+Inf", 4) ? INFINITY : strtod(q, NULL);
-		if ((j == SH_NBUCKETS - 1 && isinf(le)) || le == ldexp(1, j - 30)) {
+		if ((j == SH_NBUCKETS - 1 && isinf(le)) || le == ldexp(1, j + SH_NATIVE_INDEX0)) {
 			q = strchr(q, ' ');
 			return q ? strtod(q + 1, NULL) : NAN;
 		}
@@ -539,12 +539,13 @@ static void test_none(void)
 	CHECK(!strcmp(fams[0].name, "schedhist_wait_seconds") && fams[0].type == 4);
 	CHECK(m->count == 0 && m->nspans == 0 && m->zero_threshold > 0);
 
-	add_waits(&all, 0, 2);			/* the zero bucket */
-	add_waits(&all, 1, 1);			/* index -29 */
-	add_waits(&all, 3, 1);			/* index -28: one span of two */
+	add_waits(&all, 0, 1);			/* the zero bucket, [0, 2^-20 s] */
+	add_waits(&all, 953, 1);		/* its last whole ns */
+	add_waits(&all, 954, 1);		/* index -19 */
+	add_waits(&all, 1908, 1);		/* index -18: one span of two */
 	add_waits(&all, 1500000000ULL, 4);	/* (1 s, 2 s]: index 1 */
-	add_waits(&all, UINT64_MAX / 8, 1);	/* 2^61 ns, index 32 (2^31 s < w <= 2^32 s) */
-	add_waits(&all, UINT64_MAX, 1);		/* the last bucket, index 35 */
+	add_waits(&all, 300000ULL * 1000000000ULL, 1);	/* 300000 s, index 19 (2^18 s < w <= 2^19 s) */
+	add_waits(&all, UINT64_MAX, 1);		/* the last bucket, index 20 */
 	rig_read(&r, &all, 1);
 	CHECK(same_as_text(&r.v, 1, fams, &nf) == 1);
 	m = &fams[0].m[0];
@@ -553,11 +554,11 @@ static void test_none(void)
 	CHECK(!strcmp(m->lname[2], "key") && !strcmp(m->lval[2], "all"));
 	CHECK_EQ_U64(m->count, 10);
 	CHECK_EQ_U64(m->zero_count, 2);
-	CHECK_EQ_U64(m->nspans, 4);	/* {-29, 2}, {1}, {32}, {35} */
+	CHECK_EQ_U64(m->nspans, 3);	/* {-19, 2}, {1}, {19, 2} */
 	for (j = 0; j < SH_NBUCKETS; j++)
 		CHECK_EQ_U64(m->buckets[j], all.h.slots[j]);
 	CHECK_EQ_U64(m->buckets[bucket_of(UINT64_MAX)], 1);
-	CHECK_EQ_U64(bucket_of(UINT64_MAX) + SH_NATIVE_INDEX0, 35);
+	CHECK_EQ_U64(bucket_of(UINT64_MAX) + SH_NATIVE_INDEX0, 20);
 	/* and the text's classic buckets are the cumulative native ones */
 	text = render(&r.v, 1, false, &tlen);
 	{
@@ -603,7 +604,7 @@ static void test_keys(void)
 	CHECK(!strcmp(fams[0].m[2].lval[2], "zeta"));
 	CHECK(!strcmp(fams[0].m[3].lval[2], "[other]"));
 	CHECK_EQ_U64(fams[0].m[0].count, 7);
-	CHECK_EQ_U64(fams[0].m[0].buckets[30], 1);	/* the 1 s wait */
+	CHECK_EQ_U64(fams[0].m[0].buckets[20], 1);	/* the 1 s wait */
 	CHECK_EQ_U64(fams[0].m[2].nspans, 2);		/* 2 us and 9 ms: two spans */
 	text = render(&r.v, 1, false, &tlen);
 	for (i = 0; i < 3; i++) {

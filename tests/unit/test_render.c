@@ -88,6 +88,10 @@ static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *
 		m->pid = p->max_tid;
 		m->cpu = p->max_cpu;
 		memcpy(m->comm, p->max_comm, strnlen(p->max_comm, SH_COMM_LEN - 1));
+		/* the exact min: the lowest non-empty bucket's lower bound */
+		for (i = 0; i < SH_NBUCKETS && !p->slots[i]; i++)
+			;
+		m->min_ns = i < SH_NBUCKETS ? bucket_lo(i) : 0;
 	}
 	if ((key_type == SH_KEY_PID || key_type == SH_KEY_TID) && p->comm)
 		memcpy(h.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
@@ -318,8 +322,8 @@ static const struct spec sys_hist = {
 	.max_tid = 4242,
 	.max_cpu = 3,
 	.max_comm = "nginx",
-	.slots = { [11] = 120, [12] = 340, [13] = 800, [14] = 410, [15] = 95, [16] = 12,
-		   [18] = 3 },
+	.slots = { [1] = 120, [2] = 340, [3] = 800, [4] = 410, [5] = 95, [6] = 12,
+		   [8] = 3 },
 };
 
 static void test_text_none(void)
@@ -346,16 +350,18 @@ static void test_text_none(void)
 	report_free(&r);
 	snapshot_free(&s);
 
-	/* the zero bucket reads "0 -> 0"; the 1 ns bucket (2^-30 s, 2^-29 s] its edges */
+	/* the zero bucket reads "0 -> 0.953" (us); the next one its edges; the last "longer" */
 	{
-		static const struct spec tiny = { .sum_ns = 1, .slots = { [0] = 3, [1] = 1 } };
+		static const struct spec tiny = { .sum_ns = 1, .slots = { [0] = 3, [1] = 1,
+									 [SH_NBUCKETS - 1] = 2 } };
 		char *t;
 
 		OPTS(&o, "-i", "1");
 		build(&r, &s, &o, &tiny, 1, NULL, 1.0);
 		t = text_of(&r, &o);
-		CHECK(strstr(t, "\n            0 -> 0           : 3 ") != NULL);
-		CHECK(strstr(t, "\n         0.00 -> 0.00100     : 1 ") != NULL);
+		CHECK(strstr(t, "\n            0 -> 0.953       : 3 ") != NULL);
+		CHECK(strstr(t, "\n        0.953 -> 1.91        : 1 ") != NULL);
+		CHECK(strstr(t, " -> longer      : 2 ") != NULL);
 		free(t);
 		report_free(&r);
 		snapshot_free(&s);
@@ -371,8 +377,8 @@ static void test_text_min_wait(void)
 		.max_tid = 77,
 		.max_cpu = 0,
 		.max_comm = "postgres",
-		.slots = { [9] = 5, [10] = 30, [11] = 200, [13] = 60, [17] = 4, [18] = 7,
-			   [20] = 2 },
+		.slots = { [0] = 35, [1] = 200, [3] = 60, [7] = 4, [8] = 7,
+			   [10] = 2 },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -395,15 +401,15 @@ static void test_text_min_wait(void)
 /* Per-thread runq with --top, [other], lost and overflow lines, -v. */
 static const struct spec threads[] = {
 	{ .id = 101, .comm = "alpha", .sum_ns = 2000000, .max_ns = 3900, .max_tid = 101,
-	  .max_cpu = 1, .max_comm = "alpha", .slots = { [11] = 600, [12] = 400 } },
+	  .max_cpu = 1, .max_comm = "alpha", .slots = { [1] = 600, [2] = 400 } },
 	{ .id = 202, .comm = "beta", .sum_ns = 5000000, .max_ns = 700000, .max_tid = 202,
-	  .max_cpu = 0, .max_comm = "beta", .slots = { [19] = 8, [20] = 2 } },
+	  .max_cpu = 0, .max_comm = "beta", .slots = { [9] = 8, [10] = 2 } },
 	{ .id = 303, .comm = "gamma", .sum_ns = 1000000, .max_ns = 20000, .max_tid = 303,
-	  .max_cpu = 2, .max_comm = "gamma", .slots = { [14] = 90, [15] = 10 } },
+	  .max_cpu = 2, .max_comm = "gamma", .slots = { [4] = 90, [5] = 10 } },
 	{ .id = 404, .comm = "delta", .sum_ns = 30000, .max_ns = 3000, .max_tid = 404,
-	  .max_cpu = 3, .max_comm = "delta", .slots = { [12] = 15 } },
+	  .max_cpu = 3, .max_comm = "delta", .slots = { [2] = 15 } },
 	{ .id = SH_OTHER_ID, .sum_ns = 400000, .max_ns = 90000, .max_tid = 999,
-	  .max_cpu = 5, .max_comm = "late", .slots = { [16] = 4, [17] = 1 } },
+	  .max_cpu = 5, .max_comm = "late", .slots = { [6] = 4, [7] = 1 } },
 };
 
 static void test_text_tid(void)
@@ -433,17 +439,17 @@ static void test_text_summary(void)
 {
 	static const struct spec comms[] = {
 		{ .comm = "bash", .sum_ns = 40000000, .max_ns = 9000000, .max_tid = 1200,
-		  .max_cpu = 1, .max_comm = "bash", .slots = { [13] = 100, [24] = 3 } },
+		  .max_cpu = 1, .max_comm = "bash", .slots = { [3] = 100, [14] = 3 } },
 		{ .comm = "kworker/u16:3", .sum_ns = 3000000, .max_ns = 60000, .max_tid = 88,
-		  .max_cpu = 7, .max_comm = "kworker/u16:3", .slots = { [15] = 150 } },
+		  .max_cpu = 7, .max_comm = "kworker/u16:3", .slots = { [5] = 150 } },
 		{ .comm = "sshd", .sum_ns = 700000, .max_ns = 70000, .max_tid = 900,
-		  .max_cpu = 0, .max_comm = "sshd", .slots = { [16] = 10 } },
+		  .max_cpu = 0, .max_comm = "sshd", .slots = { [6] = 10 } },
 		{ .comm = "cron", .sum_ns = 50000, .max_ns = 12000, .max_tid = 500,
-		  .max_cpu = 2, .max_comm = "cron", .slots = { [14] = 5 } },
+		  .max_cpu = 2, .max_comm = "cron", .slots = { [4] = 5 } },
 		{ .comm = "systemd", .sum_ns = 20000, .max_ns = 0,
-		  .slots = { [12] = 8 } },
+		  .slots = { [2] = 8 } },
 		{ .id = SH_OTHER_ID, .sum_ns = 10000, .max_ns = 5000, .max_tid = 31337,
-		  .max_cpu = 4, .max_comm = "new", .slots = { [13] = 2 } },
+		  .max_cpu = 4, .max_comm = "new", .slots = { [3] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -474,11 +480,11 @@ static void test_text_cumulative(void)
 	struct spec p[3] = {
 		{ .id = 1000, .comm = "server", .sum_ns = 500000, .max_ns = 40000,
 		  .max_tid = 1003, .max_cpu = 2, .max_comm = "worker-3",
-		  .slots = { [13] = 20, [16] = 5 } },
+		  .slots = { [3] = 20, [6] = 5 } },
 		{ .id = 2000, .comm = "batch", .sum_ns = 90000, .max_ns = 9000, .max_tid = 2000,
-		  .max_cpu = 1, .max_comm = "batch", .slots = { [14] = 10 } },
+		  .max_cpu = 1, .max_comm = "batch", .slots = { [4] = 10 } },
 		{ .id = 3000, .comm = "short", .sum_ns = 6000, .max_ns = 3000, .max_tid = 3000,
-		  .max_cpu = 0, .max_comm = "short", .slots = { [12] = 2 } },
+		  .max_cpu = 0, .max_comm = "short", .slots = { [2] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -554,9 +560,9 @@ static int py_check(const char *json, const char *checks)
 		"def ints(g, *names):\n"
 		"    for n in names:\n"
 		"        assert type(g[n]) is int and g[n] >= 0, n\n"
-		"# the grid (schedhist.h): upper edges floor(1e9 * 2^(j-30)) ns, [lo, hi) in JSON\n"
-		"E = [0] + [10**9 << (j - 30) if j >= 30 else 10**9 >> (30 - j) for j in range(1, 65)]\n"
-		"grid = {(0, 1)} | {(E[j - 1] + 1, E[j] + 1) for j in range(1, 65)} | {(E[64] + 1, None)}\n";
+		"# the grid (schedhist.h): upper edges floor(1e9 * 2^(j-20)) ns, [lo, hi) in JSON\n"
+		"E = [10**9 << (j - 20) if j >= 20 else 10**9 >> (20 - j) for j in range(0, 40)]\n"
+		"grid = {(0, E[0] + 1)} | {(E[j - 1] + 1, E[j] + 1) for j in range(1, 40)} | {(E[39] + 1, None)}\n";
 	char dir[] = "/tmp/sh-json-XXXXXX", jpath[64], ppath[64], cmd[256];
 	FILE *f;
 	int st;
@@ -719,7 +725,7 @@ static void test_json_edges(void)
 		.max_tid = 1,
 		.max_cpu = 0,
 		.max_comm = "init",
-		.slots = { [0] = 1, [40] = 3 },	/* 0 ns, and 600 s in (512 s, 1024 s] */
+		.slots = { [0] = 1, [30] = 3 },	/* 0 ns, and 600 s in (512 s, 1024 s] */
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -744,7 +750,7 @@ static void test_json_edges(void)
 	CHECK(!py_check(j,
 		"g = group('all')\n"
 		"assert doc['metric'] == 'blocked'\n"
-		"assert g['buckets'] == [{'lo_ns': 0, 'hi_ns': 1, 'count': 1},"
+		"assert g['buckets'] == [{'lo_ns': 0, 'hi_ns': 954, 'count': 1},"
 		" {'lo_ns': 512000000001, 'hi_ns': 1024000000001, 'count': 3}], g['buckets']\n"
 		"assert g['max_ns'] == 600000000000 and g['p999_ns'] <= g['max_ns']\n"
 		"assert g['sum_ns'] == 1800000001000\n"));
@@ -757,7 +763,7 @@ static void test_json_edges(void)
 	j = json_of(&r, &o);
 	CHECK(!py_check(j,
 		"g = group('all')\n"
-		"assert g['buckets'] == [{'lo_ns': 17179869184000000001, 'hi_ns': None, 'count': 1}],"
+		"assert g['buckets'] == [{'lo_ns': 524288000000001, 'hi_ns': None, 'count': 1}],"
 		" g['buckets']\n"
 		"assert (g['buckets'][0]['lo_ns'], None) in grid\n"
 		"assert g['max_ns'] == 2**64 - 1 and g['p50_ns'] == g['max_ns']\n"));
@@ -771,11 +777,11 @@ static void test_json_escapes(void)
 {
 	static const struct spec nasty[] = {
 		{ .id = 7, .comm = "a\"b\\c\nd\xe9\x01\t\r\x7f", .sum_ns = 5000, .max_ns = 3000,
-		  .max_tid = 7, .max_cpu = 0, .max_comm = "q\"\\\n\xff", .slots = { [12] = 2 } },
+		  .max_tid = 7, .max_cpu = 0, .max_comm = "q\"\\\n\xff", .slots = { [2] = 2 } },
 	};
 	static const struct spec comm_key[] = {
-		{ .comm = "x\"y\\z\n\x80\x1f", .sum_ns = 5000, .slots = { [12] = 2 } },
-		{ .comm = "caf\xc3\xa9", .sum_ns = 4000, .slots = { [12] = 2 } },
+		{ .comm = "x\"y\\z\n\x80\x1f", .sum_ns = 5000, .slots = { [2] = 2 } },
+		{ .comm = "caf\xc3\xa9", .sum_ns = 4000, .slots = { [2] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -820,12 +826,12 @@ static void test_text_escapes(void)
 {
 	static const struct spec comms[] = {
 		{ .comm = "x\ncomm = root", .sum_ns = 5000, .max_ns = 3000, .max_tid = 9, .max_comm = "\x1b]0;t\x07",
-		  .slots = { [12] = 2 } },
-		{ .comm = "\x1b[2J\xc2\x9b" "1m", .sum_ns = 4000, .slots = { [12] = 2 } },
+		  .slots = { [2] = 2 } },
+		{ .comm = "\x1b[2J\xc2\x9b" "1m", .sum_ns = 4000, .slots = { [2] = 2 } },
 	};
 	static const struct spec tids[] = {
 		{ .id = 7, .comm = "a\ntid = 1", .sum_ns = 5000, .max_ns = 3000, .max_tid = 7, .max_comm = "a\ntid = 1",
-		  .slots = { [12] = 2 } },
+		  .slots = { [2] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -866,8 +872,8 @@ static void test_text_escapes(void)
 static void test_json_cgroup(void)
 {
 	static const struct spec cgs[] = {
-		{ .id = 4321, .sum_ns = 5000, .slots = { [12] = 2 } },
-		{ .id = SH_OTHER_ID, .sum_ns = 3000, .slots = { [11] = 1 } },
+		{ .id = 4321, .sum_ns = 5000, .slots = { [2] = 2 } },
+		{ .id = SH_OTHER_ID, .sum_ns = 3000, .slots = { [1] = 1 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -915,8 +921,8 @@ static void test_json_cgroup(void)
 static void test_text_cgroup(void)
 {
 	static const struct spec cgs[] = {
-		{ .id = 4321, .sum_ns = 5000, .slots = { [11] = 2 } },
-		{ .id = 999, .sum_ns = 3000, .slots = { [10] = 1 } },
+		{ .id = 4321, .sum_ns = 5000, .slots = { [1] = 2 } },
+		{ .id = 999, .sum_ns = 3000, .slots = { [0] = 1 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};

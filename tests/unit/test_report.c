@@ -622,7 +622,7 @@ static void test_rerank(void)
 	}
 	CHECK_EQ_U64(bad, 0);
 
-	report_rank(&r, SH_SORT_COUNT, 3);
+	report_rank(&r, SH_SORT_COUNT, 3, 0);
 	CHECK_EQ_U64(r.ngroups, 3);
 	CHECK_EQ_U64(r.nall, 4);
 	CHECK(!strcmp(r.groups[0].name, "303"));
@@ -632,7 +632,7 @@ static void test_rerank(void)
 	CHECK_EQ_U64(r.rest.t.count, 3);	/* 404 */
 	CHECK_EQ_U64(shown_count(&r) + r.rest.t.count, r.all.count);
 
-	report_rank(&r, SH_SORT_MAX, 0);
+	report_rank(&r, SH_SORT_MAX, 0, 0);
 	check_order(&r, "404", "202", "101", "303");
 	CHECK_EQ_U64(r.rest.nkeys, 0);
 	report_free(&r);

@@ -290,9 +290,9 @@ static void test_reclaim(void)
 	vals_init(&ex, 2, sizeof(struct sh_hist));
 
 	/* reading 1: A has 10 waits, C (birth 5) 7, D 4; [exited] nothing */
-	record(&a, 0, 1000, 6);
-	record(&a, 1, 1000, 4);
-	record(&c, 1, 64, 7);
+	record(&a, 0, 1000000, 6);
+	record(&a, 1, 1000000, 4);
+	record(&c, 1, 64000, 7);
 	record(&d, 0, 5000, 4);
 	snapshot_begin(&s, 1);
 	ingest_b(&s, 1, &a, 11, false);
@@ -313,11 +313,11 @@ static void test_reclaim(void)
 	 * kernel folded its 13 into [exited]; B came and went unseen (5);
 	 * C was folded (7 + 1) and made anew (birth 6, 2 waits so far)
 	 */
-	record(&ex, 0, 1000, 13);
-	record(&ex, 1, 200, 5);
-	record(&ex, 0, 64, 8);
+	record(&ex, 0, 1000000, 13);
+	record(&ex, 1, 200000, 5);
+	record(&ex, 0, 64000, 8);
 	memset(c.buf, 0, c.ncpu * c.stride);
-	record(&c, 0, 64, 2);
+	record(&c, 0, 64000, 2);
 	snapshot_begin(&s, 2);
 	e = ingest_b(&s, 3, &c, 6, false);
 	CHECK_EQ_U64(e->delta.count, 2);
@@ -328,10 +328,10 @@ static void test_reclaim(void)
 	e = ingest(&s, SH_EXITED_ID, &ex, false);
 	/* new waits only: 3 of A, 5 of B, 1 of C's first life */
 	CHECK_EQ_U64(e->delta.count, 9);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(1000)], 3);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(200)], 5);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(64)], 1);
-	CHECK_EQ_U64(e->delta.sum_ns, 3 * 1000 + 5 * 200 + 64);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(1000000)], 3);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(200000)], 5);
+	CHECK_EQ_U64(e->delta.slots[bucket_of(64000)], 1);
+	CHECK_EQ_U64(e->delta.sum_ns, 3 * 1000000 + 5 * 200000 + 64000);
 	/* every wait once: 10 + 3 (A) + 5 (B) + 8 + 2 (C) + 4 (D) */
 	CHECK_EQ_U64(snapshot_recorded(&s), 32);
 	snapshot_gc(&s);

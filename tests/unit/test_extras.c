@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Issue 13's pure modules: culprit pairs (diffs, ranking, [rest], idle
+ * removal), kallsyms symbolization, cpu.stat / cpu.pressure parsing and
+ * deltas, the exact min in percentiles, and --min-count ranking.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "culprits.h"
+#include "stacks.h"
+#include "cgstat.h"
+#include "report.h"
+#include "render_extra.h"
+
+#define NCPU 2
+
+static struct sh_culprit_key pair(__u64 w, __u64 c)
+{
+	struct sh_culprit_key k = {};
+
+	k.waiter.id = w;
+	k.culprit.id = c;
+	return k;
+}
+
+static void feed(struct sh_culprits *c, __u64 w, __u64 cu, __u64 n0, __u64 s0, __u64 n1, __u64 s1)
+{
+	struct sh_culprit_val v[NCPU] = { { .count = n0, .sum_ns = s0 }, { .count = n1, .sum_ns = s1 } };
+	struct sh_culprit_key k = pair(w, cu);
+
+	CHECK(!culprits_ingest(c, &k, v, false));
+}
+
+/* A report of one group (tid key 10) with @count waits summing @sum. */
+static void one_group(struct sh_report *r, struct sh_group *g, __u64 count, __u64 sum)
+{
+	memset(r, 0, sizeof(*r));
+	memset(g, 0, sizeof(*g));
+	r->key_type = SH_KEY_TID;
+	r->metric = SH_METRIC_RUNQ;
+	r->groups = g;
+	r->ngroups = 1;
+	g->key.id = 10;
+	g->name = "10";
+	g->t.count = count;
+	g->t.sum_ns = sum;
+}
+
+static void test_culprits_rank(void)
+{
+	struct sh_culprits c;
+	struct sh_report r;
+	struct sh_group g;
+	const struct sh_culprit_list *l;
+	char buf[64];
+	int i;
+
+	CHECK(!culprits_init(&c, NCPU, false));
+	/* seven culprits of waiter 10, sums 100..700 over two CPUs; one of waiter 11 */
+	for (i = 1; i <= 7; i++)
+		feed(&c, 10, 100 + i, 1, 50 * i, 1, 50 * i);
+	feed(&c, 11, 101, 5, 5000, 0, 0);
+	feed(&c, 10, SH_IDLE_ID, 0, 0, 0, 0);
+	one_group(&r, &g, 20, 3000);
+	CHECK(!culprits_attach(&c, &r, NULL, 1));
+	l = g.culprits;
+	CHECK(l != NULL);
+	if (!l)
+		return;
+	/* the top 5 by sum, then [rest]: 20 - 10 waits, 3000 - (700+600+500+400+300) ns */
+	CHECK_EQ_U64(l->n, SH_CULPRIT_TOP + 1);
+	CHECK(!strcmp(l->c[0].name, "107") && l->c[0].sum_ns == 700 && l->c[0].count == 2);
+	CHECK(!strcmp(l->c[4].name, "103"));
+	CHECK(l->rest && !strcmp(l->c[5].name, "[rest]"));
+	CHECK_EQ_U64(l->c[5].count, 10);
+	CHECK_EQ_U64(l->c[5].sum_ns, 500);
+	extra_top_culprit(buf, sizeof(buf), &g);
+	CHECK(!strcmp(buf, "107 23%"));
+
+	/* a second reading: deltas only; the idle pair is removed at the sweep */
+	culprits_sweep(&c, NULL, NULL);
+	feed(&c, 10, 107, 3, 550, 1, 550);	/* +2 waits, +400 ns */
+	one_group(&r, &g, 2, 400);
+	CHECK(!culprits_attach(&c, &r, NULL, 2));
+	l = g.culprits;
+	CHECK(l && l->n == 1 && !l->rest && l->c[0].count == 2 && l->c[0].sum_ns == 400);
+	/* the pairs idle in the first interval were forgotten (not cumulative) */
+	culprits_sweep(&c, NULL, NULL);
+	CHECK(c.npairs <= 2);
+	culprits_free(&c);
+}
+
+/* A pair the kernel made again after its removal counts from zero. */
+static int removed;
+
+static int fake_remove(void *ctx, const struct sh_culprit_key *key, struct sh_culprit_val *vals)
+{
+	(void)ctx;
+	(void)key;
+	memset(vals, 0, NCPU * sizeof(*vals));
+	vals[0].count = 6;	/* 1 more than read: it came after the reading */
+	vals[0].sum_ns = 60;
+	removed++;
+	return 0;
+}
+
+static void test_culprits_remove(void)
+{
+	struct sh_culprits c;
+	struct sh_report r;
+	struct sh_group g;
+
+	CHECK(!culprits_init(&c, NCPU, true));
+	feed(&c, 10, 200, 5, 50, 0, 0);
+	culprits_sweep(&c, fake_remove, NULL);	/* active this interval: kept */
+	CHECK_EQ_U64(removed, 0);
+	feed(&c, 10, 200, 5, 50, 0, 0);		/* idle now */
+	culprits_sweep(&c, fake_remove, NULL);
+	CHECK_EQ_U64(removed, 1);
+	/* made again by the kernel: 2 waits from zero */
+	feed(&c, 10, 200, 2, 20, 0, 0);
+	one_group(&r, &g, 8, 80);
+	CHECK(!culprits_attach(&c, &r, NULL, 3));
+	/* cumulative: 5 + 1 (read at the removal) + 2 */
+	CHECK(g.culprits && g.culprits->c[0].count == 8 && g.culprits->c[0].sum_ns == 80);
+	culprits_free(&c);
+}
+
+static void test_ksyms(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t do_nanosleep\n"
+		"ffffffff81000100 t do_nanosleep_alias\n"
+		"ffffffff81000180 d some_data\n"
+		"ffffffff81000200 T hrtimer_nanosleep\n"
+		"ffffffffc0001000 t mod_fn\t[mymod]\n"
+		"0000000000000000 T zero\n"
+		"garbage line\n";
+	struct sh_ksyms k;
+	char buf[128];
+
+	CHECK(!ksyms_parse(&k, text));
+	CHECK_EQ_U64(k.n, 5);	/* text symbols with an address */
+	ksyms_format(&k, 0xffffffff8100011aULL, buf, sizeof(buf));
+	/* its size: to the next text symbol at a higher address (data is not one) */
+	CHECK(!strncmp(buf, "do_nanosleep", 12) && strstr(buf, "+0x1a/0x100"));
+	ksyms_format(&k, 0xffffffffc0001010ULL, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "mod_fn+0x10/0x0 [mymod]"));
+	ksyms_format(&k, 0x1000, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "0x1000"));
+	ksyms_free(&k);
+}
+
+
+static int fake_lookup(void *ctx, const struct sh_key *key, struct sh_stacks *vals)
+{
+	struct sh_stack *s = &vals[1].s[SH_METRIC_RUNQ][7 & 1];
+
+	(void)ctx;
+	(void)key;
+	memset(vals, 0, NCPU * sizeof(*vals));
+	s->ns = 200;
+	s->epoch = 7;
+	s->nr = 2;
+	s->ip[0] = 0xffffffff81000104ULL;
+	s->ip[1] = 0xffffffff81000010ULL;
+	/* CPU 0 holds a stale one of another epoch */
+	vals[0].s[SH_METRIC_RUNQ][1].epoch = 5;
+	vals[0].s[SH_METRIC_RUNQ][1].nr = 1;
+	return 0;
+}
+
+static void test_stacks_pick(void)
+{
+	static const char text[] = "ffffffff81000000 T a\nffffffff81000100 T b\n";
+	struct sh_stacks_state st;
+	struct sh_ksyms k;
+	struct sh_report r;
+	struct sh_group g;
+
+	CHECK(!ksyms_parse(&k, text));
+	CHECK(!stacks_init(&st, NCPU));
+	one_group(&r, &g, 3, 300);
+	g.t.max_ns = 200;
+	g.t.max_cpu = 1;
+	g.t.max_epoch = 7;
+	CHECK(!stacks_attach(&st, fake_lookup, NULL, &k, &r));
+	CHECK(g.max_stack && g.max_stack->n == 2);
+	if (g.max_stack) {
+		CHECK(!strcmp(g.max_stack->f[0], "b+0x4/0x0"));
+		CHECK(!strcmp(g.max_stack->f[1], "a+0x10/0x100"));
+	}
+	/* a max the map no longer holds (another ns): no stack */
+	g.t.max_ns = 201;
+	CHECK(!stacks_attach(&st, fake_lookup, NULL, &k, &r));
+	CHECK(g.max_stack == NULL);
+	stacks_free(&st);
+	ksyms_free(&k);
+}
+
+static void test_cgstat(void)
+{
+	struct sh_cgstat a, b, d;
+
+	/* v2 with the cpu controller */
+	cgstat_parse("usage_usec 100\nnr_periods 50\nnr_throttled 45\nthrottled_usec 4000\n",
+		     "some avg10=1.00 avg60=0 avg300=0 total=1000\n"
+		     "full avg10=0.00 avg60=0 avg300=0 total=500\n", &a);
+	CHECK(a.has_throttle && a.nr_throttled == 45 && a.throttled_ns == 4000000);
+	CHECK(a.has_some && a.pressure_some_ns == 1000000 && a.has_full &&
+	      a.pressure_full_ns == 500000);
+	/* v1 cpu controller: ns, no pressure file */
+	cgstat_parse("nr_periods 3\nnr_throttled 2\nthrottled_time 123456\n", NULL, &b);
+	CHECK(b.has_throttle && b.throttled_ns == 123456 && !b.has_some && !b.has_full);
+	/* v2 without the cpu controller: no throttling lines, absent */
+	cgstat_parse("usage_usec 100\nuser_usec 50\n", "some avg10=0 avg60=0 avg300=0 total=7\n", &b);
+	CHECK(!b.has_throttle && b.has_some && !b.has_full);
+	/* deltas: known where both readings are */
+	cgstat_parse("nr_throttled 50\nthrottled_usec 5000\n",
+		     "some avg10=0 avg60=0 avg300=0 total=3000\n", &b);
+	cgstat_delta(&b, &a, &d);
+	CHECK(d.has_throttle && d.nr_throttled == 5 && d.throttled_ns == 1000000);
+	CHECK(d.has_some && d.pressure_some_ns == 2000000 && !d.has_full);
+	/* a counter that went back: unknown, not a huge number */
+	cgstat_delta(&a, &b, &d);
+	CHECK(!d.has_throttle && !d.has_some);
+}
+
+static void test_min_clamp(void)
+{
+	struct sh_totals t = {};
+	__u64 p50, p99;
+
+	/* 21 waits of about 100 ms, one of them 104 ms: all in (62.5, 125] ms */
+	t.slots[bucket_of(100000000)] = 21;
+	t.count = 21;
+	t.sum_ns = 20 * 100100000ULL + 104000000ULL;
+	t.max_ns = 104000000;
+	t.has_min = true;
+	t.min_ns = 100050000;
+	p50 = totals_quantile(&t, 0.5);
+	p99 = totals_quantile(&t, 0.99);
+	CHECK(p50 >= t.min_ns && p50 <= t.max_ns);
+	/* through the exact mean: within 0.5 % of 100.1 ms, not half way to the outlier */
+	CHECK(p50 > 99600000 && p50 < 100600000);
+	CHECK(p99 >= p50 && p99 <= t.max_ns);
+	/* without the min, the bucket's lower bound (the old 83.8 ms kind of answer) */
+	t.has_min = false;
+	t.slots[bucket_of(1000000)] = 1;	/* and a wait in another bucket: no mean rule */
+	t.count = 22;
+	CHECK(totals_quantile(&t, 0.5) < 99000000);
+	/* the min clamps from below */
+	t.has_min = true;
+	t.min_ns = 100050000;
+	CHECK(totals_quantile(&t, 0.01) >= 100050000);
+}
+
+static void test_min_count(void)
+{
+	struct sh_group gs[3] = {};
+	size_t order[3];
+	struct sh_group spare[3];
+	struct sh_report r = {};
+
+	gs[0].name = "many";
+	gs[0].t.count = 100;
+	gs[0].pct.p99 = 1000;
+	gs[1].name = "few";
+	gs[1].t.count = 2;
+	gs[1].pct.p99 = 900000;
+	gs[2].name = "some";
+	gs[2].t.count = 10;
+	gs[2].pct.p99 = 2000;
+	r.groups = gs;
+	r.spare = spare;
+	r.order = order;
+	r.ngroups = 3;
+	r.cap = 3;
+	report_rank(&r, SH_SORT_P99, 0, 5);
+	CHECK(!strcmp(r.groups[0].name, "some") && !strcmp(r.groups[1].name, "many"));
+	CHECK(!strcmp(r.groups[2].name, "few") && r.groups[2].below_min_count);
+	CHECK(!r.groups[0].below_min_count);
+	/* off: p99 alone */
+	report_rank(&r, SH_SORT_P99, 0, 0);
+	CHECK(!strcmp(r.groups[0].name, "few") && !r.groups[0].below_min_count);
+}
+
+int main(void)
+{
+	TEST(test_culprits_rank);
+	TEST(test_culprits_remove);
+	TEST(test_ksyms);
+	TEST(test_stacks_pick);
+	TEST(test_cgstat);
+	TEST(test_min_clamp);
+	TEST(test_min_count);
+	return test_summary();
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* -k cgroup: cpu.stat throttling and cpu.pressure beside each group's waits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgstat.h"
+#include "cgroup.h"
+#include "report.h"
+
+/* The value after "@name " at the start of a line of @text; 0 or -1. */
+static int stat_field(const char *text, const char *name, __u64 *out)
+{
+	size_t len = strlen(name);
+	const char *p = text;
+	char *end;
+
+	while (p && *p) {
+		if (!strncmp(p, name, len) && p[len] == ' ') {
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(p + len + 1, &end, 10);
+			if (errno || end == p + len + 1 || (*end && *end != '\n'))
+				return -1;
+			*out = v;
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+/* "total=N" (us) of the cpu.pressure line starting with @kind; 0 or -1. */
+static int psi_total(const char *text, const char *kind, __u64 *out_ns)
+{
+	size_t len = strlen(kind);
+	const char *p = text, *t, *eol;
+
+	while (p && *p) {
+		eol = strchr(p, '\n');
+		if (!strncmp(p, kind, len) && p[len] == ' ') {
+			t = strstr(p, " total=");
+			if (t && (!eol || t < eol)) {
+				unsigned long long v;
+				char *end;
+
+				errno = 0;
+				v = strtoull(t + 7, &end, 10);
+				if (errno || end == t + 7 || (*end && *end != '\n' && *end != ' '))
+					return -1;
+				*out_ns = v * 1000ULL;
+				return 0;
+			}
+			return -1;
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+	return -1;
+}
+
+void cgstat_parse(const char *stat, const char *psi, struct sh_cgstat *out)
+{
+	__u64 v;
+
+	memset(out, 0, sizeof(*out));
+	if (stat && !stat_field(stat, "nr_throttled", &out->nr_throttled)) {
+		/* v2 in microseconds, the v1 cpu controller in nanoseconds */
+		if (!stat_field(stat, "throttled_usec", &v)) {
+			out->throttled_ns = v * 1000ULL;
+			out->has_throttle = true;
+		} else if (!stat_field(stat, "throttled_time", &v)) {
+			out->throttled_ns = v;
+			out->has_throttle = true;
+		}
+	}
+	if (!out->has_throttle)
+		out->nr_throttled = 0;
+	if (psi) {
+		out->has_some = !psi_total(psi, "some", &out->pressure_some_ns);
+		out->has_full = !psi_total(psi, "full", &out->pressure_full_ns);
+	}
+}
+
+/* @dir/@name into @buf (NUL-terminated); false if it cannot be read. */
+static bool slurp(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n, got = 0;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	return got > 0;
+}
+
+void cgstat_read(const char *dir, struct sh_cgstat *out)
+{
+	char stat[1024], psi[256];
+	bool hs = slurp(dir, "cpu.stat", stat, sizeof(stat));
+	bool hp = slurp(dir, "cpu.pressure", psi, sizeof(psi));
+
+	cgstat_parse(hs ? stat : NULL, hp ? psi : NULL, out);
+}
+
+void cgstat_delta(const struct sh_cgstat *now, const struct sh_cgstat *then,
+		  struct sh_cgstat *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* a counter that went down: another cgroup of that id (never expected) */
+	if (now->has_throttle && then->has_throttle && now->nr_throttled >= then->nr_throttled &&
+	    now->throttled_ns >= then->throttled_ns) {
+		out->has_throttle = true;
+		out->nr_throttled = now->nr_throttled - then->nr_throttled;
+		out->throttled_ns = now->throttled_ns - then->throttled_ns;
+	}
+	if (now->has_some && then->has_some && now->pressure_some_ns >= then->pressure_some_ns) {
+		out->has_some = true;
+		out->pressure_some_ns = now->pressure_some_ns - then->pressure_some_ns;
+	}
+	if (now->has_full && then->has_full && now->pressure_full_ns >= then->pressure_full_ns) {
+		out->has_full = true;
+		out->pressure_full_ns = now->pressure_full_ns - then->pressure_full_ns;
+	}
+}
+
+static struct sh_cgstat_prev *find(struct sh_cgstats *c, __u64 id, size_t *pos)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*pos = lo;
+	return lo < c->n && c->v[lo].id == id ? &c->v[lo] : NULL;
+}
+
+int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen)
+{
+	char dir[PATH_MAX];
+	size_t i, j, pos, n = r->nall ? r->nall : r->ngroups;
+
+	for (i = 0; i < n; i++) {
+		struct sh_group *g = &r->groups[i];
+		struct sh_cgstat_prev *p;
+		struct sh_cgstat now;
+
+		memset(&g->cgs, 0, sizeof(g->cgs));
+		/* a path: only a cgroup that is there now has files to read */
+		if (!g->is_cgroup || g->synthetic || g->key.id == SH_OTHER_ID || !cg ||
+		    g->name[0] != '/')
+			continue;
+		if (snprintf(dir, sizeof(dir), "%s%s", cg->mount,
+			     strcmp(g->name, "/") ? g->name : "") >= (int)sizeof(dir))
+			continue;
+		p = find(c, g->key.id, &pos);
+		if (p && p->gen == gen) {
+			g->cgs = p->delta;	/* read for another metric's report */
+			continue;
+		}
+		cgstat_read(dir, &now);
+		if (p) {
+			cgstat_delta(&now, &p->raw, &g->cgs);
+			p->delta = g->cgs;
+			if (!c->cumulative)
+				p->raw = now;
+			p->gen = gen;
+			continue;
+		}
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 64;
+			struct sh_cgstat_prev *v = realloc(c->v, cap * sizeof(*v));
+
+			if (!v)
+				return -1;
+			c->v = v;
+			c->cap = cap;
+		}
+		memmove(&c->v[pos + 1], &c->v[pos], (c->n - pos) * sizeof(*c->v));
+		c->v[pos] = (struct sh_cgstat_prev){ .id = g->key.id, .raw = now, .gen = gen };
+		c->n++;
+	}
+	/* a cgroup not in this report: its next delta would span several intervals */
+	if (!c->cumulative) {
+		for (i = j = 0; i < c->n; i++)
+			if (c->v[i].gen == gen)
+				c->v[j++] = c->v[i];
+		c->n = j;
+	}
+	return 0;
+}
+
+void cgstats_free(struct sh_cgstats *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * -k cgroup: the cgroup's own CPU accounting beside its waits, as interval
+ * deltas: throttling from cpu.stat (v2 nr_throttled, throttled_usec; v1
+ * cpu controller nr_throttled, throttled_time) and CPU pressure from
+ * cpu.pressure (some/full total). A value the kernel does not provide
+ * for a cgroup is absent, never zero.
+ */
+#ifndef SH_CGSTAT_H
+#define SH_CGSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+/* One cgroup's counters (raw readings, or the deltas of a report). */
+struct sh_cgstat {
+	bool has_throttle;		/* nr_throttled and throttled_ns are known */
+	bool has_some;			/* pressure_some_ns is known */
+	bool has_full;			/* pressure_full_ns is known */
+	__u64 nr_throttled;		/* periods throttled */
+	__u64 throttled_ns;		/* time throttled (summed over the CPUs) */
+	__u64 pressure_some_ns;		/* some task runnable and not running */
+	__u64 pressure_full_ns;		/* every task runnable and not running */
+};
+
+/*
+ * Parse the text of cpu.stat (@stat, may be NULL) and cpu.pressure (@psi,
+ * may be NULL) into @out: only what they hold is set known.
+ */
+void cgstat_parse(const char *stat, const char *psi, struct sh_cgstat *out);
+
+/* Read @dir/cpu.stat and @dir/cpu.pressure into @out. */
+void cgstat_read(const char *dir, struct sh_cgstat *out);
+
+/* @now - @then, field by field: known where both are (counters reset: unknown). */
+void cgstat_delta(const struct sh_cgstat *now, const struct sh_cgstat *then,
+		  struct sh_cgstat *out);
+
+struct sh_cgstat_prev {
+	__u64 id;			/* cgroup id */
+	struct sh_cgstat raw;		/* its counters at the previous report (or start) */
+	struct sh_cgstat delta;		/* the delta given at that report */
+	__u64 gen;			/* report it was last read at */
+};
+
+/* The previous readings of every cgroup reported, by id. */
+struct sh_cgstats {
+	struct sh_cgstat_prev *v;	/* sorted by id */
+	size_t n, cap;
+	bool cumulative;		/* deltas since the first reading, not the last */
+};
+
+struct sh_report;
+struct sh_cgroups;
+
+/*
+ * Each cgroup group of @r (a -k cgroup report named through @cg) gets
+ * the delta of its counters since its previous report (since its first
+ * with --cumulative); a group seen for the first time has none yet
+ * (absent). Readings not taken again for a report are dropped. The
+ * reports of one interval (one per metric, same @gen) share one reading.
+ */
+int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen);
+void cgstats_free(struct sh_cgstats *c);
+
+#endif /* SH_CGSTAT_H */

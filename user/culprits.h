@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * --culprits: reads the kernel's culprit map (per (waiting key, key of the
+ * task that held the CPU when the wait ended): count and sum of run-queue
+ * waits), diffs it like the key map, and gives each group of a runq
+ * report its culprits, largest first: at most SH_CULPRIT_TOP and [rest].
+ */
+#ifndef SH_CULPRITS_H
+#define SH_CULPRITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "schedhist.h"
+
+struct sh_report;
+struct sh_cgroups;
+
+/* Pairs per batch read of the culprit map. */
+#define SH_CULPRIT_BATCH 128
+
+/* Culprits shown per key before [rest]. */
+#define SH_CULPRIT_TOP 5
+
+/* One culprit of one group, in a report. */
+struct sh_culprit {
+	char *name;			/* display key, as a group's ("[rest]", "[idle]") */
+	const char *comm;		/* pid/tid keys: the culprit's name, else NULL */
+	char commbuf[SH_COMM_LEN];
+	__u64 count;			/* waits that ended behind it */
+	__u64 sum_ns;			/* their sum */
+};
+
+/* A group's culprits: n of them, the last one [rest] when rest is set. */
+struct sh_culprit_list {
+	size_t n;
+	bool rest;
+	struct sh_culprit c[SH_CULPRIT_TOP + 1];
+};
+
+/* The poller's copy of one kernel pair. */
+struct sh_cpair {
+	struct sh_culprit_key key;
+	struct sh_cpair *next;		/* hash chain */
+	__u64 raw_count, raw_sum;	/* last reading, summed over CPUs */
+	__u64 d_count, d_sum;		/* this interval */
+	__u64 c_count, c_sum;		/* since start */
+	char comm[SH_COMM_LEN];
+	__u32 gen;			/* reading it was last seen in */
+	bool gone;			/* removed from the kernel map (idle) */
+};
+
+struct sh_culprits {
+	struct sh_cpair **table;
+	size_t nslots, npairs;
+	int ncpus;
+	bool cumulative;		/* reports since start: keep removed pairs' totals */
+	__u32 gen;
+	struct sh_culprit_key *keys;	/* batch buffers */
+	struct sh_culprit_val *vals;
+	bool no_batch;
+	struct sh_cpair **sorted;	/* attach scratch: pairs by waiter */
+	size_t sorted_cap;
+	struct sh_culprit_list *lists;	/* one per group of the last attach */
+	size_t nlists, lists_cap;
+	__u64 lost_raw;			/* culprit_lost, summed over CPUs, at the last reading */
+	__u64 lost;			/* ... this interval */
+};
+
+int culprits_init(struct sh_culprits *c, int ncpus, bool cumulative);
+void culprits_free(struct sh_culprits *c);
+
+/*
+ * Feed pair values directly (the unit tests' way in, and read's): @vals
+ * holds ncpus values of the pair @key.
+ */
+int culprits_ingest(struct sh_culprits *c, const struct sh_culprit_key *key,
+		    const struct sh_culprit_val *vals, bool final);
+
+/*
+ * Give each non-synthetic group of runq report @r its culprit list
+ * (g->culprits), naming culprit keys as the report names its keys
+ * (cgroups through @cg, may be NULL).
+ */
+int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen);
+
+/*
+ * Removes a pair from the kernel map, its final values (ncpus of them)
+ * into @vals, atomically: 0, or a negative errno (nothing removed).
+ */
+typedef int (*culprit_remove_fn)(void *ctx, const struct sh_culprit_key *key,
+				 struct sh_culprit_val *vals);
+
+/*
+ * After the report: remove the pairs that did not change this interval
+ * with @remove(@ctx, ...) (their final values count in the next
+ * interval), so the kernel map holds the pairs in use; @remove NULL:
+ * the poller's side only (the pair is taken as removed).
+ */
+void culprits_sweep(struct sh_culprits *c, culprit_remove_fn remove, void *ctx);
+
+#endif /* SH_CULPRITS_H */

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Map I/O of --culprits and --stacks (the modules themselves are pure and
+ * unit-tested): batched reads of the culprit map, removal of idle pairs,
+ * lookups and removals in the stack map.
+ */
+#include <errno.h>
+#include <bpf/bpf.h>
+
+#include "extra_read.h"
+#include "snapshot.h"
+#include "report.h"
+#include "log.h"
+#include <string.h>
+
+static int read_one_by_one(struct sh_culprits *c, int fd)
+{
+	struct sh_culprit_key cur, next;
+	void *prev = NULL;
+	int err;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		cur = next;
+		prev = &cur;
+		if (bpf_map_lookup_elem(fd, &cur, c->vals))
+			continue;	/* removed meanwhile */
+		err = culprits_ingest(c, &cur, c->vals, false);
+		if (err)
+			return err;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+int culprits_read(struct sh_culprits *c, int fd, __u64 lost_raw)
+{
+	struct sh_culprit_key in, out;
+	void *inp = NULL;
+	__u32 n, i;
+	int last, err;
+
+	c->gen++;
+	c->lost = lost_raw - c->lost_raw;
+	c->lost_raw = lost_raw;
+	if (c->no_batch)
+		return read_one_by_one(c, fd);
+	for (;;) {
+		n = SH_CULPRIT_BATCH;
+		last = bpf_map_lookup_batch(fd, inp, &out, c->keys, c->vals, &n, NULL);
+		if (last && errno != ENOENT) {
+			if ((errno == EINVAL || errno == ENOTSUP || errno == 524) && !inp) {
+				c->no_batch = true;
+				return read_one_by_one(c, fd);
+			}
+			return -errno;
+		}
+		for (i = 0; i < n; i++) {
+			err = culprits_ingest(c, &c->keys[i], c->vals + (size_t)i * c->ncpus, false);
+			if (err)
+				return err;
+		}
+		if (last)
+			return 0;
+		in = out;
+		inp = &in;
+	}
+}
+
+
+/* lookup-and-delete: the pair's final values, atomically with its removal */
+static int remove_pair(void *ctx, const struct sh_culprit_key *key, struct sh_culprit_val *vals)
+{
+	return bpf_map_lookup_and_delete_elem(*(int *)ctx, key, vals) ? -errno : 0;
+}
+
+void culprits_sweep_map(struct sh_culprits *c, int fd)
+{
+	culprits_sweep(c, remove_pair, &fd);
+}
+
+static int lookup_stack(void *ctx, const struct sh_key *key, struct sh_stacks *vals)
+{
+	return bpf_map_lookup_elem(*(int *)ctx, key, vals) ? -errno : 0;
+}
+
+int stacks_attach_map(struct sh_stacks_state *st, int fd, const struct sh_ksyms *k,
+		      struct sh_report *r)
+{
+	return stacks_attach(st, lookup_stack, &fd, k, r);
+}
+
+void stacks_prune(int fd, struct sh_snapshot *s)
+{
+	struct sh_entry *e;
+	size_t it = 0;
+
+	for (e = NULL; (e = snapshot_next(s, &it, e));)
+		if (e->pruned)
+			bpf_map_delete_elem(fd, &e->key);
+}
+
+int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
+		int ncpus, int culprit_fd, int stack_fd)
+{
+	int i;
+
+	memset(x, 0, sizeof(*x));
+	x->culprits = culprits;
+	x->stacks = stacks;
+	x->cgstat = cgstat;
+	x->culprit_fd = culprit_fd;
+	x->stack_fd = stack_fd;
+	x->cgs.cumulative = cumulative;
+	if (x->culprits && culprits_init(&x->cul, ncpus, cumulative)) {
+		pr_warn("out of memory\n");
+		return -1;
+	}
+	if (x->stacks) {
+		for (i = 0; i < SH_METRIC_NR; i++)
+			if (stacks_init(&x->st[i], ncpus)) {
+				pr_warn("out of memory\n");
+				return -1;
+			}
+		if (ksyms_load(&x->ksyms, "/proc/kallsyms")) {
+			pr_warn("--stacks: cannot read kernel symbols from /proc/kallsyms (%s): run "
+				"as root, with kernel.kptr_restrict below 2\n",
+				errno ? strerror(errno) : "every address reads 0");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int extras_read(struct sh_extras *x, const struct sh_pcpu *pcpu, int ncpus)
+{
+	__u64 lost = 0;
+	int c;
+
+	if (!x->culprits)
+		return 0;
+	for (c = 0; c < ncpus; c++)
+		lost += pcpu[c].culprit_lost;
+	return culprits_read(&x->cul, x->culprit_fd, lost);
+}
+
+int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,
+		  __u64 gen)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct sh_report *r = &reps[i];
+
+		if (x->culprits && r->metric == SH_METRIC_RUNQ &&
+		    culprits_attach(&x->cul, r, cg, gen))
+			return -1;
+		if (x->stacks && stacks_attach_map(&x->st[i], x->stack_fd, &x->ksyms, r))
+			return -1;
+		if (x->cgstat && cgstats_attach(&x->cgs, r, cg, gen))
+			return -1;
+	}
+	return 0;
+}
+
+void extras_done(struct sh_extras *x, struct sh_snapshot *snaps, int n)
+{
+	int i;
+
+	if (x->culprits)
+		culprits_sweep_map(&x->cul, x->culprit_fd);
+	for (i = 0; x->stacks && i < n; i++)
+		stacks_prune(x->stack_fd, &snaps[i]);
+}
+
+void extras_free(struct sh_extras *x)
+{
+	int i;
+
+	if (x->culprits)
+		culprits_free(&x->cul);
+	for (i = 0; i < SH_METRIC_NR; i++)
+		stacks_free(&x->st[i]);
+	ksyms_free(&x->ksyms);
+	cgstats_free(&x->cgs);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Map I/O of --culprits and --stacks: the only place they touch kernel maps. */
+#ifndef SH_EXTRA_READ_H
+#define SH_EXTRA_READ_H
+
+#include "culprits.h"
+#include "stacks.h"
+#include "cgstat.h"
+
+struct sh_snapshot;
+
+/*
+ * A reading of culprit map @fd (its u64 values never wrap: once per report
+ * is exact); @lost_raw: sh_pcpu::culprit_lost summed over CPUs. Starts a
+ * new interval. 0 or a negative errno.
+ */
+int culprits_read(struct sh_culprits *c, int fd, __u64 lost_raw);
+/* culprits_sweep() removing idle pairs from map @fd. */
+void culprits_sweep_map(struct sh_culprits *c, int fd);
+
+/* stacks_attach() with the stacks of map @fd. */
+int stacks_attach_map(struct sh_stacks_state *st, int fd, const struct sh_ksyms *k,
+		      struct sh_report *r);
+/* After the reports: the keys snapshot @s pruned lose their stack entry too. */
+void stacks_prune(int fd, struct sh_snapshot *s);
+
+/* Everything --culprits, --stacks and the cgroup accounting keep between reports. */
+struct sh_extras {
+	bool culprits, stacks, cgstat;	/* which are on */
+	int culprit_fd, stack_fd;
+	struct sh_culprits cul;
+	struct sh_ksyms ksyms;
+	struct sh_stacks_state st[SH_METRIC_NR];	/* per report (metric measured) */
+	struct sh_cgstats cgs;
+};
+
+struct sh_report;
+struct sh_cgroups;
+
+/*
+ * Set up what is on (@cumulative: reports since start; ncpus possible
+ * CPUs; the maps' fds). Loads the kernel's symbols for --stacks: call
+ * before privileges are dropped. 0, or -1 after saying why.
+ */
+int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
+		int ncpus, int culprit_fd, int stack_fd);
+/* At a report's reading (after the key map's): the culprit map. 0 or a negative errno. */
+int extras_read(struct sh_extras *x, const struct sh_pcpu *pcpu, int ncpus);
+/* Give the groups of the @n reports what they carry. 0 or -1 (no memory). */
+int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,
+		  __u64 gen);
+/* After the reports: idle culprit pairs and pruned keys' stacks out of the maps. */
+void extras_done(struct sh_extras *x, struct sh_snapshot *snaps, int n);
+void extras_free(struct sh_extras *x);
+
+#endif /* SH_EXTRA_READ_H */

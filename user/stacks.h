@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * --stacks: the kernel stack captured with each key's longest wait (see
+ * the stack map in bpf/schedhist.bpf.c), symbolized from /proc/kallsyms
+ * as "function+0xoff/0xsize", innermost first.
+ */
+#ifndef SH_STACKS_H
+#define SH_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "schedhist.h"
+
+struct sh_ksym {
+	__u64 addr;
+	const char *name;	/* "func" or "func [module]" */
+};
+
+/* The kernel's symbols, sorted by address. */
+struct sh_ksyms {
+	struct sh_ksym *syms;
+	size_t n;
+	char *names;		/* one block holding every name */
+};
+
+/*
+ * Load the text symbols of @path (/proc/kallsyms). Must run with the
+ * privileges that show real addresses (before any drop). 0 or -1.
+ */
+int ksyms_load(struct sh_ksyms *k, const char *path);
+/* The text of a kallsyms file (the unit tests' way in). */
+int ksyms_parse(struct sh_ksyms *k, const char *text);
+void ksyms_free(struct sh_ksyms *k);
+
+/* @addr as "func+0x1a/0x40" into @buf; "0x..." when no symbol covers it. */
+void ksyms_format(const struct sh_ksyms *k, __u64 addr, char *buf, size_t len);
+
+/* One group's stack in a report. */
+struct sh_frames {
+	size_t n;
+	char f[SH_STACK_DEPTH][128];
+};
+
+struct sh_report;
+
+/* Per metric: the frames of the groups of its last report. */
+struct sh_stacks_state {
+	int ncpus;
+	struct sh_stacks *vals;		/* one lookup: every CPU's value */
+	struct sh_frames *frames;	/* one per group of the last attach */
+	size_t cap;
+};
+
+int stacks_init(struct sh_stacks_state *st, int ncpus);
+void stacks_free(struct sh_stacks_state *st);
+
+/*
+ * Each group of @r gets the stack of its max wait (g->max_stack), from
+ * the stack map's value of its key that @lookup(@ctx, key, vals) reads
+ * (every CPU's; 0 or a negative errno), when the map still holds the one of that max: the
+ * map keeps the stacks of the last two epochs (readings), so a max from
+ * an earlier reading of a long interval (-i above SH_READ_PERIOD_S) may
+ * have none. 0 or -1 (no memory).
+ */
+typedef int (*stack_lookup_fn)(void *ctx, const struct sh_key *key, struct sh_stacks *vals);
+
+int stacks_attach(struct sh_stacks_state *st, stack_lookup_fn lookup, void *ctx,
+		  const struct sh_ksyms *k, struct sh_report *r);
+
+#endif /* SH_STACKS_H */
