@@ -178,7 +178,8 @@ bench: $(OUTPUT)/schedhist $(BENCH_BINS) $(OUTPUT)/tests/helpers/churn
 unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests
 
-integration: $(OUTPUT)/schedhist $(HELPER_BINS)
+# heatmap_layout.sh draws worst-case heatmaps with test_heatmap --svg-dir
+integration: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/tests/test_heatmap
 	$(Q)OUTPUT=$(OUTPUT) tests/run-integration.sh
 
 # Every test: unit (also under ASan+UBSan), then integration (which runs

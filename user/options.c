@@ -51,6 +51,7 @@ enum {
 	OPT_MIN_WAIT,
 	OPT_HEATMAP,
 	OPT_HEATMAP_KEY,
+	OPT_HEATMAP_LINES,
 	OPT_LISTEN,
 	OPT_PROM_FILE,
 	OPT_USER,
@@ -116,6 +117,7 @@ static const char *check_count(const struct parse_state *st);
 static const char *check_cgroup_depth(const struct parse_state *st);
 static const char *check_cgroup_hier(const struct parse_state *st);
 static const char *check_heatmap_key(const struct parse_state *st);
+static const char *check_heatmap_lines(const struct parse_state *st);
 static const char *check_user(const struct parse_state *st);
 static const char *check_print(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
@@ -187,6 +189,11 @@ static const struct opt_def opt_defs[] = {
 	{ "heatmap-key", OPT_HEATMAP_KEY, "KEY",
 	  "the heatmap shows this key only (default: all keys together)",
 	  T_STRING, FIELD(heatmap_key), .check = check_heatmap_key },
+	{ "heatmap-lines", OPT_HEATMAP_LINES, "LIST",
+	  "percentile lines over the heatmap: p50,p99 (default), p50, p99 or none",
+	  T_NAME, FIELD(heatmap_lines), .lookup = heatmap_lines_lookup,
+	  .err = "invalid --heatmap-lines '%s': use p50,p99, p50, p99 or none",
+	  .check = check_heatmap_lines },
 	{ "max-keys", OPT_MAX_KEYS, "N",
 	  "key map capacity (default 10240); new keys beyond go to [other]",
 	  T_UINT, FIELD(max_keys), 1, MAX_KEYS_LIMIT,
@@ -505,6 +512,11 @@ static const char *check_heatmap_key(const struct parse_state *st)
 	return NULL;
 }
 
+static const char *check_heatmap_lines(const struct parse_state *st)
+{
+	return !st->o->heatmap ? "--heatmap-lines needs --heatmap" : NULL;
+}
+
 static const char *check_user(const struct parse_state *st)
 {
 	return !st->fleet ? "--user needs --listen or --prom-file" : NULL;
@@ -544,6 +556,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	o->method = SH_METHOD_AUTO;
 	o->unit = SH_UNIT_US;
 	o->max_keys = DEFAULT_MAX_KEYS;
+	o->heatmap_lines = HM_LINE_P50 | HM_LINE_P99;
 
 	shortopts[n++] = ':';
 	for (i = 0; i < N_OPTS; i++) {

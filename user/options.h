@@ -41,6 +41,7 @@ struct options {
 	__u64 min_wait_ns;	/* text histogram starts at this bucket */
 	const char *heatmap;	/* SVG path, NULL = none */
 	const char *heatmap_key; /* key shown in the heatmap, NULL = all */
+	int heatmap_lines;	/* percentile lines over the heatmap: enum hm_lines bits */
 	/* fleet mode: a daemon exporting to Prometheus */
 	const char *listen;	/* --listen ADDR: serve /metrics there, NULL = no */
 	const char *prom_file;	/* --prom-file: rewrite this file every interval */

@@ -19,7 +19,7 @@ struct heatmap_spec heatmap_spec_of(const struct options *o)
 {
 	return (struct heatmap_spec){ .path = o->heatmap, .key = o->heatmap_key,
 				      .metric = o->metric, .key_type = o->key_type,
-				      .unit = o->unit, .cumulative = o->cumulative };
+				      .lines = o->heatmap_lines, .cumulative = o->cumulative };
 }
 
 struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgroup_cfg *cg)
