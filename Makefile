@@ -94,7 +94,7 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 CORE_SRCS := user/names.c user/parse.c user/log.c user/options.c user/hist.c user/snapshot.c user/report.c \
 	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
 	user/prom_series.c user/render_prom.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
-	user/specs.c
+	user/specs.c user/live_page.c
 APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/main.c \
 	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c
 APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))

@@ -112,6 +112,9 @@ int heatmap_init_mem(struct sh_heatmap *hm, const struct heatmap_spec *sp, size_
 
 void heatmap_free(struct sh_heatmap *hm)
 {
+	/* never set up (zeroed): nothing to free, and file.dirfd 0 is not ours */
+	if (!hm->max_cols)
+		return;
 	free(hm->cols);
 	free(hm->key_raw);
 	atomic_file_close(&hm->file);
@@ -243,23 +246,6 @@ static void bucket_range(char *buf, size_t n, int i)
 static void xml_text(FILE *f, const char *s)
 {
 	name_write(f, s, ESC_XML);
-}
-
-/* @s, already escaped by name_escape() (valid UTF-8, no controls), as XML text. */
-static void xml_plain(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else
-			fputc(*s, f);
-	}
 }
 
 /* "HH:MM:SS", with @dec decimals of the second. */
@@ -495,7 +481,7 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 	xml_text(f, metric_words(hm->metric));
 	fprintf(f, "</text>\n<text class=\"title\" x=\"%d\" y=\"%d\">", PAD,
 		PAD + FONT_TITLE + 6 + FONT);
-	xml_plain(f, line2);
+	escaped_write_xml(f, line2);
 	fprintf(f, "</text>\n<text class=\"title\" x=\"%d\" y=\"%d\">colour: waits per bucket "
 		   "per interval (log scale)%s</text>\n", PAD, PAD + FONT_TITLE + 2 * (6 + FONT),
 		hm->lines ? "; lines: percentiles of each interval" : "");
@@ -546,7 +532,7 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 		fprintf(f, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
 			   "font-size=\"%d\">no waits for ", left + pw / 2, TOP + ph / 2, FONT_TITLE);
 		if (hm->key)
-			xml_plain(f, key);
+			escaped_write_xml(f, key);
 		else
 			fputs("any task", f);
 		fputs("</text>\n", f);

@@ -37,3 +37,10 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys };
 }
+
+struct live_page_spec live_page_spec_of(const struct options *o)
+{
+	return (struct live_page_spec){ .hm = heatmap_spec_of(o), .metric = o->metric,
+					.key_type = o->key_type, .unit = o->unit,
+					.interval_ns = o->interval_ns };
+}
