@@ -62,13 +62,16 @@ $(call need_pc,libelf,libelf-dev)
 $(call need_pc,zlib,zlib1g-dev)
 $(call need_pc,libmicrohttpd,libmicrohttpd-dev)
 $(call need_pc,libcap-ng,libcap-ng-dev)
+$(call need_pc,ncursesw,libncurses-dev)
 endif
 
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 # fleet mode: the HTTP server and the capability drop
 FLEET_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcap-ng 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng 2>/dev/null) \
-	-lpthread -lm
+# --live: the terminal view (only user/live.c includes curses.h)
+CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng ncursesw \
+	2>/dev/null) -lpthread -lm
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
 # The poller, its tests and fuzz targets build with warnings as errors (as
@@ -96,7 +99,7 @@ CORE_SRCS := user/names.c user/parse.c user/log.c user/options.c user/hist.c use
 	user/prom_series.c user/render_prom.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
 	user/specs.c user/live_page.c
 APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/main.c \
-	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c
+	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c user/live.c
 APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))
 CORE_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 
@@ -145,6 +148,9 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | $(OUTPUT)
 $(OUTPUT)/user/%.o: user/%.c $(wildcard user/*.h) include/schedhist.h $(SKELS) | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# ncursesw's flags (-D_XOPEN_SOURCE=600 among them) for live.c alone
+$(OUTPUT)/user/live.o: ALL_CFLAGS += $(CURSES_CFLAGS)
 
 $(OUTPUT)/schedhist: $(APP_OBJS)
 	$(call msg,BINARY,$@)

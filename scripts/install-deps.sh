@@ -4,16 +4,18 @@
 # needs and this machine lacks. Idempotent; quiet when nothing is missing.
 #   build:  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config make gcc
 #           libmicrohttpd-dev and libcap-ng-dev (fleet mode: --listen, dropping privileges)
+#           libncurses-dev (--live, the terminal view)
 #   tests:  python3 (JSON checks), mandoc (man page lint), libxml2-utils
 #           (xmllint for the heatmap SVG), linux-perf (workloads), chromium
-#           (renders the heatmap to PNG in a test), prometheus (promtool and a
+#           (renders the heatmap and the live page in tests), tmux (drives
+#           --live in a test), prometheus (promtool and a
 #           real server scraping --listen), curl, iproute2 (ss),
 #           libclang-rt-14-dev (libFuzzer and the sanitizers' runtimes),
 #           valgrind (memcheck run), strace (fault injection at startup)
 set -eu
 pkgs="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-python3 mandoc libxml2-utils linux-perf procps chromium \
-libmicrohttpd-dev libcap-ng-dev prometheus curl iproute2 \
+python3 mandoc libxml2-utils linux-perf procps chromium tmux \
+libmicrohttpd-dev libcap-ng-dev libncurses-dev prometheus curl iproute2 \
 libclang-rt-14-dev valgrind strace"
 missing=
 for p in $pkgs; do

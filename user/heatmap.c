@@ -256,9 +256,10 @@ static void clock_label(char *buf, size_t n, const struct timespec *ts, int dec)
 
 	localtime_r(&ts->tv_sec, &tm);
 	len = strftime(buf, n, "%H:%M:%S", &tm);
-	if (dec && len < n)
-		snprintf(buf + len, n - len, ".%0*ld", dec,
-			 ts->tv_nsec / (dec == 1 ? 100000000L : 10000000L));
+	if (dec == 1 && len < n)
+		snprintf(buf + len, n - len, ".%01d", (int)(ts->tv_nsec / 100000000L) % 10);
+	else if (dec >= 2 && len < n)
+		snprintf(buf + len, n - len, ".%02d", (int)(ts->tv_nsec / 10000000L) % 100);
 }
 
 /* The column's start: its reading minus what it covers. */

@@ -57,6 +57,7 @@ enum {
 	OPT_USER,
 	OPT_PRINT,
 	OPT_METHOD,
+	OPT_LIVE,
 };
 
 /* How an option's value is parsed into its field. */
@@ -121,6 +122,7 @@ static const char *check_heatmap_lines(const struct parse_state *st);
 static const char *check_user(const struct parse_state *st);
 static const char *check_print(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
+static const char *check_live(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
 	{ "metric", 'M', "LIST",
@@ -178,6 +180,9 @@ static const struct opt_def opt_defs[] = {
 	  .err = "unknown sort '%s': use sum, count, avg, p99 or max" },
 	{ "summary", OPT_SUMMARY, NULL, "one table line per key, no histograms",
 	  T_FLAG, FIELD(summary) },
+	{ "live", OPT_LIVE, NULL,
+	  "full-screen live view in the terminal: keys sorted, p99 trend (q quits)",
+	  T_FLAG, FIELD(live), .check = check_live },
 	{ "min-wait", OPT_MIN_WAIT, "DUR",
 	  "text histograms start at DUR; shorter waits fold into one row",
 	  /* a unit is required: a bare number would be ambiguous here */
@@ -241,6 +246,7 @@ static const char usage_tail[] =
 	"  schedhist -M runq -L -p 1234   per-thread run-queue latency of process 1234\n"
 	"  schedhist -M runq -k cgroup --cgroup-depth 2 -i 5   which container waits\n"
 	"  schedhist -M runq -k comm --summary --sort p99 --top 10 -i 5   tail triage\n"
+	"  schedhist -M runq -k comm --sort p99 --live   live view in the terminal (q quits)\n"
 	"  schedhist -M runq -j -i 10     JSON Lines for collectors\n"
 	"  schedhist -M runq -k cgroup --cgroup-depth 2 --listen 9464 --user nobody\n"
 	"                                 Prometheus exporter on 127.0.0.1:9464\n"
@@ -533,6 +539,15 @@ static const char *check_json(const struct parse_state *st)
 						   : NULL;
 }
 
+static const char *check_live(const struct parse_state *st)
+{
+	if (st->o->json)
+		return "--live draws on the terminal: not with -j";
+	if (given(st, OPT_PRINT))
+		return "--live draws on the terminal: not with --print";
+	return NULL;
+}
+
 /* A positional [INTERVAL [COUNT]] as option @val; the option itself may not be given too. */
 static int positional(struct parse_state *st, int val, const char *arg, const char *twice)
 {
@@ -594,13 +609,18 @@ int parse_options(int argc, char **argv, struct options *o)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 
+	/* the live view takes the terminal: no reports on it, a reading a second */
+	if (o->live && !given(&st, 'i')) {
+		o->interval_ns = NSEC_PER_SEC;
+		st.given[def_of('i') - opt_defs] = true;
+	}
 	/* fleet mode: a daemon that prints nothing unless asked, 5 s readings */
 	st.fleet = o->listen || o->prom_file;
 	if (st.fleet && !given(&st, 'i')) {
 		o->interval_ns = FLEET_INTERVAL_NS;
 		st.given[def_of('i') - opt_defs] = true;
 	}
-	o->print = st.fleet ? given(&st, OPT_PRINT) : true;
+	o->print = o->live ? false : st.fleet ? given(&st, OPT_PRINT) : true;
 	o->sort_set = given(&st, OPT_SORT);
 
 	/* the rules between options, in the table's order */

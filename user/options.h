@@ -46,6 +46,7 @@ struct options {
 	const char *listen;	/* --listen ADDR: serve /metrics there, NULL = no */
 	const char *prom_file;	/* --prom-file: rewrite this file every interval */
 	const char *user;	/* --user: run as this user once attached */
+	bool live;		/* --live: the full-screen terminal view, no reports printed */
 	bool print;		/* reports on stdout: always, but in fleet mode only with --print */
 };
 

@@ -44,3 +44,9 @@ struct live_page_spec live_page_spec_of(const struct options *o)
 					.key_type = o->key_type, .unit = o->unit,
 					.interval_ns = o->interval_ns };
 }
+
+struct live_spec live_spec_of(const struct options *o)
+{
+	return (struct live_spec){ .key_type = o->key_type, .unit = o->unit, .sort = o->sort,
+				   .top = o->top, .interval_ns = o->interval_ns };
+}

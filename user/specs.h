@@ -14,6 +14,7 @@
 #include "loader.h"
 #include "exporter.h"
 #include "live_page.h"
+#include "live.h"
 
 struct report_spec report_spec_of(const struct options *o);
 struct render_spec render_spec_of(const struct options *o);
@@ -22,5 +23,6 @@ struct heatmap_spec heatmap_spec_of(const struct options *o);
 struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgroup_cfg *cg);
 struct exporter_spec exporter_spec_of(const struct options *o);
 struct live_page_spec live_page_spec_of(const struct options *o);
+struct live_spec live_spec_of(const struct options *o);
 
 #endif /* SH_SPECS_H */
