@@ -379,12 +379,23 @@ static int live_start(void *ctx, const char *as_user)
 		return SH_EXIT_FAIL;
 	}
 	lv->started = true;
+	/*
+	 * Warnings written while the view is up would be drawn over it and
+	 * stay until overwritten: they are kept in a file and written out
+	 * once the terminal is given back.
+	 */
+	lv->held = tmpfile();
+	lv->stderr_fd = lv->held ? dup(STDERR_FILENO) : -1;
+	if (lv->stderr_fd >= 0)
+		dup2(fileno(lv->held), STDERR_FILENO);
 	cbreak();
 	noecho();
 	nodelay(stdscr, TRUE);
 	keypad(stdscr, TRUE);
 	curs_set(0);
-	loop_watch(STDIN_FILENO, on_input, lv);
+	/* keys only from a terminal: a file or /dev/null would read as always ready */
+	if (isatty(STDIN_FILENO))
+		loop_watch(STDIN_FILENO, on_input, lv);
 	draw(lv);
 	return 0;
 }
@@ -441,7 +452,7 @@ static int live_update(struct sh_live *lv, const struct sh_report *r)
 	return 0;
 }
 
-/* The terminal back as it was, everything freed. */
+/* The terminal back as it was (and what stderr got meanwhile), everything freed. */
 static void live_close(void *ctx)
 {
 	struct sh_live *lv = ctx;
@@ -455,6 +466,21 @@ static void live_close(void *ctx)
 		endwin();
 		delscreen(lv->screen);
 	}
+	/* a view never started has held nothing */
+	if (lv->held && lv->stderr_fd >= 0) {
+		char buf[4096];
+		size_t n;
+
+		fflush(stderr);
+		dup2(lv->stderr_fd, STDERR_FILENO);
+		close(lv->stderr_fd);
+		rewind(lv->held);
+		while ((n = fread(buf, 1, sizeof(buf), lv->held)) > 0)
+			if (fwrite(buf, 1, n, stderr) != n)
+				break;
+	}
+	if (lv->held)
+		fclose(lv->held);
 	for (i = 0; i < lv->nbuckets; i++)
 		for (e = lv->table[i]; e; e = next) {
 			next = e->next;
@@ -485,6 +511,7 @@ int live_output_open(struct sh_output *out, const struct live_spec *sp)
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;
 	}
+	lv->stderr_fd = -1;
 	lv->spec = *sp;
 	lv->sort = sp->sort;
 	/* without a terminal, fail now, before anything is loaded */

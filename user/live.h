@@ -9,12 +9,15 @@
  * quits as a stop signal does. It lays itself out again when the
  * terminal is resized. It only reads reports: the poll loop feeds it
  * (live_update) and serves its keyboard while sleeping (loop_watch).
+ * Warnings that come while it is up are held and printed once the
+ * terminal is back.
  */
 #ifndef SH_LIVE_H
 #define SH_LIVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 #include "report.h"
 #include "output.h"
@@ -52,6 +55,8 @@ struct sh_live {
 	struct live_spec spec;
 	bool started;			/* the screen is ncurses' */
 	void *screen;			/* ncurses' SCREEN */
+	FILE *held;			/* stderr while the view is up, written out at the end */
+	int stderr_fd;			/* the real stderr meanwhile, -1 if not moved */
 	bool utf8;			/* the terminal takes block characters */
 	int sort;			/* enum sh_sort, "s" cycles it */
 	bool paused;			/* "p": the display stays as it is */

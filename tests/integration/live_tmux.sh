@@ -6,7 +6,8 @@
 # changes the sort (the rows then in falling COUNT order); "p" pauses
 # the display; a resize lays it out again (the trend column goes at 70
 # columns, the footer moves to the last line); "q" exits 0 and leaves no
-# program loaded. --live with standard output not a terminal is a usage
+# program loaded; a warning that came meanwhile is written then, not over
+# the view. --live with standard output not a terminal is a usage
 # error (status 2, one line) before anything loads.
 . "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../prom-lib.sh"	# assert_nothing_leaked
@@ -40,7 +41,7 @@ report_no() { sed -n 's/^ report \([0-9]*\) .*/\1/p' "$1"; }
 CHILD_PIDS+=($!)
 # the shell inside tmux execs schedhist (its pid in $TMP/pid), then records the status
 "${TMUX_CMD[@]}" new-session -d -x 120 -y 30 -e LANG=C.UTF-8 \
-	"bash -c 'sh -c \"echo \\\$\\\$ >$TMP/pid; exec $SCHEDHIST -M runq -k comm -i 0.5 --live\" 2>$TMP/err; echo \$? >$TMP/rc'" ||
+	"bash -c 'sh -c \"echo \\\$\\\$ >$TMP/pid; exec $SCHEDHIST -M runq -k comm -i 0.5 --live --heatmap $TMP/h.svg --heatmap-key nosuchkey\" 2>$TMP/err; echo \$? >$TMP/rc'" ||
 	fail "tmux new-session failed"
 
 until_pane "$TMP/p1" '^livespin +[0-9]+'
@@ -51,6 +52,8 @@ grep -q '^ schedhist  run-queue latency' "$TMP/p1" || fail "no header: $(head -2
 grep -q 'events seen [0-9]*, lost [0-9]*' "$TMP/p1" || fail "no event counts in the header"
 grep -qE '^comm +COUNT +AVG +P50 +P99 +MAX +MAX_BY +P99, last' "$TMP/p1" ||
 	fail "no column titles: $(sed -n 4p "$TMP/p1")"
+# a warning while the view is up (the key is not there) is held back, not drawn
+grep -q nosuchkey "$TMP/err" "$TMP/p1" && fail "a warning was written while the view was up"
 r1=$(report_no "$TMP/p1")
 for i in $(seq 1 600); do	# a hang guard: the next report comes an interval later
 	pane "$TMP/p2"
@@ -91,5 +94,7 @@ grep -qE '^livespin +[0-9]+' "$TMP/p7" || fail "no rows after the resize"
 "${TMUX_CMD[@]}" send-keys q
 for i in $(seq 1 600); do [ -s "$TMP/rc" ] && break; sleep 0.1; done	# a hang guard
 [ "$(cat "$TMP/rc")" = 0 ] || fail "q: exit status $(cat "$TMP/rc"), $(cat "$TMP/err")"
+[ "$(grep -c "heatmap-key 'nosuchkey'" "$TMP/err")" -eq 1 ] ||
+	fail "the held warning was not written once the terminal was back: $(cat "$TMP/err")"
 assert_unloaded $ids
 assert_nothing_leaked
