@@ -63,13 +63,16 @@ $(call need_pc,libelf,libelf-dev)
 $(call need_pc,zlib,zlib1g-dev)
 $(call need_pc,libmicrohttpd,libmicrohttpd-dev)
 $(call need_pc,libcap-ng,libcap-ng-dev)
+$(call need_pc,ncursesw,libncurses-dev)
 endif
 
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 # fleet mode: the HTTP server and the capability drop
 FLEET_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcap-ng 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng 2>/dev/null) \
-	-lpthread -lm
+# --live: the terminal view (only user/live.c includes curses.h)
+CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng ncursesw \
+	2>/dev/null) -lpthread -lm
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
 # The poller, its tests and fuzz targets build with warnings as errors (as
@@ -96,10 +99,10 @@ CORE_SRCS := user/names.c user/parse.c user/log.c user/options.c user/hist.c use
 	user/culprits.c user/stacks.c user/cgstat.c user/render_extra.c \
 	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
 	user/prom_series.c user/render_prom.c user/prom_native.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
-	user/specs.c \
+	user/specs.c user/live_page.c \
 	user/cgroup_names.c
 APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/extra_read.c user/main.c \
-	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c
+	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c user/live.c
 APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))
 CORE_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 
@@ -149,6 +152,9 @@ $(OUTPUT)/user/%.o: user/%.c $(wildcard user/*.h) include/schedhist.h $(SKELS) |
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# ncursesw's flags (-D_XOPEN_SOURCE=600 among them) for live.c alone
+$(OUTPUT)/user/live.o: ALL_CFLAGS += $(CURSES_CFLAGS)
+
 $(OUTPUT)/schedhist: $(APP_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
@@ -181,7 +187,8 @@ bench: $(OUTPUT)/schedhist $(BENCH_BINS) $(OUTPUT)/tests/helpers/churn
 unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests
 
-integration: $(OUTPUT)/schedhist $(HELPER_BINS)
+# heatmap_layout.sh draws worst-case heatmaps with test_heatmap --svg-dir
+integration: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/tests/test_heatmap
 	$(Q)OUTPUT=$(OUTPUT) tests/run-integration.sh
 
 # Every test: unit (also under ASan+UBSan), then integration (which runs

@@ -9,7 +9,8 @@
 #
 #   build:  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config make gcc
 #           libmicrohttpd-dev and libcap-ng-dev (fleet mode: --listen, dropping
-#           privileges); their runtime libraries come with them
+#           privileges), libncurses-dev (--live, the terminal view); their
+#           runtime libraries come with them
 #   --deb:  dpkg-dev debhelper fakeroot build-essential, and python3-jsonschema for
 #           the unit tests the package build runs (debian/control's Build-Depends)
 #   --test: python3 and python3-jsonschema (JSON checks, every report validated
@@ -23,11 +24,11 @@
 #           test: lint, the unit's verification and its security score)
 set -eu
 build="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-libmicrohttpd-dev libcap-ng-dev"
+libmicrohttpd-dev libcap-ng-dev libncurses-dev"
 deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
 test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
 prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
-systemd man-db"
+systemd man-db tmux"
 pkgs=$build
 case "${1:-}" in
 "") ;;

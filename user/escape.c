@@ -125,6 +125,22 @@ void name_write(FILE *f, const char *name, enum esc_syntax syntax)
 	}
 }
 
+void escaped_write_xml(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
 size_t name_escape(char *buf, size_t n, const char *name)
 {
 	const unsigned char *p = (const unsigned char *)name;

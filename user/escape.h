@@ -37,6 +37,12 @@ enum esc_syntax {
 void name_write(FILE *f, const char *name, enum esc_syntax syntax);
 
 /*
+ * @s, a name already escaped by name_escape() (or any valid UTF-8 text
+ * without controls), written as XML text: only < > & " change.
+ */
+void escaped_write_xml(FILE *f, const char *s);
+
+/*
  * @name escaped (ESC_TEXT) into @buf of @n bytes, cut before an escape or
  * a character that would not fit: always a whole, valid result. Returns
  * the length of the whole escaped name (>= @n: it was cut).

@@ -13,20 +13,73 @@
 #include "heatmap.h"
 #include "render.h"
 #include "escape.h"
+#include "log.h"
 
-#define CELL_W 14	/* px per column */
-#define CELL_H 14	/* px per bucket row */
-#define LEFT 90		/* room for the y labels */
-#define TOP 46		/* room for the title */
-#define BOTTOM 58	/* room for the x labels */
-#define RIGHT 120	/* room for the colour legend */
-#define MIN_W 660	/* the title's width */
+/*
+ * Layout, in px. Text widths are estimated per character from the advances
+ * of DejaVu Sans, the widest of the common sans-serif faces (Debian's
+ * default): 0.64 em covers its digits and lower-case letters, 0.8 em its
+ * capitals, 1 em the widest glyphs (W, m, @) and any non-ASCII character
+ * (a CJK glyph is 1 em); bold is at most 1.12 times as wide. So an
+ * estimate is never short whatever the name shown, and the labels placed
+ * by it never meet (tests/integration/heatmap_layout.sh measures them).
+ */
+#define FONT 11			/* labels */
+#define FONT_TITLE 14
+#define HM_CELL_W_MAX 60	/* a column of a short run */
+#define CELL_H_MIN 14		/* a row: one label of FONT px and a gap */
+#define CELL_H_MAX 28
+#define PLOT_H 420		/* rows share this height, within the bounds above */
+#define PAD 10			/* canvas margin */
+#define TOP 84			/* the title's three lines, the axis and legend titles */
+#define TICK_GAP 14		/* least space between two x labels */
+#define LEGEND_GAP 16		/* plot to legend */
+#define LEGEND_W 96		/* the legend's least width */
+#define KEY_SHOWN 64		/* bytes of the key shown in the title, longer ones cut */
+
+/* The estimated width of @chars digits or lower-case letters. */
+static int text_w(size_t chars, int font)
+{
+	return (int)ceil((double)chars * 0.64 * font);
+}
+
+/* The estimated width of @s (UTF-8), in px at @font px; bold: @bold. */
+static int str_w(const char *s, int font, bool bold)
+{
+	double em = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x80)
+			em += (c & 0xc0) == 0xc0 ? 1.0 : 0;	/* a lead byte: one character */
+		else if (strchr("WMmw@%&", c))
+			em += 1.0;
+		else if (c >= 'A' && c <= 'Z')
+			em += 0.8;
+		else
+			em += 0.64;
+	}
+	return (int)ceil(em * font * (bold ? 1.12 : 1.0));
+}
+
+static void init_common(struct sh_heatmap *hm, const struct heatmap_spec *sp)
+{
+	memset(hm, 0, sizeof(*hm));
+	hm->file.dirfd = -1;
+	hm->metric = sp->metric;
+	hm->key_type = sp->key_type;
+	hm->lines = sp->lines;
+	hm->cumulative = sp->cumulative;
+	hm->max_cols = HEATMAP_MAX_COLUMNS;
+	if (gethostname(hm->host, sizeof(hm->host) - 1))
+		snprintf(hm->host, sizeof(hm->host), "?");
+}
 
 int heatmap_init(struct sh_heatmap *hm, const struct heatmap_spec *sp, char *err,
 		 size_t errlen)
 {
-	memset(hm, 0, sizeof(*hm));
-	hm->file.dirfd = -1;
+	init_common(hm, sp);
 	hm->path = sp->path;
 	hm->key = sp->key;
 	if (hm->key) {
@@ -39,11 +92,7 @@ int heatmap_init(struct sh_heatmap *hm, const struct heatmap_spec *sp, char *err
 		if (name_unescape(hm->key, hm->key_raw, strlen(hm->key) + 1))
 			strcpy(hm->key_raw, hm->key);	/* not an escaped name: the bytes as given */
 	}
-	hm->metric = sp->metric;
-	hm->key_type = sp->key_type;
-	hm->unit = sp->unit;
-	hm->cumulative = sp->cumulative;
-	hm->cols = calloc(HEATMAP_MAX_COLUMNS, sizeof(*hm->cols));
+	hm->cols = calloc(hm->max_cols, sizeof(*hm->cols));
 	if (!hm->cols) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -52,8 +101,20 @@ int heatmap_init(struct sh_heatmap *hm, const struct heatmap_spec *sp, char *err
 	return hm->path ? atomic_file_open(&hm->file, "--heatmap", hm->path, err, errlen) : 0;
 }
 
+int heatmap_init_mem(struct sh_heatmap *hm, const struct heatmap_spec *sp, size_t max_cols)
+{
+	init_common(hm, sp);
+	hm->max_cols = max_cols < HEATMAP_MAX_COLUMNS ? max_cols : HEATMAP_MAX_COLUMNS;
+	hm->inline_svg = true;
+	hm->cols = calloc(hm->max_cols, sizeof(*hm->cols));
+	return hm->cols ? 0 : -1;
+}
+
 void heatmap_free(struct sh_heatmap *hm)
 {
+	/* never set up (zeroed): nothing to free, and file.dirfd 0 is not ours */
+	if (!hm->max_cols)
+		return;
 	free(hm->cols);
 	free(hm->key_raw);
 	atomic_file_close(&hm->file);
@@ -79,16 +140,33 @@ int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r)
 	struct hm_column *c;
 	int i;
 
+	if (t)
+		hm->key_seen = true;
+	else if (!hm->key_seen && !hm->warned) {
+		char key[KEY_SHOWN + 8];
+
+		/* a mistyped key draws an empty map: say so once, it may still come */
+		if (name_escape(key, KEY_SHOWN, hm->key_raw) >= KEY_SHOWN)
+			strcat(key, "...");
+		pr_warn("--heatmap-key '%s': no such %s in this report; the heatmap says "
+			"\"no waits for %s\" until it has some\n", key, key_name(hm->key_type), key);
+		hm->warned = true;
+	}
 	/* a window of the latest columns: the oldest one makes room */
-	if (hm->ncols == HEATMAP_MAX_COLUMNS) {
-		memmove(hm->cols, hm->cols + 1, (HEATMAP_MAX_COLUMNS - 1) * sizeof(*hm->cols));
+	if (hm->ncols == hm->max_cols) {
+		memmove(hm->cols, hm->cols + 1, (hm->max_cols - 1) * sizeof(*hm->cols));
 		hm->ncols--;
 	}
 	hm->total++;
 	c = &hm->cols[hm->ncols++];
 	memset(c, 0, sizeof(*c));
 	c->when = r->when;
-	c->span_s = r->span_s;
+	/* since start: the column covers what is new since the previous report */
+	c->span_s = hm->cumulative ? r->span_s - hm->prev_span : r->span_s;
+	hm->prev_span = r->span_s;
+	c->seen = t != NULL;
+	/* since start, the max is the run's, not the column's: unknown */
+	c->max_ns = t && !hm->cumulative ? t->max_ns : 0;
 	for (i = 0; i < SH_NBUCKETS; i++) {
 		__u64 v = t ? t->slots[i] : 0;
 
@@ -120,20 +198,148 @@ static void colour(char *buf, size_t n, __u64 v, __u64 max)
 	snprintf(buf, n, "#%02x%02x%02x", r, g, b);
 }
 
+/*
+ * A wait in the unit that reads best (ns, us, ms, s), 3 significant
+ * digits: "16.8", with the unit in *@unit. @scale: a unit to use instead
+ * (its index), or -1.
+ */
+static int human(char *buf, size_t n, __u64 ns, int scale, const char **unit)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	static const double div[] = { 1, 1e3, 1e6, 1e9 };
+	int u = 0;
+	double v;
+
+	if (scale >= 0)
+		u = scale;
+	else
+		while (u < 3 && (double)ns >= 999.5 * div[u])
+			u++;
+	v = (double)ns / div[u];
+	snprintf(buf, n, "%.*f", v >= 99.95 || !u ? 0 : v >= 9.995 ? 1 : 2, v);
+	*unit = units[u];
+	return u;
+}
+
+/* A bucket's range in human units: "16.8-33.6 ms", "512 ns-1.02 us", ">= 550 s". */
+static void bucket_range(char *buf, size_t n, int i)
+{
+	char a[24], b[24];
+	const char *ua, *ub;
+	int u;
+
+	if (bucket_hi(i) == UINT64_MAX) {
+		human(a, sizeof(a), bucket_lo(i), -1, &ua);
+		snprintf(buf, n, "\u2265 %s %s", a, ua);
+		return;
+	}
+	/* one unit for both ends when they read in the same one */
+	u = human(b, sizeof(b), bucket_hi(i), -1, &ub);
+	if (!bucket_lo(i) || human(a, sizeof(a), bucket_lo(i), -1, &ua) == u) {
+		human(a, sizeof(a), bucket_lo(i), u, &ua);
+		snprintf(buf, n, "%s-%s %s", a, b, ub);
+	} else {
+		snprintf(buf, n, "%s %s-%s %s", a, ua, b, ub);
+	}
+}
+
 static void xml_text(FILE *f, const char *s)
 {
 	name_write(f, s, ESC_XML);
 }
 
+/* "HH:MM:SS", with @dec decimals of the second. */
+static void clock_label(char *buf, size_t n, const struct timespec *ts, int dec)
+{
+	struct tm tm;
+	size_t len;
+
+	localtime_r(&ts->tv_sec, &tm);
+	len = strftime(buf, n, "%H:%M:%S", &tm);
+	if (dec == 1 && len < n)
+		snprintf(buf + len, n - len, ".%01d", (int)(ts->tv_nsec / 100000000L) % 10);
+	else if (dec >= 2 && len < n)
+		snprintf(buf + len, n - len, ".%02d", (int)(ts->tv_nsec / 10000000L) % 100);
+}
+
+/* The column's start: its reading minus what it covers. */
+static struct timespec col_start(const struct hm_column *c)
+{
+	struct timespec t = c->when;
+	long long ns = (long long)t.tv_sec * 1000000000LL + t.tv_nsec -
+		       (long long)(c->span_s * 1e9);
+
+	t.tv_sec = (time_t)(ns / 1000000000LL);
+	t.tv_nsec = (long)(ns % 1000000000LL);
+	return t;
+}
+
+/* The y of wait @v: its bucket's row, and linearly inside it. */
+static double y_of(__u64 v, int lo, int hi, int top, int cell_h)
+{
+	int i = bucket_of(v);
+	__u64 a = bucket_lo(i), b = bucket_hi(i);
+	double frac;
+
+	if (b == UINT64_MAX)
+		b = a * 2;
+	if (i < lo)
+		return top + (hi - lo + 1) * cell_h;
+	if (i > hi)
+		return top;
+	frac = b > a ? (double)(v - a) / (double)(b - a) : 0;
+	return top + (hi - i) * cell_h + cell_h * (1 - frac);
+}
+
+/* The line of quantile @q across the columns; gaps where a column is empty. */
+static void quantile_line(FILE *f, const struct sh_heatmap *hm, double q, int lo, int hi,
+			  int left, int top, int cell_w, int cell_h, const char *style)
+{
+	bool open = false;
+	size_t c;
+
+	for (c = 0; c < hm->ncols; c++) {
+		struct sh_totals t = { .max_ns = hm->cols[c].max_ns };
+		__u64 v;
+		int i;
+
+		for (i = 0; i < SH_NBUCKETS; i++)
+			t.slots[i] = hm->cols[c].slots[i];
+		v = totals_quantile(&t, q);
+		if (!v && !t.slots[0]) {
+			if (open)
+				fputs("\"/>\n", f);
+			open = false;
+			continue;
+		}
+		if (!open)
+			fprintf(f, "<polyline class=\"p%g\" fill=\"none\" %s points=\"", q * 100,
+				style);
+		/* a single column gets a short flat line: a point would not show */
+		fprintf(f, "%s%.1f,%.1f %.1f,%.1f", open ? " " : "", left + c * cell_w + 0.0,
+			y_of(v, lo, hi, top, cell_h), left + (c + 1) * cell_w + 0.0,
+			y_of(v, lo, hi, top, cell_h));
+		open = true;
+	}
+	if (open)
+		fputs("\"/>\n", f);
+}
+
 void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 {
-	int lo = SH_NBUCKETS, hi = -1, rows, i, y;
-	__u64 max = 0;
+	int lo = SH_NBUCKETS, hi = -1, rows, i, y, w, h, cell_w, cell_h, left, pw, ph;
+	int ylab_w = 0, tick_chars, step, steps[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
+	int dec = 0, legend_x, bottom;
+	bool empty;
+	__u64 max = 0, last = 0;
 	size_t c;
-	int w, h;
-	char col[16], a[32], b[32];
+	char col[16], a[64], key[KEY_SHOWN + 8], line2[384];
+	size_t k;
+	int tw;
+	double span = 0, per_col;
 
-	for (c = 0; c < hm->ncols; c++)
+	for (c = 0; c < hm->ncols; c++) {
+		span += hm->cols[c].span_s;
 		for (i = 0; i < SH_NBUCKETS; i++) {
 			if (!hm->cols[c].slots[i])
 				continue;
@@ -144,99 +350,253 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 			if (hm->cols[c].slots[i] > max)
 				max = hm->cols[c].slots[i];
 		}
-	if (hi < 0) {
-		lo = 11;	/* nothing recorded: show ~1 us to ~1 ms */
-		hi = 20;
+	}
+	empty = hi < 0;
+	if (empty) {
+		lo = bucket_of(1000);	/* nothing recorded: show ~1 us to ~1 ms */
+		hi = bucket_of(1000000);
 	}
 	rows = hi - lo + 1;
-	w = LEFT + (int)hm->ncols * CELL_W + RIGHT;
-	if (w < MIN_W)
-		w = MIN_W;	/* room for the title */
-	h = TOP + rows * CELL_H + BOTTOM;
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n",
-		w, h, w, h);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fputs("<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">schedhist: ", f);
-	xml_text(f, metric_words(hm->metric));
-	fputs("</text>\n<text x=\"10\" y=\"36\">", f);
-	if (hm->key) {
-		fprintf(f, "%s = ", key_name(hm->key_type));
-		xml_text(f, hm->key_raw);
-	} else {
-		fputs("all tasks", f);
+	for (i = lo; i <= hi; i++) {
+		bucket_range(a, sizeof(a), i);
+		if (str_w(a, FONT, false) > ylab_w)
+			ylab_w = str_w(a, FONT, false);
 	}
-	if (hm->total > hm->ncols)
-		fprintf(f, "; the latest %zu of %llu intervals", hm->ncols,
-			(unsigned long long)hm->total);
-	else
-		fprintf(f, "; %zu interval(s)", hm->ncols);
-	fputs("; colour: waits per bucket per interval (log scale)</text>\n", f);
+
+	/* cells: the plot about HM_PLOT_W wide whatever the number of columns */
+	cell_w = hm->ncols ? HM_PLOT_W / (int)hm->ncols : HM_CELL_W_MAX;
+	if (cell_w > HM_CELL_W_MAX)
+		cell_w = HM_CELL_W_MAX;
+	if (cell_w < 1)
+		cell_w = 1;
+	cell_h = PLOT_H / rows;
+	cell_h = cell_h < CELL_H_MIN ? CELL_H_MIN : cell_h > CELL_H_MAX ? CELL_H_MAX : cell_h;
+	left = PAD + ylab_w + 8;
+	pw = (int)hm->ncols * cell_w;
+	ph = rows * cell_h;
+
+	/* the key shown, cut: the title must fit the canvas */
+	key[0] = '\0';
+	if (hm->key && name_escape(key, KEY_SHOWN, hm->key_raw) >= KEY_SHOWN)
+		strcat(key, "...");
+	if (empty) {
+		/* the message sits in the plot: make room for it */
+		int m = str_w("no waits for ", FONT_TITLE, false) +
+			str_w(hm->key ? key : "any task", FONT_TITLE, false);
+
+		if (pw < m + 20)
+			pw = m + 20;
+	}
 
 	/*
-	 * y axis: each row's upper edge (the lower ones of rows 0 and 1 both
-	 * read 0: 2^-30 s is under 1 ns), short waits at the bottom
+	 * x ticks at the right edge of every step-th column, labelled with its
+	 * reading's wall clock; decimals when a step is under a second; the
+	 * date under the first label and wherever it changes.
 	 */
-	for (i = lo; i <= hi; i++) {
-		y = TOP + (hi - i) * CELL_H;
-		if (bucket_edge(i) == UINT64_MAX)
-			snprintf(a, sizeof(a), "2^35 s");
-		else
-			fmt_wait(a, sizeof(a), bucket_edge(i), hm->unit);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s %s</text>\n", LEFT - 6,
-			y + CELL_H - 3, a, bucket_edge(i) == UINT64_MAX ? "" : unit_name(hm->unit));
+	per_col = hm->ncols ? span / (double)hm->ncols : 1;
+	if (hm->ncols > 1)	/* the readings' spacing: a stalled reading does not count */
+		per_col = (double)(hm->cols[hm->ncols - 1].when.tv_sec - hm->cols[0].when.tv_sec) +
+			  (hm->cols[hm->ncols - 1].when.tv_nsec - hm->cols[0].when.tv_nsec) / 1e9;
+	if (hm->ncols > 1)
+		per_col /= (double)(hm->ncols - 1);
+	for (dec = 0; dec <= 2; dec++) {
+		/* "HH:MM:SS" and its decimals, or the date under it ("YYYY-MM-DD") */
+		tick_chars = 8 + (dec ? dec + 1 : 0);
+		if (tick_chars < 10)
+			tick_chars = 10;
+		step = steps[sizeof(steps) / sizeof(steps[0]) - 1];
+		for (k = 0; k < sizeof(steps) / sizeof(steps[0]); k++)
+			if (steps[k] * cell_w >= text_w((size_t)tick_chars, FONT) + TICK_GAP) {
+				step = steps[k];
+				break;
+			}
+		/* enough decimals that two ticks never read the same */
+		if (step * per_col >= (dec == 0 ? 1 : dec == 1 ? 0.1 : 0))
+			break;
 	}
-	fprintf(f, "<text x=\"12\" y=\"%d\" transform=\"rotate(-90 12 %d)\" "
-		   "text-anchor=\"middle\">wait, up to (buckets of 2^i s)</text>\n",
-		TOP + rows * CELL_H / 2, TOP + rows * CELL_H / 2);
 
-	for (c = 0; c < hm->ncols; c++) {
-		const struct hm_column *k = &hm->cols[c];
-		int x = LEFT + (int)c * CELL_W;
-		char ts[32];
+	legend_x = left + pw + LEGEND_GAP;
+	/* the legend's widest label: the largest count */
+	w = legend_x + 16 + text_w((size_t)fmt_u64(a, max), FONT) + PAD;
+	if (w < legend_x + LEGEND_W)
+		w = legend_x + LEGEND_W;
+	/* the last x label reaches half its width past the plot */
+	if (w < left + pw + text_w((size_t)tick_chars, FONT) / 2 + PAD)
+		w = left + pw + text_w((size_t)tick_chars, FONT) / 2 + PAD;
+
+	/* title line 2: key, host, time range */
+	{
+		char t0[40], t1[40], zone[16];
+		struct timespec s0 = hm->ncols ? col_start(&hm->cols[0]) : (struct timespec){ 0 };
 		struct tm tm;
+		int n;
 
-		localtime_r(&k->when.tv_sec, &tm);
-		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+		if (hm->key)
+			n = snprintf(line2, sizeof(line2), "%s = %s", key_name(hm->key_type), key);
+		else
+			n = snprintf(line2, sizeof(line2), "all tasks");
+		n += snprintf(line2 + n, sizeof(line2) - n, "; host ");
+		n += (int)name_escape(line2 + n, sizeof(line2) - n - 100, hm->host);
+		n = (int)strlen(line2);
+		if (hm->ncols) {
+			localtime_r(&s0.tv_sec, &tm);
+			strftime(t0, sizeof(t0), "%Y-%m-%d %H:%M:%S", &tm);
+			localtime_r(&hm->cols[hm->ncols - 1].when.tv_sec, &tm);
+			strftime(zone, sizeof(zone), "%Z", &tm);
+			strftime(t1, sizeof(t1), "%H:%M:%S", &tm);
+			n += snprintf(line2 + n, sizeof(line2) - n, "; %s to %s %s", t0, t1, zone);
+		}
+		if (hm->total > hm->ncols)
+			snprintf(line2 + n, sizeof(line2) - n, " (the latest %zu of %llu intervals)",
+				 hm->ncols, (unsigned long long)hm->total);
+		else
+			snprintf(line2 + n, sizeof(line2) - n, " (%zu interval%s)", hm->ncols,
+				 hm->ncols == 1 ? "" : "s");
+	}
+	tw = str_w("schedhist: ", FONT_TITLE, true) + str_w(metric_words(hm->metric), FONT_TITLE, true);
+	if (w < PAD + tw + PAD)
+		w = PAD + tw + PAD;
+	if (w < PAD + str_w(line2, FONT, false) + PAD)
+		w = PAD + str_w(line2, FONT, false) + PAD;
+	tw = str_w("colour: waits per bucket per interval (log scale); lines: percentiles of each "
+		   "interval", FONT, false);
+	if (w < PAD + tw + PAD)
+		w = PAD + tw + PAD;
+	tw = str_w("time (one column per interval)", FONT, true);
+	if (w < left + pw / 2 + tw / 2 + PAD)
+		w = left + pw / 2 + tw / 2 + PAD;
+	bottom = TOP + ph + 6 + 2 * (FONT + 3) + 6 + FONT + PAD;
+	h = bottom;
+	/* the legend: 5 colour steps and the two lines, each 16 px, and its title */
+	if (h < TOP + 8 * 16 + PAD)
+		h = TOP + 8 * 16 + PAD;
+
+	if (!hm->inline_svg)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"%d\">\n",
+		w, h, w, h, FONT);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"%d\" font-size=\"%d\" font-weight=\"bold\">"
+		   "schedhist: ", PAD, PAD + FONT_TITLE, FONT_TITLE);
+	xml_text(f, metric_words(hm->metric));
+	fprintf(f, "</text>\n<text class=\"title\" x=\"%d\" y=\"%d\">", PAD,
+		PAD + FONT_TITLE + 6 + FONT);
+	escaped_write_xml(f, line2);
+	fprintf(f, "</text>\n<text class=\"title\" x=\"%d\" y=\"%d\">colour: waits per bucket "
+		   "per interval (log scale)%s</text>\n", PAD, PAD + FONT_TITLE + 2 * (6 + FONT),
+		hm->lines ? "; lines: percentiles of each interval" : "");
+
+	/* y axis: each row's bucket range, short waits at the bottom */
+	fprintf(f, "<g class=\"yaxis\">\n<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
+		   "font-weight=\"bold\">wait</text>\n", left - 6, TOP - 8);
+	for (i = lo; i <= hi; i++) {
+		y = TOP + (hi - i) * cell_h;
+		bucket_range(a, sizeof(a), i);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6,
+			y + cell_h / 2 + FONT / 2 - 1, a);
+	}
+	fputs("</g>\n", f);
+
+	fprintf(f, "<g id=\"plot\">\n<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" "
+		   "height=\"%d\" fill=\"#f4f4f4\"/>\n", left, TOP, pw, ph);
+	for (c = 0; c < hm->ncols; c++) {
+		const struct hm_column *col_ = &hm->cols[c];
+		int x = left + (int)c * cell_w;
+		char ts[32];
+
+		clock_label(ts, sizeof(ts), &col_->when, dec);
 		fprintf(f, "<g class=\"column\" data-index=\"%zu\" data-time=\"%s\">\n", c, ts);
+		/* empty cells are the frame's grey: only counted ones are drawn */
 		for (i = lo; i <= hi; i++) {
-			y = TOP + (hi - i) * CELL_H;
-			colour(col, sizeof(col), k->slots[i], max);
-			/* the bucket's edges: lo < wait <= hi */
-			fmt_wait(a, sizeof(a), bucket_floor(i), hm->unit);
-			if (bucket_edge(i) == UINT64_MAX)
-				snprintf(b, sizeof(b), "2^35 s");
-			else
-				fmt_wait(b, sizeof(b), bucket_edge(i), hm->unit);
+			if (!col_->slots[i])
+				continue;
+			y = TOP + (hi - i) * cell_h;
+			colour(col, sizeof(col), col_->slots[i], max);
+			bucket_range(a, sizeof(a), i);
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
-				   "data-bucket=\"%d\" data-count=\"%llu\"><title>%s %s-%s %s: %llu"
+				   "data-bucket=\"%d\" data-count=\"%llu\"><title>%s %s: %llu"
 				   "</title></rect>\n",
-				x, y, CELL_W - 1, CELL_H - 1, col, i, (unsigned long long)k->slots[i],
-				ts, a, b, unit_name(hm->unit), (unsigned long long)k->slots[i]);
+				x, y, cell_w > 2 ? cell_w - 1 : cell_w, cell_h - 1, col, i,
+				(unsigned long long)col_->slots[i], ts, a,
+				(unsigned long long)col_->slots[i]);
 		}
 		fputs("</g>\n", f);
-		/* x labels: every column when few, else about every 8th */
-		if (hm->ncols <= 12 || c % 8 == 0)
-			fprintf(f, "<text x=\"%d\" y=\"%d\" transform=\"rotate(45 %d %d)\">%s</text>\n",
-				x + 2, TOP + rows * CELL_H + 12, x + 2, TOP + rows * CELL_H + 12, ts);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time (one column per "
-		   "interval)</text>\n",
-		LEFT + (int)hm->ncols * CELL_W / 2, h - 6);
+	if (hm->lines & HM_LINE_P50)
+		quantile_line(f, hm, 0.5, lo, hi, left, TOP, cell_w, cell_h,
+			      "stroke=\"#1565c0\" stroke-width=\"2\" stroke-dasharray=\"5 3\"");
+	if (hm->lines & HM_LINE_P99)
+		quantile_line(f, hm, 0.99, lo, hi, left, TOP, cell_w, cell_h,
+			      "stroke=\"#111111\" stroke-width=\"2\"");
+	if (empty) {
+		fprintf(f, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+			   "font-size=\"%d\">no waits for ", left + pw / 2, TOP + ph / 2, FONT_TITLE);
+		if (hm->key)
+			escaped_write_xml(f, key);
+		else
+			fputs("any task", f);
+		fputs("</text>\n", f);
+	}
+	fputs("</g>\n", f);
 
-	/* legend */
-	for (i = 0; i < 5; i++) {
+	/* x axis; the axis title centred under the plot, within the canvas */
+	tw = str_w("time (one column per interval)", FONT, true);
+	fputs("<g class=\"xaxis\">\n", f);
+	for (c = (size_t)step - 1; c < hm->ncols; c += (size_t)step) {
+		const struct hm_column *col_ = &hm->cols[c];
+		int x = left + (int)(c + 1) * cell_w;
+		char ts[32], day[16], prev[16] = "";
+		struct tm tm;
+
+		clock_label(ts, sizeof(ts), &col_->when, dec);
+		localtime_r(&col_->when.tv_sec, &tm);
+		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+		if (c >= (size_t)step) {
+			localtime_r(&hm->cols[c - step].when.tv_sec, &tm);
+			strftime(prev, sizeof(prev), "%Y-%m-%d", &tm);
+		}
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\"/>\n", x,
+			TOP + ph, x, TOP + ph + 4);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x,
+			TOP + ph + 6 + FONT, ts);
+		if (strcmp(day, prev))
+			fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s"
+				   "</text>\n", x, TOP + ph + 6 + 2 * FONT + 3, day);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-weight=\"bold\">time "
+		   "(one column per interval)</text>\n</g>\n", left + pw / 2 > PAD + tw / 2 + 1 ?
+		left + pw / 2 : PAD + tw / 2 + 1, bottom - PAD);
+
+	/* legend, beside the plot */
+	fprintf(f, "<g id=\"legend\">\n<text x=\"%d\" y=\"%d\" font-weight=\"bold\">waits</text>\n",
+		legend_x, TOP - 8);
+	for (i = 0, k = 0; i < 5; i++) {
 		__u64 v = max ? (__u64)llround(pow((double)max, i / 4.0)) : 0;
 
-		colour(col, sizeof(col), i == 0 && !max ? 0 : v, max);
+		/* small maxima give equal steps: each count once */
+		if (i && v == last)
+			continue;
+		last = v;
+		colour(col, sizeof(col), v, max);
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			   "<text x=\"%d\" y=\"%d\">%llu</text>\n",
-			w - RIGHT + 16, TOP + i * 16, col, w - RIGHT + 32, TOP + i * 16 + 10,
+			legend_x, TOP + 6 + (int)k * 16, col, legend_x + 16, TOP + 6 + (int)k * 16 + 10,
 			(unsigned long long)v);
+		k++;
 	}
-	fputs("</svg>\n", f);
+	y = TOP + 6 + 5 * 16 + 4;
+	if (hm->lines & HM_LINE_P50) {
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1565c0\" "
+			   "stroke-width=\"2\" stroke-dasharray=\"5 3\"/><text x=\"%d\" y=\"%d\">p50"
+			   "</text>\n", legend_x, y + 6, legend_x + 12, y + 6, legend_x + 16, y + 10);
+		y += 16;
+	}
+	if (hm->lines & HM_LINE_P99)
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#111111\" "
+			   "stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">p99</text>\n",
+			legend_x, y + 6, legend_x + 12, y + 6, legend_x + 16, y + 10);
+	fputs("</g>\n</svg>\n", f);
 }
 
 /* Render into memory, then one atomic rewrite. */

@@ -265,37 +265,62 @@ static enum MHD_Result send_static(struct MHD_Connection *c, unsigned int status
 	return ret;
 }
 
-static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection *c)
+/* Send page @which (HTTP_PAGE_*) as @type; *@none: there is none yet (nothing sent). */
+static enum MHD_Result send_page(struct http_server *h, struct MHD_Connection *c, int which,
+				 const char *type, bool *none)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							 MHD_HTTP_HEADER_ACCEPT);
-	bool om = http_accept_openmetrics(accept);
 	struct MHD_Response *r;
 	struct http_page *p;
 	enum MHD_Result ret;
-	int which = om;
 
 	pthread_mutex_lock(&h->lock);
-	if (h->page[2] && prom_accept_protobuf(accept))
-		which = 2;
 	p = h->page[which];
 	if (p)
 		p->refs++;
 	pthread_mutex_unlock(&h->lock);
+	*none = !p;
 	if (!p)
-		return send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
-				   "no reading yet\n", false);
+		return MHD_NO;
 	r = MHD_create_response_from_buffer_with_free_callback_cls(p->len, p->data, response_done,
 								   p);
 	if (!r) {
 		response_done(p);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				which == 2 ? PROM_TYPE_PROTOBUF : om ? PROM_TYPE_OPENMETRICS : PROM_TYPE_TEXT);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
+}
+
+/* "/": the live page once published, else a link to /metrics. */
+static enum MHD_Result send_index(struct http_server *h, struct MHD_Connection *c)
+{
+	bool none;
+	enum MHD_Result ret = send_page(h, c, HTTP_PAGE_LIVE, "text/html; charset=utf-8", &none);
+
+	return none ? send_static(c, MHD_HTTP_OK, "text/html; charset=utf-8", index_html, false)
+		    : ret;
+}
+
+static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_ACCEPT);
+	bool om = http_accept_openmetrics(accept), none;
+	enum MHD_Result ret;
+
+	/* protobuf when asked for and published (not with --prom-classic) */
+	if (prom_accept_protobuf(accept)) {
+		ret = send_page(h, c, HTTP_PAGE_PROTOBUF, PROM_TYPE_PROTOBUF, &none);
+		if (!none)
+			return ret;
+	}
+	ret = send_page(h, c, om ? HTTP_PAGE_OPENMETRICS : HTTP_PAGE_TEXT,
+			om ? PROM_TYPE_OPENMETRICS : PROM_TYPE_TEXT, &none);
+
+	return none ? send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
+				  "no reading yet\n", false) : ret;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -319,7 +344,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!strcmp(url, "/metrics"))
 		return send_metrics(h, c);
 	if (!strcmp(url, "/"))
-		return send_static(c, MHD_HTTP_OK, "text/html; charset=utf-8", index_html, false);
+		return send_index(h, c);
 	return send_static(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
 			   "not found: the metrics are at /metrics\n", false);
 }
@@ -439,8 +464,21 @@ void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len)
 	if (!fresh)
 		return;	/* out of memory: keep serving the previous reading */
 	pthread_mutex_lock(&h->lock);
-	old = h->page[2];
-	h->page[2] = fresh;
+	old = h->page[HTTP_PAGE_PROTOBUF];
+	h->page[HTTP_PAGE_PROTOBUF] = fresh;
+	page_unref(old);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void http_publish_live(struct http_server *h, char *html, size_t len)
+{
+	struct http_page *fresh = new_page(h, html, len), *old = NULL;
+
+	if (!fresh)
+		return;	/* out of memory: keep serving the previous page */
+	pthread_mutex_lock(&h->lock);
+	old = h->page[HTTP_PAGE_LIVE];
+	h->page[HTTP_PAGE_LIVE] = fresh;
 	page_unref(old);
 	pthread_mutex_unlock(&h->lock);
 }
@@ -464,7 +502,7 @@ void http_stop(struct http_server *h)
 	if (h->fd >= 0)
 		close(h->fd);
 	h->fd = -1;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < HTTP_PAGE_NR; i++) {
 		page_unref(h->page[i]);
 		h->page[i] = NULL;
 	}

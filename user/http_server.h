@@ -33,6 +33,15 @@
 #define HTTP_TIMEOUT_S 10		/* an idle connection is closed */
 #define HTTP_MEMORY_LIMIT (16 * 1024)	/* per connection: caps request headers */
 
+/* The pages served. */
+enum http_page_id {
+	HTTP_PAGE_TEXT = 0,		/* /metrics, Prometheus text format */
+	HTTP_PAGE_OPENMETRICS = 1,	/* /metrics, OpenMetrics */
+	HTTP_PAGE_LIVE = 2,		/* "/", the live page */
+	HTTP_PAGE_PROTOBUF = 3,		/* /metrics, the protobuf exposition (native histograms) */
+	HTTP_PAGE_NR
+};
+
 struct http_page;
 struct http_conn;
 struct MHD_Daemon;
@@ -41,7 +50,7 @@ struct http_server {
 	int fd;				/* the listening socket, -1 when none */
 	struct MHD_Daemon *daemon;	/* NULL until http_start() */
 	pthread_mutex_t lock;		/* guards @page and the pages' references */
-	struct http_page *page[3];	/* current text [0], OpenMetrics [1], protobuf [2] */
+	struct http_page *page[HTTP_PAGE_NR];	/* the current ones, by enum http_page_id */
 	char where[96];			/* "127.0.0.1:9464", for messages */
 	/* the connections, for the limits above (under @conn_lock) */
 	pthread_mutex_t conn_lock;
@@ -67,11 +76,11 @@ int http_start(struct http_server *h);
 void http_publish(struct http_server *h, char *text, size_t text_len, char *om, size_t om_len);
 
 /*
- * Make @pb (the protobuf exposition, malloc()ed) the page served to the
- * scrapers that ask for it (prom_accept_protobuf()); until the first one,
- * and without it (--prom-classic), they get a text format. Takes it over.
+ * Make @html (malloc()ed) the page served at "/" from now on (the live
+ * page, live_page.h); until the first call "/" links to /metrics. Takes
+ * it over, even on failure.
  */
-void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len);
+void http_publish_live(struct http_server *h, char *html, size_t len);
 
 /* Stop serving (waits for the server thread) and free everything. */
 void http_stop(struct http_server *h);
@@ -82,5 +91,12 @@ void http_stop(struct http_server *h);
  * least as much as for the text format? NULL (no header) is no.
  */
 bool http_accept_openmetrics(const char *accept);
+
+/*
+ * Make @pb (the protobuf exposition, malloc()ed) the page served to the
+ * scrapers that ask for it (prom_accept_protobuf()); until the first one,
+ * and without it (--prom-classic), they get a text format. Takes it over.
+ */
+void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len);
 
 #endif /* SH_HTTP_SERVER_H */

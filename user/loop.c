@@ -18,6 +18,10 @@
 static int self_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t stops;
 static volatile sig_atomic_t last_signo;
+/* loop_watch(): the fd served while sleeping */
+static int watch_fd = -1;
+static void (*watch_fn)(void *arg);
+static void *watch_arg;
 
 static void on_stop(int sig)
 {
@@ -95,13 +99,27 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
 }
 
+void loop_watch(int fd, void (*fn)(void *arg), void *arg)
+{
+	watch_fd = fd;
+	watch_fn = fn;
+	watch_arg = arg;
+}
+
+void loop_request_stop(void)
+{
+	stops++;
+}
+
 void loop_sleep_until(__u64 t_ns)
 {
-	struct pollfd p = { .fd = self_pipe[0], .events = POLLIN };
+	struct pollfd p[2] = { { .fd = self_pipe[0], .events = POLLIN },
+			       { .fd = -1, .events = POLLIN } };
 
 	for (;;) {
 		struct timespec ts, *tp = NULL;
 		__u64 now;
+		int n;
 
 		if (stops)
 			return;
@@ -114,8 +132,16 @@ void loop_sleep_until(__u64 t_ns)
 			tp = &ts;
 		}
 		/* the self-pipe: a signal before the call wakes it all the same */
-		if (ppoll(&p, 1, tp, NULL) > 0)
+		p[1].fd = watch_fn ? watch_fd : -1;
+		p[1].revents = 0;
+		n = ppoll(p, 2, tp, NULL);
+		if (n > 0 && p[0].revents)
 			drain();
+		if (watch_fn && ((n > 0 && p[1].revents) || (n < 0 && errno == EINTR)))
+			watch_fn(watch_arg);
+		/* the input is gone (a hang-up): no longer watched, or it would spin */
+		if (n > 0 && (p[1].revents & (POLLHUP | POLLERR | POLLNVAL)))
+			watch_fn = NULL;
 	}
 }
 

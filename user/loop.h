@@ -30,9 +30,20 @@ int stop_signo(void);
 
 /*
  * Sleep until CLOCK_MONOTONIC reaches @t_ns (0: no limit) or a stop
- * signal arrives; returns at once if one has arrived already.
+ * signal arrives; returns at once if one has arrived already. While it
+ * sleeps, the fd given to loop_watch() is served.
  */
 void loop_sleep_until(__u64 t_ns);
+
+/*
+ * Serve @fd while sleeping (the --live view's keyboard): @fn(@arg) runs
+ * when @fd is readable, and after any other signal that interrupts the
+ * sleep (SIGWINCH: the terminal was resized). @fd -1: none.
+ */
+void loop_watch(int fd, void (*fn)(void *arg), void *arg);
+
+/* Ask for a stop, as a stop signal does (the --live view's "q"). */
+void loop_request_stop(void);
 
 /*
  * Write all @len bytes at @buf to @fd, waiting (poll) as long as the

@@ -5,7 +5,8 @@
  * reads the kernel's cumulative maps into the snapshots (between reports,
  * to keep 32-bit counters exact), or is a report tick: read, name new
  * cgroups, build one report per metric measured, feed every output of
- * the list (stdout, heatmap, exporter: output.h), forget what is gone.
+ * the list (stdout, heatmap, exporter, live page, live view: output.h),
+ * forget what is gone.
  * docs/architecture.md has the module map.
  */
 #include <errno.h>
@@ -23,12 +24,13 @@
 #include "snapshot_read.h"
 #include "report.h"
 #include "outputs.h"
+#include "live.h"
 #include "cgroup.h"
 #include "loop.h"
 #include "log.h"
 
-/* Outputs at most: stdout, heatmap, exporter. */
-#define MAX_OUTPUTS 3
+/* Outputs at most: stdout, heatmap, exporter, live page, live view. */
+#define MAX_OUTPUTS 5
 
 /* Everything the poller holds; zeroed at start, so teardown() frees any part made. */
 struct poller {
@@ -139,6 +141,8 @@ static int setup_outputs(struct poller *p)
 	struct render_spec rs = render_spec_of(o);
 	struct heatmap_spec hs = heatmap_spec_of(o);
 	struct exporter_spec es = exporter_spec_of(o);
+	struct live_page_spec lps = live_page_spec_of(o);
+	struct live_spec lvs = live_spec_of(o);
 	int ret = 0;
 
 	if (o->print)
@@ -147,6 +151,12 @@ static int setup_outputs(struct poller *p)
 		ret = heatmap_output_open(&p->outs[p->nout++], &hs);
 	if (!ret && (o->listen || o->prom_file))
 		ret = exporter_output_open(&p->outs[p->nout++], &es, &p->ex);
+	/* after the exporter: its server is started first, then serves the page */
+	if (!ret && o->listen)
+		ret = live_page_output_open(&p->outs[p->nout++], &lps, p->ex);
+	/* last: the terminal is the view's from its start to its close */
+	if (!ret && o->live)
+		ret = live_output_open(&p->outs[p->nout++], &lvs);
 	return ret;
 }
 

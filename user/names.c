@@ -66,3 +66,23 @@ int method_lookup(const char *s)
 		return SH_METHOD_WAKEUP;
 	return -2;
 }
+
+int heatmap_lines_lookup(const char *s)
+{
+	static const struct {
+		const char *name;
+		int bits;
+	} lines[] = {
+		{ "none", 0 },
+		{ "p50", HM_LINE_P50 },
+		{ "p99", HM_LINE_P99 },
+		{ "p50,p99", HM_LINE_P50 | HM_LINE_P99 },
+		{ "p99,p50", HM_LINE_P50 | HM_LINE_P99 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(lines); i++)
+		if (!strcmp(lines[i].name, s))
+			return lines[i].bits;
+	return -1;
+}

@@ -30,6 +30,12 @@ enum sh_sort {
 	SH_SORT_NR,
 };
 
+/* The percentile lines drawn over the heatmap (--heatmap-lines), as bits. */
+enum hm_lines {
+	HM_LINE_P50 = 1 << 0,
+	HM_LINE_P99 = 1 << 1,
+};
+
 /* --method auto: the kernel's sched_info where it has it, else wakeup hooks */
 #define SH_METHOD_AUTO (-1)
 
@@ -67,5 +73,7 @@ int method_lookup(const char *s);
 int key_lookup(const char *s);
 int unit_lookup(const char *s);
 int sort_lookup(const char *s);
+/* "p50,p99", "p50", "p99" (either order) or "none": enum hm_lines bits, or -1. */
+int heatmap_lines_lookup(const char *s);
 
 #endif /* SH_NAMES_H */

@@ -51,6 +51,7 @@ enum {
 	OPT_MIN_WAIT,
 	OPT_HEATMAP,
 	OPT_HEATMAP_KEY,
+	OPT_HEATMAP_LINES,
 	OPT_LISTEN,
 	OPT_PROM_FILE,
 	OPT_USER,
@@ -60,6 +61,7 @@ enum {
 	OPT_MIN_COUNT,
 	OPT_CULPRITS,
 	OPT_STACKS,
+	OPT_LIVE,
 };
 
 /* How an option's value is parsed into its field. */
@@ -120,11 +122,13 @@ static const char *check_count(const struct parse_state *st);
 static const char *check_cgroup_depth(const struct parse_state *st);
 static const char *check_cgroup_hier(const struct parse_state *st);
 static const char *check_heatmap_key(const struct parse_state *st);
+static const char *check_heatmap_lines(const struct parse_state *st);
 static const char *check_user(const struct parse_state *st);
 static const char *check_print(const struct parse_state *st);
 static const char *check_prom_classic(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
 static const char *check_culprits(const struct parse_state *st);
+static const char *check_live(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
 	{ "metric", 'M', "LIST",
@@ -192,6 +196,9 @@ static const struct opt_def opt_defs[] = {
 	{ "stacks", OPT_STACKS, NULL,
 	  "the kernel stack the task of each key's longest wait left the CPU with",
 	  T_FLAG, FIELD(stacks) },
+	{ "live", OPT_LIVE, NULL,
+	  "full-screen live view in the terminal: keys sorted, p99 trend (q quits)",
+	  T_FLAG, FIELD(live), .check = check_live },
 	{ "min-wait", OPT_MIN_WAIT, "DUR",
 	  "text histograms start at DUR; shorter waits fold into one row",
 	  /* a unit is required: a bare number would be ambiguous here */
@@ -203,6 +210,11 @@ static const struct opt_def opt_defs[] = {
 	{ "heatmap-key", OPT_HEATMAP_KEY, "KEY",
 	  "the heatmap shows this key only (default: all keys together)",
 	  T_STRING, FIELD(heatmap_key), .check = check_heatmap_key },
+	{ "heatmap-lines", OPT_HEATMAP_LINES, "LIST",
+	  "percentile lines over the heatmap: p50,p99 (default), p50, p99 or none",
+	  T_NAME, FIELD(heatmap_lines), .lookup = heatmap_lines_lookup,
+	  .err = "invalid --heatmap-lines '%s': use p50,p99, p50, p99 or none",
+	  .check = check_heatmap_lines },
 	{ "max-keys", OPT_MAX_KEYS, "N",
 	  "key map capacity (default 10240); new keys beyond go to [other]",
 	  T_UINT, FIELD(max_keys), 1, MAX_KEYS_LIMIT,
@@ -253,6 +265,7 @@ static const char usage_tail[] =
 	"  schedhist -M runq -L -p 1234   per-thread run-queue latency of process 1234\n"
 	"  schedhist -M runq -k cgroup --cgroup-depth 2 -i 5   which container waits\n"
 	"  schedhist -M runq -k comm --summary --sort p99 --top 10 -i 5   tail triage\n"
+	"  schedhist -M runq -k comm --sort p99 --live   live view in the terminal (q quits)\n"
 	"  schedhist -M runq -j -i 10     JSON Lines for collectors\n"
 	"  schedhist -M runq -k cgroup --cgroup-depth 2 --listen 9464 --user nobody\n"
 	"                                 Prometheus exporter on 127.0.0.1:9464\n"
@@ -532,6 +545,11 @@ static const char *check_heatmap_key(const struct parse_state *st)
 	return NULL;
 }
 
+static const char *check_heatmap_lines(const struct parse_state *st)
+{
+	return !st->o->heatmap ? "--heatmap-lines needs --heatmap" : NULL;
+}
+
 static const char *check_user(const struct parse_state *st)
 {
 	return !st->fleet ? "--user needs --listen or --prom-file" : NULL;
@@ -552,6 +570,15 @@ static const char *check_json(const struct parse_state *st)
 {
 	return st->fleet && !given(st, OPT_PRINT) ? "-j with --listen or --prom-file needs --print"
 						   : NULL;
+}
+
+static const char *check_live(const struct parse_state *st)
+{
+	if (st->o->json)
+		return "--live draws on the terminal: not with -j";
+	if (given(st, OPT_PRINT))
+		return "--live draws on the terminal: not with --print";
+	return NULL;
 }
 
 /* A positional [INTERVAL [COUNT]] as option @val; the option itself may not be given too. */
@@ -577,6 +604,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	o->method = SH_METHOD_AUTO;
 	o->unit = SH_UNIT_US;
 	o->max_keys = DEFAULT_MAX_KEYS;
+	o->heatmap_lines = HM_LINE_P50 | HM_LINE_P99;
 
 	shortopts[n++] = ':';
 	for (i = 0; i < N_OPTS; i++) {
@@ -614,13 +642,18 @@ int parse_options(int argc, char **argv, struct options *o)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 
+	/* the live view takes the terminal: no reports on it, a reading a second */
+	if (o->live && !given(&st, 'i')) {
+		o->interval_ns = NSEC_PER_SEC;
+		st.given[def_of('i') - opt_defs] = true;
+	}
 	/* fleet mode: a daemon that prints nothing unless asked, 5 s readings */
 	st.fleet = o->listen || o->prom_file;
 	if (st.fleet && !given(&st, 'i')) {
 		o->interval_ns = FLEET_INTERVAL_NS;
 		st.given[def_of('i') - opt_defs] = true;
 	}
-	o->print = st.fleet ? given(&st, OPT_PRINT) : true;
+	o->print = o->live ? false : st.fleet ? given(&st, OPT_PRINT) : true;
 	o->sort_set = given(&st, OPT_SORT);
 
 	/* the rules between options, in the table's order */

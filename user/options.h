@@ -45,11 +45,13 @@ struct options {
 	__u64 min_wait_ns;	/* text histogram starts at this bucket */
 	const char *heatmap;	/* SVG path, NULL = none */
 	const char *heatmap_key; /* key shown in the heatmap, NULL = all */
+	int heatmap_lines;	/* percentile lines over the heatmap: enum hm_lines bits */
 	/* fleet mode: a daemon exporting to Prometheus */
 	const char *listen;	/* --listen ADDR: serve /metrics there, NULL = no */
 	struct listen_addr listen_addr;	/* ... parsed */
 	const char *prom_file;	/* --prom-file: rewrite this file every interval */
 	const char *user;	/* --user: run as this user once attached */
+	bool live;		/* --live: the full-screen terminal view, no reports printed */
 	bool print;		/* reports on stdout: always, but in fleet mode only with --print */
 	bool prom_classic;	/* --prom-classic: never serve native histograms (protobuf) */
 };

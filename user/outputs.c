@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* The three outputs behind struct sh_output: stdout, the heatmap, the exporter. */
+/* The outputs behind struct sh_output: stdout, the heatmap, the exporter, the live page. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -190,4 +190,69 @@ int exporter_output_open(struct sh_output *out, const struct exporter_spec *sp,
 	}
 	/* what needs privileges: bind --listen, open the --prom-file directory */
 	return exporter_open(x, sp);
+}
+
+/* the live page of --listen */
+
+struct live_page_out {
+	struct sh_live_page lp;
+	struct sh_exporter *x;		/* whose HTTP server serves it */
+};
+
+/* The page as it stands, to "/". 0, or -1 when out of memory. */
+static int live_page_publish(struct live_page_out *w)
+{
+	char *buf;
+	size_t len;
+
+	if (live_page_render(&w->lp, &buf, &len))
+		return -1;
+	http_publish_live(&w->x->http, buf, len);
+	return 0;
+}
+
+/* Before the first reading: a page that says so. */
+static int live_page_start(void *ctx, const char *as_user)
+{
+	if (live_page_publish(ctx)) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* The first metric measured, as the heatmap. */
+static enum out_status live_page_emit(void *ctx, const struct sh_tick *t)
+{
+	struct live_page_out *w = ctx;
+
+	if (live_page_add(&w->lp, &t->reps[0]) || live_page_publish(w)) {
+		pr_warn("out of memory\n");
+		return OUT_FATAL;
+	}
+	return OUT_OK;
+}
+
+static void live_page_close(void *ctx)
+{
+	struct live_page_out *w = ctx;
+
+	if (w)
+		live_page_free(&w->lp);
+	free(w);
+}
+
+int live_page_output_open(struct sh_output *out, const struct live_page_spec *sp,
+			  struct sh_exporter *x)
+{
+	struct live_page_out *w = calloc(1, sizeof(*w));
+
+	*out = (struct sh_output){ .name = "live page", .ctx = w, .start = live_page_start,
+				   .emit = live_page_emit, .close = live_page_close };
+	if (!w || live_page_init(&w->lp, sp)) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	w->x = x;
+	return 0;
 }

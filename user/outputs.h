@@ -13,6 +13,7 @@
 #include "render.h"
 #include "heatmap.h"
 #include "exporter.h"
+#include "live_page.h"
 
 /* The reports on stdout: text (@sp), or JSON Lines with @json. */
 int print_output_open(struct sh_output *out, const struct render_spec *sp, bool json);
@@ -26,5 +27,12 @@ int heatmap_output_open(struct sh_output *out, const struct heatmap_spec *sp);
  */
 int exporter_output_open(struct sh_output *out, const struct exporter_spec *sp,
 			 struct sh_exporter **x);
+
+/*
+ * The live page at "/" of --listen (live_page.h), served by @x's HTTP
+ * server (opened before it in the list).
+ */
+int live_page_output_open(struct sh_output *out, const struct live_page_spec *sp,
+			  struct sh_exporter *x);
 
 #endif /* SH_OUTPUTS_H */

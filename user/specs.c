@@ -19,7 +19,7 @@ struct heatmap_spec heatmap_spec_of(const struct options *o)
 {
 	return (struct heatmap_spec){ .path = o->heatmap, .key = o->heatmap_key,
 				      .metric = o->metric, .key_type = o->key_type,
-				      .unit = o->unit, .cumulative = o->cumulative };
+				      .lines = o->heatmap_lines, .cumulative = o->cumulative };
 }
 
 struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgroup_cfg *cg)
@@ -37,4 +37,17 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
 				       .prom_classic = o->prom_classic };
+}
+
+struct live_page_spec live_page_spec_of(const struct options *o)
+{
+	return (struct live_page_spec){ .hm = heatmap_spec_of(o), .metric = o->metric,
+					.key_type = o->key_type, .unit = o->unit,
+					.interval_ns = o->interval_ns };
+}
+
+struct live_spec live_spec_of(const struct options *o)
+{
+	return (struct live_spec){ .key_type = o->key_type, .unit = o->unit, .sort = o->sort,
+				   .top = o->top, .interval_ns = o->interval_ns };
 }

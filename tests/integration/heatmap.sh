@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The heatmap of a 5-interval run: well-formed XML (xmllint), 5 columns,
 # and every cell's count equals the same interval's JSON report; one key
-# with --heatmap-key; a path in a missing directory is refused (status 2)
-# before anything loads.
+# with --heatmap-key; the p50/p99 lines are drawn (and gone with
+# --heatmap-lines none); a key that matches nothing warns once and the
+# picture says "no waits for KEY"; a path in a missing directory is
+# refused (status 2) before anything loads.
 . "$(dirname "$0")/../lib.sh"
 need_root
 command -v xmllint >/dev/null || skip "xmllint missing (Debian package libxml2-utils)"
@@ -14,7 +16,16 @@ CHILD_PIDS+=($!)
 	fail "run failed: $(cat "$TMP/all.err")"
 "$SCHEDHIST" -M runq -k comm -i 0.5 -n 3 -j --heatmap "$TMP/key.svg" --heatmap-key hspin \
 	>"$TMP/key.json" 2>"$TMP/key.err" || fail "keyed run failed: $(cat "$TMP/key.err")"
-xmllint --noout "$TMP/all.svg" "$TMP/key.svg" || fail "SVG is not well-formed XML"
+"$SCHEDHIST" -M runq -k comm -i 0.3 -n 3 --heatmap "$TMP/none.svg" --heatmap-key hspni \
+	--heatmap-lines none >/dev/null 2>"$TMP/none.err" || fail "run failed: $(cat "$TMP/none.err")"
+[ "$(grep -c "heatmap-key 'hspni'" "$TMP/none.err")" -eq 1 ] ||
+	fail "a key that matches nothing: not warned once: $(cat "$TMP/none.err")"
+grep -q '>no waits for hspni</text>' "$TMP/none.svg" || fail "the picture does not say no waits"
+grep -q '<polyline' "$TMP/none.svg" && fail "--heatmap-lines none still draws lines"
+grep -q '<polyline class="p50"' "$TMP/all.svg" && grep -q '<polyline class="p99"' "$TMP/all.svg" ||
+	fail "no p50/p99 lines by default"
+grep -q "heatmap-key" "$TMP/key.err" && fail "a key that matches warned: $(cat "$TMP/key.err")"
+xmllint --noout "$TMP/all.svg" "$TMP/key.svg" "$TMP/none.svg" || fail "SVG is not well-formed XML"
 grep -q '<script' "$TMP/all.svg" && fail "SVG has a script"
 python3 - "$TMP" <<'PY' || exit 1
 import json, sys, xml.etree.ElementTree as ET

@@ -5,9 +5,18 @@
  * that the man page states; a --heatmap-key given as the reports print it
  * (escaped) selects the raw name, and the SVG stays well-formed XML in
  * UTF-8 whatever the name's bytes; nothing is written before the first
- * heatmap_write_first().
+ * heatmap_write_first(); rows read as bucket ranges in human units, from
+ * hist.h's edges; the p50/p99 lines sit in the rows of those percentiles
+ * and go with --heatmap-lines none; a key that is never there says so.
+ *
+ * "test_heatmap --svg-dir DIR" writes worst-case heatmaps of 10, 100 and
+ * 1000 columns into DIR instead (every bucket, 20-digit counts, the
+ * longest key shown, a date change): tests/integration/heatmap_layout.sh
+ * measures their labels in Chromium.
  */
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,7 +71,7 @@ static size_t count(const char *s, const char *what)
 	return n;
 }
 
-/* 1000 reports: the latest 600 stay, in order; the worst case stays under the stated size. */
+/* 1500 reports: the latest 1000 stay, in order; the worst case stays under the stated size. */
 static void test_bounded(void)
 {
 	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], err[512];
@@ -79,7 +88,7 @@ static void test_bounded(void)
 	OPTS(&o, "-i", "1", "--heatmap", path);
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	CHECK(stat(path, &st) == -1);	/* nothing written before the first write */
-	for (i = 0; i < 1000; i++) {
+	for (i = 0; i < 1500; i++) {
 		r.when.tv_sec = 1700000000 + i;
 		r.span_s = i;		/* marks the column */
 		/* the worst case for the size: every bucket, 20-digit counts */
@@ -88,15 +97,15 @@ static void test_bounded(void)
 		CHECK(!heatmap_add(&hm, &r));
 	}
 	CHECK_EQ_U64(hm.ncols, HEATMAP_MAX_COLUMNS);
-	CHECK_EQ_U64(hm.total, 1000);
-	CHECK(hm.cols[0].span_s == 1000 - HEATMAP_MAX_COLUMNS);
-	CHECK(hm.cols[HEATMAP_MAX_COLUMNS - 1].span_s == 999);
+	CHECK_EQ_U64(hm.total, 1500);
+	CHECK(hm.cols[0].span_s == 1500 - HEATMAP_MAX_COLUMNS);
+	CHECK(hm.cols[HEATMAP_MAX_COLUMNS - 1].span_s == 1499);
 	svg = svg_of(&hm, &len);
 	CHECK_EQ_U64(count(svg, "<g class=\"column\""), HEATMAP_MAX_COLUMNS);
-	CHECK(strstr(svg, "the latest 600 of 1000 intervals") != NULL);
-	/* schedhist(8), --heatmap: "the latest 600 reports, under 8 MB" */
+	CHECK(strstr(svg, "the latest 1000 of 1500 intervals") != NULL);
+	/* schedhist(8), --heatmap: "the latest 1000 reports, under 10 MB" */
 	printf("  worst-case heatmap: %zu bytes\n", len);
-	CHECK(len < 8 * 1000 * 1000);
+	CHECK(len < 10 * 1000 * 1000);
 	free(svg);
 	CHECK(heatmap_write_first(&hm) == 0);
 	CHECK(!stat(path, &st) && (size_t)st.st_size == len);
@@ -144,6 +153,7 @@ static void test_key_escaped(void)
 	CHECK_EQ_U64(hm.cols[0].slots[10], 5);
 	svg = svg_of(&hm, &len);
 	CHECK(strstr(svg, "comm = caf\\xe9;") != NULL);
+	CHECK(strstr(svg, "no waits for") == NULL);
 	CHECK(xml_ok(svg, len));
 	free(svg);
 	heatmap_free(&hm);
@@ -170,9 +180,203 @@ static void test_key_escaped(void)
 	heatmap_free(&hm);
 }
 
-int main(void)
+/* The y label of row @i as the SVG writes it, found by its bucket's cells. */
+static bool has_label(const char *svg, const char *label)
 {
+	char want[96];
+
+	snprintf(want, sizeof(want), "text-anchor=\"end\">%s</text>", label);
+	return strstr(svg, want) != NULL;
+}
+
+/* Rows in human units with both edges of their bucket, taken from hist.h. */
+static void test_labels(void)
+{
+	struct sh_report r = {};
+	struct sh_heatmap hm;
+	struct options o;
+	char err[512], want[96];
+	size_t len;
+	char *svg;
+	int b;
+
+	OPTS(&o, "-i", "1", "--heatmap", "/tmp/h.svg");
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
+	r.when.tv_sec = 1700000000;
+	r.span_s = 1;
+	for (b = 0; b < SH_NBUCKETS; b++)
+		r.all.slots[b] = 1;
+	CHECK(!heatmap_add(&hm, &r));
+	svg = svg_of(&hm, &len);
+	/* the row of a 20 ms wait: (2^-6 s, 2^-5 s], whole ns [15625001, 31250001) */
+	CHECK(bucket_lo(15) == 15625001 && bucket_hi(15) == 31250001);
+	CHECK(has_label(svg, "15.6-31.3 ms"));
+	CHECK(has_label(svg, "954 ns-1.91 us"));
+	CHECK(has_label(svg, "0-954 ns"));
+	/* the open-ended last bucket */
+	snprintf(want, sizeof(want), "\u2265 %.0f s", (double)bucket_lo(SH_NBUCKETS - 1) / 1e9);
+	CHECK(has_label(svg, want));
+	CHECK(strstr(svg, "us</text>") && strstr(svg, "ms</text>"));
+	/* one row per bucket in the range shown */
+	CHECK_EQ_U64(count(svg, "text-anchor=\"end\">"), SH_NBUCKETS);
+	CHECK(strstr(svg, "id=\"legend\"") && strstr(svg, "id=\"plot\""));
+	CHECK(strstr(svg, "host ") != NULL);
+	free(svg);
+	heatmap_free(&hm);
+}
+
+/* The y of the first point of polyline @cls ("p50", "p99"), or -1. */
+static double line_y(const char *svg, const char *cls)
+{
+	char want[64];
+	const char *p;
+	double x, y;
+
+	snprintf(want, sizeof(want), "<polyline class=\"%s\"", cls);
+	p = strstr(svg, want);
+	if (!p || !(p = strstr(p, "points=\"")) || sscanf(p + 8, "%lf,%lf", &x, &y) != 2)
+		return -1;
+	return y;
+}
+
+/*
+ * p50 and p99 lines: 99 waits in bucket 12 and one in bucket 20 put p50
+ * inside row 12 and p99 (rank 99) in row 12 too; 50 and 50 put p99 in row
+ * 20. Rows are cell_h apart from the top; the line's y lies in its row.
+ */
+static void test_lines(void)
+{
+	struct sh_report r = {};
+	struct sh_heatmap hm;
+	struct options o;
+	char err[512];
+	size_t len;
+	char *svg;
+	double y50, y99;
+
+	OPTS(&o, "-i", "1", "--heatmap", "/tmp/h.svg");
+	CHECK(o.heatmap_lines == (HM_LINE_P50 | HM_LINE_P99));
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
+	r.when.tv_sec = 1700000000;
+	r.span_s = 1;
+	r.all.slots[12] = 50;
+	r.all.slots[20] = 50;
+	CHECK(!heatmap_add(&hm, &r));
+	svg = svg_of(&hm, &len);
+	y50 = line_y(svg, "p50");
+	y99 = line_y(svg, "p99");
+	/* short waits at the bottom: p99 (row 20) above p50 (row 12), 8 rows apart */
+	CHECK(y50 > 0 && y99 > 0 && y99 < y50);
+	CHECK(y50 - y99 > 7 * 14 && y50 - y99 < 9 * 28);
+	CHECK(strstr(svg, "p50</text>") && strstr(svg, "p99</text>"));
+	free(svg);
+	heatmap_free(&hm);
+
+	OPTS(&o, "-i", "1", "--heatmap", "/tmp/h.svg", "--heatmap-lines", "none");
+	CHECK(o.heatmap_lines == 0);
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
+	CHECK(!heatmap_add(&hm, &r));
+	svg = svg_of(&hm, &len);
+	CHECK(!strstr(svg, "<polyline") && !strstr(svg, "p50</text>"));
+	free(svg);
+	heatmap_free(&hm);
+
+	OPTS(&o, "-i", "1", "--heatmap", "/tmp/h.svg", "--heatmap-lines", "p99");
+	CHECK(o.heatmap_lines == HM_LINE_P99);
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
+	CHECK(!heatmap_add(&hm, &r));
+	svg = svg_of(&hm, &len);
+	CHECK(line_y(svg, "p50") < 0 && line_y(svg, "p99") > 0);
+	free(svg);
+	heatmap_free(&hm);
+}
+
+/* A key in no report: warned once (hm.warned), and the picture says so. */
+static void test_missing_key(void)
+{
+	struct sh_group g = {};
+	struct sh_report r = {};
+	struct sh_heatmap hm;
+	struct options o;
+	char err[512];
+	size_t len;
+	char *svg;
+	int i;
+
+	g.name = "bash";
+	g.t.slots[10] = 3;
+	r.groups = &g;
+	r.ngroups = r.nall = 1;
+	r.all = g.t;
+	OPTS(&o, "-k", "comm", "-i", "1", "--heatmap", "/tmp/h.svg", "--heatmap-key", "bsah");
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
+	for (i = 0; i < 3; i++) {
+		r.when.tv_sec = 1700000000 + i;
+		CHECK(!heatmap_add(&hm, &r));
+		CHECK(hm.warned);
+	}
+	svg = svg_of(&hm, &len);
+	CHECK(strstr(svg, ">no waits for bsah</text>") != NULL);
+	CHECK(xml_ok(svg, len));
+	free(svg);
+	heatmap_free(&hm);
+}
+
+/*
+ * Worst-case pictures for the layout test: @n columns, every bucket
+ * counted (40 rows), the largest counts, the longest key shown, readings
+ * 0.01 s apart (labels with decimals) or 1 s apart, crossing midnight.
+ */
+static int write_worst(const char *dir, int n, double step)
+{
+	char path[4096], err[512], key[200];
+	struct sh_group g = {};
+	struct sh_report r = {};
+	struct sh_heatmap hm;
+	struct options o;
+	int i, b;
+
+	snprintf(path, sizeof(path), "%s/worst-%d.svg", dir, n);
+	memset(key, 'W', sizeof(key) - 1);
+	key[sizeof(key) - 1] = '\0';
+	OPTS(&o, "-k", "comm", "-i", "1", "--heatmap", path, "--heatmap-key", key);
+	if (hm_init(&hm, &o, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	g.name = key;
+	r.groups = &g;
+	r.ngroups = r.nall = 1;
+	for (i = 0; i < n; i++) {
+		/* midnight (UTC) falls inside the run: 1700006400 is 2023-11-15 00:00 */
+		double t = 1700006400.0 + step * (i - n / 2);
+
+		r.when.tv_sec = (time_t)t;
+		r.when.tv_nsec = (long)((t - (double)(time_t)t) * 1e9);
+		r.span_s = step;
+		for (b = 0; b < SH_NBUCKETS; b++)
+			g.t.slots[b] = (UINT64_MAX >> (b % 7)) - (__u64)i;
+		CHECK(!heatmap_add(&hm, &r));
+	}
+	if (heatmap_write_first(&hm)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		return 1;
+	}
+	heatmap_free(&hm);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--svg-dir")) {
+		setenv("TZ", "UTC", 1);	/* midnight in the middle of the run */
+		return write_worst(argv[2], 10, 1) || write_worst(argv[2], 100, 0.01) ||
+		       write_worst(argv[2], 1000, 1);
+	}
 	TEST(test_bounded);
 	TEST(test_key_escaped);
+	TEST(test_labels);
+	TEST(test_lines);
+	TEST(test_missing_key);
 	return test_summary();
 }

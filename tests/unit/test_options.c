@@ -393,6 +393,31 @@ static void test_options_set(void)
 	log_set_level(SH_LOG_WARN);
 }
 
+/* --live: no reports printed, a reading a second unless -i; not with -j or --print. */
+static void test_live(void)
+{
+	struct options o;
+
+	PARSE_OK(&o, "--live");
+	CHECK(o.live && !o.print);
+	CHECK_EQ_U64(o.interval_ns, SEC);
+	PARSE_OK(&o, "--live", "-i", "250ms", "-k", "comm", "--sort", "p99");
+	CHECK_EQ_U64(o.interval_ns, 250 * MS);
+	PARSE_OK(&o, "--live", "--listen", "9999");
+	CHECK(o.live && !o.print);
+	CHECK_EQ_U64(o.interval_ns, SEC);
+	PARSE_USAGE("--live", "-j");
+	PARSE_USAGE("--live", "--listen", "9999", "--print");
+	/* --heatmap-lines */
+	PARSE_OK(&o, "--heatmap", "/tmp/x.svg", "--heatmap-lines", "p99,p50");
+	CHECK(o.heatmap_lines == (HM_LINE_P50 | HM_LINE_P99));
+	PARSE_USAGE("--heatmap-lines", "none");
+	PARSE_USAGE("--heatmap", "/tmp/x.svg", "--heatmap-lines", "p50,p50");
+	PARSE_USAGE("--heatmap", "/tmp/x.svg", "--heatmap-lines", "p90");
+	PARSE_USAGE("--heatmap", "/tmp/x.svg", "--heatmap-lines", "p50,");
+	PARSE_USAGE("--heatmap", "/tmp/x.svg", "--heatmap-lines", "");
+}
+
 static void test_usage_errors(void)
 {
 	PARSE_USAGE("-z");
@@ -572,5 +597,6 @@ int main(void)
 	TEST(test_reparse);
 	TEST(test_names);
 	TEST(test_lookups);
+	TEST(test_live);
 	return test_summary();
 }

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* The --live terminal view, on ncurses. */
+#include <curses.h>
+#include <term.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "render.h"
+#include "escape.h"
+#include "loop.h"
+#include "log.h"
+#include "exit_codes.h"
+
+#define KEY_W_MAX 32		/* the key column, at most */
+#define NUM_W 9			/* each value column: 8 characters and a space */
+#define COUNT_W 11
+#define MAXBY_W 24		/* "tid comm" */
+#define SPARK_MIN 10		/* a shorter trend is not shown */
+#define HEAD_LINES 4		/* two header lines, a blank one, the column titles */
+#define ESC_DELAY_MS 25		/* a lone Esc is not the start of an arrow key after this */
+
+static const int sort_cycle[] = { SH_SORT_SUM, SH_SORT_COUNT, SH_SORT_AVG, SH_SORT_P99,
+				  SH_SORT_MAX };
+static const char *const sort_word[] = { "sum", "count", "avg", "p99", "max" };
+
+static int live_check(void)
+{
+	int err;
+
+	if (!isatty(STDOUT_FILENO)) {
+		pr_warn("--live draws on a terminal, and standard output is not one: for a pipe or "
+			"a file use --summary -i DUR (or -j)\n");
+		return -1;
+	}
+	/* the terminal type must be known before anything is loaded */
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
+		pr_warn("--live: the terminal type '%s' is unknown (set TERM, e.g. TERM=xterm)\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		return -1;
+	}
+	del_curterm(cur_term);
+	return 0;
+}
+
+static size_t hash(const char *s)
+{
+	size_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int grow_table(struct sh_live *lv)
+{
+	size_t n = lv->nbuckets ? lv->nbuckets * 2 : 256, i;
+	struct live_hist **t = calloc(n, sizeof(*t)), *e, *next;
+
+	if (!t)
+		return -1;
+	for (i = 0; i < lv->nbuckets; i++)
+		for (e = lv->table[i]; e; e = next) {
+			next = e->next;
+			e->next = t[hash(e->name) & (n - 1)];
+			t[hash(e->name) & (n - 1)] = e;
+		}
+	free(lv->table);
+	lv->table = t;
+	lv->nbuckets = n;
+	return 0;
+}
+
+/* The history of @name, made if new; NULL when out of memory. */
+static struct live_hist *hist_of(struct sh_live *lv, const char *name)
+{
+	struct live_hist *e;
+	size_t b;
+
+	if (lv->nhist >= 2 * lv->nbuckets && grow_table(lv))
+		return NULL;
+	b = hash(name) & (lv->nbuckets - 1);
+	for (e = lv->table[b]; e; e = e->next)
+		if (!strcmp(e->name, name))
+			return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->next = lv->table[b];
+	lv->table[b] = e;
+	lv->nhist++;
+	return e;
+}
+
+/* A new interval: every history's slot cleared; keys gone LIVE_SPARK intervals dropped. */
+static void hist_tick(struct sh_live *lv)
+{
+	struct live_hist **pp, *e;
+	size_t i;
+
+	for (i = 0; i < lv->nbuckets; i++)
+		for (pp = &lv->table[i]; (e = *pp);) {
+			if (lv->updates - e->last >= LIVE_SPARK) {
+				*pp = e->next;
+				free(e);
+				lv->nhist--;
+				continue;
+			}
+			e->p99[lv->updates % LIVE_SPARK] = 0;
+			pp = &e->next;
+		}
+}
+
+static __u64 sort_value(const struct live_row *r, int sort)
+{
+	switch (sort) {
+	case SH_SORT_COUNT:
+		return r->count;
+	case SH_SORT_AVG:
+		return r->avg;
+	case SH_SORT_P99:
+		return r->p99;
+	case SH_SORT_MAX:
+		return r->max;
+	default:
+		return r->sum;
+	}
+}
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	const struct live_row *x = a, *y = b;
+	int sort = *(const int *)arg;
+	__u64 u = sort_value(x, sort), v = sort_value(y, sort);
+
+	if (u != v)
+		return u > v ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* One value column: "  16.8" right-aligned in @w. */
+static void put_wait(char *line, size_t n, size_t *at, __u64 ns, int unit, int w)
+{
+	char v[32];
+
+	fmt_wait(v, sizeof(v), ns, unit);
+	if (*at < n)
+		*at += (size_t)snprintf(line + *at, n - *at, "%*s", w, v);
+}
+
+/* The sparkline of @h over the latest @w intervals, log scale between its own min and max. */
+static void sparkline(const struct sh_live *lv, const struct live_hist *h, int w)
+{
+	static const char *const blocks[] = { "\u2581", "\u2582", "\u2583", "\u2584",
+					      "\u2585", "\u2586", "\u2587", "\u2588" };
+	static const char ascii[] = "_.-:=+*#";
+	__u64 lo = UINT64_MAX, hi = 0, v;
+	int k, level;
+
+	for (k = 0; k < w && (__u64)k < lv->updates; k++) {
+		v = h->p99[(lv->updates - (__u64)k) % LIVE_SPARK];
+		if (v && v < lo)
+			lo = v;
+		if (v > hi)
+			hi = v;
+	}
+	for (k = w - 1; k >= 0; k--) {
+		v = (__u64)k < lv->updates ? h->p99[(lv->updates - (__u64)k) % LIVE_SPARK] : 0;
+		if (!v) {
+			addch(' ');
+			continue;
+		}
+		level = hi > lo ? (int)lround(7.0 * (log((double)v) - log((double)lo)) /
+					      (log((double)hi) - log((double)lo)))
+				: 3;
+		if (lv->utf8)
+			addstr(blocks[level]);
+		else
+			addch((chtype)ascii[level]);
+	}
+}
+
+static void draw(struct sh_live *lv)
+{
+	const struct live_spec *o = &lv->spec;
+	int ncols = COLS, nlines = LINES, key_w = 4, spark_w = 0, maxby_w = 0, y, need;
+	/* --top: the first N in the current order */
+	size_t nvis = o->top && o->top < lv->nrows ? o->top : lv->nrows;
+	size_t i, shown, max_scroll;
+	char line[1024], ts[32];
+	size_t at;
+	struct tm tm;
+
+	erase();
+	for (i = 0; i < nvis; i++)
+		if ((int)strlen(lv->rows[i].name) > key_w)
+			key_w = (int)strlen(lv->rows[i].name);
+	if (key_w < (int)strlen(key_name(o->key_type)))
+		key_w = (int)strlen(key_name(o->key_type));
+	if (key_w > KEY_W_MAX)
+		key_w = KEY_W_MAX;
+	/* the key and the five values first; who had the max when a trend fits too; the trend */
+	need = key_w + COUNT_W + 5 * NUM_W;
+	if (need > ncols - 1) {
+		key_w -= need - (ncols - 1);
+		if (key_w < 4)
+			key_w = 4;
+		need = key_w + COUNT_W + 5 * NUM_W;
+	}
+	if (ncols - 1 - need >= MAXBY_W + 2 + SPARK_MIN + 2) {
+		maxby_w = MAXBY_W;
+		need += maxby_w + 2;
+	}
+	if (ncols - 1 - need >= SPARK_MIN + 2) {
+		spark_w = ncols - 1 - need - 2;
+		if (spark_w > LIVE_SPARK)
+			spark_w = LIVE_SPARK;
+		need += spark_w + 2;
+	}
+
+	/* header */
+	localtime_r(&lv->when.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	snprintf(line, sizeof(line), " schedhist  %s  per %s  every %.3g s  host %s  %s",
+		 metric_words(lv->metric), key_name(o->key_type), (double)o->interval_ns / 1e9,
+		 lv->host, lv->updates ? ts : "");
+	attron(A_REVERSE);
+	mvhline(0, 0, ' ', ncols);
+	mvaddnstr(0, 0, line, ncols);
+	attroff(A_REVERSE);
+	snprintf(line, sizeof(line), " report %" PRIu64 "   waits %" PRIu64 "   events seen %" PRIu64 ", lost %" PRIu64
+		 "   keys %zu   sort: %s   waits in %s%s", (uint64_t)lv->updates, (uint64_t)lv->waits, (uint64_t)lv->seen,
+		 (uint64_t)lv->lost, lv->nrows, sort_word[lv->sort], unit_name(o->unit),
+		 lv->paused ? "   PAUSED" : "");
+	mvaddnstr(1, 0, line, ncols);
+	if (!lv->updates)
+		mvaddnstr(2, 0, " waiting for the first interval...", ncols);
+
+	/* column titles; the sort column marked */
+	at = (size_t)snprintf(line, sizeof(line), "%-*.*s%*s%*s%*s%*s%*s", key_w, key_w,
+			      key_name(o->key_type), COUNT_W,
+			      lv->sort == SH_SORT_COUNT ? "*COUNT" : "COUNT", NUM_W,
+			      lv->sort == SH_SORT_AVG ? "*AVG" : "AVG", NUM_W, "P50", NUM_W,
+			      lv->sort == SH_SORT_P99 ? "*P99" : "P99", NUM_W,
+			      lv->sort == SH_SORT_MAX ? "*MAX" : "MAX");
+	if (maxby_w && at < sizeof(line))
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*s", maxby_w, "MAX_BY");
+	if (spark_w && at < sizeof(line))
+		snprintf(line + at, sizeof(line) - at, "  P99, last %d", spark_w);
+	attron(A_BOLD);
+	mvaddnstr(HEAD_LINES - 1, 0, line, ncols);
+	attroff(A_BOLD);
+
+	/* rows, from @scroll */
+	shown = nlines > HEAD_LINES + 1 ? (size_t)(nlines - HEAD_LINES - 1) : 0;
+	max_scroll = nvis > shown ? nvis - shown : 0;
+	if (lv->scroll > max_scroll)
+		lv->scroll = max_scroll;
+	for (i = lv->scroll, y = HEAD_LINES; i < nvis && y < nlines - 1; i++, y++) {
+		const struct live_row *r = &lv->rows[i];
+
+		at = (size_t)snprintf(line, sizeof(line), "%-*.*s%*" PRIu64, key_w, key_w, r->name,
+				      COUNT_W, (uint64_t)r->count);
+		put_wait(line, sizeof(line), &at, r->avg, o->unit, NUM_W);
+		put_wait(line, sizeof(line), &at, r->p50, o->unit, NUM_W);
+		put_wait(line, sizeof(line), &at, r->p99, o->unit, NUM_W);
+		put_wait(line, sizeof(line), &at, r->max, o->unit, NUM_W);
+		if (maxby_w && at < sizeof(line)) {
+			char by[96];
+
+			if (r->max_tid)
+				snprintf(by, sizeof(by), "%u %s", r->max_tid, r->max_comm);
+			else
+				by[0] = '\0';
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*.*s", maxby_w,
+					       maxby_w, by);
+		}
+		mvaddnstr(y, 0, line, ncols);
+		if (spark_w && r->hist && (int)at + 2 + spark_w <= ncols) {
+			move(y, (int)at + 2);
+			sparkline(lv, r->hist, spark_w);
+		}
+	}
+
+	/* footer */
+	snprintf(line, sizeof(line), " Up/Down/PgUp/PgDn scroll  s sort  p pause  q quit   "
+		 "keys %zu-%zu of %zu", nvis ? lv->scroll + 1 : 0,
+		 lv->scroll + (shown < nvis - lv->scroll ? shown : nvis - lv->scroll), nvis);
+	attron(A_REVERSE);
+	mvhline(nlines - 1, 0, ' ', ncols);
+	mvaddnstr(nlines - 1, 0, line, ncols);
+	attroff(A_REVERSE);
+	refresh();
+}
+
+static void sort_rows(struct sh_live *lv)
+{
+	qsort_r(lv->rows, lv->nrows, sizeof(*lv->rows), cmp_rows, &lv->sort);
+}
+
+/* The keyboard (loop_watch): all keys waiting, then one redraw. */
+static void on_input(void *arg)
+{
+	struct sh_live *lv = arg;
+	size_t page = LINES > HEAD_LINES + 1 ? (size_t)(LINES - HEAD_LINES - 1) : 1;
+	bool redraw = false;
+	size_t k;
+	int ch;
+
+	while ((ch = getch()) != ERR) {
+		redraw = true;
+		switch (ch) {
+		case 'q':
+		case 'Q':
+			loop_request_stop();
+			return;
+		case 's':
+		case 'S':
+			for (k = 0; k < sizeof(sort_cycle) / sizeof(sort_cycle[0]); k++)
+				if (sort_cycle[k] == lv->sort)
+					break;
+			lv->sort = sort_cycle[(k + 1) % (sizeof(sort_cycle) / sizeof(sort_cycle[0]))];
+			sort_rows(lv);
+			break;
+		case 'p':
+		case 'P':
+		case ' ':
+			lv->paused = !lv->paused;
+			break;
+		case KEY_DOWN:
+			lv->scroll++;
+			break;
+		case KEY_UP:
+			if (lv->scroll)
+				lv->scroll--;
+			break;
+		case KEY_NPAGE:
+			lv->scroll += page;
+			break;
+		case KEY_PPAGE:
+			lv->scroll = lv->scroll > page ? lv->scroll - page : 0;
+			break;
+		case KEY_HOME:
+			lv->scroll = 0;
+			break;
+		case KEY_END:
+			lv->scroll = lv->nrows;	/* draw() brings it back to the last page */
+			break;
+		default:	/* KEY_RESIZE included: ncurses has the new size */
+			break;
+		}
+	}
+	if (redraw)
+		draw(lv);
+}
+
+static int live_start(void *ctx, const char *as_user)
+{
+	struct sh_live *lv = ctx;
+
+	if (gethostname(lv->host, sizeof(lv->host) - 1))
+		snprintf(lv->host, sizeof(lv->host), "?");
+	/* characters only: numbers keep the C locale's decimal point */
+	setlocale(LC_CTYPE, "");
+	lv->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	ESCDELAY = ESC_DELAY_MS;
+	lv->screen = newterm(NULL, stdout, stdin);
+	if (!lv->screen) {
+		pr_warn("--live: cannot set up the terminal (TERM=%s)\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		return SH_EXIT_FAIL;
+	}
+	lv->started = true;
+	/*
+	 * Warnings written while the view is up would be drawn over it and
+	 * stay until overwritten: they are kept in a file and written out
+	 * once the terminal is given back.
+	 */
+	lv->held = tmpfile();
+	lv->stderr_fd = lv->held ? dup(STDERR_FILENO) : -1;
+	if (lv->stderr_fd >= 0)
+		dup2(fileno(lv->held), STDERR_FILENO);
+	cbreak();
+	noecho();
+	nodelay(stdscr, TRUE);
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	/* keys only from a terminal: a file or /dev/null would read as always ready */
+	if (isatty(STDIN_FILENO))
+		loop_watch(STDIN_FILENO, on_input, lv);
+	draw(lv);
+	return 0;
+}
+
+/* Take report @r (copied), then redraw unless paused. 0, or -1 when out of memory. */
+static int live_update(struct sh_live *lv, const struct sh_report *r)
+{
+	/* all keys, not only --top: "s" may rank any of them first */
+	size_t i, n = r->nall;
+
+	if (n > lv->cap) {
+		struct live_row *rows = realloc(lv->rows, n * sizeof(*rows));
+
+		if (!rows)
+			return -1;
+		lv->rows = rows;
+		lv->cap = n;
+	}
+	lv->updates++;
+	hist_tick(lv);
+	lv->nrows = 0;
+	for (i = 0; i < n; i++) {
+		const struct sh_group *g = &r->groups[i];
+		struct live_row *w = &lv->rows[lv->nrows];
+		struct live_hist *h;
+
+		if (name_escape(w->name, sizeof(w->name) - 3, g->name) >= sizeof(w->name) - 3)
+			strcat(w->name, "..");
+		w->sum = g->t.sum_ns;
+		w->count = g->t.count;
+		w->avg = g->t.count ? g->t.sum_ns / g->t.count : 0;
+		w->p50 = g->pct.p50;
+		w->p99 = g->pct.p99;
+		w->max = g->t.max_ns;
+		w->max_tid = g->t.max_tid;
+		name_escape(w->max_comm, sizeof(w->max_comm), g->t.max_comm);
+		h = hist_of(lv, w->name);
+		if (!h)
+			return -1;
+		h->p99[lv->updates % LIVE_SPARK] = g->pct.p99;
+		h->last = lv->updates;
+		w->hist = h;
+		lv->nrows++;
+	}
+	sort_rows(lv);
+	lv->when = r->when;
+	lv->span_s = r->span_s;
+	lv->metric = r->metric;
+	lv->seen = r->stats[SH_STAT_SEEN];
+	lv->lost = report_lost(r);
+	lv->waits = r->all.count;
+	if (lv->started && !lv->paused)
+		draw(lv);
+	return 0;
+}
+
+/* The terminal back as it was (and what stderr got meanwhile), everything freed. */
+static void live_close(void *ctx)
+{
+	struct sh_live *lv = ctx;
+	struct live_hist *e, *next;
+	size_t i;
+
+	if (!lv)
+		return;
+	if (lv->started) {
+		loop_watch(-1, NULL, NULL);
+		endwin();
+		delscreen(lv->screen);
+	}
+	/* a view never started has held nothing */
+	if (lv->held && lv->stderr_fd >= 0) {
+		char buf[4096];
+		size_t n;
+
+		fflush(stderr);
+		dup2(lv->stderr_fd, STDERR_FILENO);
+		close(lv->stderr_fd);
+		rewind(lv->held);
+		while ((n = fread(buf, 1, sizeof(buf), lv->held)) > 0)
+			if (fwrite(buf, 1, n, stderr) != n)
+				break;
+	}
+	if (lv->held)
+		fclose(lv->held);
+	for (i = 0; i < lv->nbuckets; i++)
+		for (e = lv->table[i]; e; e = next) {
+			next = e->next;
+			free(e);
+		}
+	free(lv->table);
+	free(lv->rows);
+	free(lv);
+}
+
+/* The first metric measured, as the heatmap. */
+static enum out_status live_emit(void *ctx, const struct sh_tick *t)
+{
+	if (live_update(ctx, &t->reps[0])) {
+		pr_warn("out of memory\n");
+		return OUT_FATAL;
+	}
+	return OUT_OK;
+}
+
+int live_output_open(struct sh_output *out, const struct live_spec *sp)
+{
+	struct sh_live *lv = calloc(1, sizeof(*lv));
+
+	*out = (struct sh_output){ .name = "--live", .ctx = lv, .start = live_start,
+				   .emit = live_emit, .close = live_close };
+	if (!lv || grow_table(lv)) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	lv->stderr_fd = -1;
+	lv->spec = *sp;
+	lv->sort = sp->sort;
+	/* without a terminal, fail now, before anything is loaded */
+	return live_check() ? SH_EXIT_USAGE : 0;
+}

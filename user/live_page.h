@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The live page of --listen, served at "/": the heatmap of the latest
+ * LIVE_PAGE_COLUMNS intervals (all keys, inline SVG, heatmap.h) and a
+ * table of the top LIVE_PAGE_ROWS keys of the latest report, ranked as
+ * the reports are (--sort). The page is plain HTML that reloads itself
+ * every interval (<meta http-equiv="refresh">): no script, no external
+ * file or font, so it works offline and in any browser. It is rendered
+ * by the poller after each report and handed to the HTTP server, which
+ * serves the latest one (http_publish_live()).
+ */
+#ifndef SH_LIVE_PAGE_H
+#define SH_LIVE_PAGE_H
+
+#include <stddef.h>
+#include "heatmap.h"
+#include "report.h"
+
+#define LIVE_PAGE_COLUMNS 120	/* intervals in the page's heatmap (10 minutes at 5 s) */
+#define LIVE_PAGE_ROWS 20	/* keys in its table */
+
+/* A row of the table: a key of the latest report. */
+struct lp_row {
+	char name[160];			/* escaped (escape.h), cut */
+	__u64 count, avg, p50, p99, max;	/* waits, ns */
+	__u32 max_tid;			/* who had the max */
+	char max_comm[64];		/* escaped */
+};
+
+/* What the page shows. */
+struct live_page_spec {
+	struct heatmap_spec hm;		/* its heatmap (path and key unused: all keys) */
+	int metric;			/* enum sh_metric shown: the first measured */
+	int key_type;			/* enum sh_key_type */
+	int unit;			/* enum sh_unit of the table */
+	__u64 interval_ns;		/* the page reloads itself this often (rounded up to 1 s) */
+};
+
+struct sh_live_page {
+	struct sh_heatmap hm;		/* in memory only */
+	struct live_page_spec spec;
+	bool have_report;		/* a report was added */
+	struct timespec when;		/* the latest report's reading */
+	__u64 waits, lost;		/* its waits and lost events */
+	struct lp_row rows[LIVE_PAGE_ROWS];	/* its top keys, ranked */
+	size_t nrows;
+};
+
+/* 0, or -1 when out of memory. */
+int live_page_init(struct sh_live_page *lp, const struct live_page_spec *sp);
+
+/* Add report @r (a column of the heatmap, the table). */
+int live_page_add(struct sh_live_page *lp, const struct sh_report *r);
+
+/* The page as it stands, malloc()ed, into *@buf and *@len. 0, or -1 when out of memory. */
+int live_page_render(const struct sh_live_page *lp, char **buf, size_t *len);
+
+void live_page_free(struct sh_live_page *lp);
+
+#endif /* SH_LIVE_PAGE_H */
