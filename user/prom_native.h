@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Prometheus native histograms: the protobuf exposition (--listen), one
- * native series of schema 0 per key instead of the classic 68 (66 le
+ * native series of schema 0 per key instead of the classic 43 (41 le
  * buckets, _sum, _count). The grid of schedhist.h makes the mapping exact:
- * bucket 0 is the native zero bucket (threshold 2^-30 s, holding the waits
- * of 0 ns), bucket j >= 1 the native bucket of index j + SH_NATIVE_INDEX0.
+ * bucket 0 is the native zero bucket (threshold 2^-20 s, the waits up to
+ * 953 ns), bucket j >= 1 the native bucket of index j + SH_NATIVE_INDEX0
+ * (the last one, above 2^19 s, index 20: exact up to 2^20 s).
  * The same view (render_prom.h) as the text formats: same families, series,
  * labels and help texts, only the histogram is native.
  */

@@ -46,9 +46,9 @@ static void fmt_seconds(char *buf, size_t n, __u64 ns)
 }
 
 /*
- * The "le" of bucket @i: its upper edge, 2^(i-30) s (schedhist.h), in the
+ * The "le" of bucket @i: its upper edge, 2^(i-20) s (schedhist.h), in the
  * shortest form that reads back as the same double, as Go's strconv 'g'
- * writes it ("9.313225746154785e-10", "0.0009765625", "1", "512"); +Inf
+ * writes it ("9.5367431640625e-07", "0.0009765625", "1", "512"); +Inf
  * for the last bucket, which holds every longer wait.
  */
 static void fmt_le(char *buf, size_t n, int i)
