@@ -58,6 +58,7 @@ def oracle(n):
     return {r[1]: (int(r[3]), int(r[5])) for r in rows}
 bad = []
 al = {g["key"]: g for g in last("all")["groups"]}
+merged = last("all")["events"]["merged"]
 for c, n in (("a", 2), ("b", 1)):
     o = oracle(c)
     assert len(o) == n, f"{c}: {len(o)} spinner reports"
@@ -66,8 +67,10 @@ for c, n in (("a", 2), ("b", 1)):
     if not g:
         bad.append(f"{parent}/{c} missing: {sorted(al)}"); continue
     print(f"{parent}/{c}: count {g['count']} (threads' pcount {pc}), sum_ns {g['sum_ns']} (run_delay {rd}), cgroup_id {g['cgroup_id']}")
-    # the spinners' main thread is in the cgroup too: a few waits more
-    if not 0 <= g["count"] - pc <= 10: bad.append(f"{c}: count off")
+    # the spinners' main thread is in the cgroup too: a few waits more; a
+    # switch-in the kernel counted without an event (runq "merged", see
+    # runq_oracle; measured in this run) is one wait fewer
+    if not -merged <= g["count"] - pc <= 10: bad.append(f"{c}: count off")
     if not 0.97 <= g["sum_ns"] / rd <= 1.05: bad.append(f"{c}: sum_ns off")
     if g["max_comm"] not in (f"cg{c.upper()}", "spinners"): bad.append(f"{c}: worst offender {g['max_comm']}")
 # d: while it existed it was resolved by path; once removed: [removed id=N]

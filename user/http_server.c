@@ -311,7 +311,7 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 	enum MHD_Result ret;
 
 	/* protobuf when asked for and published (not with --prom-classic) */
-	if (prom_accept_protobuf(accept)) {
+	if (http_accept_protobuf(accept)) {
 		ret = send_page(h, c, HTTP_PAGE_PROTOBUF, PROM_TYPE_PROTOBUF, &none);
 		if (!none)
 			return ret;

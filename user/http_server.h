@@ -93,8 +93,15 @@ void http_stop(struct http_server *h);
 bool http_accept_openmetrics(const char *accept);
 
 /*
+ * Does @accept (an Accept header, or NULL) ask for the protobuf exposition
+ * (application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
+ * encoding=delimited) at least as much as for a text format?
+ */
+bool http_accept_protobuf(const char *accept);
+
+/*
  * Make @pb (the protobuf exposition, malloc()ed) the page served to the
- * scrapers that ask for it (prom_accept_protobuf()); until the first one,
+ * scrapers that ask for it (http_accept_protobuf()); until the first one,
  * and without it (--prom-classic), they get a text format. Takes it over.
  */
 void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "render_extra.h"
 #include "render.h"
 #include "escape.h"
 #include "loop.h"
@@ -23,6 +24,7 @@
 #define NUM_W 9			/* each value column: 8 characters and a space */
 #define COUNT_W 11
 #define MAXBY_W 24		/* "tid comm" */
+#define CULPRIT_W 22	/* TOP_CULPRIT: key and share */
 #define SPARK_MIN 10		/* a shorter trend is not shown */
 #define HEAD_LINES 4		/* two header lines, a blank one, the column titles */
 #define ESC_DELAY_MS 25		/* a lone Esc is not the start of an arrow key after this */
@@ -191,7 +193,7 @@ static void sparkline(const struct sh_live *lv, const struct live_hist *h, int w
 static void draw(struct sh_live *lv)
 {
 	const struct live_spec *o = &lv->spec;
-	int ncols = COLS, nlines = LINES, key_w = 4, spark_w = 0, maxby_w = 0, y, need;
+	int ncols = COLS, nlines = LINES, key_w = 4, spark_w = 0, maxby_w = 0, culp_w = 0, y, need;
 	/* --top: the first N in the current order */
 	size_t nvis = o->top && o->top < lv->nrows ? o->top : lv->nrows;
 	size_t i, shown, max_scroll;
@@ -219,6 +221,14 @@ static void draw(struct sh_live *lv)
 		maxby_w = MAXBY_W;
 		need += maxby_w + 2;
 	}
+	/* --culprits: the top culprit of each key, when there is room */
+	for (i = 0; i < lv->nrows && !culp_w; i++)
+		if (lv->rows[i].culprit[0])
+			culp_w = CULPRIT_W;
+	if (culp_w && ncols - 1 - need >= culp_w + 2 + SPARK_MIN + 2)
+		need += culp_w + 2;
+	else
+		culp_w = 0;
 	if (ncols - 1 - need >= SPARK_MIN + 2) {
 		spark_w = ncols - 1 - need - 2;
 		if (spark_w > LIVE_SPARK)
@@ -253,6 +263,8 @@ static void draw(struct sh_live *lv)
 			      lv->sort == SH_SORT_MAX ? "*MAX" : "MAX");
 	if (maxby_w && at < sizeof(line))
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*s", maxby_w, "MAX_BY");
+	if (culp_w && at < sizeof(line))
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*s", culp_w, "TOP_CULPRIT");
 	if (spark_w && at < sizeof(line))
 		snprintf(line + at, sizeof(line) - at, "  P99, last %d", spark_w);
 	attron(A_BOLD);
@@ -283,6 +295,9 @@ static void draw(struct sh_live *lv)
 			at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*.*s", maxby_w,
 					       maxby_w, by);
 		}
+		if (culp_w && at < sizeof(line))
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*.*s", culp_w,
+					       culp_w, r->culprit);
 		mvaddnstr(y, 0, line, ncols);
 		if (spark_w && r->hist && (int)at + 2 + spark_w <= ncols) {
 			move(y, (int)at + 2);
@@ -432,6 +447,9 @@ static int live_update(struct sh_live *lv, const struct sh_report *r)
 		w->max = g->t.max_ns;
 		w->max_tid = g->t.max_tid;
 		name_escape(w->max_comm, sizeof(w->max_comm), g->t.max_comm);
+		w->culprit[0] = '\0';
+		if (g->culprits)
+			extra_top_culprit(w->culprit, sizeof(w->culprit), g);
 		h = hist_of(lv, w->name);
 		if (!h)
 			return -1;

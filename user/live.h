@@ -39,6 +39,7 @@ struct live_row {
 	__u64 sum, count, avg, p50, p99, max;	/* ns, as the report's */
 	__u32 max_tid;
 	char max_comm[64];		/* escaped */
+	char culprit[64];		/* --culprits: the top one and its share, else "" */
 	const struct live_hist *hist;	/* its sparkline */
 };
 

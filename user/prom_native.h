@@ -28,11 +28,4 @@
  */
 int render_prom_native(FILE *f, const struct prom_view *views, size_t nviews);
 
-/*
- * Content negotiation: does this Accept header value ask for the delimited
- * protobuf MetricFamily format at least as much as for any text format
- * (text/plain 0.0.4, OpenMetrics 1.0.0, text/ *, * / *)? NULL is no.
- */
-bool prom_accept_protobuf(const char *accept);
-
 #endif /* SH_PROM_NATIVE_H */

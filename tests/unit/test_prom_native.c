@@ -21,6 +21,7 @@
 #include "specs.h"
 #include "render_prom.h"
 #include "prom_native.h"
+#include "http_server.h"
 #include "check.h"
 
 
@@ -490,34 +491,34 @@ static double text_bucket(const char *text, const struct metric *m, int j)
 static void test_accept(void)
 {
 	/* what Prometheus 2.42 sends with --enable-feature=native-histograms */
-	CHECK(prom_accept_protobuf("application/vnd.google.protobuf;"
+	CHECK(http_accept_protobuf("application/vnd.google.protobuf;"
 				   "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,"
 				   "text/plain;version=0.0.4;q=0.3,*/*;q=0.2"));
 	/* ... and without it: never protobuf */
-	CHECK(!prom_accept_protobuf("application/openmetrics-text;version=1.0.0,"
+	CHECK(!http_accept_protobuf("application/openmetrics-text;version=1.0.0,"
 				    "application/openmetrics-text;version=0.0.1;q=0.75,"
 				    "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
-	CHECK(!prom_accept_protobuf(NULL));
-	CHECK(!prom_accept_protobuf(""));
-	CHECK(!prom_accept_protobuf("*/*"));
-	CHECK(!prom_accept_protobuf("text/plain"));
+	CHECK(!http_accept_protobuf(NULL));
+	CHECK(!http_accept_protobuf(""));
+	CHECK(!http_accept_protobuf("*/*"));
+	CHECK(!http_accept_protobuf("text/plain"));
 	/* both parameters are needed: another message, or another encoding, is not ours */
-	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;encoding=delimited"));
-	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+	CHECK(!http_accept_protobuf("application/vnd.google.protobuf;encoding=delimited"));
+	CHECK(!http_accept_protobuf("application/vnd.google.protobuf;"
 				    "proto=io.prometheus.client.MetricFamily;encoding=text"));
-	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+	CHECK(!http_accept_protobuf("application/vnd.google.protobuf;"
 				    "proto=io.prometheus.client.Other;encoding=delimited"));
-	CHECK(prom_accept_protobuf(" Application/Vnd.Google.Protobuf ; proto = "
+	CHECK(http_accept_protobuf(" Application/Vnd.Google.Protobuf ; proto = "
 				   "io.prometheus.client.MetricFamily ; encoding = delimited"));
 	/* quality decides; a tie goes to protobuf, q=0 is never */
-	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+	CHECK(!http_accept_protobuf("application/vnd.google.protobuf;"
 				    "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.2,"
 				    "text/plain;q=0.5"));
-	CHECK(prom_accept_protobuf("text/plain;q=0.5,application/vnd.google.protobuf;"
+	CHECK(http_accept_protobuf("text/plain;q=0.5,application/vnd.google.protobuf;"
 				   "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5"));
-	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+	CHECK(!http_accept_protobuf("application/vnd.google.protobuf;"
 				    "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0"));
-	CHECK(!prom_accept_protobuf("application/vnd.google.protobuf;"
+	CHECK(!http_accept_protobuf("application/vnd.google.protobuf;"
 				    "proto=io.prometheus.client.MetricFamily;encoding=delimited;q=bad"));
 }
 
