@@ -12,6 +12,7 @@
 # growing heatmap 1000 times: the worst case covers its layout.)
 . "$(dirname "$0")/../lib.sh"
 need_root
+not_reports "$TMP/profile"	# Chromium's profile: its own JSON files
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$CHROME" ] || skip "Chromium not installed (Debian package chromium)"
 UNIT=$OUTPUT/tests/test_heatmap

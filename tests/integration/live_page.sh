@@ -9,6 +9,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../prom-lib.sh"
 need_root
+not_reports "$TMP/profile"	# Chromium's profile: its own JSON files
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$CHROME" ] || skip "Chromium not installed (Debian package chromium)"
 

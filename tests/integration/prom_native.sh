@@ -91,6 +91,7 @@ sleep 5	# the last readings reach Prometheus, and its rules are evaluated on the
 eval_at=$(python3 -c "print(f'{$go_at + $EVAL_AFTER:.3f}')")
 
 query() {	# query NAME PROMQL: the JSON answer of /api/v1/query at $eval_at into $TMP/NAME.json
+	not_reports "$TMP/$1.json"	# Prometheus' answer, not a report
 	curl -sS --max-time 10 --get "$API/api/v1/query" --data-urlencode "query=$2" \
 		--data-urlencode "time=$eval_at" >"$TMP/$1.json" || fail "query '$2' failed"
 }
@@ -102,6 +103,7 @@ query p99_5m 'histogram_quantile(0.99, rate(schedhist_wait_seconds{metric="runq"
 # the raw samples of the window, to match each with its reading
 query hists 'schedhist_wait_seconds{metric="runq",key="all"}[30s]'
 query events 'schedhist_events_total{metric="runq"}[30s]'
+not_reports "$TMP/targets.json" "$TMP/tsdb"
 curl -sS --max-time 10 "$API/api/v1/targets" >"$TMP/targets.json" || fail "targets query failed"
 
 stop_sh "$sh" TERM || fail "schedhist exited with $? on SIGTERM"
