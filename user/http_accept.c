@@ -9,83 +9,11 @@
 
 #include "http_server.h"
 
-/* One media range of an Accept header: raises the quality found for either format. */
-static void accept_range(const char *p, size_t len, double *q_om, double *q_text)
-{
-	char buf[256], *save = NULL, *tok, *type;
-	bool om = false, text = false, version_ok = true;
-	double q = 1.0;
-
-	if (len >= sizeof(buf))
-		return;
-	memcpy(buf, p, len);
-	buf[len] = '\0';
-	type = strtok_r(buf, ";", &save);
-	if (!type)
-		return;
-	while (isspace((unsigned char)*type))
-		type++;
-	for (tok = type + strlen(type); tok > type && isspace((unsigned char)tok[-1]);)
-		*--tok = '\0';
-	if (!strcasecmp(type, "application/openmetrics-text"))
-		om = true;
-	else if (!strcasecmp(type, "text/plain") || !strcasecmp(type, "text/*") ||
-		 !strcmp(type, "*/*"))
-		text = true;
-	else
-		return;
-	while ((tok = strtok_r(NULL, ";", &save))) {
-		char *eq, *val, *end;
-
-		while (isspace((unsigned char)*tok))
-			tok++;
-		eq = strchr(tok, '=');
-		if (!eq)
-			continue;
-		*eq = '\0';
-		val = eq + 1;
-		for (end = eq; end > tok && isspace((unsigned char)end[-1]);)
-			*--end = '\0';
-		while (isspace((unsigned char)*val))
-			val++;
-		for (end = val + strlen(val); end > val && isspace((unsigned char)end[-1]);)
-			*--end = '\0';
-		if (!strcasecmp(tok, "q")) {
-			q = strtod(val, &end);
-			if (*end || q < 0 || q > 1)
-				q = 0;
-		} else if (!strcasecmp(tok, "version")) {
-			version_ok = om ? !strcmp(val, "1.0.0") : !strcmp(val, "0.0.4");
-		}
-	}
-	if (!version_ok)
-		return;
-	if (om && q > *q_om)
-		*q_om = q;
-	if (text && q > *q_text)
-		*q_text = q;
-}
-
-bool http_accept_openmetrics(const char *accept)
-{
-	double q_om = 0, q_text = 0;
-	const char *p = accept, *comma;
-
-	if (!accept)
-		return false;
-	for (; *p; p = comma + 1) {
-		comma = strchr(p, ',');
-		if (!comma)
-			comma = p + strlen(p);
-		accept_range(p, (size_t)(comma - p), &q_om, &q_text);
-		if (!*comma)
-			break;
-	}
-	return q_om > 0 && q_om >= q_text;
-}
+/* The formats an Accept header can ask for, by the quality it gives each. */
+enum { ACC_TEXT, ACC_OPENMETRICS, ACC_PROTOBUF, ACC_NR };
 
 /* Trim ASCII blanks at both ends, in place. */
-static char *pb_trim(char *s)
+static char *trim(char *s)
 {
 	char *end;
 
@@ -96,13 +24,18 @@ static char *pb_trim(char *s)
 	return s;
 }
 
-/* One media range: raises the quality found for protobuf or for the text formats. */
-static void pb_accept_range(const char *p, size_t len, double *q_pb, double *q_text)
+/*
+ * One media range of an Accept header: raises @q of the format it names
+ * (text/plain and the wildcards that cover it are the classic text format), if its
+ * parameters fit what schedhist serves (the text formats' version, the
+ * protobuf's proto and encoding).
+ */
+static void accept_range(const char *p, size_t len, double q[ACC_NR])
 {
 	char buf[256], *save = NULL, *tok, *type;
-	bool pb = false, proto_ok = false, delimited = false, version_ok = true;
-	bool om = false;
-	double q = 1.0;
+	bool version_ok = true, proto_ok = false, delimited = false;
+	double qv = 1.0;
+	int kind;
 
 	if (len >= sizeof(buf))
 		return;
@@ -111,13 +44,15 @@ static void pb_accept_range(const char *p, size_t len, double *q_pb, double *q_t
 	type = strtok_r(buf, ";", &save);
 	if (!type)
 		return;
-	type = pb_trim(type);
+	type = trim(type);
 	if (!strcasecmp(type, "application/vnd.google.protobuf"))
-		pb = true;
+		kind = ACC_PROTOBUF;
 	else if (!strcasecmp(type, "application/openmetrics-text"))
-		om = true;
-	else if (strcasecmp(type, "text/plain") && strcasecmp(type, "text/*") &&
-		 strcmp(type, "*/*"))
+		kind = ACC_OPENMETRICS;
+	else if (!strcasecmp(type, "text/plain") || !strcasecmp(type, "text/*") ||
+		 !strcmp(type, "*/*"))
+		kind = ACC_TEXT;
+	else
 		return;
 	while ((tok = strtok_r(NULL, ";", &save))) {
 		char *eq = strchr(tok, '='), *val, *end;
@@ -125,42 +60,58 @@ static void pb_accept_range(const char *p, size_t len, double *q_pb, double *q_t
 		if (!eq)
 			continue;
 		*eq = '\0';
-		val = pb_trim(eq + 1);
-		tok = pb_trim(tok);
+		val = trim(eq + 1);
+		tok = trim(tok);
 		if (!strcasecmp(tok, "q")) {
-			q = strtod(val, &end);
-			if (*end || q < 0 || q > 1)
-				q = 0;
-		} else if (pb && !strcasecmp(tok, "proto")) {
+			qv = strtod(val, &end);
+			if (*end || qv < 0 || qv > 1)
+				qv = 0;
+		} else if (kind == ACC_PROTOBUF && !strcasecmp(tok, "proto")) {
 			proto_ok = !strcmp(val, "io.prometheus.client.MetricFamily");
-		} else if (pb && !strcasecmp(tok, "encoding")) {
+		} else if (kind == ACC_PROTOBUF && !strcasecmp(tok, "encoding")) {
 			delimited = !strcmp(val, "delimited");
-		} else if (!pb && !strcasecmp(tok, "version")) {
-			version_ok = om ? !strcmp(val, "1.0.0") : !strcmp(val, "0.0.4");
+		} else if (kind != ACC_PROTOBUF && !strcasecmp(tok, "version")) {
+			version_ok = kind == ACC_OPENMETRICS ? !strcmp(val, "1.0.0")
+							     : !strcmp(val, "0.0.4");
 		}
 	}
-	if (pb) {
-		if (proto_ok && delimited && q > *q_pb)
-			*q_pb = q;
-	} else if (version_ok && q > *q_text) {
-		*q_text = q;
-	}
+	if (kind == ACC_PROTOBUF ? !(proto_ok && delimited) : !version_ok)
+		return;
+	if (qv > q[kind])
+		q[kind] = qv;
 }
 
-bool http_accept_protobuf(const char *accept)
+/* The quality @accept (or NULL) gives each format: 0 for those it does not name. */
+static void accept_qualities(const char *accept, double q[ACC_NR])
 {
-	double q_pb = 0, q_text = 0;
 	const char *p = accept, *comma;
 
+	q[ACC_TEXT] = q[ACC_OPENMETRICS] = q[ACC_PROTOBUF] = 0;
 	if (!accept)
-		return false;
+		return;
 	for (; *p; p = comma + 1) {
 		comma = strchr(p, ',');
 		if (!comma)
 			comma = p + strlen(p);
-		pb_accept_range(p, (size_t)(comma - p), &q_pb, &q_text);
+		accept_range(p, (size_t)(comma - p), q);
 		if (!*comma)
 			break;
 	}
-	return q_pb > 0 && q_pb >= q_text;
+}
+
+bool http_accept_openmetrics(const char *accept)
+{
+	double q[ACC_NR];
+
+	accept_qualities(accept, q);
+	return q[ACC_OPENMETRICS] > 0 && q[ACC_OPENMETRICS] >= q[ACC_TEXT];
+}
+
+bool http_accept_protobuf(const char *accept)
+{
+	double q[ACC_NR];
+
+	accept_qualities(accept, q);
+	return q[ACC_PROTOBUF] > 0 && q[ACC_PROTOBUF] >= q[ACC_TEXT] &&
+	       q[ACC_PROTOBUF] >= q[ACC_OPENMETRICS];
 }
