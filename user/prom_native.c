@@ -250,32 +250,16 @@ static void histogram(struct enc *e, const char *metric, const char *key_type, c
 	pb_msg(&e->fam, MF_METRIC, &e->met);
 }
 
-static int cmp_series(const void *a, const void *b)
-{
-	const struct prom_series *x = *(const struct prom_series *const *)a;
-	const struct prom_series *y = *(const struct prom_series *const *)b;
-
-	return strcmp(x->key, y->key);
-}
-
 /* One view's series, sorted by key, [other] last (as the text formats). */
 static int put_view(struct enc *e, const struct prom_view *v)
 {
 	const char *metric = metric_name(v->metric), *kt = key_name(v->key_type);
 	struct prom_series **sorted;
-	size_t n = 0, i;
+	size_t n, i;
 
-	sorted = malloc((v->nexported ? v->nexported : 1) * sizeof(*sorted));
+	sorted = prom_view_sorted(v, &n);
 	if (!sorted)
 		return -1;
-	for (i = 0; i < v->nslots; i++) {
-		struct prom_series *s = v->table[i];
-
-		for (; s; s = s->next)
-			if (s->exported)
-				sorted[n++] = s;
-	}
-	qsort(sorted, n, sizeof(*sorted), cmp_series);
 	for (i = 0; i < n; i++)
 		histogram(e, metric, kt, sorted[i]->key, &sorted[i]->t);
 	free(sorted);

@@ -246,3 +246,27 @@ size_t prom_view_series(const struct prom_view *v)
 	return v->nexported + (v->key_type != SH_KEY_NONE ? 1 : 0);
 }
 
+static int cmp_series(const void *a, const void *b)
+{
+	const struct prom_series *x = *(const struct prom_series *const *)a;
+	const struct prom_series *y = *(const struct prom_series *const *)b;
+
+	return strcmp(x->key, y->key);
+}
+
+struct prom_series **prom_view_sorted(const struct prom_view *v, size_t *n)
+{
+	struct prom_series **sorted, *s;
+	size_t i;
+
+	*n = 0;
+	sorted = malloc((v->nexported ? v->nexported : 1) * sizeof(*sorted));
+	if (!sorted)
+		return NULL;
+	for (i = 0; i < v->nslots; i++)
+		for (s = v->table[i]; s; s = s->next)
+			if (s->exported)
+				sorted[(*n)++] = s;
+	qsort(sorted, *n, sizeof(*sorted), cmp_series);
+	return sorted;
+}

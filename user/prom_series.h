@@ -72,4 +72,10 @@ int prom_view_update(struct prom_view *v, const struct sh_report *interval,
 /* Histogram series exported now (names plus [other]); each is PROM_LINES_PER_KEY lines. */
 size_t prom_view_series(const struct prom_view *v);
 
+/*
+ * The series exported now, sorted by key (the order of every exposition),
+ * in a malloc()ed array of *@n (free() it); NULL when out of memory.
+ */
+struct prom_series **prom_view_sorted(const struct prom_view *v, size_t *n);
+
 #endif /* SH_PROM_SERIES_H */

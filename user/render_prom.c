@@ -136,35 +136,19 @@ static int put_series(FILE *f, const char *labels, const char *key, int key_type
 	return 0;
 }
 
-static int cmp_series(const void *a, const void *b)
-{
-	const struct prom_series *x = *(const struct prom_series *const *)a;
-	const struct prom_series *y = *(const struct prom_series *const *)b;
-
-	return strcmp(x->key, y->key);
-}
-
 /* One view's histogram series, sorted by key. */
 static int put_view(FILE *f, const struct prom_view *v, char le[][32])
 {
 	struct prom_series **sorted;
 	char labels[128];
-	size_t n = 0, i;
+	size_t n, i;
 	int err = 0;
 
 	snprintf(labels, sizeof(labels), "metric=\"%s\",key_type=\"%s\",key=",
 		 metric_name(v->metric), key_name(v->key_type));
-	sorted = malloc((v->nexported ? v->nexported : 1) * sizeof(*sorted));
+	sorted = prom_view_sorted(v, &n);
 	if (!sorted)
 		return -1;
-	for (i = 0; i < v->nslots; i++) {
-		struct prom_series *s = v->table[i];
-
-		for (; s; s = s->next)
-			if (s->exported)
-				sorted[n++] = s;
-	}
-	qsort(sorted, n, sizeof(*sorted), cmp_series);
 	for (i = 0; i < n && !err; i++)
 		err = put_series(f, labels, sorted[i]->key, v->key_type, &sorted[i]->t, le);
 	free(sorted);
