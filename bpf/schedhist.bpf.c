@@ -29,9 +29,14 @@
  *            every time is bpf_ktime_get_ns().
  *
  * Maps:
- *   task_st  task local storage: switch-out time, wakeup time, the
- *            run_delay seen at the last switch-in. Lives and dies with the
- *            task: no pid-keyed hash that fills up with exited tasks.
+ *   tasks    sched_info method: the task table, an array indexed by tid
+ *            (see struct task_slot): switch-out time, the run_delay seen
+ *            at the last switch-in, the pcount expected. An entry is freed
+ *            with its task (sched_process_free): nothing fills up with
+ *            exited tasks.
+ *   task_st  task local storage, the same per task (and the wakeup time):
+ *            the wakeup method's, and the sched_info method's for tasks
+ *            whose table entry is taken. Lives and dies with the task.
  *   pcpu     per-CPU array, one element: the event counters and, for the
  *            keys "none" and "cpu", the histograms themselves. One lookup
  *            per event for those keys.
@@ -77,6 +82,7 @@
 #include "bits.bpf.h"
 
 #define TASK_RUNNING 0
+#define TASK_DEAD 0x80	/* prev_state of a task's last switch-out */
 /* errno values the map helpers return, negated (the trimmed vmlinux.h has none) */
 #define E2BIG 7
 #define EEXIST 17
@@ -94,6 +100,7 @@ const volatile __u32 filter_cglevel = 0;	/* -c: level of that root */
 const volatile __u32 fold_above = 0;		/* fold gone keys once more keys are live */
 const volatile bool culprits = false;		/* --culprits: blame runq waits on prev */
 const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
+const volatile __u32 task_mask = 0;		/* task table entries - 1 (a power of two - 1) */
 
 /* Advanced by the poller at each reading (see struct sh_hist). */
 volatile __u32 sh_epoch = 1;
@@ -106,17 +113,27 @@ __u32 sh_live_keys;
 /* Keys made by this side since the start (a key is made, then reclaimed or still there). */
 __u64 sh_keys_made;
 
-#define HAS(m) (metrics & (1U << (m)))
+/*
+ * The measured metrics and the method, as seen by the code: M_ and NAT_
+ * are parameters of the functions on the hot path. The sched_switch
+ * program for the common configurations passes them as compile-time
+ * constants (the compiler then drops every test of them and all code
+ * for the other configurations); the one for any configuration passes
+ * the settings above, and the verifier prunes what they rule out.
+ */
+#define HAS(m) (M_ & (1U << (m)))
 /* Position of metric @m's histogram in a value: the enabled ones before it. */
 #define IDX(m) (((m) > SH_METRIC_OFFCPU && HAS(SH_METRIC_OFFCPU)) + \
 		((m) > SH_METRIC_RUNQ && HAS(SH_METRIC_RUNQ)))
 #define NMETRICS (!!HAS(SH_METRIC_OFFCPU) + !!HAS(SH_METRIC_RUNQ) + !!HAS(SH_METRIC_BLOCKED))
-#define NATIVE (method == SH_METHOD_SCHED_INFO)
+#define NATIVE (NAT_)
+/* The settings, for the functions that are not on the hot path. */
+#define CONFIG_METRICS const __u32 M_ = metrics
+#define CONFIG_METHOD const bool NAT_ = method == SH_METHOD_SCHED_INFO
 
 /* Per task. Times are in the run's one clock domain (see "Method"). */
-struct task_st {
+struct task_core {
 	__u64 out_ts;	/* last switch-out; 0 = none since the last switch-in */
-	__u64 wake_ts;	/* wakeup method: runnable since; 0 = not yet */
 	__u64 rd_base;	/* sched_info method: run_delay as of the last switch-in */
 	__u32 flags;	/* TS_* */
 	__u32 pcount;	/* sched_info method: the pcount expected at the next switch-in */
@@ -125,6 +142,47 @@ struct task_st {
 #define TS_RD 2		/* rd_base is known */
 #define TS_PC 8		/* sched_info method: pcount is known */
 #define TS_NEW 4	/* wakeup method: a new task, not run yet */
+
+/*
+ * sched_info method: the task table, an array indexed by a bijection of
+ * the tid's low bits (pid * odd mod 2^k: no two live tids below 2^k share
+ * an entry, and neighbouring tids land far apart, so two threads of one
+ * process running on two CPUs do not share a cache line). An entry
+ * belongs to the task whose task_struct address and start time are in
+ * @owner and @start: a task takes a free entry with a compare-and-swap
+ * on @owner, and frees it at its last switch-out (prev_state TASK_DEAD)
+ * or, if that switch went unseen, when it is freed (sched_process_free).
+ * An entry is never trusted on the address alone: a task that had its
+ * entry freed by sched_process_free while it still ran (it exited,
+ * release_task() queued the free, and the grace period ended while the
+ * task was preempted on its way to its last switch) takes it again; if
+ * its last switch then goes unseen, the entry keeps an owner that is
+ * gone, and a later task at the same address has another start time. An
+ * array lookup is a few instructions where task storage is a helper
+ * call (about 20 ns a lookup here). A task whose entry is taken (tids at
+ * or above 2^k, a tid reused before its last owner was freed, an entry
+ * kept by a gone owner as above) keeps its state in task storage
+ * instead, as every task does with the wakeup method. The poller sizes
+ * the table (task_mask + 1 entries).
+ */
+struct task_slot {
+	__u64 owner;	/* the owner's task_struct address; 0 = free */
+	__u64 start;	/* ... and its start_time */
+	struct task_core c;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct task_slot);
+} tasks SEC(".maps");
+
+/* Task storage: tasks without a table entry, and the wakeup method. */
+struct task_st {
+	struct task_core c;
+	__u64 wake_ts;	/* wakeup method: runnable since; 0 = not yet */
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -183,6 +241,63 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sh_stacks);
 } stack_zero SEC(".maps");
+
+/* The task table's multiplier: odd, so a bijection modulo any 2^k. */
+#define TASK_MUL 0x9E3779B1U
+
+static __always_inline struct task_slot *task_slot_of(struct task_struct *t)
+{
+	__u32 i = ((__u32)t->pid * TASK_MUL) & task_mask;
+
+	return bpf_map_lookup_elem(&tasks, &i);
+}
+
+/* @t will not run again: free its task table entry (if it has it). */
+static __always_inline void task_slot_free(struct task_struct *t)
+{
+	struct task_slot *ts = task_slot_of(t);
+
+	/* once taken, only the owner's own events write an entry's owner */
+	if (ts && ts->owner == (__u64)t)
+		ts->owner = 0;
+}
+
+/*
+ * @t's state, made if @create (zeroed) and not made yet: its task table
+ * entry, else its task storage (see "tasks"). NULL when there is none.
+ */
+static __always_inline struct task_core *task_state(struct task_struct *t, bool create,
+						   const bool NAT_)
+{
+	struct task_st *st;
+
+	if (NATIVE) {
+		struct task_slot *ts = task_slot_of(t);
+
+		if (ts && ts->owner == (__u64)t && ts->start == t->start_time)
+			return &ts->c;
+		/*
+		 * A free entry: take it (another CPU may take it at the same
+		 * moment for another task: the compare-and-swap decides). A
+		 * task that kept its state in task storage while the entry was
+		 * taken brings it along.
+		 */
+		if (ts && !ts->owner && create &&
+		    !__sync_val_compare_and_swap(&ts->owner, 0, (__u64)t)) {
+			ts->start = t->start_time;
+			st = bpf_task_storage_get(&task_st, t, 0, 0);
+			if (st) {
+				ts->c = st->c;
+				bpf_task_storage_delete(&task_st, t);
+			} else {
+				__builtin_memset(&ts->c, 0, sizeof(ts->c));
+			}
+			return &ts->c;
+		}
+	}
+	st = bpf_task_storage_get(&task_st, t, 0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	return st ? &st->c : 0;
+}
 
 /* Kernels before 6.1 kept ancestor ids instead of ancestor pointers. */
 struct cgroup___old {
@@ -262,7 +377,7 @@ static __always_inline void copy_comm(char *dst, const char *src)
 }
 
 /* Add @n to counter @stat of every metric measured (the event concerns them all). */
-static __always_inline void stat_add(struct sh_pcpu *pc, int stat, __u32 n)
+static __always_inline void stat_add(struct sh_pcpu *pc, int stat, __u32 n, const __u32 M_)
 {
 	if (HAS(SH_METRIC_OFFCPU))
 		pc->stats[SH_METRIC_OFFCPU][stat] += n;
@@ -273,9 +388,9 @@ static __always_inline void stat_add(struct sh_pcpu *pc, int stat, __u32 n)
 }
 
 /* Count @stat for every metric measured. */
-static __always_inline void stat_all(struct sh_pcpu *pc, int stat)
+static __always_inline void stat_all(struct sh_pcpu *pc, int stat, const __u32 M_)
 {
-	stat_add(pc, stat, 1);
+	stat_add(pc, stat, 1, M_);
 }
 
 /* @t's key in the key map (-k comm, pid, tid, cgroup) into *@key (zeroed). */
@@ -303,7 +418,7 @@ static __always_inline void task_key(struct task_struct *t, struct sh_key *key)
  * reason (SH_STAT_MAP_FULL or SH_STAT_NO_MEM), else 0, and *@kp [other].
  */
 static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, __u32 cpu, int *over,
-						   struct sh_key *kp)
+						   struct sh_key *kp, const __u32 M_)
 {
 	struct sh_key key = {};
 	struct sh_hist *h, *nv;
@@ -479,105 +594,120 @@ static __always_inline void unrecorded(struct sh_pcpu *pc, int m, int stat)
 
 /*
  * The run-queue part of the wait ending now, into *@rq: 0, or the
- * reason it is unknown (SH_STAT_NO_START, SH_STAT_CLOCK_SKEW).
+ * reason it is unknown (SH_STAT_NO_START, SH_STAT_CLOCK_SKEW). @lq, @rd,
+ * @pcount: @t's sched_info (sched_info method); *@flags: @c's, updated.
  */
-static __always_inline int runq_wait(struct sh_pcpu *pc, struct task_struct *t,
-				     struct task_st *s, __u64 now, __u64 *rq)
+static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 now, __u64 lq,
+				     __u64 rd, __u32 pcount, __u64 *rq, const bool NAT_)
 {
 	if (NATIVE) {
-		__u64 lq = t->sched_info.last_queued;
-		__u64 rd = t->sched_info.run_delay;
-		__u64 base = 0;
-		bool known;
-
 		/* a task that never ran has accrued nothing: base 0 is exact */
-		known = (s->flags & TS_RD) || !t->sched_info.pcount;
-		if (s->flags & TS_RD)
-			base = s->rd_base;
+		bool known = (*flags & TS_RD) || !pcount;
+		__u64 base = (*flags & TS_RD) ? c->rd_base : 0;
+
+		/*
+		 * Not queued: sched_info_arrive() counts no wait (pcount) and
+		 * adds nothing to run_delay; what run_delay gained since the
+		 * base (a migration's part of a wait, or a switch-in this
+		 * program did not see) stays for the next wait, so the base
+		 * stays too.
+		 */
+		if (!lq) {
+			if (!known) {
+				c->rd_base = rd;
+				*flags |= TS_RD;
+			}
+			return SH_STAT_NO_START;
+		}
 		/* what sched_info_arrive() is about to add to run_delay */
-		s->rd_base = rd + (lq && now >= lq ? now - lq : 0);
-		s->flags |= TS_RD;
-		/* not queued: the kernel counts no wait either (pcount) */
-		if (!lq || !known)
+		c->rd_base = rd + (now >= lq ? now - lq : 0);
+		*flags |= TS_RD;
+		if (!known)
 			return SH_STAT_NO_START;
 		/* the same run queue stamped both: cannot go backwards */
 		if (now < lq)
 			return SH_STAT_CLOCK_SKEW;
 		*rq = rd - base + (now - lq);
 		return 0;
+	} else {
+		__u64 wake = ((struct task_st *)c)->wake_ts;
+
+		if (!wake)
+			return SH_STAT_NO_START;
+		if (now < wake)
+			return SH_STAT_CLOCK_SKEW;
+		*rq = now - wake;
+		return 0;
 	}
-	if (!s->wake_ts)
-		return SH_STAT_NO_START;
-	if (now < s->wake_ts)
-		return SH_STAT_CLOCK_SKEW;
-	*rq = now - s->wake_ts;
-	return 0;
 }
 
 /* @t is switched in at @now, @prev out: every wait it ends. */
-static __always_inline void switch_in(struct task_struct *t, struct task_struct *prev, __u64 now)
+static __always_inline void switch_in(struct task_struct *t, struct task_struct *prev, __u64 now,
+				      const __u32 M_, const bool NAT_)
 {
 	struct sh_key key = {};
-	__u64 off = 0, rq = 0;
+	__u64 off = 0, rq = 0, lq = 0, rd = 0;
 	int off_err = SH_STAT_NO_START, rq_err = SH_STAT_NO_START, b_err = 0, over = 0;
+	struct task_core *c;
 	struct sh_hist *h;
 	struct sh_pcpu *pc;
-	struct task_st *s;
-	__u32 zero = 0, cpu;
+	__u32 zero = 0, cpu, flags, pcount = 0;
 	bool slept, first;
 
 	pc = bpf_map_lookup_elem(&pcpu, &zero);
 	if (!pc)
 		return;
 	if (!task_traced(t)) {
-		stat_all(pc, SH_STAT_SEEN);
-		stat_all(pc, SH_STAT_FILTERED);
+		stat_all(pc, SH_STAT_SEEN, M_);
+		stat_all(pc, SH_STAT_FILTERED, M_);
 		return;
 	}
 	/*
-	 * runq from sched_info needs the storage at switch-in only; offcpu
-	 * creates it for a task's first run too (a new task never switched out)
+	 * runq from sched_info needs the state at switch-in only; offcpu
+	 * makes it for a task's first run too (a new task never switched out)
 	 */
-	s = bpf_task_storage_get(&task_st, t, 0,
-				 NATIVE && (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_OFFCPU))
-					 ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	if (!s) {
-		stat_all(pc, SH_STAT_SEEN);
-		stat_all(pc, SH_STAT_NO_START);
+	c = task_state(t, NATIVE && (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_OFFCPU)), NAT_);
+	if (!c) {
+		stat_all(pc, SH_STAT_SEEN, M_);
+		stat_all(pc, SH_STAT_NO_START, M_);
 		return;
 	}
-	/*
-	 * The kernel counted more arrivals (switch-ins) of this task than
-	 * this program saw since its last one: on 6.18 about one context
-	 * switch in a hundred does not run the program (/proc/stat ctxt
-	 * advances more than its run_cnt, recursion_misses 0). Their runq
-	 * waits are in run_delay, so in the next one; their offcpu and
-	 * blocked waits are lost. Say how many, for every metric.
-	 */
+	flags = c->flags;
 	if (NATIVE) {
-		__u32 pcount = t->sched_info.pcount;
-
-		if ((s->flags & TS_PC) && pcount != s->pcount)
-			stat_add(pc, SH_STAT_MERGED, pcount - s->pcount);
-		s->pcount = pcount + !!t->sched_info.last_queued;
-		s->flags |= TS_PC;
+		lq = t->sched_info.last_queued;
+		rd = t->sched_info.run_delay;
+		pcount = t->sched_info.pcount;
+		/*
+		 * The kernel counted more arrivals (switch-ins) of this task
+		 * than this program saw since its last one: on 6.18 about one
+		 * context switch in a hundred does not run the program
+		 * (/proc/stat ctxt advances more than its run_cnt,
+		 * recursion_misses 0). Their runq waits are in run_delay, so in
+		 * the next one; their offcpu and blocked waits are lost. Say
+		 * how many, for every metric.
+		 */
+		if ((flags & TS_PC) && pcount != c->pcount)
+			stat_add(pc, SH_STAT_MERGED, pcount - c->pcount, M_);
+		c->pcount = pcount + !!lq;
+		flags |= TS_PC;
 	}
-	slept = s->flags & TS_SLEPT;
+	slept = flags & TS_SLEPT;
 	/* a task's first run has no switch-out: off CPU since runnable */
-	first = NATIVE ? !t->sched_info.pcount : (s->flags & TS_NEW);
-	if (s->out_ts) {
-		off_err = now < s->out_ts ? SH_STAT_CLOCK_SKEW : 0;
-		off = now - s->out_ts;
+	first = NATIVE ? !pcount : (flags & TS_NEW);
+	if ((HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !NATIVE) && c->out_ts) {
+		off_err = now < c->out_ts ? SH_STAT_CLOCK_SKEW : 0;
+		off = now - c->out_ts;
+		c->out_ts = 0;
 	}
 	if (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED) || first)
-		rq_err = runq_wait(pc, t, s, now, &rq);
-	if (first && !s->out_ts) {
+		rq_err = runq_wait(c, &flags, now, lq, rd, pcount, &rq, NAT_);
+	if (first && off_err == SH_STAT_NO_START) {
 		off_err = rq_err;
 		off = rq;
 	}
-	s->out_ts = 0;
-	s->wake_ts = 0;
-	s->flags &= ~(TS_SLEPT | TS_NEW);
+	if (!NATIVE)
+		((struct task_st *)c)->wake_ts = 0;
+	c->flags = flags & ~(TS_SLEPT | TS_NEW);
 
 	/*
 	 * blocked: only waits that began with a sleep (the rest is runq):
@@ -600,10 +730,10 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 		if (stacks && key_type == SH_KEY_CPU)
 			key.id = bpf_get_smp_processor_id();
 	} else {
-		h = keyed_hists(t, bpf_get_smp_processor_id(), &over, &key);
+		h = keyed_hists(t, bpf_get_smp_processor_id(), &over, &key, M_);
 		if (!h) {
-			stat_all(pc, SH_STAT_SEEN);
-			stat_all(pc, SH_STAT_DROPPED);
+			stat_all(pc, SH_STAT_SEEN, M_);
+			stat_all(pc, SH_STAT_DROPPED, M_);
 			return;
 		}
 	}
@@ -634,62 +764,76 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 }
 
 /* @t is switched out at @now; @slept: not runnable any more. */
-static __always_inline void switch_out(struct task_struct *t, __u64 now, bool slept)
+static __always_inline void switch_out(struct task_struct *t, __u64 now, bool slept,
+				       const __u32 M_, const bool NAT_)
 {
-	struct task_st *s;
+	struct task_core *c;
+	__u32 flags;
 
 	if (!task_traced(t))
 		return;
-	s = bpf_task_storage_get(&task_st, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!s)
+	c = task_state(t, true, NAT_);
+	if (!c)
 		return;
-	s->out_ts = now;
-	if (slept)
-		s->flags |= TS_SLEPT;
-	else
-		s->flags &= ~TS_SLEPT;
+	c->out_ts = now;
+	flags = slept ? c->flags | TS_SLEPT : c->flags & ~TS_SLEPT;
 	/*
 	 * sched_info: a task first seen here is due no arrival before its
-	 * next switch-in's (which comes after that event). A running task's
-	 * run_delay stands still until it is queued again, so it is the base
-	 * the next wait is measured from (set again here: it also takes in
-	 * what the kernel moved into run_delay without an arrival while the
-	 * task ran); but after an arrival the program did not see
-	 * (pcount ran ahead, SH_STAT_MERGED) the base of the switch-in
-	 * stays, so that unseen wait goes into the next one.
+	 * next switch-in's (which comes after that event), and a running
+	 * task's run_delay stands still until it is queued again: it is the
+	 * base the next wait is measured from. A task seen before keeps the
+	 * base of its last switch-in, so that what run_delay gained without
+	 * a wait recorded since (an arrival this program did not see:
+	 * pcount ran ahead, SH_STAT_MERGED) goes into the next wait.
 	 */
 	if (NATIVE) {
-		__u32 pcount = t->sched_info.pcount;
-
-		if (!(s->flags & TS_PC)) {
-			s->pcount = pcount;
-			s->flags |= TS_PC;
+		if (!(flags & TS_PC)) {
+			c->pcount = t->sched_info.pcount;
+			flags |= TS_PC;
 		}
-		if ((HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED)) &&
-		    (!(s->flags & TS_RD) || pcount == s->pcount)) {
-			s->rd_base = t->sched_info.run_delay;
-			s->flags |= TS_RD;
+		if ((HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED)) && !(flags & TS_RD)) {
+			c->rd_base = t->sched_info.run_delay;
+			flags |= TS_RD;
 		}
+	} else {
+		/* wakeup method: preempted, it is runnable from now on */
+		((struct task_st *)c)->wake_ts = slept ? 0 : now;
 	}
-	/* wakeup method: preempted, it is runnable from now on */
-	if (!NATIVE)
-		s->wake_ts = slept ? 0 : now;
+	c->flags = flags;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(schedhist_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
+static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
+				     unsigned int prev_state, const __u32 M_, const bool NAT_)
 {
 	/* this CPU's run queue clock, updated by __schedule just before */
 	__u64 now = NATIVE ? prev->se.cfs_rq->rq->clock : bpf_ktime_get_ns();
 
 	/* switch-out times: offcpu and blocked, and runq by wakeup stamps */
-	if (prev->pid && (HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !NATIVE))
-		switch_out(prev, now, prev_state != TASK_RUNNING);
+	if (NATIVE && (prev_state & TASK_DEAD))
+		task_slot_free(prev);	/* its last switch */
+	else if (prev->pid && (HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !NATIVE))
+		switch_out(prev, now, prev_state != TASK_RUNNING, M_, NAT_);
 	if (next->pid)
-		switch_in(next, prev, now);
+		switch_in(next, prev, now, M_, NAT_);
 	return 0;
 }
+
+/*
+ * One sched_switch program per common configuration, the poller loads
+ * the one that matches (see the top of the file), and one for any.
+ */
+#define SWITCH_PROG(name, m, nat)							\
+SEC("tp_btf/sched_switch")								\
+int BPF_PROG(name, bool preempt, struct task_struct *prev, struct task_struct *next,	\
+	     unsigned int prev_state)							\
+{											\
+	return on_switch(prev, next, prev_state, m, nat);				\
+}
+
+SWITCH_PROG(schedhist_switch, metrics, method == SH_METHOD_SCHED_INFO)
+SWITCH_PROG(schedhist_switch_runq, SH_SWITCH_RUNQ, true)
+SWITCH_PROG(schedhist_switch_offcpu, SH_SWITCH_OFFCPU, true)
+SWITCH_PROG(schedhist_switch_all, SH_SWITCH_ALL, true)
 
 /* wakeup method: a wakeup puts the task on a run queue; it waits from now. */
 static __always_inline int on_wakeup(struct task_struct *p, __u32 flags)
@@ -701,7 +845,7 @@ static __always_inline int on_wakeup(struct task_struct *p, __u32 flags)
 	s = bpf_task_storage_get(&task_st, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s) {
 		s->wake_ts = bpf_ktime_get_ns();
-		s->flags |= flags;
+		s->c.flags |= flags;
 	}
 	return 0;
 }
@@ -754,6 +898,7 @@ struct fold_ctx {
 
 static long fold_cpu(__u32 cpu, struct fold_ctx *c)
 {
+	CONFIG_METRICS;
 	struct sh_hist *src = bpf_map_lookup_percpu_elem(&hists, c->key, cpu);
 
 	if (!src)
@@ -814,7 +959,13 @@ SEC("tp_btf/sched_process_free")
 int BPF_PROG(schedhist_task_free, struct task_struct *p)
 {
 	struct sh_key key = {};
+	CONFIG_METHOD;
 
+	/* the task's last switch is behind it (and may have gone unseen) */
+	if (NATIVE)
+		task_slot_free(p);
+	if (key_type != SH_KEY_TID && key_type != SH_KEY_PID)
+		return 0;
 	if (key_type == SH_KEY_TID) {
 		key.id = (__u32)p->pid;
 	} else {

@@ -2,24 +2,30 @@
 /*
  * Bit arithmetic for the BPF target. The BPF ISA has no count-leading-zeros
  * instruction and Debian's clang 14 crashes lowering __builtin_clzll for
- * it, so log2 is a branch-light binary search with shifts and compares.
- * Plain C: tests/unit/test_hist.c compiles this very code against the
- * poller's bucket_of().
+ * it, so log2 is a binary search with shifts and compares. Nor has it a
+ * set-on-condition or conditional move: a compare the compiler lowers to
+ * a branch costs a misprediction whenever the waits' magnitudes vary, so
+ * every compare on the wait here is arithmetic (SH_GT). Plain C:
+ * tests/unit/test_hist.c compiles this very code against the poller's
+ * bucket_of().
  */
 #ifndef SCHEDHIST_BITS_BPF_H
 #define SCHEDHIST_BITS_BPF_H
 
-/* floor(log2(v)) for v >= 1; 0 for v == 0. */
+/* 1 if @a > @b, else 0, without a branch; both below 2^63 (b - a wraps above 2^63 iff a > b). */
+#define SH_GT(a, b) ((__u32)(((__u64)(b) - (__u64)(a)) >> 63))
+
+/* floor(log2(v)) for 1 <= v < 2^63; 0 for v == 0. */
 static __always_inline __u32 sh_log2(__u64 v)
 {
-	__u32 r = 0, s;
+	__u32 r, s;
 
-	s = (v > 0xFFFFFFFFULL) << 5; v >>= s; r |= s;
-	s = (v > 0xFFFF) << 4; v >>= s; r |= s;
-	s = (v > 0xFF) << 3; v >>= s; r |= s;
-	s = (v > 0xF) << 2; v >>= s; r |= s;
-	s = (v > 0x3) << 1; v >>= s; r |= s;
-	r |= (v >> 1);
+	s = SH_GT(v, 0xFFFFFFFFULL) << 5; v >>= s; r = s;
+	s = SH_GT(v, 0xFFFF) << 4; v >>= s; r |= s;
+	s = SH_GT(v, 0xFF) << 3; v >>= s; r |= s;
+	s = SH_GT(v, 0xF) << 2; v >>= s; r |= s;
+	s = SH_GT(v, 0x3) << 1; v >>= s; r |= s;
+	r |= (__u32)(v >> 1);
 	return r;
 }
 
@@ -29,19 +35,23 @@ static __always_inline __u32 sh_log2(__u64 v)
  * 2^l <= d < 2^(l+1) lies above the upper edge of slot l - 10
  * (1e9 * 2^(l-30) ns = 0.93 * 2^l) and at or below that of slot l - 8
  * (3.73 * 2^l), so one compare with the edge of slot l - 9,
- * SH_EDGE_TOP >> (63 - l), decides; waits beyond the last slot's lower edge
- * go to the last slot. Beyond sh_log2(): two compares, a shift, a subtract
- * and an add; no table, no loop.
+ * SH_EDGE_TOP >> (63 - l), decides. Below 2^9 ns that gives l - 9 < 0,
+ * and at l = 9 (512..1023 ns) 0 or 1 from the compare with slot 0's edge:
+ * negatives become 0 (and-ing with the inverted sign), so no compare on
+ * @d branches. Waits beyond the last slot's lower edge (and any of 2^62
+ * ns or more: 146 years, the one branch, never taken) go to the last slot.
  */
 static __always_inline __u32 sh_bucket(__u64 d)
 {
-	__u32 l, j;
+	__u32 l;
+	__s32 j;
 
-	if (d <= (SH_EDGE_TOP >> SH_EDGE_SHIFT))
-		return 0;
+	if (d >> 62)
+		return SH_NBUCKETS - 1;
 	l = sh_log2(d);
-	j = l - 9 + (d > (SH_EDGE_TOP >> (63 - l)));
-	return j < SH_NBUCKETS ? j : SH_NBUCKETS - 1;
+	j = (__s32)l - 9 + (__s32)SH_GT(d, SH_EDGE_TOP >> (63 - l));
+	j &= ~(j >> 31);
+	return (__u32)j < SH_NBUCKETS ? (__u32)j : SH_NBUCKETS - 1;
 }
 
 #endif /* SCHEDHIST_BITS_BPF_H */

@@ -55,6 +55,15 @@ enum sh_metric {
 	SH_METRIC_NR = 3,
 };
 
+/*
+ * Metric sets with a sched_switch program of their own, compiled for them
+ * (sched_info method only): the poller loads it instead of the program
+ * for any configuration, which tests the settings at run time.
+ */
+#define SH_SWITCH_RUNQ (1U << SH_METRIC_RUNQ)
+#define SH_SWITCH_OFFCPU (1U << SH_METRIC_OFFCPU)
+#define SH_SWITCH_ALL ((1U << SH_METRIC_NR) - 1)
+
 /* How run-queue waits (and so blocked = offcpu - runq) are measured. */
 enum sh_method {
 	/*

@@ -129,6 +129,7 @@ struct task_struct {
 	char comm[16];
 	struct signal_struct *signal;
 	struct css_set *cgroups;
+	u64 start_time;
 };
 
 #pragma clang attribute pop

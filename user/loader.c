@@ -176,6 +176,60 @@ static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vs
 	return err;
 }
 
+/*
+ * The sched_switch program for @metrics: one compiled for that metric set
+ * where there is one (sched_info method), else the one for any settings.
+ */
+static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method, __u32 metrics)
+{
+	if (method != SH_METHOD_SCHED_INFO)
+		return skel->progs.schedhist_switch;
+	switch (metrics) {
+	case SH_SWITCH_RUNQ:
+		return skel->progs.schedhist_switch_runq;
+	case SH_SWITCH_OFFCPU:
+		return skel->progs.schedhist_switch_offcpu;
+	case SH_SWITCH_ALL:
+		return skel->progs.schedhist_switch_all;
+	default:
+		return skel->progs.schedhist_switch;
+	}
+}
+
+/* The skeleton's link slot of sched_switch program @prog. */
+static struct bpf_link **switch_link(struct schedhist_bpf *skel, struct bpf_program *prog)
+{
+	if (prog == skel->progs.schedhist_switch_runq)
+		return &skel->links.schedhist_switch_runq;
+	if (prog == skel->progs.schedhist_switch_offcpu)
+		return &skel->links.schedhist_switch_offcpu;
+	if (prog == skel->progs.schedhist_switch_all)
+		return &skel->links.schedhist_switch_all;
+	return &skel->links.schedhist_switch;
+}
+
+/*
+ * Entries of the task table: the power of two at or above the kernel's
+ * pid_max (every live tid has its own entry), at most SH_TASK_SLOTS_MAX
+ * (beyond, tids share entries and the tasks that find theirs taken keep
+ * their state in task storage: exact, a little slower).
+ */
+static __u32 task_table_size(void)
+{
+	unsigned long pid_max = SH_TASK_SLOTS_MAX;
+	__u32 n = 1;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &pid_max) != 1)
+			pid_max = SH_TASK_SLOTS_MAX;
+		fclose(f);
+	}
+	while (n < pid_max && n < SH_TASK_SLOTS_MAX)
+		n <<= 1;
+	return n;
+}
+
 int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 {
 	const struct sh_cgroup_cfg *cg = &sp->cg;
@@ -248,27 +302,42 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	keyed = sp->key_type != SH_KEY_NONE && sp->key_type != SH_KEY_CPU;
 	tasks = sp->key_type == SH_KEY_TID || sp->key_type == SH_KEY_PID;
 	l->reclaims = tasks || sp->key_type == SH_KEY_CGROUP;
+	/*
+	 * Attached from the last to the first: sched_process_free (it frees
+	 * task table entries) before sched_switch takes any, so no entry
+	 * outlives its task.
+	 */
 	struct tp tps[] = {
 		{ "sched_switch", true },
 		{ "sched_wakeup", hooks },
 		{ "sched_wakeup_new", l->method == SH_METHOD_WAKEUP },
-		{ "sched_process_free", tasks },
 		{ "cgroup_release", sp->key_type == SH_KEY_CGROUP },
+		{ "sched_process_free", tasks || l->method == SH_METHOD_SCHED_INFO },
 	};
 	struct bpf_program *progs[] = {
-		skel->progs.schedhist_switch, skel->progs.schedhist_wakeup,
-		skel->progs.schedhist_wakeup_new, skel->progs.schedhist_task_free,
-		skel->progs.schedhist_cgroup_release,
+		switch_prog(skel, l->method, sp->metrics), skel->progs.schedhist_wakeup,
+		skel->progs.schedhist_wakeup_new, skel->progs.schedhist_cgroup_release,
+		skel->progs.schedhist_task_free,
 	};
 	struct bpf_link **links[] = {
-		&skel->links.schedhist_switch, &skel->links.schedhist_wakeup,
-		&skel->links.schedhist_wakeup_new, &skel->links.schedhist_task_free,
-		&skel->links.schedhist_cgroup_release,
+		switch_link(skel, progs[0]), &skel->links.schedhist_wakeup,
+		&skel->links.schedhist_wakeup_new, &skel->links.schedhist_cgroup_release,
+		&skel->links.schedhist_task_free,
 	};
 	const int nprogs = sizeof(tps) / sizeof(tps[0]);
 
+	bpf_program__set_autoload(skel->progs.schedhist_switch, false);
+	bpf_program__set_autoload(skel->progs.schedhist_switch_runq, false);
+	bpf_program__set_autoload(skel->progs.schedhist_switch_offcpu, false);
+	bpf_program__set_autoload(skel->progs.schedhist_switch_all, false);
 	for (i = 0; i < nprogs; i++)
 		bpf_program__set_autoload(progs[i], tps[i].want);
+	l->switch_link = links[0];
+	/* the task table (sched_info method): an entry per possible tid, up to a cap */
+	l->task_slots = l->method != SH_METHOD_SCHED_INFO ? 1 :
+			sp->task_table ? sp->task_table : task_table_size();
+	skel->rodata->task_mask = l->task_slots - 1;
+	bpf_map__set_max_entries(skel->maps.tasks, l->task_slots);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	bpf_map__set_max_entries(skel->maps.hists, keyed ? sp->max_keys + 2 : 1);
@@ -314,12 +383,13 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		goto fail;
 
 	l->live_keys = &skel->bss->sh_live_keys;
-	for (i = 0; i < nprogs; i++)
+	for (i = nprogs - 1; i >= 0; i--)
 		if (tps[i].want && attach(l, progs[i], links[i], tps[i].name))
 			goto fail;
 	pr_info("attached %d program(s), method %s, %d possible CPUs, key map capacity %u"
-		" + [other]%s\n", l->nlinks, method_name(l->method), l->ncpus,
-		keyed ? sp->max_keys : 0, l->reclaims ? " + [exited]" : "");
+		" + [other]%s, task table %u entries\n", l->nlinks, method_name(l->method),
+		l->ncpus, keyed ? sp->max_keys : 0, l->reclaims ? " + [exited]" : "",
+		l->method == SH_METHOD_SCHED_INFO ? l->task_slots : 0);
 	return 0;
 fail:
 	loader_close(l);
@@ -367,7 +437,7 @@ void loader_close(struct sh_loader *l)
 
 void loader_read_begin(struct sh_loader *l)
 {
-	if (!l->reclaims || !l->skel->links.schedhist_switch)
+	if (!l->reclaims || !l->switch_link || !*l->switch_link)
 		return;	/* nothing folds, or detached: nothing runs any more */
 	l->skel->bss->sh_reading = 1;
 	__sync_synchronize();

@@ -9,9 +9,12 @@
 #include "names.h"
 
 struct schedhist_bpf;
+struct bpf_link;
 
 /* --culprits: culprit map entries per key map entry (see user/culprits.c). */
 #define SH_CULPRITS_PER_KEY 8
+/* Task table entries at most (40 B each: 1.25 MiB); see bpf/schedhist.bpf.c "tasks". */
+#define SH_TASK_SLOTS_MAX 32768U
 
 struct sh_loader {
 	struct schedhist_bpf *skel;
@@ -21,6 +24,8 @@ struct sh_loader {
 	int culprit_fd;		/* --culprits: per-CPU hash (waiter, culprit), else -1 */
 	int stack_fd;		/* --stacks: per-CPU hash key -> stacks, else -1 */
 	int nlinks;		/* programs attached */
+	struct bpf_link **switch_link;	/* the sched_switch program's (NULL once detached) */
+	__u32 task_slots;	/* task table entries (1 with the wakeup method: unused) */
 	int method;		/* enum sh_method in use */
 	__u32 metrics;		/* bit per enum sh_metric measured */
 	int nmetrics;		/* histograms per key (one per metric) */
@@ -43,6 +48,7 @@ struct loader_spec {
 	pid_t pid;		/* only this process, 0 = all */
 	__u32 cgroup_depth;	/* -k cgroup roll-up depth, 0 = none */
 	__u32 max_keys;		/* key map capacity, [other] beyond */
+	__u32 task_table;	/* task table entries (a power of two), 0 = from pid_max */
 	bool culprits;		/* --culprits: the culprit map (runq waits blamed on prev) */
 	bool stacks;		/* --stacks: the stack map (the max wait's kernel stack) */
 	struct sh_cgroup_cfg cg; /* hierarchy and -c filter */

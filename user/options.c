@@ -32,6 +32,7 @@
 #define MAX_DURATION_NS (365ULL * 86400 * NSEC_PER_SEC)	/* one year */
 #define MAX_KEYS_LIMIT 1000000				/* --max-keys ceiling */
 #define DEFAULT_MAX_KEYS 10240
+#define TASK_TABLE_LIMIT 1048576			/* --task-table ceiling: 32 MiB */
 #define FLEET_INTERVAL_NS (5 * NSEC_PER_SEC)		/* --listen/--prom-file without -i */
 #define PID_MAX_LIMIT 4194304				/* kernel's PID_MAX_LIMIT */
 #define MAX_COUNT 1000000000				/* -n ceiling */
@@ -43,6 +44,7 @@ enum {
 	OPT_UNIT = 256,
 	OPT_CUMULATIVE,
 	OPT_MAX_KEYS,
+	OPT_TASK_TABLE,
 	OPT_CGROUP_DEPTH,
 	OPT_CGROUP_HIER,
 	OPT_TOP,
@@ -128,7 +130,19 @@ static const char *check_print(const struct parse_state *st);
 static const char *check_prom_classic(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
 static const char *check_culprits(const struct parse_state *st);
+static const char *check_task_table(const struct parse_state *st)
+{
+	__u32 n = st->o->task_table;
+
+	if (n & (n - 1))
+		return "invalid --task-table: want a power of two from 1 to " STR(TASK_TABLE_LIMIT);
+	return st->o->method == SH_METHOD_WAKEUP
+		       ? "--task-table needs the sched_info method (--method wakeup keeps no table)"
+		       : NULL;
+}
+
 static const char *check_live(const struct parse_state *st);
+static const char *check_task_table(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
 	{ "metric", 'M', "LIST",
@@ -219,6 +233,11 @@ static const struct opt_def opt_defs[] = {
 	  "key map capacity (default 10240); new keys beyond go to [other]",
 	  T_UINT, FIELD(max_keys), 1, MAX_KEYS_LIMIT,
 	  .err = "invalid --max-keys '%s': want 1 to " STR(MAX_KEYS_LIMIT) },
+	{ "task-table", OPT_TASK_TABLE, "N",
+	  "task table entries, a power of two (default: pid_max's, at most 32768)",
+	  T_UINT, FIELD(task_table), 1, TASK_TABLE_LIMIT,
+	  .err = "invalid --task-table '%s': want a power of two from 1 to " STR(TASK_TABLE_LIMIT),
+	  .check = check_task_table },
 	{ "listen", OPT_LISTEN, "ADDR",
 	  "serve Prometheus metrics at http://ADDR/metrics; ADDR: [IP:]PORT, IP 127.0.0.1",
 	  T_CUSTOM, FIELD(listen), .set = set_listen },

@@ -30,6 +30,7 @@ struct options {
 	bool json;		/* JSON Lines instead of text */
 	int verbose;		/* -v count */
 	__u32 max_keys;		/* capacity of the key map, [other] beyond */
+	__u32 task_table;	/* --task-table entries, 0 = from pid_max */
 	/* cgroups */
 	const char *cgroup_path; /* -c: trace only this subtree */
 	__u32 cgroup_depth;	/* roll-up depth, 0 = none */

@@ -27,7 +27,7 @@ struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgrou
 	return (struct loader_spec){ .metrics = o->metrics, .method = o->method,
 				     .key_type = o->key_type, .pid = o->pid,
 				     .cgroup_depth = o->cgroup_depth, .max_keys = o->max_keys,
-				     .culprits = o->culprits, .stacks = o->stacks, .cg = *cg };
+				     .task_table = o->task_table, .culprits = o->culprits, .stacks = o->stacks, .cg = *cg };
 }
 
 struct exporter_spec exporter_spec_of(const struct options *o)
