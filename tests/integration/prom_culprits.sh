@@ -8,12 +8,16 @@
 # agree with the sums of the run's own JSON culprits, bound by those
 # reports' [rest]; no key has more than 5 culprits plus [rest]; the
 # culprit series of a key add up to at least its histogram's _sum; and no
-# counter goes back between two scrapes.
+# counter goes back between two scrapes. A real Prometheus (Debian's, with
+# --enable-feature=native-histograms: the protobuf exposition) scrapes the
+# same run every second: its culprit and cgroup counter series of a, taken
+# once a waits no more, have the labels and values of the text scrape.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../prom-lib.sh"
 need_root
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 command -v promtool >/dev/null || skip "promtool not installed (Debian package prometheus)"
+command -v prometheus >/dev/null || skip "prometheus not installed (Debian package prometheus)"
 CHECK=tests/prom-check.py
 
 MNT=$(cgroup_mount)
@@ -35,8 +39,39 @@ test_cleanup() {
 mkdir "$PARENT" "$PARENT/a" "$PARENT/b" "$PARENT/c" || fail "cannot create cgroups under $MNT"
 
 port=$(free_port)
+prom_port=$(free_port)
+[ "$prom_port" != "$port" ] || prom_port=$(free_port)
 start_sh cul -M runq -k cgroup --culprits -j --print -i 0.5 --listen ":$port" "${HIER[@]}"
 sh=$SH_PID
+
+cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: schedhist
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+EOF
+prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+	--web.listen-address="127.0.0.1:$prom_port" --log.level=warn \
+	--enable-feature=native-histograms >"$TMP/prometheus.log" 2>&1 &
+prom=$!
+CHILD_PIDS+=("$prom")
+stop_prometheus() {
+	kill -TERM "$prom" 2>/dev/null
+	for _ in $(seq 1 100); do kill -0 "$prom" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$prom" 2>/dev/null
+	wait "$prom" 2>/dev/null
+}
+API="http://127.0.0.1:$prom_port"
+# query NAME PROMQL [TIME]: Prometheus' JSON answer into $TMP/NAME.json
+query() {
+	not_reports "$TMP/$1.json"	# Prometheus' answer, not a report
+	curl -sS --max-time 10 --get "$API/api/v1/query" --data-urlencode "query=$2" \
+		${3:+--data-urlencode "time=$3"} >"$TMP/$1.json" || fail "query '$2' failed"
+}
+not_reports "$TMP/targets.json" "$TMP/tsdb"
 pinned_in() { taskset -c "$1" sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$2" "${@:3}"; }
 pinned_in 0 "$PARENT/a" "$HELPERS/spinners" -n 1 -c 0 -t 2 -N pculA >"$TMP/a.out" &
 CHILD_PIDS+=($!)
@@ -62,7 +97,27 @@ done
 [ "$(wc -l <"$TMP/cul.out")" -ge $((n + 2)) ] || fail "no report after the spinners"
 scrape "$port" >"$TMP/s1.txt"
 scrape "$port" -H 'Accept: application/openmetrics-text;version=1.0.0' >"$TMP/om.txt"
+# a Prometheus scrape after that one (the same values for a): a hang
+# guard of 60 s (Prometheus starts scraping some seconds after it is up)
+s1_at=$(date +%s.%N)
+for i in $(seq 1 600); do
+	query last 'max(timestamp(schedhist_events_total{metric="runq"}))'
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["data"]["result"]
+sys.exit(0 if r and float(r[0]["value"][1]) > float(sys.argv[2]) else 1)' "$TMP/last.json" "$s1_at" &&
+		break
+	[ "$i" -lt 600 ] || { cat "$TMP/prometheus.log"; fail "Prometheus did not scrape schedhist within 60 s"; }
+	sleep 0.1
+done
+at=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["data"]["result"][0]["value"][1])' \
+	"$TMP/last.json")
+A=${PARENT#"$MNT"}/a
+query pculprits "schedhist_culprit_wait_seconds_total{key=\"$A\"}" "$at"
+query pwaits "schedhist_culprit_waits_total{key=\"$A\"}" "$at"
+query pcgroup "{__name__=~\"schedhist_cgroup_.*\",key=\"$A\"}" "$at"
+query pclassic 'count({__name__=~"schedhist_wait_seconds_(bucket|sum|count)"})' "$at"
+curl -sS --max-time 10 "$API/api/v1/targets" >"$TMP/targets.json" || fail "targets query failed"
 stop_sh "$sh" || fail "schedhist exited with $?"
+stop_prometheus
 
 promtool check metrics <"$TMP/s1.txt" >"$TMP/promtool.out" 2>&1 ||
 	{ cat "$TMP/promtool.out"; fail "promtool check metrics failed"; }
@@ -150,6 +205,40 @@ else:
 cc = per_key.get(c, {})
 if a in cc or b in cc:
     bad.append("c blamed on a or b, which never ran on CPU 1")
+
+# what Prometheus read from the protobuf exposition, against the text scrape
+def prom(name):
+    r = json.load(open(f"{tmp}/{name}.json"))
+    if r["status"] != "success":
+        bad.append(f"query {name}: {r}")
+        return []
+    return r["data"]["result"]
+t = json.load(open(f"{tmp}/targets.json"))["data"]["activeTargets"]
+if len(t) != 1 or t[0]["health"] != "up" or t[0]["lastError"]:
+    bad.append(f"Prometheus target: {t}")
+if prom("pclassic"):
+    bad.append("classic histogram series in Prometheus: it did not read the protobuf exposition")
+def text_of(name):
+    return {(name,) + tuple(sorted(l)): v for l, v in samples(f"{tmp}/s1.txt", name).items()
+            if dict(l)["key"] == a}
+for q, names in (("pculprits", ["schedhist_culprit_wait_seconds_total"]),
+                 ("pwaits", ["schedhist_culprit_waits_total"]),
+                 ("pcgroup", ["schedhist_cgroup_" + f for f in
+                              ("throttled_periods_total", "throttled_seconds_total",
+                               "pressure_some_seconds_total", "pressure_full_seconds_total")])):
+    want = {}
+    for n in names:
+        want.update(text_of(n))
+    got = {}
+    for r in prom(q):
+        m = dict(r["metric"])
+        n = m.pop("__name__")
+        m.pop("job")
+        m.pop("instance")
+        got[(n,) + tuple(sorted(m.items()))] = float(r["value"][1])
+    print(f"Prometheus {q}: {len(got)} series, the text scrape {len(want)}")
+    if not want or got != want:
+        bad.append(f"{q}: Prometheus {got}, text {want}")
 if bad:
     print("\n".join(bad))
     sys.exit(1)
