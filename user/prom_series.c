@@ -326,8 +326,8 @@ const struct prom_counter_family prom_counters[PROM_COUNTER_NR] = {
 		"schedhist_culprit_wait_seconds_total).", false, true },
 	[PROM_THROTTLED_PERIODS] = {
 		"schedhist_cgroup_throttled_periods_total",
-		"CFS periods in which the cgroup was throttled (cpu.stat nr_throttled), since "
-		"schedhist exported it.", false, false },
+		"Times the cgroup was throttled, out of CPU quota for the rest of a period "
+		"(cpu.stat nr_throttled), since schedhist exported it.", false, false },
 	[PROM_THROTTLED_SECONDS] = {
 		"schedhist_cgroup_throttled_seconds_total",
 		"Seconds the cgroup was throttled, summed over its CPUs (cpu.stat throttled_usec, "
