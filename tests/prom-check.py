@@ -11,7 +11,8 @@ appears twice, each histogram's le bounds are increasing and end with
 +Inf, its buckets are cumulative, _count equals the +Inf bucket; the
 families and labels of the contract (schedhist(8), OUTPUT) are present;
 OpenMetrics names counter families without _total, has the info family
-schedhist_build, and ends with "# EOF".
+schedhist_build, and ends with "# EOF"; the culprit and cgroup counter
+families, where present, are counters with the key's labels.
 Exits 1 with one line per problem, else prints "ok: N series".
 """
 import math
@@ -27,6 +28,17 @@ FAMILIES = {
     'schedhist_overflow_events_total': 'counter',
     'schedhist_keys': 'gauge',
     'schedhist_build_info': 'gauge',
+}
+
+# Families exported only with some options (--culprits, -k cgroup), and
+# only once they have a sample: counters with the key's labels (and culprit).
+OPTIONAL = {
+    'schedhist_culprit_wait_seconds_total': ('metric=', 'key_type=', 'key=', 'culprit='),
+    'schedhist_culprit_waits_total': ('metric=', 'key_type=', 'key=', 'culprit='),
+    'schedhist_cgroup_throttled_periods_total': ('metric=', 'key_type="cgroup"', 'key='),
+    'schedhist_cgroup_throttled_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),
+    'schedhist_cgroup_pressure_some_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),
+    'schedhist_cgroup_pressure_full_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),
 }
 
 
@@ -143,6 +155,13 @@ def check(path, om):
         problems.append('OpenMetrics counter family named with _total')
     if not om and '# EOF' in text:
         problems.append('text format with "# EOF"')
+    for name, labels in OPTIONAL.items():
+        declared = name[:-len('_total')] if om else name
+        if declared in families and families[declared] != 'counter':
+            problems.append(f'family {declared} is not a counter')
+        for s in samples:
+            if s.startswith(name + '{'):
+                problems += [f'{s} lacks label {l}' for l in labels if l not in s]
     waits = [s for s in samples if s.startswith('schedhist_wait_seconds_count{')]
     for s in waits:
         for label in ('metric=', 'key_type=', 'key='):

@@ -138,6 +138,23 @@ void cgstat_delta(const struct sh_cgstat *now, const struct sh_cgstat *then,
 	}
 }
 
+void cgstat_add(struct sh_cgstat *dst, const struct sh_cgstat *src)
+{
+	if (src->has_throttle) {
+		dst->has_throttle = true;
+		dst->nr_throttled += src->nr_throttled;
+		dst->throttled_ns += src->throttled_ns;
+	}
+	if (src->has_some) {
+		dst->has_some = true;
+		dst->pressure_some_ns += src->pressure_some_ns;
+	}
+	if (src->has_full) {
+		dst->has_full = true;
+		dst->pressure_full_ns += src->pressure_full_ns;
+	}
+}
+
 static struct sh_cgstat_prev *find(struct sh_cgstats *c, __u64 id, size_t *pos)
 {
 	size_t lo = 0, hi = c->n;

@@ -37,6 +37,12 @@ void cgstat_read(const char *dir, struct sh_cgstat *out);
 void cgstat_delta(const struct sh_cgstat *now, const struct sh_cgstat *then,
 		  struct sh_cgstat *out);
 
+/*
+ * Sum deltas: @dst += @src, each counter where @src knows it; @dst knows a
+ * counter once any @src did (the Prometheus series of a cgroup).
+ */
+void cgstat_add(struct sh_cgstat *dst, const struct sh_cgstat *src);
+
 struct sh_cgstat_prev {
 	__u64 id;			/* cgroup id */
 	struct sh_cgstat raw;		/* its counters at the previous report (or start) */

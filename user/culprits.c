@@ -63,6 +63,7 @@ void culprits_free(struct sh_culprits *c)
 	free(c->keys);
 	free(c->vals);
 	free(c->sorted);
+	free(c->each);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -204,13 +205,12 @@ static size_t first_of(struct sh_culprits *c, size_t n, const struct sh_key *w)
 	return lo;
 }
 
-int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen)
+/* @c->sorted: the pairs with waits in the span (@cum: since start), by waiter. -1 or how many. */
+static ssize_t sort_pairs(struct sh_culprits *c, bool cum)
 {
-	size_t n = 0, it, i, j, k;
 	struct sh_cpair *p;
-	bool named = r->key_type == SH_KEY_PID || r->key_type == SH_KEY_TID;
+	size_t n = 0, it;
 
-	free_lists(c);
 	if (c->npairs > c->sorted_cap) {
 		struct sh_cpair **s = realloc(c->sorted, c->npairs * sizeof(*s));
 
@@ -221,11 +221,26 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 	}
 	for (it = 0; it < c->nslots; it++)
 		for (p = c->table[it]; p; p = p->next)
-			if (c->cumulative ? p->c_count : p->d_count)
+			if (cum ? p->c_count : p->d_count)
 				c->sorted[n++] = p;
-	sort_cum = c->cumulative;
+	sort_cum = cum;
 	if (n)
 		qsort(c->sorted, n, sizeof(*c->sorted), cmp_pair);
+	return (ssize_t)n;
+}
+
+int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen)
+{
+	size_t n, i, j, k;
+	struct sh_cpair *p;
+	bool named = r->key_type == SH_KEY_PID || r->key_type == SH_KEY_TID;
+	ssize_t sn;
+
+	free_lists(c);
+	sn = sort_pairs(c, c->cumulative);
+	if (sn < 0)
+		return -1;
+	n = (size_t)sn;
 	if (r->ngroups > c->lists_cap) {
 		struct sh_culprit_list *l = realloc(c->lists, r->ngroups * sizeof(*l));
 
@@ -286,6 +301,53 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 		}
 	}
 	return 0;
+}
+
+int culprits_each(struct sh_culprits *c, const struct sh_report *r, struct sh_cgroups *cg,
+		  __u64 gen, culprit_group_fn fn, void *ctx)
+{
+	ssize_t sn = sort_pairs(c, false);
+	size_t n, i, j, k, m;
+	int err = 0;
+
+	if (sn < 0)
+		return -1;
+	n = (size_t)sn;
+	for (i = 0; i < r->ngroups && !err; i++) {
+		const struct sh_group *g = &r->groups[i];
+
+		if (g->synthetic)
+			continue;
+		j = first_of(c, n, &g->key);
+		for (k = j; k < n && !memcmp(&c->sorted[k]->key.waiter, &g->key, sizeof(g->key)); k++)
+			;
+		if (k - j > c->each_cap) {
+			struct sh_culprit *e = realloc(c->each, (k - j) * sizeof(*e));
+
+			if (!e)
+				return -1;
+			c->each = e;
+			c->each_cap = k - j;
+		}
+		for (m = 0; m < k - j; m++) {
+			const struct sh_cpair *p = c->sorted[j + m];
+			struct sh_culprit *e = &c->each[m];
+
+			memset(e, 0, sizeof(*e));
+			e->count = p->d_count;
+			e->sum_ns = p->d_sum;
+			e->name = culprit_name(&p->key.culprit, r->key_type, cg, gen);
+			if (!e->name) {
+				err = -1;
+				break;
+			}
+		}
+		if (!err)
+			err = fn(ctx, g, c->each, m);
+		while (m--)
+			free(c->each[m].name);
+	}
+	return err;
 }
 
 void culprits_sweep(struct sh_culprits *c, culprit_remove_fn remove, void *ctx)

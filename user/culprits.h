@@ -13,6 +13,7 @@
 #include "schedhist.h"
 
 struct sh_report;
+struct sh_group;
 struct sh_cgroups;
 
 /* Pairs per batch read of the culprit map. */
@@ -62,6 +63,8 @@ struct sh_culprits {
 	size_t sorted_cap;
 	struct sh_culprit_list *lists;	/* one per group of the last attach */
 	size_t nlists, lists_cap;
+	struct sh_culprit *each;	/* culprits_each() scratch: one group's culprits */
+	size_t each_cap;
 	__u64 lost_raw;			/* culprit_lost, summed over CPUs, at the last reading */
 	__u64 lost;			/* ... this interval */
 };
@@ -82,6 +85,21 @@ int culprits_ingest(struct sh_culprits *c, const struct sh_culprit_key *key,
  * (cgroups through @cg, may be NULL).
  */
 int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen);
+
+/* One group's culprits of the interval, for culprits_each(). 0, or -1 to stop. */
+typedef int (*culprit_group_fn)(void *ctx, const struct sh_group *g,
+				const struct sh_culprit *list, size_t n);
+
+/*
+ * Every culprit, not only the top: for each non-synthetic group of
+ * report @r (cgroups named through @cg, may be NULL), @fn(@ctx, group,
+ * its culprits of this interval, n), largest sum first (n may be 0),
+ * named as culprits_attach() names them, without [rest]. Interval deltas
+ * whatever @c's span; call between culprits_read() and culprits_sweep().
+ * 0, or -1 (out of memory, or @fn's -1).
+ */
+int culprits_each(struct sh_culprits *c, const struct sh_report *r, struct sh_cgroups *cg,
+		  __u64 gen, culprit_group_fn fn, void *ctx);
 
 /*
  * Removes a pair from the kernel map, its final values (ncpus of them)

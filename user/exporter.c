@@ -39,6 +39,8 @@ int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 			pr_warn("out of memory\n");
 			return SH_EXIT_FAIL;
 		}
+		/* the kernel blames runq waits only */
+		x->view[x->nviews].culprits = sp->culprits && m == SH_METRIC_RUNQ;
 		x->nviews++;
 	}
 	if (sp->prom_file) {
@@ -163,21 +165,41 @@ int exporter_start(struct sh_exporter *x)
 	return 0;
 }
 
+/* culprits_each(): one group's culprits into the view, after its waits */
+static int add_culprits(void *ctx, const struct sh_group *g, const struct sh_culprit *list,
+			size_t n)
+{
+	return prom_view_culprits(ctx, g->name, g->t.count, g->t.sum_ns, list, n);
+}
+
 int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     const struct sh_cgroups *cg)
+		     struct sh_cgroups *cg, struct sh_culprits *cul)
 {
 	int err, i;
 
 	if (!x->on)
 		return 0;
 	for (i = 0; i < n && i < x->nviews; i++) {
+		struct prom_view *v = &x->view[i];
+
 		x->rspec.cumulative = false;
 		if (report_build(&x->interval, &snaps[i], &x->rspec, cg, 0))
 			return -1;
 		x->rspec.cumulative = true;
 		if (report_build(&x->since_start, &snaps[i], &x->rspec, cg, 0))
 			return -1;
-		if (prom_view_update(&x->view[i], &x->interval, &x->since_start))
+		/*
+		 * every live cgroup of the view, read once per reading (the
+		 * views of other metrics share it: same gen); the stdout
+		 * reports read their own, which may span since start
+		 */
+		if (v->key_type == SH_KEY_CGROUP && cg &&
+		    cgstats_attach(&x->cgs, &x->since_start, cg, snaps[0].gen))
+			return -1;
+		if (prom_view_update(v, &x->interval, &x->since_start))
+			return -1;
+		if (v->culprits && cul &&
+		    culprits_each(cul, &x->interval, cg, snaps[0].gen, add_culprits, v))
 			return -1;
 	}
 	/* a daemon outlives a full disk: atomic_file_update() warns, the next interval retries */
@@ -199,5 +221,6 @@ void exporter_close(struct sh_exporter *x)
 		prom_view_free(&x->view[i]);
 	report_free(&x->interval);
 	report_free(&x->since_start);
+	cgstats_free(&x->cgs);
 	memset(x, 0, sizeof(*x));
 }

@@ -32,6 +32,8 @@ struct sh_exporter {
 	struct sh_report since_start;
 	struct report_spec rspec;	/* theirs: every key (the view bounds keys itself) */
 	bool native;			/* serve native histograms (not --prom-classic) */
+	struct sh_cgstats cgs;		/* -k cgroup: the readings of the view's counters, its
+					 * own (interval deltas whatever the reports' span) */
 };
 
 /* Fleet mode's settings. */
@@ -44,6 +46,7 @@ struct exporter_spec {
 	int sort;			/* enum sh_sort: which keys the view keeps */
 	__u32 max_series;		/* keys a view keeps (--top, else --max-keys) */
 	bool prom_classic;		/* --prom-classic: no native histograms (protobuf) */
+	bool culprits;			/* --culprits: the runq view exports culprit series */
 };
 
 /*
@@ -67,12 +70,15 @@ const char *exporter_user(const struct sh_exporter *x);
 int exporter_start(struct sh_exporter *x);
 
 /*
- * After each interval's reading, before snapshot_gc(): add the @n
- * snapshots (one per metric, as the views) to the views, publish. @cg as
- * for report_build(). 0, or -1 when out of memory.
+ * After each interval's reading, before snapshot_gc() and
+ * culprits_sweep(): add the @n snapshots (one per metric, as the views)
+ * to the views, with every culprit of @cul (--culprits, else NULL) and,
+ * for -k cgroup, each cgroup's cpu.stat and cpu.pressure (read here);
+ * publish. @cg as for report_build() (culprit cgroups not named yet are
+ * looked up). 0, or -1 when out of memory.
  */
 int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     const struct sh_cgroups *cg);
+		     struct sh_cgroups *cg, struct sh_culprits *cul);
 
 void exporter_close(struct sh_exporter *x);
 

@@ -274,7 +274,8 @@ static void name_cgroups(struct poller *p)
 static int report_tick(struct poller *p, double span_s, int *ret)
 {
 	struct sh_tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
-				.cg = p->use_cg ? &p->cg : NULL };
+				.cg = p->use_cg ? &p->cg : NULL,
+				.culprits = p->xt.culprits ? &p->xt.cul : NULL };
 	int i, end = 0, err;
 
 	name_cgroups(p);

@@ -12,13 +12,16 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cgroup.h"
+#include "culprits.h"
 
 /* What one report tick hands every output. */
 struct sh_tick {
 	const struct sh_report *reps;	/* one report per metric measured, in enum order */
 	struct sh_snapshot *snaps;	/* the snapshots they were built from (as many) */
 	int n;				/* metrics measured */
-	const struct sh_cgroups *cg;	/* cgroup names learnt so far, or NULL */
+	struct sh_cgroups *cg;		/* cgroup names learnt so far, or NULL (the
+					 * exporter names the culprits of every key) */
+	struct sh_culprits *culprits;	/* --culprits: this interval's pairs, else NULL */
 };
 
 /* What an output's emit() asks of the loop. */

@@ -21,6 +21,7 @@
 
 #include "prom_native.h"
 #include "escape.h"
+#include "cgroup_names.h"
 
 #ifndef SCHEDHIST_VERSION
 #define SCHEDHIST_VERSION "0.0.0-dev"
@@ -207,21 +208,58 @@ static void span(struct enc *e, __s32 offset, __u32 length)
 }
 
 /*
+ * The labels of a key's series, as the text formats write them: metric,
+ * key_type, key, and for -k cgroup the names read from its path
+ * (cgroup_names.h), those found only.
+ */
+static void key_labels(struct enc *e, const char *metric, int key_type, const char *key)
+{
+	struct cg_labels l;
+	const char *qos;
+
+	label(e, "metric", metric);
+	label(e, "key_type", key_name(key_type));
+	label(e, "key", key);
+	if (key_type != SH_KEY_CGROUP || !cg_labels_parse(key, &l))
+		return;
+	if (l.unit[0])
+		label(e, "unit", l.unit);
+	if (l.container_id[0]) {
+		label(e, "container_id", l.container_id);
+		label(e, "container_id_short", l.container_id_short);
+	}
+	if (l.pod_uid[0])
+		label(e, "pod_uid", l.pod_uid);
+	if ((qos = cg_qos_name(l.qos)))
+		label(e, "qos", qos);
+}
+
+/* A Counter sample of @v ns as seconds (@seconds), or of a count; the metric ends. */
+static void counter(struct enc *e, bool seconds, __u64 v)
+{
+	if (seconds) {
+		pb_double(&e->sub, VALUE, (double)v / 1e9);
+		pb_msg(&e->met, M_COUNTER, &e->sub);
+		pb_msg(&e->fam, MF_METRIC, &e->met);
+	} else {
+		value(e, M_COUNTER, v);
+	}
+}
+
+/*
  * The native histogram of @t: bucket 0 is the zero bucket, the others
  * positive buckets of schema 0 at index slot + SH_NATIVE_INDEX0, grouped in
  * spans of consecutive non-empty buckets, counts as deltas to the previous
  * bucket's (integer histogram).
  */
-static void histogram(struct enc *e, const char *metric, const char *key_type, const char *key,
+static void histogram(struct enc *e, const char *metric, int key_type, const char *key,
 		      const struct sh_totals *t)
 {
 	__u64 count = 0, prev = 0;
 	int i, start, last_end = 0;
 	bool first = true;
 
-	label(e, "metric", metric);
-	label(e, "key_type", key_type);
-	label(e, "key", key);
+	key_labels(e, metric, key_type, key);
 	for (i = 0; i < SH_NBUCKETS; i++)
 		count += t->slots[i];
 	pb_uint(&e->sub, H_COUNT, count);
@@ -253,7 +291,8 @@ static void histogram(struct enc *e, const char *metric, const char *key_type, c
 /* One view's series, sorted by key, [other] last (as the text formats). */
 static int put_view(struct enc *e, const struct prom_view *v)
 {
-	const char *metric = metric_name(v->metric), *kt = key_name(v->key_type);
+	const char *metric = metric_name(v->metric);
+	int kt = v->key_type;
 	struct prom_series **sorted;
 	size_t n, i;
 
@@ -265,6 +304,50 @@ static int put_view(struct enc *e, const struct prom_view *v)
 	free(sorted);
 	if (v->key_type != SH_KEY_NONE)
 		histogram(e, metric, kt, PROM_OTHER, &v->other);
+	return 0;
+}
+
+/* Family @fi of prom_counters (as render_prom() writes it): every exported series' sample. */
+static int put_counters(struct enc *e, const struct prom_view *views, size_t nv, int fi)
+{
+	const struct prom_counter_family *cf = &prom_counters[fi];
+	size_t j, i, k, n, nc;
+
+	if (!prom_counter_present(views, nv, fi))
+		return 0;
+	family(e, cf->name, cf->help, TYPE_COUNTER);
+	for (j = 0; j < nv; j++) {
+		const struct prom_view *v = &views[j];
+		const char *metric = metric_name(v->metric);
+		struct prom_series **sorted;
+
+		if (cf->per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
+			continue;
+		sorted = prom_view_sorted(v, &n);
+		if (!sorted)
+			return -1;
+		for (i = 0; i < n; i++) {
+			struct prom_culprit c[SH_CULPRIT_TOP + 1];
+			__u64 val;
+
+			if (!cf->per_culprit) {
+				if (prom_series_cgstat(sorted[i], fi, &val)) {
+					key_labels(e, metric, v->key_type, sorted[i]->key);
+					counter(e, cf->seconds, val);
+				}
+				continue;
+			}
+			nc = prom_series_culprits(sorted[i], c);
+			for (k = 0; k < nc; k++) {
+				key_labels(e, metric, v->key_type, sorted[i]->key);
+				label(e, "culprit", c[k].name);
+				counter(e, cf->seconds,
+					fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
+			}
+		}
+		free(sorted);
+	}
+	family_end(e);
 	return 0;
 }
 
@@ -334,6 +417,10 @@ static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 		value(e, M_GAUGE, views[j].live_keys);
 	}
 	family_end(e);
+
+	for (i = 0; i < PROM_COUNTER_NR; i++)
+		if (put_counters(e, views, nv, (int)i))
+			e->out.oom = true;
 
 	family(e, "schedhist_build_info", "The schedhist version; always 1.", TYPE_GAUGE);
 	label(e, "version", SCHEDHIST_VERSION);

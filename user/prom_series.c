@@ -85,6 +85,16 @@ static void list_unlink(struct prom_view *v, struct prom_series *s)
 	v->nwithdrawn--;
 }
 
+static void series_free(struct prom_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nculprits; i++)
+		free(s->culprits[i].name);
+	free(s->key);
+	free(s);
+}
+
 /* Drop a withdrawn name for good. */
 static void forget(struct prom_view *v, struct prom_series *s)
 {
@@ -94,8 +104,7 @@ static void forget(struct prom_view *v, struct prom_series *s)
 	while (*pp != s)
 		pp = &(*pp)->next;
 	*pp = s->next;
-	free(s->key);
-	free(s);
+	series_free(s);
 }
 
 static void withdraw(struct prom_view *v, struct prom_series *s)
@@ -147,8 +156,7 @@ void prom_view_free(struct prom_view *v)
 
 		for (; s; s = next) {
 			next = s->next;
-			free(s->key);
-			free(s);
+			series_free(s);
 		}
 	}
 	free(v->table);
@@ -236,9 +244,160 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 			totals_add(&v->other, &g->t);
 		}
 	}
+	/* -k cgroup: the counters of the cgroups behind each exported name */
+	n = since->ngroups + (since->rest.nkeys ? 1 : 0);
+	for (i = 0; v->key_type == SH_KEY_CGROUP && i < n; i++) {
+		const struct sh_group *g = group_at(since, i);
+		struct prom_series *s;
+
+		if (!folds_into_other(g) && g->live && (s = find(v, g->name)) && s->exported)
+			cgstat_add(&s->cg, &g->cgs);
+	}
 	memcpy(v->stats, since->stats, sizeof(v->stats));
 	v->live_keys = since->live_keys;
 	return 0;
+}
+
+/* An admitted culprit of @s named @name, or NULL. */
+static struct prom_culprit *culprit_find(struct prom_series *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nculprits; i++)
+		if (!strcmp(s->culprits[i].name, name))
+			return &s->culprits[i];
+	return NULL;
+}
+
+int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
+		       const struct sh_culprit *in, size_t n)
+{
+	struct prom_series *s = find(v, key);
+	__u64 cnt = 0, sum = 0;
+	size_t i;
+
+	if (!s || !s->exported)
+		return 0;	/* its waits went to [other] */
+	s->has_rest = true;
+	for (i = 0; i < n; i++) {
+		struct prom_culprit *c = NULL;
+
+		if (strcmp(in[i].name, PROM_CULPRIT_REST)) {
+			c = culprit_find(s, in[i].name);
+			if (!c && s->nculprits < SH_CULPRIT_TOP) {
+				c = &s->culprits[s->nculprits];
+				c->name = strdup(in[i].name);
+				if (!c->name)
+					return -1;
+				c->count = c->sum_ns = 0;
+				s->nculprits++;
+			}
+		}
+		if (c) {
+			c->count += in[i].count;
+			c->sum_ns += in[i].sum_ns;
+		} else {
+			s->rest_count += in[i].count;
+			s->rest_sum_ns += in[i].sum_ns;
+		}
+		cnt += in[i].count;
+		sum += in[i].sum_ns;
+	}
+	/*
+	 * waits blamed on nobody (culprit_lost); the culprit map is read
+	 * just after the key map, so its pairs can be a few waits ahead of
+	 * the group: never below zero
+	 */
+	s->rest_count += count > cnt ? count - cnt : 0;
+	s->rest_sum_ns += sum_ns > sum ? sum_ns - sum : 0;
+	return 0;
+}
+
+const struct prom_counter_family prom_counters[PROM_COUNTER_NR] = {
+	[PROM_CULPRIT_SECONDS] = {
+		"schedhist_culprit_wait_seconds_total",
+		"Seconds the key waited for a CPU behind the culprit, the key of the task that "
+		"held the CPU when each wait ended (--culprits, runq), since the culprit was "
+		"admitted: at most 5 culprits per key, each kept for good; [rest] takes the "
+		"waits behind every other culprit and those blamed on nobody.", true, true },
+	[PROM_CULPRIT_WAITS] = {
+		"schedhist_culprit_waits_total",
+		"Waits of the key that ended behind the culprit (as "
+		"schedhist_culprit_wait_seconds_total).", false, true },
+	[PROM_THROTTLED_PERIODS] = {
+		"schedhist_cgroup_throttled_periods_total",
+		"Times the cgroup was throttled, out of CPU quota for the rest of a period "
+		"(cpu.stat nr_throttled), since schedhist exported it.", false, false },
+	[PROM_THROTTLED_SECONDS] = {
+		"schedhist_cgroup_throttled_seconds_total",
+		"Seconds the cgroup was throttled, summed over its CPUs (cpu.stat throttled_usec, "
+		"v1 throttled_time), since schedhist exported it.", true, false },
+	[PROM_PRESSURE_SOME] = {
+		"schedhist_cgroup_pressure_some_seconds_total",
+		"Seconds in which some task of the cgroup was runnable and not running "
+		"(cpu.pressure some total), since schedhist exported it.", true, false },
+	[PROM_PRESSURE_FULL] = {
+		"schedhist_cgroup_pressure_full_seconds_total",
+		"Seconds in which every non-idle task of the cgroup was runnable and not running "
+		"(cpu.pressure full total), since schedhist exported it.", true, false },
+};
+
+bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val)
+{
+	switch (f) {
+	case PROM_THROTTLED_PERIODS:
+		*val = s->cg.nr_throttled;
+		return s->cg.has_throttle;
+	case PROM_THROTTLED_SECONDS:
+		*val = s->cg.throttled_ns;
+		return s->cg.has_throttle;
+	case PROM_PRESSURE_SOME:
+		*val = s->cg.pressure_some_ns;
+		return s->cg.has_some;
+	case PROM_PRESSURE_FULL:
+		*val = s->cg.pressure_full_ns;
+		return s->cg.has_full;
+	}
+	return false;
+}
+
+static int cmp_culprit(const void *a, const void *b)
+{
+	return strcmp(((const struct prom_culprit *)a)->name, ((const struct prom_culprit *)b)->name);
+}
+
+size_t prom_series_culprits(const struct prom_series *s, struct prom_culprit out[SH_CULPRIT_TOP + 1])
+{
+	size_t n = s->nculprits;
+
+	memcpy(out, s->culprits, n * sizeof(*out));
+	qsort(out, n, sizeof(*out), cmp_culprit);
+	if (s->has_rest)
+		out[n++] = (struct prom_culprit){ .name = (char *)PROM_CULPRIT_REST,
+						  .count = s->rest_count,
+						  .sum_ns = s->rest_sum_ns };
+	return n;
+}
+
+bool prom_counter_present(const struct prom_view *views, size_t nv, int f)
+{
+	const struct prom_series *s;
+	size_t i, j;
+	__u64 val;
+
+	for (j = 0; j < nv; j++) {
+		const struct prom_view *v = &views[j];
+
+		if (prom_counters[f].per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
+			continue;
+		for (i = 0; i < v->nslots; i++)
+			for (s = v->table[i]; s; s = s->next)
+				if (s->exported && (prom_counters[f].per_culprit
+							    ? s->has_rest || s->nculprits
+							    : prom_series_cgstat(s, f, &val)))
+					return true;
+	}
+	return false;
 }
 
 size_t prom_view_series(const struct prom_view *v)

@@ -17,15 +17,35 @@
  *    marks it stale) and its room goes to a new name. The last @limit
  *    withdrawn names are remembered, with their totals, so a name that
  *    comes back resumes its series where it left it.
+ *  - With -k cgroup, a series also sums the interval deltas of its
+ *    cgroups' cpu.stat and cpu.pressure counters (those of the report
+ *    since start's live groups, read by cgstats_attach()) since it was
+ *    first exported: a counter the kernel never gave for its cgroups is
+ *    absent; a cgroup re-created under the same path continues it.
  */
 #ifndef SH_PROM_SERIES_H
 #define SH_PROM_SERIES_H
 
 #include <stdbool.h>
 #include "report.h"
+#include "culprits.h"
 
 /* The key label of the overflow series. */
 #define PROM_OTHER "[other]"
+
+/* The culprit label of the waits behind culprits not exported on their own. */
+#define PROM_CULPRIT_REST "[rest]"
+
+/*
+ * --culprits (runq): one culprit of a series. A series admits at most
+ * SH_CULPRIT_TOP culprits, each for good (sticky: its counters only grow);
+ * the waits behind any other culprit, and those the kernel could blame on
+ * nobody, go to [rest], which only grows too.
+ */
+struct prom_culprit {
+	char *name;			/* the culprit label */
+	__u64 count, sum_ns;		/* the key's waits behind it since it was admitted */
+};
 
 struct prom_series {
 	char *key;			/* the key label */
@@ -33,6 +53,12 @@ struct prom_series {
 	__u64 seen;			/* last update in which a kernel key had this name */
 	__u64 admitted;			/* update in which it was (re)admitted */
 	bool exported;			/* false: withdrawn, remembered in case it returns */
+	struct prom_culprit culprits[SH_CULPRIT_TOP];	/* --culprits: admitted, in order */
+	size_t nculprits;
+	bool has_rest;			/* culprit [rest] exported (once any culprit data came) */
+	__u64 rest_count, rest_sum_ns;	/* culprit [rest] */
+	struct sh_cgstat cg;		/* -k cgroup: cpu.stat / cpu.pressure deltas summed
+					 * since it was first exported; has_*: ever known */
 	struct prom_series *next;	/* hash chain */
 	struct prom_series *older;	/* withdrawn list, oldest first */
 	struct prom_series *newer;
@@ -52,6 +78,7 @@ struct prom_view {
 	__u64 stats[SH_STAT_NR];	/* event counters since start */
 	__u64 live_keys;		/* keys in the kernel map at the last update */
 	__u64 updates;			/* prom_view_update() calls */
+	bool culprits;			/* export the culprit families (--culprits, runq) */
 };
 
 /* An empty view; the key "none" exports its one series ("all") at once. 0 or -1. */
@@ -68,6 +95,59 @@ void prom_view_free(struct prom_view *v);
  */
 int prom_view_update(struct prom_view *v, const struct sh_report *interval,
 		     const struct sh_report *since_start);
+
+/*
+ * --culprits: after prom_view_update() of the same reading, the culprits
+ * of one group of the interval report: the group's name @key, its waits
+ * (@count, @sum_ns) and its culprits @in[0..n) of the interval, largest
+ * sum first. If the group's waits went to an exported series, that
+ * series' culprits take them: an admitted culprit its own, a new one is
+ * admitted while the series has fewer than SH_CULPRIT_TOP, every other
+ * one (and a culprit named [rest]) to [rest], and the waits no culprit
+ * covers (the group's beyond the culprits' sum) to [rest] too. Nothing
+ * for a group whose waits went to [other]. 0, or -1 when out of memory.
+ */
+int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
+		       const struct sh_culprit *in, size_t n);
+
+/*
+ * The counter families of a series beside its histogram, in the order of
+ * every exposition; each has the labels of the series' histogram (the
+ * culprit ones a culprit label too) and is left out while it has no sample.
+ */
+enum prom_counter {
+	PROM_CULPRIT_SECONDS,		/* schedhist_culprit_wait_seconds_total */
+	PROM_CULPRIT_WAITS,		/* schedhist_culprit_waits_total */
+	PROM_THROTTLED_PERIODS,		/* schedhist_cgroup_throttled_periods_total */
+	PROM_THROTTLED_SECONDS,		/* schedhist_cgroup_throttled_seconds_total */
+	PROM_PRESSURE_SOME,		/* schedhist_cgroup_pressure_some_seconds_total */
+	PROM_PRESSURE_FULL,		/* schedhist_cgroup_pressure_full_seconds_total */
+	PROM_COUNTER_NR,
+};
+
+struct prom_counter_family {
+	const char *name;		/* with its _total */
+	const char *help;		/* needs no escaping in any format */
+	bool seconds;			/* the value is nanoseconds shown as seconds */
+	bool per_culprit;		/* one sample per culprit of the series */
+};
+
+extern const struct prom_counter_family prom_counters[PROM_COUNTER_NR];
+
+/*
+ * The cgroup counter @f (PROM_THROTTLED_PERIODS..PROM_PRESSURE_FULL) of
+ * @s into *@val (ns for the seconds ones): false when absent.
+ */
+bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val);
+
+/*
+ * The culprits of @s as exported: the admitted ones sorted by name, then
+ * [rest] (when @s has culprit data), into @out; how many.
+ */
+size_t prom_series_culprits(const struct prom_series *s, struct prom_culprit out[SH_CULPRIT_TOP + 1]);
+
+/* Does any series of the @nv views have a sample of family @f? */
+bool prom_counter_present(const struct prom_view *views, size_t nv, int f);
 
 /* Histogram series exported now (names plus [other]); each is PROM_LINES_PER_KEY lines. */
 size_t prom_view_series(const struct prom_view *v);

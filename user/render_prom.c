@@ -104,25 +104,35 @@ static void cgroup_labels(FILE *f, const char *path)
 		fprintf(f, ",qos=\"%s\"", qos);
 }
 
-/* One histogram series: its labels are escaped once, not once per line. */
-static int put_series(FILE *f, const char *labels, const char *key, int key_type,
-		      const struct sh_totals *t, char le[SH_NBUCKETS][32])
+/* The key label's value and the labels read from it, escaped, malloc()ed; NULL: no memory. */
+static char *key_labels(const char *key, int key_type)
 {
-	char *esc = NULL, sum[32];
+	char *esc = NULL;
 	size_t esc_len = 0;
 	FILE *m = open_memstream(&esc, &esc_len);
-	__u64 cum = 0;
-	int i;
 
 	if (!m)
-		return -1;
+		return NULL;
 	label_value(m, key);
 	if (key_type == SH_KEY_CGROUP)
 		cgroup_labels(m, key);
 	if (fclose(m)) {
 		free(esc);
-		return -1;
+		return NULL;
 	}
+	return esc;
+}
+
+/* One histogram series: its labels are escaped once, not once per line. */
+static int put_series(FILE *f, const char *labels, const char *key, int key_type,
+		      const struct sh_totals *t, char le[SH_NBUCKETS][32])
+{
+	char *esc = key_labels(key, key_type), sum[32];
+	__u64 cum = 0;
+	int i;
+
+	if (!esc)
+		return -1;
 	for (i = 0; i < SH_NBUCKETS; i++) {
 		cum += t->slots[i];
 		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64 "\n", labels, esc,
@@ -155,6 +165,72 @@ static int put_view(FILE *f, const struct prom_view *v, char le[][32])
 	if (!err && v->key_type != SH_KEY_NONE)
 		err = put_series(f, labels, PROM_OTHER, v->key_type, &v->other, le);
 	return err;
+}
+
+/* A counter's value: exact seconds of ns, or a count. */
+static void put_value(FILE *f, bool seconds, __u64 v)
+{
+	char buf[32];
+
+	if (seconds) {
+		fmt_seconds(buf, sizeof(buf), v);
+		fprintf(f, " %s\n", buf);
+	} else {
+		fprintf(f, " %" PRIu64 "\n", (uint64_t)v);
+	}
+}
+
+/* Family @fi of prom_counters: the samples of every exported series that has one. */
+static int put_counters(FILE *f, const struct prom_view *views, size_t nv, bool om, int fi)
+{
+	const struct prom_counter_family *cf = &prom_counters[fi];
+	size_t j, i, k, n, nc;
+
+	if (!prom_counter_present(views, nv, fi))
+		return 0;
+	family(f, om, cf->name, "counter", cf->help);
+	if (om && cf->seconds)
+		fprintf(f, "# UNIT %.*s seconds\n", (int)(strlen(cf->name) - 6), cf->name);
+	for (j = 0; j < nv; j++) {
+		const struct prom_view *v = &views[j];
+		struct prom_series **sorted;
+
+		if (cf->per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
+			continue;
+		sorted = prom_view_sorted(v, &n);
+		if (!sorted)
+			return -1;
+		for (i = 0; i < n; i++) {
+			struct prom_culprit c[SH_CULPRIT_TOP + 1];
+			char *esc;
+			__u64 val;
+
+			if (cf->per_culprit ? !(nc = prom_series_culprits(sorted[i], c))
+					    : !prom_series_cgstat(sorted[i], fi, &val))
+				continue;
+			esc = key_labels(sorted[i]->key, v->key_type);
+			if (!esc) {
+				free(sorted);
+				return -1;
+			}
+			if (!cf->per_culprit) {
+				fprintf(f, "%s{metric=\"%s\",key_type=\"%s\",key=%s}", cf->name,
+					metric_name(v->metric), key_name(v->key_type), esc);
+				put_value(f, cf->seconds, val);
+			}
+			for (k = 0; cf->per_culprit && k < nc; k++) {
+				fprintf(f, "%s{metric=\"%s\",key_type=\"%s\",key=%s,culprit=",
+					cf->name, metric_name(v->metric), key_name(v->key_type), esc);
+				label_value(f, c[k].name);
+				fputc('}', f);
+				put_value(f, cf->seconds,
+					  fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
+			}
+			free(esc);
+		}
+		free(sorted);
+	}
+	return 0;
 }
 
 int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
@@ -210,6 +286,9 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 		fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",
 			metric_name(views[j].metric), key_name(views[j].key_type),
 			(uint64_t)views[j].live_keys);
+	for (i = 0; i < PROM_COUNTER_NR; i++)
+		if (put_counters(f, views, nv, om, (int)i))
+			return -1;
 	/* OpenMetrics has a type for it: the info family schedhist_build, same sample */
 	if (om)
 		family(f, om, "schedhist_build", "info", "The schedhist version.");

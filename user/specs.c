@@ -36,7 +36,7 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .user = o->user, .metrics = o->metrics,
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
-				       .prom_classic = o->prom_classic };
+				       .prom_classic = o->prom_classic, .culprits = o->culprits };
 }
 
 struct live_page_spec live_page_spec_of(const struct options *o)

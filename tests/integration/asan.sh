@@ -7,8 +7,9 @@
 # stderr and exit non-zero, which each of these tests checks: start and
 # every way to end (lifecycle), every bad input (bad_input), closed and
 # full pipes (closed_pipe), the map overflowing (overflow), comm changes,
-# task churn with pruning (churn) and a context-switch storm (storm), the
-# last two shortened. LeakSanitizer cannot work under ptrace, so the
+# task churn with pruning (churn), a context-switch storm (storm), the
+# last two shortened, and fleet mode with --culprits and the cgroup
+# counters (prom_culprits). LeakSanitizer cannot work under ptrace, so the
 # strace-driven cases run without leak detection.
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -17,7 +18,7 @@ bin=${ASAN_SCHEDHIST:-${OUTPUT}-asan/schedhist}
 nm "$bin" | grep -q __asan_init || fail "$bin is not built with AddressSanitizer"
 export ASAN_OPTIONS=detect_leaks=1:exitcode=23 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 bad=0
-for t in lifecycle bad_input closed_pipe overflow comm_change churn storm; do
+for t in lifecycle bad_input closed_pipe overflow comm_change churn storm prom_culprits; do
 	start=$(date +%s)
 	SCHEDHIST=$bin CHURN_SECONDS=6 STORM_SECONDS=8 timeout 200 bash "$(dirname "$0")/$t.sh" \
 		>"$TMP/$t.log" 2>&1

@@ -12,7 +12,7 @@ command -v promtool >/dev/null || skip "promtool not installed (Debian package p
 RULES=contrib/prometheus/schedhist.rules.yml
 TESTS=tests/prometheus/schedhist.rules.test.yml
 promtool check rules "$RULES" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "promtool check rules"; }
-grep -q 'SUCCESS: 6 rules found' "$TMP/check.out" || { cat "$TMP/check.out"; fail "not the 6 rules"; }
+grep -q 'SUCCESS: 7 rules found' "$TMP/check.out" || { cat "$TMP/check.out"; fail "not the 7 rules"; }
 promtool test rules "$TESTS" >"$TMP/test.out" 2>&1 || { cat "$TMP/test.out"; fail "promtool test rules"; }
 grep -q SUCCESS "$TMP/test.out" || { cat "$TMP/test.out"; fail "promtool test rules: no SUCCESS"; }
 
@@ -32,3 +32,5 @@ mutant() {	# mutant NAME SED-EXPRESSION: the test must fail on the rules edited 
 mutant threshold 's/key_type="cgroup"} > 0.05/key_type="cgroup"} > 0.5/'
 mutant no_start 's/reason=~"dropped|clock_skew"/reason=~"dropped|clock_skew|no_start"/'
 mutant sustained 's/^        for: 10m$/        for: 1m/'
+mutant throttled 's/throttled_seconds_total\[5m\])) > 0.5/throttled_seconds_total[5m])) > 0.95/'
+mutant throttled_any_metric 's/max by (job, instance, key_type, key) (rate(schedhist_cgroup/(rate(schedhist_cgroup/'

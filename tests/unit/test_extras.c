@@ -128,6 +128,60 @@ static void test_culprits_remove(void)
 	culprits_free(&c);
 }
 
+
+/* culprits_each(): every culprit of the interval, not only the top 5, whatever the span. */
+static size_t each_n;
+static __u64 each_sum, each_first;
+static char each_last[16];
+
+static int each_fn(void *ctx, const struct sh_group *g, const struct sh_culprit *l, size_t n)
+{
+	size_t i;
+
+	(void)ctx;
+	CHECK(g->key.id == 10);
+	each_n = n;
+	each_sum = 0;
+	for (i = 0; i < n; i++) {
+		each_sum += l[i].sum_ns;
+		CHECK(!i || l[i].sum_ns <= l[i - 1].sum_ns);	/* largest first */
+	}
+	each_first = n ? l[0].sum_ns : 0;
+	snprintf(each_last, sizeof(each_last), "%s", n ? l[n - 1].name : "");
+	return 0;
+}
+
+static void test_culprits_each(void)
+{
+	struct sh_culprits c;
+	struct sh_report r;
+	struct sh_group g;
+	int i;
+
+	CHECK(!culprits_init(&c, NCPU, true));	/* reports since start: each gives deltas still */
+	for (i = 1; i <= 7; i++)
+		feed(&c, 10, 100 + i, 1, 50 * i, 0, 0);
+	feed(&c, 11, 101, 5, 5000, 0, 0);
+	one_group(&r, &g, 20, 3000);
+	CHECK(!culprits_each(&c, &r, NULL, 1, each_fn, NULL));
+	CHECK_EQ_U64(each_n, 7);
+	CHECK_EQ_U64(each_sum, 50 * 28);
+	CHECK_EQ_U64(each_first, 350);
+	CHECK(!strcmp(each_last, "101"));
+	/* the next interval: only what changed */
+	culprits_sweep(&c, NULL, NULL);
+	feed(&c, 10, 103, 3, 450, 0, 0);
+	one_group(&r, &g, 2, 300);
+	CHECK(!culprits_each(&c, &r, NULL, 2, each_fn, NULL));
+	CHECK_EQ_U64(each_n, 1);
+	CHECK_EQ_U64(each_sum, 300);
+	/* a group with no pair is called too, with none */
+	culprits_sweep(&c, NULL, NULL);
+	CHECK(!culprits_each(&c, &r, NULL, 3, each_fn, NULL));
+	CHECK_EQ_U64(each_n, 0);
+	culprits_free(&c);
+}
+
 static void test_ksyms(void)
 {
 	static const char text[] =
@@ -292,6 +346,7 @@ int main(void)
 {
 	TEST(test_culprits_rank);
 	TEST(test_culprits_remove);
+	TEST(test_culprits_each);
 	TEST(test_ksyms);
 	TEST(test_stacks_pick);
 	TEST(test_cgstat);

@@ -797,6 +797,246 @@ static void test_two_metrics(void)
 	rig_free(&r[1]);
 }
 
+
+/* ---- --culprits: schedhist_culprit_wait_seconds_total, sticky ---- */
+
+#define CS(key, culprit) \
+	"schedhist_culprit_wait_seconds_total{metric=\"runq\",key_type=\"comm\",key=\"" key \
+	"\",culprit=\"" culprit "\"}"
+#define CW(key, culprit) \
+	"schedhist_culprit_waits_total{metric=\"runq\",key_type=\"comm\",key=\"" key \
+	"\",culprit=\"" culprit "\"}"
+
+/* One reading of @k's keys, ending with the view's update (the rig's). */
+static void read_keys(struct rig *r, struct fake *k, int n)
+{
+	int i;
+
+	rig_begin(r);
+	for (i = 0; i < n; i++)
+		feed(&r->s, &k[i], SH_KEY_COMM, false);
+	rig_end(r);
+}
+
+/*
+ * The per-key culprit set is sticky: the first 5 culprits (largest first)
+ * keep their series, every later one and the waits blamed on nobody go to
+ * [rest]; across readings whose top set changes, no sample goes back, no
+ * key has more than 5 culprits plus [rest], and a key whose waits went to
+ * [other] gets none.
+ */
+static void test_culprits_sticky(void)
+{
+	const char *const args[] = { "-M", "runq", "-k", "comm", "--culprits", "--top", "2",
+				     NULL };
+	struct fake k[3] = { { .comm = "a" }, { .comm = "b" }, { .comm = "c" } };
+	struct sh_culprit in[8];
+	static char *names[] = { "c1", "c2", "c3", "c4", "c5", "c6", "c7", "[rest]" };
+	struct rig r;
+	char *t1, *t2, *t3, *om;
+	int i;
+
+	rig_init(&r, args);
+	r.v.culprits = true;
+	/* reading 1: a has 100 waits of 1 ms, 95 of them behind 7 culprits */
+	add_waits(&k[0], 1000000, 100);
+	add_waits(&k[1], 1000000, 10);
+	read_keys(&r, k, 2);
+	for (i = 0; i < 7; i++)
+		in[i] = (struct sh_culprit){ .name = names[i], .count = (__u64)(30 - 4 * i),
+					     .sum_ns = (__u64)(30 - 4 * i) * 1000000 };
+	/* 30+26+22+18+14+10+6 = 126 > 100: the pairs run ahead; rest never below zero */
+	CHECK(!prom_view_culprits(&r.v, "a", 100, 100000000, in, 7));
+	CHECK(!prom_view_culprits(&r.v, "b", 10, 10000000, NULL, 0));
+	t1 = expose(&r.v, false);
+	CHECK(has_line(t1, "# TYPE schedhist_culprit_wait_seconds_total counter"));
+	CHECK(has_line(t1, "# TYPE schedhist_culprit_waits_total counter"));
+	CHECK(sample(t1, CS("a", "c1")) == 0.03);
+	CHECK(sample(t1, CS("a", "c5")) == 0.014);
+	CHECK(sample(t1, CW("a", "c5")) == 14);
+	CHECK(sample(t1, CS("a", "c6")) == -1);		/* no room: [rest] */
+	CHECK(sample(t1, CS("a", "[rest]")) == 0.016);	/* c6 + c7 */
+	CHECK(sample(t1, CW("a", "[rest]")) == 16);
+	CHECK(sample(t1, CS("b", "[rest]")) == 0.01);	/* all blamed on nobody */
+	CHECK_EQ_U64(count_lines(t1, "schedhist_culprit_wait_seconds_total{"), 6 + 1);
+
+	/* reading 2: a new big culprit and c6 now lead; c1 is small: only c1 grows */
+	add_waits(&k[0], 1000000, 100);
+	read_keys(&r, k, 2);
+	in[0] = (struct sh_culprit){ .name = "x1", .count = 50, .sum_ns = 50000000 };
+	in[1] = (struct sh_culprit){ .name = "c6", .count = 20, .sum_ns = 20000000 };
+	in[2] = (struct sh_culprit){ .name = "c1", .count = 10, .sum_ns = 10000000 };
+	in[3] = (struct sh_culprit){ .name = "[rest]", .count = 1, .sum_ns = 1000000 };
+	CHECK(!prom_view_culprits(&r.v, "a", 100, 100000000, in, 4));
+	t2 = expose(&r.v, false);
+	check_monotone(t1, t2);
+	CHECK(sample(t2, CS("a", "c1")) == 0.04);
+	CHECK(sample(t2, CS("a", "x1")) == -1);
+	/* 16 + x1 50 + c6 20 + the one named [rest] + 19 blamed on nobody */
+	CHECK(sample(t2, CW("a", "[rest]")) == 16 + 50 + 20 + 1 + 19);
+	CHECK(sample(t2, CS("a", "[rest]")) == 0.106);
+	CHECK_EQ_U64(count_lines(t2, "schedhist_culprit_wait_seconds_total{"), 6 + 1);
+
+	/* reading 3: c takes the last label (--top 2: it goes to [other]), no culprits for it */
+	add_waits(&k[2], 5000000, 1000);
+	read_keys(&r, k, 3);
+	CHECK(!prom_view_culprits(&r.v, "c", 1000, 5000000000ULL, in, 1));
+	CHECK(!prom_view_culprits(&r.v, "a", 0, 0, NULL, 0));
+	t3 = expose(&r.v, false);
+	check_monotone(t2, t3);
+	CHECK(!strstr(t3, "key=\"c\""));
+	CHECK(!strstr(t3, "key=\"[other]\",culprit"));
+	CHECK_EQ_U64(count_lines(t3, "schedhist_culprit_wait_seconds_total{"), 6 + 1);
+
+	om = expose(&r.v, true);
+	CHECK(has_line(om, "# TYPE schedhist_culprit_wait_seconds counter"));
+	CHECK(has_line(om, "# UNIT schedhist_culprit_wait_seconds seconds"));
+	CHECK(has_line(om, "# TYPE schedhist_culprit_waits counter"));
+	CHECK(!strstr(om, "# UNIT schedhist_culprit_waits"));
+	CHECK(sample(om, CS("a", "c1")) == 0.04);
+	free(t1);
+	free(t2);
+	free(t3);
+	free(om);
+	rig_free(&r);
+}
+
+/* Without --culprits, or for another metric: no culprit family at all. */
+static void test_culprits_off(void)
+{
+	const char *const args[] = { "-M", "runq", "-k", "comm", NULL };
+	struct fake k = { .comm = "a" };
+	struct sh_culprit in = { .name = "x", .count = 1, .sum_ns = 1 };
+	struct rig r;
+	char *t;
+
+	rig_init(&r, args);
+	add_waits(&k, 1000, 1);
+	read_keys(&r, &k, 1);
+	CHECK(!prom_view_culprits(&r.v, "a", 1, 1000, &in, 1));
+	t = expose(&r.v, false);
+	CHECK(!strstr(t, "schedhist_culprit"));
+	CHECK(!strstr(t, "schedhist_cgroup_"));
+	free(t);
+	rig_free(&r);
+}
+
+/* ---- -k cgroup: throttling and pressure counters ---- */
+
+#define CG(name, key) \
+	"schedhist_cgroup_" name "{metric=\"offcpu\",key_type=\"cgroup\",key=\"" key "\"}"
+
+/*
+ * A reading of cgroups @k named @paths (by index) with the deltas
+ * @cgs (by index) on the report since start's groups, as the exporter's
+ * cgstats_attach() leaves them.
+ */
+static void read_cgroups(struct rig *r, struct fake *k, int n, const char *const *paths,
+			 const struct sh_cgstat *cgs)
+{
+	struct report_spec sp;
+	size_t g;
+	int i;
+
+	rig_begin(r);
+	for (i = 0; i < n; i++)
+		feed(&r->s, &k[i], SH_KEY_CGROUP, false);
+	snapshot_stats(&r->s, r->stats);
+	sp = report_spec_of(&r->o);
+	r->s.metric = r->o.metric;
+	CHECK(!report_build(&r->iv, &r->s, &sp, NULL, 1));
+	sp.cumulative = true;
+	CHECK(!report_build(&r->since, &r->s, &sp, NULL, 1));
+	for (i = 0; i < n; i++) {
+		for (g = 0; g < r->iv.ngroups; g++)
+			if (r->iv.groups[g].key.id == k[i].id) {
+				r->iv.groups[g].name = paths[i];
+				r->iv.groups[g].name_in_idbuf = false;
+			}
+		for (g = 0; g < r->since.ngroups; g++)
+			if (r->since.groups[g].key.id == k[i].id) {
+				r->since.groups[g].name = paths[i];
+				r->since.groups[g].name_in_idbuf = false;
+				r->since.groups[g].cgs = cgs[i];
+			}
+	}
+	CHECK(!prom_view_update(&r->v, &r->iv, &r->since));
+	snapshot_gc(&r->s);
+}
+
+/*
+ * Absent, not zero, where the kernel gives nothing; zero where it gives
+ * zero; the deltas summed; a cgroup re-created under the same path (a new
+ * id) continues the series, which never goes back.
+ */
+static void test_cgroup_counters(void)
+{
+	const char *const args[] = { "-k", "cgroup", NULL };
+	const char *const paths[] = { "/thr", "/nopsi", "/none", "/thr" };
+	struct fake k[4] = { { .id = 11 }, { .id = 22 }, { .id = 33 }, { .id = 44 } };
+	struct sh_cgstat cgs[4] = {};
+	struct rig r;
+	char *t1, *t2, *t3;
+	int i;
+
+	rig_init(&r, args);
+	for (i = 0; i < 3; i++)
+		add_waits(&k[i], 1000, 1);
+	/* the first reading of a cgroup has no delta yet: nothing anywhere */
+	read_cgroups(&r, k, 3, paths, cgs);
+	t1 = expose(&r.v, false);
+	CHECK(!strstr(t1, "schedhist_cgroup_"));
+	free(t1);
+
+	cgs[0] = (struct sh_cgstat){ .has_throttle = true, .has_some = true, .has_full = true,
+				     .nr_throttled = 9, .throttled_ns = 900000000,
+				     .pressure_some_ns = 950000000, .pressure_full_ns = 1500 };
+	cgs[1] = (struct sh_cgstat){ .has_throttle = true };	/* known zero, no cpu.pressure */
+	read_cgroups(&r, k, 3, paths, cgs);
+	t1 = expose(&r.v, false);
+	CHECK(has_line(t1, "# TYPE schedhist_cgroup_throttled_periods_total counter"));
+	CHECK(has_line(t1, "# TYPE schedhist_cgroup_throttled_seconds_total counter"));
+	CHECK(has_line(t1, "# TYPE schedhist_cgroup_pressure_some_seconds_total counter"));
+	CHECK(has_line(t1, "# TYPE schedhist_cgroup_pressure_full_seconds_total counter"));
+	CHECK(has_line(t1, CG("throttled_periods_total", "/thr") " 9"));
+	CHECK(has_line(t1, CG("throttled_seconds_total", "/thr") " 0.9"));
+	CHECK(has_line(t1, CG("pressure_some_seconds_total", "/thr") " 0.95"));
+	CHECK(has_line(t1, CG("pressure_full_seconds_total", "/thr") " 0.0000015"));
+	CHECK(has_line(t1, CG("throttled_periods_total", "/nopsi") " 0"));
+	CHECK(has_line(t1, CG("throttled_seconds_total", "/nopsi") " 0"));
+	CHECK(!strstr(t1, CG("pressure_some_seconds_total", "/nopsi")));
+	/* /none and [other]: none; 4 of /thr, 2 of /nopsi */
+	CHECK_EQ_U64(count_lines(t1, "schedhist_cgroup_"), 6);
+
+	/* /thr removed and made again: id 44, whose first reading has no delta */
+	for (i = 1; i < 4; i++)
+		add_waits(&k[i], 1000, 1);
+	memset(cgs, 0, sizeof(cgs));
+	read_cgroups(&r, k + 1, 3, paths + 1, cgs + 1);
+	t2 = expose(&r.v, false);
+	check_monotone(t1, t2);
+	CHECK(has_line(t2, CG("throttled_periods_total", "/thr") " 9"));
+	cgs[3] = (struct sh_cgstat){ .has_throttle = true, .nr_throttled = 1,
+				     .throttled_ns = 100000000 };
+	add_waits(&k[3], 1000, 1);
+	read_cgroups(&r, k + 1, 3, paths + 1, cgs + 1);
+	t3 = expose(&r.v, false);
+	check_monotone(t2, t3);
+	CHECK(has_line(t3, CG("throttled_periods_total", "/thr") " 10"));
+	CHECK(has_line(t3, CG("throttled_seconds_total", "/thr") " 1"));
+	CHECK(has_line(t3, CG("pressure_some_seconds_total", "/thr") " 0.95"));
+	free(t1);
+	free(t2);
+	free(t3);
+	t1 = expose(&r.v, true);
+	CHECK(has_line(t1, "# TYPE schedhist_cgroup_throttled_seconds counter"));
+	CHECK(has_line(t1, "# UNIT schedhist_cgroup_throttled_seconds seconds"));
+	CHECK(has_line(t1, "# TYPE schedhist_cgroup_throttled_periods counter"));
+	CHECK(has_line(t1, CG("throttled_seconds_total", "/thr") " 1"));
+	free(t1);
+	rig_free(&r);
+}
+
 int main(void)
 {
 	TEST(test_listen_addr);
@@ -810,5 +1050,8 @@ int main(void)
 	TEST(test_keep_pruned);
 	TEST(test_cgroup_labels);
 	TEST(test_two_metrics);
+	TEST(test_culprits_sticky);
+	TEST(test_culprits_off);
+	TEST(test_cgroup_counters);
 	return test_summary();
 }
