@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Loads and attaches the empty floor programs of bench/floor.bpf.c (or,
- * with -c, the ones that only read the clock), prints "Attached" on
- * stderr, and holds them until SIGTERM or SIGINT.
- * usage: floor [-c] [-v]   (-v shows libbpf's log)
+ * with -c, the ones that only read the clock; with -s STEP, the one step
+ * program step_STEP), prints "Attached" on stderr, and holds them until
+ * SIGTERM or SIGINT.
+ * usage: floor [-c | -s STEP] [-v]   (-v shows libbpf's log)
  */
 #include <errno.h>
 #include <signal.h>
@@ -35,7 +36,9 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct floor_bpf *skel;
-	bool clock = false;
+	bool clock = false, found = false;
+	const char *step = NULL;
+	struct bpf_program *prog;
 	sigset_t block, old;
 	int i, err;
 
@@ -44,8 +47,10 @@ int main(int argc, char **argv)
 			verbose = true;
 		} else if (!strcmp(argv[i], "-c")) {
 			clock = true;
+		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
+			step = argv[++i];
 		} else {
-			fprintf(stderr, "usage: floor [-c] [-v]\n");
+			fprintf(stderr, "usage: floor [-c | -s STEP] [-v]\n");
 			return 2;
 		}
 	}
@@ -66,11 +71,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "floor: cannot open the BPF object: %s\n", strerror(errno));
 		return 1;
 	}
-	/* one pair only: the other is neither loaded nor attached */
-	bpf_program__set_autoload(skel->progs.floor_switch, !clock);
-	bpf_program__set_autoload(skel->progs.floor_wakeup, !clock);
-	bpf_program__set_autoload(skel->progs.clock_switch, clock);
-	bpf_program__set_autoload(skel->progs.clock_wakeup, clock);
+	/* one pair or one step only: the others are neither loaded nor attached */
+	bpf_program__set_autoload(skel->progs.floor_switch, !clock && !step);
+	bpf_program__set_autoload(skel->progs.floor_wakeup, !clock && !step);
+	bpf_program__set_autoload(skel->progs.clock_switch, clock && !step);
+	bpf_program__set_autoload(skel->progs.clock_wakeup, clock && !step);
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *name = bpf_program__name(prog);
+
+		if (!strncmp(name, "step_", 5)) {
+			bool want = step && !strcmp(name + 5, step);
+
+			bpf_program__set_autoload(prog, want);
+			found |= want;
+		}
+	}
+	if (step && !found) {
+		fprintf(stderr, "floor: no step '%s' in the BPF object\n", step);
+		floor_bpf__destroy(skel);
+		return 2;
+	}
 	err = floor_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "floor: cannot load the BPF programs: %s%s\n", strerror(-err),
@@ -85,8 +105,11 @@ int main(int argc, char **argv)
 		floor_bpf__destroy(skel);
 		return 1;
 	}
-	fprintf(stderr, "Attached: %s. SIGTERM to end.\n",
-		clock ? "clock_switch, clock_wakeup" : "floor_switch, floor_wakeup");
+	if (step)
+		fprintf(stderr, "Attached: step_%s. SIGTERM to end.\n", step);
+	else
+		fprintf(stderr, "Attached: %s. SIGTERM to end.\n",
+			clock ? "clock_switch, clock_wakeup" : "floor_switch, floor_wakeup");
 	while (!stop)
 		sigsuspend(&old);
 	floor_bpf__destroy(skel);

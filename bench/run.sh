@@ -78,6 +78,9 @@ ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
 # issue 13: --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks"
+# where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
+STEPS="clock sched_info table storage hist max hash"
+for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
 
@@ -251,6 +254,9 @@ start_arm() {
 	floor|clock)
 		"$FLOOR" $([ "$arm" = clock ] && echo -c) 2>"$TMP/arm.err" &
 		want=2 ready='^Attached' ;;
+	step:*)
+		"$FLOOR" -s "${arm#step:}" 2>"$TMP/arm.err" &
+		want=1 ready='^Attached' ;;
 	sh:*)
 		IFS=: read -r _ m k meth flag <<<"$arm"
 		m=${m//+/,}	# "+" in arm names: the CSV is comma-separated
@@ -312,7 +318,8 @@ measure_arm() {
 	local r=$1 order=$2 arm=$3 w links ids= rss before after
 	start_arm "$arm"
 	sleep 0.3
-	for w in pipe_pinned pipe messaging; do
+	# the steps are a model of the hot path: their ns per event only
+	[[ $arm == step:* ]] || for w in pipe_pinned pipe messaging; do
 		time_workload "$w"
 		row "$r" "$order" "$arm" "t_$w" "$T"
 	done

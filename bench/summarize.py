@@ -90,7 +90,14 @@ ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid"
          "sh:runq:comm:wakeup", "sh:runq:comm:auto:culprits", "sh:runq:cgroup:auto:culprits",
          "sh:runq:comm:auto:stacks", "runqlat"]
 arms = [a for a in ORDER if a in data] + sorted(
-    a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host")))
+    a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:")))
+STEPS = [("step:clock", "the run queue's clock (prev->se.cfs_rq->rq->clock, two guarded loads)"),
+         ("step:sched_info", "+ next's sched_info (last_queued, run_delay, pcount): the queued part"),
+         ("step:table", "+ the task table entry (tid-indexed array, owner check, run_delay base, pcount)"),
+         ("step:hist", "+ the bucket (branch-free log2) and the histogram in the per-CPU array"),
+         ("step:max", "+ the epoch's max and min, and who had the max (tid, pid, cpu, comm)"),
+         ("step:storage", "step table with task storage instead of the table (a helper call)"),
+         ("step:hash", "step max with the histogram in a per-CPU hash keyed by tid (-k tid)")]
 
 
 def sw(arm):
@@ -172,6 +179,27 @@ for a in arms:
       f"| {cell(per_repeat(lambda x, f: x - f, per_switch(a), sw('floor')))} "
       f"| {cell(per_repeat(lambda x, q: x / q, per_switch(a), per_switch('runqlat')), '{:.2f}')} |")
 p("")
+
+steps = [(a, what) for a, what in STEPS if a in data]
+if steps:
+    p("## Where the time of -M runq goes")
+    p("")
+    p("bench/floor.bpf.c's step programs, each a sched_switch program that does one more part of "
+      "schedhist's -M runq -k none work than the one above it, on the same data structures: a "
+      "model of the hot path, not the path itself (which also keeps the event counters, checks "
+      "the first run of a task and its state's origin). ns per run, same run and workload as "
+      "above; \"over the step above\" is within a repeat.")
+    p("")
+    p("| step | ns per run | − floor | over the step above |")
+    p("|---|---|---|---|")
+    prev = "floor"
+    for a, what in steps:
+        base = {"step:storage": "step:sched_info", "step:hash": "step:max"}.get(a, prev)
+        p(f"| {what} | {cell(sw(a))} | {cell(per_repeat(lambda x, f: x - f, sw(a), sw('floor')))} "
+          f"| {cell(per_repeat(lambda x, b: x - b, sw(a), sw(base)))} |")
+        if a not in ("step:storage", "step:hash"):
+            prev = a
+    p("")
 
 exits = [m for m in ("mark", "fold") if f"exit:{m}" in data]
 if exits:
