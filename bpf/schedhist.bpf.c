@@ -127,6 +127,14 @@ __u64 sh_keys_made;
 		((m) > SH_METRIC_RUNQ && HAS(SH_METRIC_RUNQ)))
 #define NMETRICS (!!HAS(SH_METRIC_OFFCPU) + !!HAS(SH_METRIC_RUNQ) + !!HAS(SH_METRIC_BLOCKED))
 #define NATIVE (NAT_)
+/*
+ * M_'s SH_SWITCH_PLAIN bit: key none or cpu, no filter, no --culprits,
+ * no --stacks, known at compile time (the settings say so otherwise).
+ */
+#define PLAIN (M_ & SH_SWITCH_PLAIN)
+#define KEY_TYPE (PLAIN ? SH_KEY_NONE : key_type)
+#define STACKS (!PLAIN && stacks)
+#define CULPRITS (!PLAIN && culprits)
 /* The settings, for the functions that are not on the hot path. */
 #define CONFIG_METRICS const __u32 M_ = metrics
 #define CONFIG_METHOD const bool NAT_ = method == SH_METHOD_SCHED_INFO
@@ -354,8 +362,10 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *t)
 }
 
 /* -p and -c: is @t one of the tasks traced? */
-static __always_inline bool task_traced(struct task_struct *t)
+static __always_inline bool task_traced(struct task_struct *t, const __u32 M_)
 {
+	if (PLAIN)
+		return true;
 	if (filter_tgid && t->tgid != filter_tgid)
 		return false;
 	if (filter_cgid) {
@@ -507,7 +517,7 @@ static __noinline void capture_stack(const struct sh_key *key, __u32 m, __u32 ep
  */
 static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
 				   struct task_struct *t, __u64 d, __u32 cpu, int over,
-				   const struct sh_key *key)
+				   const struct sh_key *key, const __u32 M_)
 {
 	struct sh_max *mx;
 	__u32 slot, ep;
@@ -521,7 +531,7 @@ static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
 	h->slots[slot]++;
 	h->count++;
 	h->sum_ns += d;
-	if (key_type == SH_KEY_PID || key_type == SH_KEY_TID)
+	if (KEY_TYPE == SH_KEY_PID || KEY_TYPE == SH_KEY_TID)
 		copy_comm(h->comm, t->comm);
 
 	ep = sh_epoch;
@@ -536,7 +546,7 @@ static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
 		mx->pid = t->tgid;
 		mx->cpu = cpu;
 		copy_comm(mx->comm, t->comm);
-		if (stacks)
+		if (STACKS)
 			capture_stack(key, m, ep, t, d);
 	} else if (d < mx->min_ns) {
 		mx->min_ns = d;
@@ -657,7 +667,7 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	pc = bpf_map_lookup_elem(&pcpu, &zero);
 	if (!pc)
 		return;
-	if (!task_traced(t)) {
+	if (!task_traced(t, M_)) {
 		stat_all(pc, SH_STAT_SEEN, M_);
 		stat_all(pc, SH_STAT_FILTERED, M_);
 		return;
@@ -724,10 +734,10 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	if ((!HAS(SH_METRIC_OFFCPU) || off_err) && (!HAS(SH_METRIC_RUNQ) || rq_err) &&
 	    (!HAS(SH_METRIC_BLOCKED) || !slept || b_err)) {
 		h = 0;
-	} else if (key_type == SH_KEY_NONE || key_type == SH_KEY_CPU) {
+	} else if (KEY_TYPE == SH_KEY_NONE || KEY_TYPE == SH_KEY_CPU) {
 		h = pc->hist;
 		/* the stack map's key for these (key cpu: this CPU's histogram) */
-		if (stacks && key_type == SH_KEY_CPU)
+		if (STACKS && KEY_TYPE == SH_KEY_CPU)
 			key.id = bpf_get_smp_processor_id();
 	} else {
 		h = keyed_hists(t, bpf_get_smp_processor_id(), &over, &key, M_);
@@ -742,14 +752,15 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	if (HAS(SH_METRIC_OFFCPU)) {
 		if (!off_err && h)
 			record(pc, h + IDX(SH_METRIC_OFFCPU), SH_METRIC_OFFCPU, t, off, cpu, over,
-			       &key);
+			       &key, M_);
 		else
 			unrecorded(pc, SH_METRIC_OFFCPU, off_err);
 	}
 	if (HAS(SH_METRIC_RUNQ)) {
 		if (!rq_err && h) {
-			record(pc, h + IDX(SH_METRIC_RUNQ), SH_METRIC_RUNQ, t, rq, cpu, over, &key);
-			if (culprits)
+			record(pc, h + IDX(SH_METRIC_RUNQ), SH_METRIC_RUNQ, t, rq, cpu, over, &key,
+			       M_);
+			if (CULPRITS)
 				blame(pc, &key, prev, rq);
 		} else
 			unrecorded(pc, SH_METRIC_RUNQ, rq_err);
@@ -757,7 +768,7 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	if (HAS(SH_METRIC_BLOCKED) && slept) {
 		if (!b_err && h)
 			record(pc, h + IDX(SH_METRIC_BLOCKED), SH_METRIC_BLOCKED, t, off - rq, cpu,
-			       over, &key);
+			       over, &key, M_);
 		else
 			unrecorded(pc, SH_METRIC_BLOCKED, b_err);
 	}
@@ -770,7 +781,7 @@ static __always_inline void switch_out(struct task_struct *t, __u64 now, bool sl
 	struct task_core *c;
 	__u32 flags;
 
-	if (!task_traced(t))
+	if (!task_traced(t, M_))
 		return;
 	c = task_state(t, true, NAT_);
 	if (!c)
@@ -834,13 +845,18 @@ SWITCH_PROG(schedhist_switch, metrics, method == SH_METHOD_SCHED_INFO)
 SWITCH_PROG(schedhist_switch_runq, SH_SWITCH_RUNQ, true)
 SWITCH_PROG(schedhist_switch_offcpu, SH_SWITCH_OFFCPU, true)
 SWITCH_PROG(schedhist_switch_all, SH_SWITCH_ALL, true)
+SWITCH_PROG(schedhist_switch_runq_plain, SH_SWITCH_RUNQ | SH_SWITCH_PLAIN, true)
+SWITCH_PROG(schedhist_switch_offcpu_plain, SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN, true)
+SWITCH_PROG(schedhist_switch_all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN, true)
 
 /* wakeup method: a wakeup puts the task on a run queue; it waits from now. */
 static __always_inline int on_wakeup(struct task_struct *p, __u32 flags)
 {
 	struct task_st *s;
 
-	if (!p->pid || !task_traced(p))
+	CONFIG_METRICS;
+
+	if (!p->pid || !task_traced(p, M_))
 		return 0;
 	s = bpf_task_storage_get(&task_st, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s) {

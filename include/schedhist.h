@@ -63,6 +63,11 @@ enum sh_metric {
 #define SH_SWITCH_RUNQ (1U << SH_METRIC_RUNQ)
 #define SH_SWITCH_OFFCPU (1U << SH_METRIC_OFFCPU)
 #define SH_SWITCH_ALL ((1U << SH_METRIC_NR) - 1)
+/*
+ * ... and each of them once more for the plain runs: key none or cpu, no
+ * -p or -c filter, no --culprits, no --stacks.
+ */
+#define SH_SWITCH_PLAIN (1U << 8)
 
 /* How run-queue waits (and so blocked = offcpu - runq) are measured. */
 enum sh_method {

@@ -177,35 +177,49 @@ static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vs
 }
 
 /*
- * The sched_switch program for @metrics: one compiled for that metric set
- * where there is one (sched_info method), else the one for any settings.
+ * The sched_switch program for @sp: one compiled for its metric set where
+ * there is one (sched_info method), in its plain form when nothing but
+ * the metrics is asked for (key none or cpu, no filter, no --culprits, no
+ * --stacks), else the one for any settings. Its link slot in *@link.
  */
-static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method, __u32 metrics)
+static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
+				       const struct loader_spec *sp, struct bpf_link ***link)
 {
-	if (method != SH_METHOD_SCHED_INFO)
-		return skel->progs.schedhist_switch;
-	switch (metrics) {
-	case SH_SWITCH_RUNQ:
-		return skel->progs.schedhist_switch_runq;
-	case SH_SWITCH_OFFCPU:
-		return skel->progs.schedhist_switch_offcpu;
-	case SH_SWITCH_ALL:
-		return skel->progs.schedhist_switch_all;
-	default:
-		return skel->progs.schedhist_switch;
-	}
-}
+	struct {
+		__u32 metrics;
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} progs[] = {
+		{ SH_SWITCH_RUNQ, skel->progs.schedhist_switch_runq,
+		  &skel->links.schedhist_switch_runq },
+		{ SH_SWITCH_OFFCPU, skel->progs.schedhist_switch_offcpu,
+		  &skel->links.schedhist_switch_offcpu },
+		{ SH_SWITCH_ALL, skel->progs.schedhist_switch_all,
+		  &skel->links.schedhist_switch_all },
+		{ SH_SWITCH_RUNQ | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_runq_plain,
+		  &skel->links.schedhist_switch_runq_plain },
+		{ SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_offcpu_plain,
+		  &skel->links.schedhist_switch_offcpu_plain },
+		{ SH_SWITCH_ALL | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_all_plain,
+		  &skel->links.schedhist_switch_all_plain },
+	};
+	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
+		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
+	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0);
+	size_t i;
 
-/* The skeleton's link slot of sched_switch program @prog. */
-static struct bpf_link **switch_link(struct schedhist_bpf *skel, struct bpf_program *prog)
-{
-	if (prog == skel->progs.schedhist_switch_runq)
-		return &skel->links.schedhist_switch_runq;
-	if (prog == skel->progs.schedhist_switch_offcpu)
-		return &skel->links.schedhist_switch_offcpu;
-	if (prog == skel->progs.schedhist_switch_all)
-		return &skel->links.schedhist_switch_all;
-	return &skel->links.schedhist_switch;
+	/* every one off; the caller turns on the one it attaches */
+	bpf_program__set_autoload(skel->progs.schedhist_switch, false);
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		bpf_program__set_autoload(progs[i].prog, false);
+	for (i = 0; method == SH_METHOD_SCHED_INFO && i < sizeof(progs) / sizeof(progs[0]); i++) {
+		if (progs[i].metrics == want) {
+			*link = progs[i].link;
+			return progs[i].prog;
+		}
+	}
+	*link = &skel->links.schedhist_switch;
+	return skel->progs.schedhist_switch;
 }
 
 /*
@@ -314,22 +328,19 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		{ "cgroup_release", sp->key_type == SH_KEY_CGROUP },
 		{ "sched_process_free", tasks || l->method == SH_METHOD_SCHED_INFO },
 	};
+	struct bpf_link **sw_link;
 	struct bpf_program *progs[] = {
-		switch_prog(skel, l->method, sp->metrics), skel->progs.schedhist_wakeup,
+		switch_prog(skel, l->method, sp, &sw_link), skel->progs.schedhist_wakeup,
 		skel->progs.schedhist_wakeup_new, skel->progs.schedhist_cgroup_release,
 		skel->progs.schedhist_task_free,
 	};
 	struct bpf_link **links[] = {
-		switch_link(skel, progs[0]), &skel->links.schedhist_wakeup,
+		sw_link, &skel->links.schedhist_wakeup,
 		&skel->links.schedhist_wakeup_new, &skel->links.schedhist_cgroup_release,
 		&skel->links.schedhist_task_free,
 	};
 	const int nprogs = sizeof(tps) / sizeof(tps[0]);
 
-	bpf_program__set_autoload(skel->progs.schedhist_switch, false);
-	bpf_program__set_autoload(skel->progs.schedhist_switch_runq, false);
-	bpf_program__set_autoload(skel->progs.schedhist_switch_offcpu, false);
-	bpf_program__set_autoload(skel->progs.schedhist_switch_all, false);
 	for (i = 0; i < nprogs; i++)
 		bpf_program__set_autoload(progs[i], tps[i].want);
 	l->switch_link = links[0];
