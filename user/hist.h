@@ -64,4 +64,10 @@ void totals_merge_min(struct sh_totals *dst, __u64 min_ns);
  */
 __u64 totals_quantile(const struct sh_totals *t, double q);
 
+/*
+ * The same for @n quantiles @q, in increasing order, into @out: one pass
+ * over the buckets for all of them.
+ */
+void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *out);
+
 #endif /* SH_HIST_H */

@@ -9,9 +9,11 @@
 
 struct sh_pcts totals_pcts(const struct sh_totals *t)
 {
-	return (struct sh_pcts){ .p50 = totals_quantile(t, 0.50), .p90 = totals_quantile(t, 0.90),
-				 .p99 = totals_quantile(t, 0.99),
-				 .p999 = totals_quantile(t, 0.999) };
+	static const double q[4] = { 0.50, 0.90, 0.99, 0.999 };
+	__u64 v[4];
+
+	totals_quantiles(t, q, 4, v);
+	return (struct sh_pcts){ .p50 = v[0], .p90 = v[1], .p99 = v[2], .p999 = v[3] };
 }
 
 void group_percentiles(struct sh_group *g)
@@ -30,7 +32,7 @@ static struct sh_group *add_group(struct sh_report *r)
 		size_t cap = r->cap ? r->cap * 2 : 256;
 		struct sh_group *g = realloc(r->groups, cap * sizeof(*g));
 		struct sh_group *sp;
-		size_t *ord;
+		struct rank_rec *ord;
 
 		if (!g)
 			return NULL;
@@ -102,43 +104,37 @@ static const char *group_name(const struct sh_group *g)
 	return g->name_in_idbuf ? g->idbuf : g->name;
 }
 
-/* What qsort_r compares by: the groups the indices refer to, and the sort key. */
-struct rank_by {
-	const struct sh_group *groups;
-	int sort;			/* enum sh_sort */
-};
-
-static int cmp_group(const void *a, const void *b, void *arg)
+static __u64 sort_key(const struct sh_group *g, int sort)
 {
-	const struct rank_by *by = arg;
-	const struct sh_group *x = &by->groups[*(const size_t *)a];
-	const struct sh_group *y = &by->groups[*(const size_t *)b];
-	int c = 0;
+	switch (sort) {
+	case SH_SORT_COUNT:
+		return g->t.count;
+	case SH_SORT_AVG:
+		return g->t.count ? g->t.sum_ns / g->t.count : 0;
+	case SH_SORT_P99:
+		return g->pct.p99;
+	case SH_SORT_MAX:
+		return g->t.max_ns;
+	}
+	return g->t.sum_ns;
+}
+
+/* Largest first, then by name. */
+static int cmp_rank(const void *a, const void *b, void *arg)
+{
+	const struct rank_rec *x = a, *y = b;
+	const struct sh_group *groups = arg;
+	int c;
 
 	if (x->below_min_count != y->below_min_count)
 		return x->below_min_count ? 1 : -1;
-
-	switch (by->sort) {
-	case SH_SORT_COUNT:
-		c = cmp_u64(x->t.count, y->t.count);
-		break;
-	case SH_SORT_AVG:
-		c = cmp_u64(x->t.count ? x->t.sum_ns / x->t.count : 0,
-			    y->t.count ? y->t.sum_ns / y->t.count : 0);
-		break;
-	case SH_SORT_P99:
-		c = cmp_u64(x->pct.p99, y->pct.p99);
-		break;
-	case SH_SORT_MAX:
-		c = cmp_u64(x->t.max_ns, y->t.max_ns);
-		break;
-	}
+	c = cmp_u64(x->key, y->key);
 	if (!c)
-		c = cmp_u64(x->t.sum_ns, y->t.sum_ns);
+		c = cmp_u64(x->sum_ns, y->sum_ns);
 	if (!c)
-		c = cmp_u64(x->t.count, y->t.count);
+		c = cmp_u64(x->count, y->count);
 	if (!c)
-		c = strcmp(group_name(x), group_name(y));
+		c = strcmp(group_name(&groups[x->idx]), group_name(&groups[y->idx]));
 	return c;
 }
 
@@ -161,19 +157,25 @@ void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
 	for (i = 0; i < r->ngroups; i++)
 		r->groups[i].below_min_count = min_count && r->groups[i].t.count < min_count;
 	/*
-	 * Sort indices, not the groups (hundreds of bytes each: moving them
-	 * in qsort dominated the poller's CPU at thousands of keys), then
-	 * lay the groups out once in rank order.
+	 * Sort small records of the sort keys, not the groups (hundreds of
+	 * bytes each: moving them in qsort, or reading them at every
+	 * comparison, dominated the poller's CPU at thousands of keys),
+	 * then lay the groups out once in rank order.
 	 */
 	if (r->ngroups) {	/* groups is NULL until the first one: qsort's base is nonnull */
-		struct rank_by by = { .groups = r->groups, .sort = sort };
 		struct sh_group *t;
 
+		for (i = 0; i < r->ngroups; i++) {
+			const struct sh_group *g = &r->groups[i];
+
+			r->order[i] = (struct rank_rec){ .key = sort_key(g, sort), .sum_ns = g->t.sum_ns,
+							 .count = g->t.count,
+							 .below_min_count = g->below_min_count,
+							 .idx = (__u32)i };
+		}
+		qsort_r(r->order, r->ngroups, sizeof(*r->order), cmp_rank, r->groups);
 		for (i = 0; i < r->ngroups; i++)
-			r->order[i] = i;
-		qsort_r(r->order, r->ngroups, sizeof(*r->order), cmp_group, &by);
-		for (i = 0; i < r->ngroups; i++)
-			r->spare[i] = r->groups[r->order[i]];
+			r->spare[i] = r->groups[r->order[i].idx];
 		t = r->groups;
 		r->groups = r->spare;
 		r->spare = t;
@@ -217,7 +219,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	if (sp->cumulative)
 		exited = s->exited_cum;
 	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));) {
-		const struct sh_totals *t = sp->cumulative ? &e->cum : &e->delta;
+		const struct sh_totals *t = sp->cumulative ? &e->cum : snapshot_delta(s, e);
 
 		if (e->key.id == SH_EXITED_ID) {
 			/* the kernel's folds: one [exited] with the poller's own */

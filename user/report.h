@@ -49,6 +49,19 @@ struct sh_group {
 	struct sh_cgstat cgs;		/* -k cgroup: cpu.stat / cpu.pressure deltas */
 };
 
+/*
+ * What the ranking compares, gathered from each group before sorting:
+ * the sort keys side by side (32 bytes) instead of a walk into groups of
+ * hundreds of bytes at every comparison; the names only on a tie.
+ */
+struct rank_rec {
+	__u64 key;			/* by --sort */
+	__u64 sum_ns;			/* then the sum, then the count */
+	__u64 count;
+	__u32 below_min_count;		/* ranked after all the others */
+	__u32 idx;			/* into groups */
+};
+
 struct sh_report {
 	struct timespec when;		/* wall clock at the reading */
 	double span_s;			/* seconds covered: interval or since start */
@@ -60,7 +73,7 @@ struct sh_report {
 	size_t ngroups;			/* groups shown (--top) */
 	size_t nall;			/* all groups, the ones folded into rest too */
 	size_t cap;			/* allocated groups (and order, spare) */
-	size_t *order;			/* ranking scratch: indices into groups */
+	struct rank_rec *order;		/* ranking scratch: sort keys and indices into groups */
 	struct sh_group *spare;		/* ranking scratch: groups in rank order */
 	struct sh_group rest;		/* keys beyond --top, when rest.nkeys */
 	struct sh_totals all;		/* every group together (incl. rest) */

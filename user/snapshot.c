@@ -8,9 +8,14 @@
 
 #define INITIAL_SLOTS 1024
 
+_Static_assert(sizeof(struct sh_key) % sizeof(__u64) == 0, "sh_key is whole 64-bit words");
+
 static size_t key_hash(const struct sh_key *k)
 {
-	return hash_bytes(k, sizeof(*k));
+	__u64 w[sizeof(*k) / sizeof(__u64)];
+
+	memcpy(w, k, sizeof(w));
+	return hash_words(w, sizeof(w) / sizeof(w[0]));
 }
 
 int snapshot_init(struct sh_snapshot *s)
@@ -79,13 +84,21 @@ void snapshot_begin_read(struct sh_snapshot *s, __u32 epoch)
 
 void snapshot_begin(struct sh_snapshot *s, __u32 epoch)
 {
-	size_t it;
-	struct sh_entry *e;
-
-	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
-		memset(&e->delta, 0, sizeof(e->delta));
+	/*
+	 * Every entry's delta is stale from now on: each is emptied when
+	 * next read (a pass over every entry here only to clear it cost as
+	 * much as the reading at thousands of keys: cold cache lines)
+	 */
+	s->interval++;
 	memset(s->stats_delta, 0, sizeof(s->stats_delta));
 	snapshot_begin_read(s, epoch);
+}
+
+const struct sh_totals *snapshot_delta(const struct sh_snapshot *s, const struct sh_entry *e)
+{
+	static const struct sh_totals zero;
+
+	return e->interval == s->interval ? &e->delta : &zero;
 }
 
 /* The kernel folded @e's incarnation we last read: its raw counts are in [exited]'s. */
@@ -194,6 +207,10 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 	}
 	d.max_epoch = s->epoch;
 
+	if (e->interval != s->interval) {
+		memset(&e->delta, 0, sizeof(e->delta));
+		e->interval = s->interval;
+	}
 	totals_add(&e->delta, &d);
 	totals_add(&e->cum, &d);
 	e->gen = s->gen;
