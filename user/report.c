@@ -41,7 +41,8 @@ static struct sh_group *add_group(struct sh_report *r)
 		if (!sp)
 			return NULL;
 		r->spare = sp;
-		ord = realloc(r->order, cap * sizeof(*ord));
+		/* twice: the records and the merge sort's scratch */
+		ord = realloc(r->order, 2 * cap * sizeof(*ord));
 		if (!ord)
 			return NULL;
 		r->order = ord;
@@ -73,7 +74,7 @@ static void name_group(struct sh_group *g, const struct sh_entry *e, int key_typ
 		g->comm = e->comm;
 		/* fall through */
 	case SH_KEY_CPU:
-		snprintf(g->idbuf, sizeof(g->idbuf), "%" PRIu64, (uint64_t)e->key.id);
+		fmt_u64(g->idbuf, e->key.id);
 		g->name_in_idbuf = true;
 		break;
 	case SH_KEY_CGROUP:
@@ -98,7 +99,7 @@ static int cmp_u64(__u64 a, __u64 b)
 	return a > b ? -1 : a < b;
 }
 
-/* A group's own name: qsort may move groups, leaving name at the old idbuf. */
+/* A group's own name: the ranking may move groups, leaving name at the old idbuf. */
 static const char *group_name(const struct sh_group *g)
 {
 	return g->name_in_idbuf ? g->idbuf : g->name;
@@ -120,10 +121,9 @@ static __u64 sort_key(const struct sh_group *g, int sort)
 }
 
 /* Largest first, then by name. */
-static int cmp_rank(const void *a, const void *b, void *arg)
+static inline int cmp_rank(const struct rank_rec *x, const struct rank_rec *y,
+			   const struct sh_group *groups)
 {
-	const struct rank_rec *x = a, *y = b;
-	const struct sh_group *groups = arg;
 	int c;
 
 	if (x->below_min_count != y->below_min_count)
@@ -138,7 +138,50 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 	return c;
 }
 
-/* Groups move (realloc, qsort): names kept inside a group follow it. */
+/*
+ * Sort @n records by cmp_rank(), stably: a merge sort with the comparison
+ * inlined (qsort's call per comparison was most of the ranking's time),
+ * runs of 8 sorted by insertion, then merged through @tmp (@n records).
+ */
+static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
+		       const struct sh_group *groups)
+{
+	struct rank_rec *src = a, *dst = tmp, *t;
+	size_t i, j, k, w, lo, mid, hi;
+
+	for (lo = 0; lo < n; lo += 8) {
+		hi = lo + 8 < n ? lo + 8 : n;
+		for (i = lo + 1; i < hi; i++) {
+			struct rank_rec x = a[i];
+
+			for (j = i; j > lo && cmp_rank(&x, &a[j - 1], groups) < 0; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+	}
+	for (w = 8; w < n; w *= 2) {
+		for (lo = 0; lo < n; lo += 2 * w) {
+			mid = lo + w < n ? lo + w : n;
+			hi = lo + 2 * w < n ? lo + 2 * w : n;
+			i = lo;
+			j = mid;
+			k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = cmp_rank(&src[j], &src[i], groups) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
+/* Groups move (realloc, ranking): names kept inside a group follow it. */
 static void fix_names(struct sh_report *r)
 {
 	size_t i;
@@ -162,7 +205,7 @@ void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
 	 * comparison, dominated the poller's CPU at thousands of keys),
 	 * then lay the groups out once in rank order.
 	 */
-	if (r->ngroups) {	/* groups is NULL until the first one: qsort's base is nonnull */
+	if (r->ngroups) {	/* groups is NULL until the first one */
 		struct sh_group *t;
 
 		for (i = 0; i < r->ngroups; i++) {
@@ -173,7 +216,7 @@ void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
 							 .below_min_count = g->below_min_count,
 							 .idx = (__u32)i };
 		}
-		qsort_r(r->order, r->ngroups, sizeof(*r->order), cmp_rank, r->groups);
+		sort_ranks(r->order, r->order + r->cap, r->ngroups, r->groups);
 		for (i = 0; i < r->ngroups; i++)
 			r->spare[i] = r->groups[r->order[i].idx];
 		t = r->groups;

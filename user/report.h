@@ -72,7 +72,7 @@ struct sh_report {
 	struct sh_group *groups;	/* ranked, largest first; [rest] not included */
 	size_t ngroups;			/* groups shown (--top) */
 	size_t nall;			/* all groups, the ones folded into rest too */
-	size_t cap;			/* allocated groups (and order, spare) */
+	size_t cap;			/* allocated groups (and spare; order has twice as many) */
 	struct rank_rec *order;		/* ranking scratch: sort keys and indices into groups */
 	struct sh_group *spare;		/* ranking scratch: groups in rank order */
 	struct sh_group rest;		/* keys beyond --top, when rest.nkeys */
