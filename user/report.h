@@ -37,6 +37,8 @@ struct sh_group {
 	char idbuf[40];			/* storage for numeric and [removed id=N] names */
 	bool name_in_idbuf;		/* name is idbuf: re-pointed when groups move */
 	const char *comm;		/* pid/tid keys: task name, else NULL */
+	char commbuf[SH_COMM_LEN];	/* storage for comm: a copy of the snapshot entry's */
+	bool comm_in_group;		/* comm is commbuf: re-pointed when groups move */
 	bool is_cgroup;			/* key is a cgroup id (JSON adds cgroup_id) */
 	bool synthetic;			/* [rest] or [exited]: not a kernel key */
 	bool live;			/* its kernel key is still in the map (not pruned) */
@@ -59,7 +61,9 @@ struct rank_rec {
 	__u64 sum_ns;			/* then the sum, then the count */
 	__u64 count;
 	__u32 below_min_count;		/* ranked after all the others */
-	__u32 idx;			/* into groups */
+	__u32 idx;			/* into groups (re-ranking) */
+	const struct sh_entry *e;	/* report_build: the key's entry, NULL for [exited] */
+	const struct sh_totals *t;	/* report_build: its totals of the report's span */
 };
 
 struct sh_report {
