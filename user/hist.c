@@ -96,6 +96,11 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 
 	for (i = 0; i < SH_NBUCKETS; i++)
 		dst->slots[i] += src->slots[i];
+	totals_add_meta(dst, src);
+}
+
+void totals_add_meta(struct sh_totals *dst, const struct sh_totals *src)
+{
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
 	if (src->count || src->max_ns) {

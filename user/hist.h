@@ -46,6 +46,8 @@ int bucket_of(__u64 ns);
 
 /* @dst += @src, taking the larger max (and who had it). */
 void totals_add(struct sh_totals *dst, const struct sh_totals *src);
+/* The same for everything but the buckets (count, sum, max, min). */
+void totals_add_meta(struct sh_totals *dst, const struct sh_totals *src);
 /* @dst = the larger max of @dst and (@max_ns, who). */
 void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm);

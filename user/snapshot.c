@@ -142,7 +142,7 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 {
 	__u32 slots[SH_NBUCKETS] = {}, count = 0;
 	__u64 sum = 0;
-	struct sh_totals d = {};
+	struct sh_totals d = {};	/* all but the buckets: those are added in place */
 	struct sh_entry *e;
 	bool exited = key->id == SH_EXITED_ID && !key->comm[0], seen_comm = false;
 	int c, i;
@@ -191,8 +191,16 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 	 * already counted: exact across counter wrap-around as long as the
 	 * true difference stays below 2^32 (see SH_READ_PERIOD_S).
 	 */
+	if (e->interval != s->interval) {
+		memset(&e->delta, 0, sizeof(e->delta));
+		e->interval = s->interval;
+	}
+	/* each bucket's difference straight into the interval's and the total's */
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		d.slots[i] = (__u32)(slots[i] - e->raw_slots[i] - (exited ? s->gone.slots[i] : 0));
+		__u32 dv = (__u32)(slots[i] - e->raw_slots[i] - (exited ? s->gone.slots[i] : 0));
+
+		e->delta.slots[i] += dv;
+		e->cum.slots[i] += dv;
 		e->raw_slots[i] = slots[i];
 	}
 	d.count = (__u32)(count - e->raw_count - (exited ? s->gone.count : 0));
@@ -207,12 +215,8 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 	}
 	d.max_epoch = s->epoch;
 
-	if (e->interval != s->interval) {
-		memset(&e->delta, 0, sizeof(e->delta));
-		e->interval = s->interval;
-	}
-	totals_add(&e->delta, &d);
-	totals_add(&e->cum, &d);
+	totals_add_meta(&e->delta, &d);
+	totals_add_meta(&e->cum, &d);
 	e->gen = s->gen;
 	if (final)
 		e->pruned = true;
