@@ -6,6 +6,7 @@
 #   bench/run.sh --quick      2 repeats, short workloads, about 4 minutes
 #   bench/run.sh -r N         N repeats (with the full run's workloads)
 #   bench/run.sh --arms 'none floor sh:runq:comm runqlat'   only these arms
+#   bench/run.sh --poller '1000:summary 10000:json'   only the poller, these KEYS:OUTPUT
 # Environment: BENCH_BEST_OF (runs per slowdown workload, default 2) and
 # BENCH_POLL_REPEATS (repeats that measure the poller, default 3); the
 # committed 2026-11-29 result used 3 and 7 (32 minutes).
@@ -40,16 +41,19 @@
 # on: ns per sched_process_free run. And in the first 3 repeats, the
 # poller's cost: schedhist -M offcpu -k tid -p KEYS -i 1 over bench/keys
 # (1, 100, 1000, 10000 threads, each its own tid and comm, each switching
-# every 250 ms; text histograms, --summary and -j at 1000, and --stacks
-# at 1, 100 and 1000: the cost of reading and symbolizing the stacks of
-# every key's max each interval): CPU per
+# every 250 ms; text histograms, --summary and -j at 1000 and 10000, and
+# --stacks at 1, 100 and 1000: the cost of reading and symbolizing the
+# stacks of every key's max each interval): CPU per
 # interval (ns precision from /proc/PID/task/*/schedstat; /proc/PID/stat
 # utime+stime in 10 ms ticks kept in the CSV too), VmHWM, VmRSS (steady,
 # after the warm-up) and the maps' bytes_memlock.
 #
+# --poller 'KEYS:OUTPUT ...' (OUTPUT text, summary, json or stacks) measures
+# only the poller, with those key counts and outputs, in each of the
+# POLL_REPEATS repeats (-r N sets both).
 # Output: bench/results/DATE.csv (every sample) and DATE.md (header,
-# min / median / max tables, targets); --quick and -r runs write to
-# bench/results/tmp/ (not committed). Holds /tmp/schedhist-cpu.lock (the
+# min / median / max tables, targets); --quick, -r, --arms and --poller
+# runs write to bench/results/tmp/ (not committed). Holds /tmp/schedhist-cpu.lock (the
 # integration tests take it too) while measuring. Leaves nothing loaded
 # and nothing running on any exit, and restores kernel.bpf_stats_enabled.
 # Exit: 0 done, 1 failure, 2 usage.
@@ -83,9 +87,15 @@ STEPS="clock sched_info table storage hist max hash"
 for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
+# the poller's measurements, KEYS:OUTPUT; --poller runs only these
+POLLER_RUNS=
+for n in $KEY_COUNTS; do POLLER_RUNS="$POLLER_RUNS $n:text"; done
+for n in 1000 10000; do POLLER_RUNS="$POLLER_RUNS $n:summary $n:json"; done
+for n in 1 100 1000; do POLLER_RUNS="$POLLER_RUNS $n:stacks"; done
+POLLER_ONLY=
 
 usage() {
-	sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -96,7 +106,14 @@ while [ $# -gt 0 ]; do
 		STATS_LOOPS=50000 POLL_INTERVALS=3 OUTDIR=bench/results/tmp ;;
 	-r|--repeats)
 		[ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]?$ ]] || usage
-		REPEATS=$2 OUTDIR=bench/results/tmp; shift ;;
+		REPEATS=$2 REPEATS_SET=1 OUTDIR=bench/results/tmp; shift ;;
+	--poller)
+		[ $# -ge 2 ] && [ -n "$2" ] || usage
+		POLLER_RUNS=$2 POLLER_ONLY=1 OUTDIR=bench/results/tmp; shift
+		for a in $POLLER_RUNS; do
+			[[ $a =~ ^[1-9][0-9]{0,4}:(text|summary|json|stacks)$ ]] ||
+				{ echo "run.sh: bad poller run '$a' (want KEYS:OUTPUT)" >&2; usage; }
+		done ;;
 	--arms)
 		[ $# -ge 2 ] || usage
 		ARMS=$2 OUTDIR=bench/results/tmp; shift
@@ -109,6 +126,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+if [ -n "$POLLER_ONLY" ]; then
+	# the poller alone: every repeat measures it (-r N repeats, else BENCH_POLL_REPEATS)
+	ARMS=
+	[ -n "${REPEATS_SET:-}" ] && POLL_REPEATS=$REPEATS || REPEATS=$POLL_REPEATS
+fi
 die() { echo "run.sh: $*" >&2; exit 1; }
 [[ $BEST_OF =~ ^[1-9]$ && $POLL_REPEATS =~ ^[0-9]+$ ]] ||
 	{ echo "run.sh: BENCH_BEST_OF wants 1 to 9, BENCH_POLL_REPEATS a count" >&2; exit 2; }
@@ -130,8 +152,10 @@ apt_install() {
 		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$1" \
 			>/dev/null 2>&1; } || die "cannot install the Debian package $1"
 }
-[ -x "$RUNQLAT" ] || apt_install libbpf-tools
-[ -x "$RUNQLAT" ] || die "$RUNQLAT missing after installing libbpf-tools"
+if [ -z "$POLLER_ONLY" ]; then
+	[ -x "$RUNQLAT" ] || apt_install libbpf-tools
+	[ -x "$RUNQLAT" ] || die "$RUNQLAT missing after installing libbpf-tools"
+fi
 
 # Debian's linux-perf ships /usr/bin/perf, older releases /usr/bin/perf_X.Y.
 find_perf() {
@@ -440,7 +464,7 @@ if ! flock -n 9; then
 fi
 
 narms=$(echo "$ARMS" | wc -w)
-log "$REPEATS repeat(s) x $narms arm(s), plus the poller at $(echo "$KEY_COUNTS" | wc -w) key counts"
+log "$REPEATS repeat(s) x $narms arm(s), plus $(echo "$POLLER_RUNS" | wc -w) poller run(s)"
 busy=$(cpu_busy)
 for i in $(seq 1 30); do
 	awk -v b="$busy" 'BEGIN { exit !(b > 10) }' || break
@@ -459,21 +483,14 @@ for r in $(seq 1 "$REPEATS"); do
 		measure_arm "$r" "$order" "$arm"
 	done
 	for mode in mark fold; do
+		[ -n "$POLLER_ONLY" ] && break
 		log "repeat $r/$REPEATS, exit cost ($mode)"
 		measure_exit "$r" "$mode"
 	done
 	[ "$r" -le "$POLL_REPEATS" ] || continue
-	for n in $KEY_COUNTS; do
-		log "repeat $r/$REPEATS, poller with $n key(s)"
-		measure_poller "$r" "$n" text
-	done
-	for mode in summary json; do
-		log "repeat $r/$REPEATS, poller with 1000 keys, $mode"
-		measure_poller "$r" 1000 "$mode"
-	done
-	for n in 1 100 1000; do
-		log "repeat $r/$REPEATS, poller with $n key(s), --stacks"
-		measure_poller "$r" "$n" stacks
+	for run in $POLLER_RUNS; do
+		log "repeat $r/$REPEATS, poller with ${run%%:*} key(s), ${run#*:}"
+		measure_poller "$r" "${run%%:*}" "${run#*:}"
 	done
 done
 elapsed=$(( $(date +%s) - t_start ))

@@ -85,6 +85,77 @@ static size_t next_unit(const unsigned char *p, size_t *in, char out[16])
 	return 4 * len;
 }
 
+/*
+ * Length of the run at @p of printable ASCII bytes that no rule changes in
+ * @syntax: what nearly every name is made of, copied as one block.
+ */
+static size_t plain_run(const unsigned char *p, enum esc_syntax syntax)
+{
+	size_t n = 0;
+
+	for (;; n++) {
+		unsigned char c = p[n];
+
+		if (c < 0x20 || c > 0x7e || c == '\\')
+			return n;
+		if (syntax != ESC_TEXT && c == '"')
+			return n;
+		if (syntax == ESC_XML && (c == '<' || c == '>' || c == '&'))
+			return n;
+	}
+}
+
+void name_put(struct outbuf *b, const char *name, enum esc_syntax syntax)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	char u[16], *d;
+	size_t in, n, i, o;
+
+	while (*p) {
+		n = plain_run(p, syntax);
+		if (n) {
+			ob_mem(b, p, n);
+			p += n;
+			continue;
+		}
+		n = next_unit(p, &in, u);
+		p += in;
+		/* at most 6 bytes per escaped one (&quot;) */
+		d = ob_room(b, 6 * n);
+		if (!d)
+			return;
+		for (i = 0, o = 0; i < n; i++) {
+			char c = u[i];
+
+			switch (syntax) {
+			case ESC_TEXT:
+				d[o++] = c;
+				break;
+			case ESC_JSON:
+			case ESC_LABEL:
+				/* no control character is left for these to escape */
+				if (c == '"' || c == '\\')
+					d[o++] = '\\';
+				d[o++] = c;
+				break;
+			case ESC_XML:
+				if (c == '<')
+					memcpy(d + o, "&lt;", 4), o += 4;
+				else if (c == '>')
+					memcpy(d + o, "&gt;", 4), o += 4;
+				else if (c == '&')
+					memcpy(d + o, "&amp;", 5), o += 5;
+				else if (c == '"')
+					memcpy(d + o, "&quot;", 6), o += 6;
+				else
+					d[o++] = c;
+				break;
+			}
+		}
+		ob_commit(b, o);
+	}
+}
+
 void name_write(FILE *f, const char *name, enum esc_syntax syntax)
 {
 	const unsigned char *p = (const unsigned char *)name;
@@ -149,6 +220,24 @@ size_t name_escape(char *buf, size_t n, const char *name)
 	char u[16];
 
 	while (*p) {
+		len = plain_run(p, ESC_TEXT);
+		if (len) {
+			if (!cut && used + len < n) {
+				memcpy(buf + used, p, len);
+				used += len;
+			} else if (!cut) {
+				/* plain bytes are units of one: keep those that fit */
+				size_t fit = n > used + 1 ? n - used - 1 : 0;
+
+				if (fit)
+					memcpy(buf + used, p, fit);
+				used += fit;
+				cut = true;
+			}
+			p += len;
+			total += len;
+			continue;
+		}
 		len = next_unit(p, &in, u);
 		p += in;
 		if (!cut && used + len < n) {

@@ -24,6 +24,7 @@
 #define SH_ESCAPE_H
 
 #include <stdio.h>
+#include "outbuf.h"
 
 /* The syntax the escaped name is written in. */
 enum esc_syntax {
@@ -35,6 +36,9 @@ enum esc_syntax {
 
 /* Write @name, escaped by the rule above, in @syntax (quotes not included). */
 void name_write(FILE *f, const char *name, enum esc_syntax syntax);
+
+/* The same, appended to @b (the renderers' buffer). */
+void name_put(struct outbuf *b, const char *name, enum esc_syntax syntax);
 
 /*
  * @s, a name already escaped by name_escape() (or any valid UTF-8 text

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* The hash of the poller's tables (snapshot keys, Prometheus series names). */
+/* The hashes of the poller's tables: bytes (Prometheus series names), words (snapshot keys). */
 #ifndef SH_HASH_H
 #define SH_HASH_H
 
@@ -15,6 +15,22 @@ static inline size_t hash_bytes(const void *p, size_t n)
 
 	for (i = 0; i < n; i++)
 		h = (h ^ b[i]) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/*
+ * The same job for a fixed-size key of @n 64-bit words (snapshot keys):
+ * a multiply and a shift per word instead of per byte.
+ */
+static inline size_t hash_words(const __u64 *w, size_t n)
+{
+	__u64 h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
+	}
 	return (size_t)(h ^ (h >> 29));
 }
 

@@ -96,6 +96,11 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 
 	for (i = 0; i < SH_NBUCKETS; i++)
 		dst->slots[i] += src->slots[i];
+	totals_add_meta(dst, src);
+}
+
+void totals_add_meta(struct sh_totals *dst, const struct sh_totals *src)
+{
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
 	if (src->count || src->max_ns) {
@@ -111,28 +116,26 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 		totals_merge_min(dst, src->min_ns);
 }
 
-__u64 totals_quantile(const struct sh_totals *t, double q)
+/* The rank of quantile @q among @total waits: ceil(q * total), at least 1. */
+static __u64 quantile_rank(double q, __u64 total)
 {
-	__u64 total = 0, seen = 0, rank, lo, hi, r;
-	double est, frac;
-	int i;
+	__u64 rank;
 
-	for (i = 0; i < SH_NBUCKETS; i++)
-		total += t->slots[i];
-	if (!total)
-		return 0;
 	if (q > 1.0)
 		q = 1.0;
 	rank = (__u64)ceil(q * (double)total);
-	if (rank < 1)
-		rank = 1;
-	for (i = 0; i < SH_NBUCKETS; i++) {
-		if (seen + t->slots[i] >= rank)
-			break;
-		seen += t->slots[i];
-	}
-	if (i == SH_NBUCKETS)
-		i = SH_NBUCKETS - 1;
+	return rank < 1 ? 1 : rank;
+}
+
+/*
+ * The estimate of rank @rank of @total waits, which falls in bucket @i
+ * after the @seen waits of the buckets below it.
+ */
+static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, int i, __u64 seen)
+{
+	__u64 lo, hi, r;
+	double est, frac;
+
 	lo = bucket_floor(i);
 	hi = bucket_edge(i);
 	/* the max, when known and inside this bucket, is its real upper end */
@@ -169,5 +172,38 @@ __u64 totals_quantile(const struct sh_totals *t, double q)
 	/* the same at the other end: a bucket's lower part holding no wait */
 	if (t->has_min && r < t->min_ns)
 		return t->min_ns;
+	return r;
+}
+
+void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *out)
+{
+	__u64 total = 0, seen = 0, rank;
+	int i = 0, k;
+
+	for (k = 0; k < SH_NBUCKETS; k++)
+		total += t->slots[k];
+	for (k = 0; k < n; k++) {
+		if (!total) {
+			out[k] = 0;
+			continue;
+		}
+		rank = quantile_rank(q[k], total);
+		/* ranks grow with q: go on from the bucket of the previous one */
+		for (; i < SH_NBUCKETS; i++) {
+			if (seen + t->slots[i] >= rank)
+				break;
+			seen += t->slots[i];
+		}
+		if (i == SH_NBUCKETS)
+			i = SH_NBUCKETS - 1;
+		out[k] = rank_estimate(t, total, rank, i, seen);
+	}
+}
+
+__u64 totals_quantile(const struct sh_totals *t, double q)
+{
+	__u64 r;
+
+	totals_quantiles(t, &q, 1, &r);
 	return r;
 }

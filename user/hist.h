@@ -46,6 +46,8 @@ int bucket_of(__u64 ns);
 
 /* @dst += @src, taking the larger max (and who had it). */
 void totals_add(struct sh_totals *dst, const struct sh_totals *src);
+/* The same for everything but the buckets (count, sum, max, min). */
+void totals_add_meta(struct sh_totals *dst, const struct sh_totals *src);
 /* @dst = the larger max of @dst and (@max_ns, who). */
 void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm);
@@ -63,5 +65,11 @@ void totals_merge_min(struct sh_totals *dst, __u64 min_ns);
  * empty histogram.
  */
 __u64 totals_quantile(const struct sh_totals *t, double q);
+
+/*
+ * The same for @n quantiles @q, in increasing order, into @out: one pass
+ * over the buckets for all of them.
+ */
+void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *out);
 
 #endif /* SH_HIST_H */

@@ -17,31 +17,26 @@ struct print_out {
 	struct render_spec spec;	/* text reports */
 	bool json;			/* JSON Lines instead */
 	/*
-	 * Reports are rendered into one memory stream for the life of the
-	 * process, rewound for each report: its buffer grows to the largest
-	 * report once and is reused, instead of a buffer of tens of kB made
-	 * and freed per report, which fragments the heap between the
-	 * snapshot's small blocks (resident memory crept up by kBs a second
-	 * at -i 1).
+	 * Reports are rendered into one buffer for the life of the process,
+	 * emptied for each report: it grows to the largest report once and
+	 * is reused, instead of a buffer of tens of kB made and freed per
+	 * report, which fragments the heap between the snapshot's small
+	 * blocks (resident memory crept up by kBs a second at -i 1).
 	 */
-	FILE *f;
-	char *buf;
-	size_t len;
+	struct outbuf b;
 };
 
 /* One report, written whole (write_whole()). 0, or its -errno (-EPIPE: the reader is gone). */
 static int print_one(struct print_out *p, const struct sh_report *r)
 {
-	off_t n;
-
-	rewind(p->f);
+	ob_reset(&p->b);
 	if (p->json)
-		render_json(p->f, r);
+		render_json(&p->b, r);
 	else
-		render_text(p->f, r, &p->spec);
-	if (fflush(p->f) || (n = ftello(p->f)) < 0)
+		render_text(&p->b, r, &p->spec);
+	if (p->b.failed)
 		return -ENOMEM;
-	return write_whole(STDOUT_FILENO, p->buf, (size_t)n);
+	return write_whole(STDOUT_FILENO, p->b.p, p->b.len);
 }
 
 static enum out_status print_emit(void *ctx, const struct sh_tick *t)
@@ -69,9 +64,7 @@ static void print_close(void *ctx)
 
 	if (!p)
 		return;
-	if (p->f)
-		fclose(p->f);
-	free(p->buf);
+	ob_free(&p->b);
 	free(p);
 }
 
@@ -82,7 +75,7 @@ int print_output_open(struct sh_output *out, const struct render_spec *sp, bool 
 
 	*out = (struct sh_output){ .name = "stdout", .ctx = p, .emit = print_emit,
 				   .close = print_close };
-	if (!p || !(p->f = open_memstream(&p->buf, &p->len))) {
+	if (!p) {
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;
 	}

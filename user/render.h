@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "report.h"
+#include "outbuf.h"
 
 /* How text reports look. */
 struct render_spec {
@@ -23,15 +24,15 @@ struct render_spec {
  */
 #define SH_JSON_SCHEMA 1
 
-/* runqlat-style histograms (or the --summary table). */
-void render_text(FILE *f, const struct sh_report *r, const struct render_spec *sp);
-/* One JSON object on one line (JSON Lines): the report says everything. */
-void render_json(FILE *f, const struct sh_report *r);
+/* runqlat-style histograms (or the --summary table), appended to @b. */
+void render_text(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp);
+/* One JSON object on one line (JSON Lines), appended to @b: the report says everything. */
+void render_json(struct outbuf *b, const struct sh_report *r);
 
 /* A wait in @unit, 3 significant digits ("16.8", "131", "1.02"). */
 void fmt_wait(char *buf, size_t n, __u64 ns, int unit);
 /* A JSON string literal with escapes. */
-void json_string(FILE *f, const char *s);
+void json_string(struct outbuf *b, const char *s);
 /* RFC 3339 UTC with milliseconds. */
 void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts);
 

@@ -55,93 +55,105 @@ void extra_top_culprit(char *buf, size_t n, const struct sh_group *g)
 	snprintf(buf, n, "%s %u%%", name, pct(l->c[0].sum_ns, culprits_sum(l)));
 }
 
-void extra_text(FILE *f, const struct sh_group *g, const struct sh_report *r)
+void extra_text(struct outbuf *b, const struct sh_group *g, const struct sh_report *r)
 {
 	const struct sh_cgstat *cs = &g->cgs;
 	char a[32];
 	size_t i;
 
 	if (cs->has_throttle || cs->has_some || cs->has_full) {
-		fputs("cgroup cpu:", f);
+		ob_str(b, "cgroup cpu:");
 		if (cs->has_throttle) {
 			extra_share(a, sizeof(a), true, cs->throttled_ns, r);
-			fprintf(f, " throttled %s of the interval (%" PRIu64 " periods)", a,
-				(uint64_t)cs->nr_throttled);
+			ob_printf(b, " throttled %s of the interval (%" PRIu64 " periods)", a,
+				  (uint64_t)cs->nr_throttled);
 		}
 		if (cs->has_some) {
 			extra_share(a, sizeof(a), true, cs->pressure_some_ns, r);
-			fprintf(f, "  pressure some %s", a);
+			ob_printf(b, "  pressure some %s", a);
 		}
 		if (cs->has_full) {
 			extra_share(a, sizeof(a), true, cs->pressure_full_ns, r);
-			fprintf(f, "%s full %s", cs->has_some ? "" : "  pressure", a);
+			ob_printf(b, "%s full %s", cs->has_some ? "" : "  pressure", a);
 		}
-		fputc('\n', f);
+		ob_chr(b, '\n');
 	}
 	if (g->culprits && g->culprits->n) {
 		const struct sh_culprit_list *l = g->culprits;
 		__u64 total = culprits_sum(l);
 
-		fputs("waited behind:", f);
+		ob_str(b, "waited behind:");
 		for (i = 0; i < l->n; i++) {
-			fputs(i ? ", " : " ", f);
-			name_write(f, l->c[i].name, ESC_TEXT);
+			ob_str(b, i ? ", " : " ");
+			name_put(b, l->c[i].name, ESC_TEXT);
 			if (l->c[i].comm) {
-				fputs(" (", f);
-				name_write(f, l->c[i].comm, ESC_TEXT);
-				fputc(')', f);
+				ob_str(b, " (");
+				name_put(b, l->c[i].comm, ESC_TEXT);
+				ob_chr(b, ')');
 			}
-			fprintf(f, " %u%% (%" PRIu64 ")", pct(l->c[i].sum_ns, total),
-				(uint64_t)l->c[i].count);
+			ob_printf(b, " %u%% (%" PRIu64 ")", pct(l->c[i].sum_ns, total),
+				  (uint64_t)l->c[i].count);
 		}
-		fputc('\n', f);
+		ob_chr(b, '\n');
 	}
 	if (g->max_stack && g->max_stack->n) {
 		const struct sh_frames *s = g->max_stack;
 
-		fprintf(f, "  stack of the max wait (tid %u):\n", g->t.max_tid);
-		for (i = 0; i < s->n && i < SH_TEXT_FRAMES; i++)
-			fprintf(f, "    %s\n", s->f[i]);
+		ob_printf(b, "  stack of the max wait (tid %u):\n", g->t.max_tid);
+		for (i = 0; i < s->n && i < SH_TEXT_FRAMES; i++) {
+			ob_str(b, "    ");
+			ob_str(b, s->f[i]);
+			ob_chr(b, '\n');
+		}
 		if (s->n > SH_TEXT_FRAMES)
-			fprintf(f, "    ... %zu more (JSON has them all)\n", s->n - SH_TEXT_FRAMES);
+			ob_printf(b, "    ... %zu more (JSON has them all)\n", s->n - SH_TEXT_FRAMES);
 	}
 }
 
-void extra_json(FILE *f, const struct sh_group *g)
+/* ,"@name":@v */
+static void json_u64(struct outbuf *b, const char *name, __u64 v)
+{
+	ob_str(b, name);
+	ob_u64(b, v);
+}
+
+void extra_json(struct outbuf *b, const struct sh_group *g)
 {
 	const struct sh_cgstat *cs = &g->cgs;
 	size_t i;
 
-	if (cs->has_throttle)
-		fprintf(f, ",\"nr_throttled\":%" PRIu64 ",\"throttled_ns\":%" PRIu64,
-			(uint64_t)cs->nr_throttled, (uint64_t)cs->throttled_ns);
+	if (cs->has_throttle) {
+		json_u64(b, ",\"nr_throttled\":", cs->nr_throttled);
+		json_u64(b, ",\"throttled_ns\":", cs->throttled_ns);
+	}
 	if (cs->has_some)
-		fprintf(f, ",\"pressure_some_ns\":%" PRIu64, (uint64_t)cs->pressure_some_ns);
+		json_u64(b, ",\"pressure_some_ns\":", cs->pressure_some_ns);
 	if (cs->has_full)
-		fprintf(f, ",\"pressure_full_ns\":%" PRIu64, (uint64_t)cs->pressure_full_ns);
+		json_u64(b, ",\"pressure_full_ns\":", cs->pressure_full_ns);
 	if (g->culprits) {
 		const struct sh_culprit_list *l = g->culprits;
 
-		fputs(",\"culprits\":[", f);
+		ob_str(b, ",\"culprits\":[");
 		for (i = 0; i < l->n; i++) {
-			fputs(i ? ",{\"key\":" : "{\"key\":", f);
-			json_string(f, l->c[i].name);
+			ob_str(b, i ? ",{\"key\":" : "{\"key\":");
+			json_string(b, l->c[i].name);
 			if (l->c[i].comm) {
-				fputs(",\"comm\":", f);
-				json_string(f, l->c[i].comm);
+				ob_str(b, ",\"comm\":");
+				json_string(b, l->c[i].comm);
 			}
-			fprintf(f, ",\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 "}",
-				(uint64_t)l->c[i].count, (uint64_t)l->c[i].sum_ns);
+			json_u64(b, ",\"count\":", l->c[i].count);
+			json_u64(b, ",\"sum_ns\":", l->c[i].sum_ns);
+			ob_chr(b, '}');
 		}
-		fputc(']', f);
+		ob_chr(b, ']');
 	}
 	if (g->max_stack) {
-		fputs(",\"max_stack\":[", f);
+		ob_str(b, ",\"max_stack\":[");
 		for (i = 0; i < g->max_stack->n; i++) {
 			if (i)
-				fputc(',', f);
-			json_string(f, g->max_stack->f[i]);
+				ob_chr(b, ',');
+			json_string(b, g->max_stack->f[i]);
 		}
-		fputc(']', f);
+		ob_chr(b, ']');
 	}
 }

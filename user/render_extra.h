@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include "report.h"
+#include "outbuf.h"
 
 /* Text frames shown of a --stacks stack (the JSON has all of them). */
 #define SH_TEXT_FRAMES 12
@@ -16,7 +17,7 @@
  * The lines under a group's summary line in text: its cgroup's throttling
  * and pressure, "waited behind: ...", and the max wait's stack.
  */
-void extra_text(FILE *f, const struct sh_group *g, const struct sh_report *r);
+void extra_text(struct outbuf *b, const struct sh_group *g, const struct sh_report *r);
 
 /* --summary: the TOP_CULPRIT column ("-" when none). */
 void extra_top_culprit(char *buf, size_t n, const struct sh_group *g);
@@ -24,6 +25,6 @@ void extra_top_culprit(char *buf, size_t n, const struct sh_group *g);
 void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct sh_report *r);
 
 /* JSON: the group's fields of these features (each starting with a comma). */
-void extra_json(FILE *f, const struct sh_group *g);
+void extra_json(struct outbuf *b, const struct sh_group *g);
 
 #endif /* SH_RENDER_EXTRA_H */

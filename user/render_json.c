@@ -5,6 +5,7 @@
  * SH_JSON_SCHEMA).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -14,22 +15,19 @@
 #include "cgroup_names.h"
 #include "render_extra.h"
 
-/* @name then @v in decimal: printf's cost, thousands of times a report, avoided */
-static void field(FILE *f, const char *name, __u64 v)
+/* @name then @v in decimal */
+static void field(struct outbuf *b, const char *name, __u64 v)
 {
-	char num[24];
-	int n = fmt_u64(num, v);
-
-	fputs_unlocked(name, f);
-	fwrite_unlocked(num, 1, (size_t)n, f);
+	ob_str(b, name);
+	ob_u64(b, v);
 }
 
-void json_string(FILE *f, const char *s)
+void json_string(struct outbuf *b, const char *s)
 {
 	/* names are bytes: the one rule of escape.h makes them valid UTF-8 */
-	fputc('"', f);
-	name_write(f, s, ESC_JSON);
-	fputc('"', f);
+	ob_chr(b, '"');
+	name_put(b, s, ESC_JSON);
+	ob_chr(b, '"');
 }
 
 void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)
@@ -42,8 +40,34 @@ void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)
 	snprintf(buf, n, "%s.%03ldZ", base, ts->tv_nsec / 1000000);
 }
 
+/*
+ * The fixed part of every bucket's object, ',{"lo_ns":LO,"hi_ns":HI,"count":',
+ * the same in every report: made once.
+ */
+#define BUCKET_HEAD 80
+static char bucket_head[SH_NBUCKETS][BUCKET_HEAD];
+static unsigned char bucket_head_len[SH_NBUCKETS];
+static pthread_once_t bucket_heads_once = PTHREAD_ONCE_INIT;
+
+static void make_bucket_heads(void)
+{
+	char lo[24], hi[24];
+	int i;
+
+	for (i = 0; i < SH_NBUCKETS; i++) {
+		fmt_u64(lo, bucket_lo(i));
+		if (bucket_hi(i) == UINT64_MAX)
+			snprintf(hi, sizeof(hi), "null");
+		else
+			fmt_u64(hi, bucket_hi(i));
+		bucket_head_len[i] = (unsigned char)snprintf(bucket_head[i], BUCKET_HEAD,
+							     ",{\"lo_ns\":%s,\"hi_ns\":%s,\"count\":",
+							     lo, hi);
+	}
+}
+
 /* -k cgroup: the names read from the path (cgroup_names.h), those found only */
-static void json_cgroup_labels(FILE *f, const char *path)
+static void json_cgroup_labels(struct outbuf *b, const char *path)
 {
 	struct cg_labels l;
 	const char *qos;
@@ -51,71 +75,69 @@ static void json_cgroup_labels(FILE *f, const char *path)
 	if (!cg_labels_parse(path, &l))
 		return;
 	if (l.unit[0]) {
-		fputs_unlocked(",\"unit\":", f);
-		json_string(f, l.unit);
+		ob_str(b, ",\"unit\":");
+		json_string(b, l.unit);
 	}
 	if (l.container_id[0])
-		fprintf(f, ",\"container_id\":\"%s\",\"container_id_short\":\"%s\"",
-			l.container_id, l.container_id_short);
+		ob_printf(b, ",\"container_id\":\"%s\",\"container_id_short\":\"%s\"",
+			  l.container_id, l.container_id_short);
 	if (l.pod_uid[0])
-		fprintf(f, ",\"pod_uid\":\"%s\"", l.pod_uid);
+		ob_printf(b, ",\"pod_uid\":\"%s\"", l.pod_uid);
 	if ((qos = cg_qos_name(l.qos)))
-		fprintf(f, ",\"qos\":\"%s\"", qos);
+		ob_printf(b, ",\"qos\":\"%s\"", qos);
 }
 
-static void json_group(FILE *f, const struct sh_group *g)
+static void json_group(struct outbuf *b, const struct sh_group *g)
 {
 	int i, first = 1;
 
-	fputs_unlocked("{\"key\":", f);
-	json_string(f, g->name);
+	ob_str(b, "{\"key\":");
+	json_string(b, g->name);
 	if (g->comm) {
-		fputs(",\"comm\":", f);
-		json_string(f, g->comm);
+		ob_str(b, ",\"comm\":");
+		json_string(b, g->comm);
 	}
 	if (g->is_cgroup && !g->synthetic && g->key.id != SH_OTHER_ID) {
-		fprintf(f, ",\"cgroup_id\":%" PRIu64, (uint64_t)g->key.id);
-		json_cgroup_labels(f, g->name);
+		field(b, ",\"cgroup_id\":", g->key.id);
+		json_cgroup_labels(b, g->name);
 	}
 	if (g->nkeys)
-		fprintf(f, ",\"keys\":%" PRIu64, (uint64_t)g->nkeys);
-	field(f, ",\"count\":", g->t.count);
-	field(f, ",\"sum_ns\":", g->t.sum_ns);
-	field(f, ",\"avg_ns\":", g->t.count ? g->t.sum_ns / g->t.count : 0);
-	field(f, ",\"max_ns\":", g->t.max_ns);
+		field(b, ",\"keys\":", g->nkeys);
+	field(b, ",\"count\":", g->t.count);
+	field(b, ",\"sum_ns\":", g->t.sum_ns);
+	field(b, ",\"avg_ns\":", g->t.count ? g->t.sum_ns / g->t.count : 0);
+	field(b, ",\"max_ns\":", g->t.max_ns);
 	if (g->t.has_min)
-		field(f, ",\"min_ns\":", g->t.min_ns);
-	field(f, ",\"p50_ns\":", g->pct.p50);
-	field(f, ",\"p90_ns\":", g->pct.p90);
-	field(f, ",\"p99_ns\":", g->pct.p99);
-	field(f, ",\"p999_ns\":", g->pct.p999);
+		field(b, ",\"min_ns\":", g->t.min_ns);
+	field(b, ",\"p50_ns\":", g->pct.p50);
+	field(b, ",\"p90_ns\":", g->pct.p90);
+	field(b, ",\"p99_ns\":", g->pct.p99);
+	field(b, ",\"p999_ns\":", g->pct.p999);
 	if (g->t.max_tid) {
-		field(f, ",\"max_tid\":", g->t.max_tid);
-		field(f, ",\"max_pid\":", g->t.max_pid);
-		field(f, ",\"max_cpu\":", g->t.max_cpu);
-		fputs_unlocked(",\"max_comm\":", f);
-		json_string(f, g->t.max_comm);
+		field(b, ",\"max_tid\":", g->t.max_tid);
+		field(b, ",\"max_pid\":", g->t.max_pid);
+		field(b, ",\"max_cpu\":", g->t.max_cpu);
+		ob_str(b, ",\"max_comm\":");
+		json_string(b, g->t.max_comm);
 	}
 	if (g->below_min_count)
-		fputs_unlocked(",\"below_min_count\":true", f);
-	extra_json(f, g);
-	fputs_unlocked(",\"buckets\":[", f);
+		ob_str(b, ",\"below_min_count\":true");
+	extra_json(b, g);
+	ob_str(b, ",\"buckets\":[");
+	pthread_once(&bucket_heads_once, make_bucket_heads);
 	for (i = 0; i < SH_NBUCKETS; i++) {
 		if (!g->t.slots[i])
 			continue;
-		field(f, first ? "{\"lo_ns\":" : ",{\"lo_ns\":", bucket_lo(i));
-		if (bucket_hi(i) == UINT64_MAX)
-			fputs_unlocked(",\"hi_ns\":null", f);
-		else
-			field(f, ",\"hi_ns\":", bucket_hi(i));
-		field(f, ",\"count\":", g->t.slots[i]);
-		fputc_unlocked('}', f);
+		/* the first without its leading comma */
+		ob_mem(b, bucket_head[i] + first, bucket_head_len[i] - (size_t)first);
+		ob_u64(b, g->t.slots[i]);
+		ob_chr(b, '}');
 		first = 0;
 	}
-	fputs_unlocked("]}", f);
+	ob_str(b, "]}");
 }
 
-void render_json(FILE *f, const struct sh_report *r)
+void render_json(struct outbuf *b, const struct sh_report *r)
 {
 	struct utsname u;
 	char ts[64];
@@ -125,29 +147,27 @@ void render_json(FILE *f, const struct sh_report *r)
 	/* the host's name now: it may change while schedhist runs */
 	if (uname(&u))
 		u.nodename[0] = '\0';
-	flockfile(f);	/* once: the groups below use the _unlocked calls */
 	fmt_rfc3339(ts, sizeof(ts), &r->when);
-	fprintf(f, "{\"schema\":%d,\"host\":", SH_JSON_SCHEMA);
-	json_string(f, u.nodename);
-	fprintf(f, ",\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
-		   "\"method\":\"%s\",\"key\":\"%s\",\"groups\":[",
-		ts, r->span_s, r->cumulative ? "true" : "false", metric_name(r->metric),
-		method_name(r->method), key_name(r->key_type));
+	ob_printf(b, "{\"schema\":%d,\"host\":", SH_JSON_SCHEMA);
+	json_string(b, u.nodename);
+	ob_printf(b, ",\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
+		     "\"method\":\"%s\",\"key\":\"%s\",\"groups\":[",
+		  ts, r->span_s, r->cumulative ? "true" : "false", metric_name(r->metric),
+		  method_name(r->method), key_name(r->key_type));
 	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
 		if (i)
-			fputc(',', f);
-		json_group(f, i < r->ngroups ? &r->groups[i] : &r->rest);
+			ob_chr(b, ',');
+		json_group(b, i < r->ngroups ? &r->groups[i] : &r->rest);
 	}
-	fputs("],\"lost\":{", f);
+	ob_str(b, "],\"lost\":{");
 	/* the waits not recorded, by reason: seen == recorded + the sum of these */
 	for (s = 0; s < SH_NLOST; s++)
-		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(sh_lost_stats[s]),
-			(uint64_t)r->stats[sh_lost_stats[s]]);
-	fputs("},\"events\":{", f);
+		ob_printf(b, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(sh_lost_stats[s]),
+			  (uint64_t)r->stats[sh_lost_stats[s]]);
+	ob_str(b, "},\"events\":{");
 	for (s = 0; s < SH_STAT_NR; s++)
-		fprintf(f, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(s),
-			(uint64_t)r->stats[s]);
-	fprintf(f, ",\"recorded\":%" PRIu64 ",\"live_keys\":%" PRIu64 "}}\n",
-		(uint64_t)r->all.count, (uint64_t)r->live_keys);
-	funlockfile(f);
+		ob_printf(b, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(s),
+			  (uint64_t)r->stats[s]);
+	ob_printf(b, ",\"recorded\":%" PRIu64 ",\"live_keys\":%" PRIu64 "}}\n",
+		  (uint64_t)r->all.count, (uint64_t)r->live_keys);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Text output: runqlat-style histograms (power-of-two buckets), one per key, or a table. */
 #include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -12,29 +14,60 @@
 #define BAR_WIDTH 40
 
 /*
- * ns / u with @dec decimals, rounded to nearest, in integers: what
- * printf("%.*f") prints of the double, but without its cost. An exact
- * tie is left to printf (its rounding of the double decides there).
+ * The exact tie q + 1/2 of ns / u in units of 10^-dec: printf("%.*f")
+ * rounds the double d = ns / u, which is a little above or below the tie,
+ * or exactly on it (then to even). The division is correctly rounded, so
+ * its remainder ns - d * u is exact as one fma(): its sign says which.
+ * 1 to round up; -1 when the double cannot tell (ns beyond 2^53).
  */
-static void fmt_fixed(char *buf, size_t n, __u64 ns, __u64 u, int dec)
+static int tie_rounds_up(__u64 ns, __u64 u, __u64 q)
+{
+	double d, rem;
+
+	if (ns > (1ULL << 53))
+		return -1;
+	d = (double)ns / (double)u;
+	rem = fma(-d, (double)u, (double)ns);
+	if (rem != 0)
+		return rem < 0;	/* d above the true value: above the tie */
+	return q & 1;		/* exactly on it: to even */
+}
+
+/*
+ * ns / u with @dec decimals into @buf (at least 32 bytes), rounded as
+ * printf("%.*f") rounds the double, but in integers: several times
+ * faster. Returns the length.
+ */
+static int fixed_str(char *buf, __u64 ns, __u64 u, int dec)
 {
 	static const __u64 p10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
 				     100000000 };
-	unsigned __int128 x = (unsigned __int128)ns * p10[dec];
-	__u64 q = (__u64)(x / u), r = (__u64)(x % u);
+	__u64 q, r;
 	char digits[48];
-	int len, i, o = 0;
+	int len, i, o = 0, up;
 
+	if (ns <= UINT64_MAX / p10[dec]) {
+		__u64 x = ns * p10[dec];
+
+		q = x / u;
+		r = x % u;
+	} else {
+		unsigned __int128 x = (unsigned __int128)ns * p10[dec];
+
+		q = (__u64)(x / u);
+		r = (__u64)(x % u);
+	}
 	if (2 * (unsigned __int128)r == u) {
-		snprintf(buf, n, "%.*f", dec, (double)ns / (double)u);
-		return;
+		up = tie_rounds_up(ns, u, q);
+		if (up < 0)
+			return snprintf(buf, 32, "%.*f", dec, (double)ns / (double)u);
+		q += (__u64)up;
+	} else {
+		q += 2 * (unsigned __int128)r > u;
 	}
-	q += 2 * (unsigned __int128)r > u;
 	len = fmt_u64(digits, q);
-	if (n < (size_t)len + (size_t)dec + 3) {
-		snprintf(buf, n, "%.*f", dec, (double)ns / (double)u);
-		return;
-	}
+	if (len + dec + 3 > 32)
+		return snprintf(buf, 32, "%.*f", dec, (double)ns / (double)u);
 	if (len <= dec) {	/* 0.0042: leading zeros */
 		buf[o++] = '0';
 		buf[o++] = '.';
@@ -52,42 +85,107 @@ static void fmt_fixed(char *buf, size_t n, __u64 ns, __u64 u, int dec)
 		}
 	}
 	buf[o] = '\0';
+	return o;
 }
 
-void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
+/* fmt_wait() into @buf of at least 32 bytes; returns the length. */
+static int wait_str(char *buf, __u64 ns, int unit)
 {
 	__u64 u = unit_ns(unit), s;
 	int dec = 2;
 
-	if (unit == SH_UNIT_NS || ns >= 100 * u) {
-		fmt_fixed(buf, n, ns, u, 0);
-	} else if (ns >= 10 * u) {
-		fmt_fixed(buf, n, ns, u, 1);
-	} else {
-		/* below 1 too: 3 significant digits, or small buckets all read "0.00" */
-		for (s = ns; s > 0 && s < u && dec < 8; s *= 10)
-			dec++;
-		fmt_fixed(buf, n, ns, u, dec);
-	}
+	if (unit == SH_UNIT_NS || ns >= 100 * u)
+		return fixed_str(buf, ns, u, 0);
+	if (ns >= 10 * u)
+		return fixed_str(buf, ns, u, 1);
+	/* below 1 too: 3 significant digits, or small buckets all read "0.00" */
+	for (s = ns; s > 0 && s < u && dec < 8; s *= 10)
+		dec++;
+	return fixed_str(buf, ns, u, dec);
 }
 
-static void bar(FILE *f, __u64 v, __u64 max)
+void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
 {
-	int i, n = max ? (int)(v * BAR_WIDTH / max) : 0;
+	char w[32];
+	int len = wait_str(w, ns, unit);
+
+	if (!n)
+		return;
+	if ((size_t)len >= n)
+		len = (int)n - 1;
+	memcpy(buf, w, (size_t)len);
+	buf[len] = '\0';
+}
+
+/* A wait in @unit, right-aligned in @width columns (" %9s"-style columns). */
+static void put_wait(struct outbuf *b, __u64 ns, int unit, int width)
+{
+	char w[32];
+	int len = wait_str(w, ns, unit);
+
+	ob_pad(b, w, (size_t)len, width, true);
+}
+
+/*
+ * The rows' fixed part, "%13s -> %-11s : ", of every bucket in every
+ * unit: the same for every key of every report, made once.
+ */
+#define ROW_LABEL 48
+static char row_label[SH_UNIT_NR][SH_NBUCKETS][ROW_LABEL];
+static unsigned char row_label_len[SH_UNIT_NR][SH_NBUCKETS];
+static pthread_once_t row_labels_once = PTHREAD_ONCE_INIT;
+
+static void make_row_labels(void)
+{
+	char lo[32], hi[32];
+	int u, i;
+
+	for (u = 0; u < SH_UNIT_NR; u++)
+		for (i = 0; i < SH_NBUCKETS; i++) {
+			/* a row counts the waits w with lo < w <= hi; the first 0 <= w <= hi */
+			fmt_wait(lo, sizeof(lo), bucket_floor(i), u);
+			if (i == 0)
+				snprintf(lo, sizeof(lo), "0");
+			if (bucket_edge(i) == UINT64_MAX)
+				snprintf(hi, sizeof(hi), "longer");
+			else
+				fmt_wait(hi, sizeof(hi), bucket_edge(i), u);
+			row_label_len[u][i] = (unsigned char)snprintf(row_label[u][i], ROW_LABEL,
+								      "%13s -> %-11s : ", lo, hi);
+		}
+}
+
+/* "%-10llu " then the bar: "|", @v of @max in BAR_WIDTH stars, "|", newline. */
+static void count_and_bar(struct outbuf *b, __u64 v, __u64 max)
+{
+	/* stars then spaces: a bar of n stars is the BAR_WIDTH bytes from BAR_WIDTH - n */
+	static const char stars[] = "****************************************"
+				    "                                        ";
+	int n = max ? (int)(v * BAR_WIDTH / max) : 0;
+	char num[24], *d;
+	int len = fmt_u64(num, v), pad = len < 10 ? 10 - len : 0;
 
 	if (v && !n)
 		n = 1;	/* a non-empty bucket always shows */
-	fputc('|', f);
-	for (i = 0; i < BAR_WIDTH; i++)
-		fputc(i < n ? '*' : ' ', f);
-	fputc('|', f);
+	d = ob_room(b, (size_t)(len + pad + BAR_WIDTH + 4));
+	if (!d)
+		return;
+	memcpy(d, num, (size_t)len);
+	memset(d + len, ' ', (size_t)pad + 1);
+	d += len + pad + 1;
+	*d++ = '|';
+	memcpy(d, stars + BAR_WIDTH - n, BAR_WIDTH);
+	d += BAR_WIDTH;
+	*d++ = '|';
+	*d = '\n';
+	ob_commit(b, (size_t)(len + pad + BAR_WIDTH + 4));
 }
 
-static void print_histogram(FILE *f, const struct sh_totals *t, const struct render_spec *sp)
+static void print_histogram(struct outbuf *b, const struct sh_totals *t,
+			    const struct render_spec *sp)
 {
 	int first = -1, last = -1, start, i;
 	__u64 below = 0, max = 0;
-	char lo[32], hi[32];
 
 	for (i = 0; i < SH_NBUCKETS; i++) {
 		if (!t->slots[i])
@@ -115,54 +213,52 @@ static void print_histogram(FILE *f, const struct sh_totals *t, const struct ren
 	if (below > max)
 		max = below;
 
-	fprintf(f, "%*s%-5s%*s : count      distribution\n", 10, "", unit_name(sp->unit), 13, "");
+	ob_printf(b, "%*s%-5s%*s : count      distribution\n", 10, "", unit_name(sp->unit), 13, "");
 	if (below) {
 		char lim[32], left[64];
 
 		fmt_wait(lim, sizeof(lim), bucket_floor(start), sp->unit);
 		snprintf(left, sizeof(left), "<= %s", lim);
-		fprintf(f, "%28s : %-10" PRIu64 " ", left, (uint64_t)below);
-		bar(f, below, max);
-		fputc('\n', f);
+		ob_printf(b, "%28s : ", left);
+		count_and_bar(b, below, max);
 	}
+	pthread_once(&row_labels_once, make_row_labels);
 	for (i = start; i <= last; i++) {
-		/* a row counts the waits w with lo < w <= hi; the first 0 <= w <= hi */
-		fmt_wait(lo, sizeof(lo), bucket_floor(i), sp->unit);
-		if (i == 0)
-			snprintf(lo, sizeof(lo), "0");
-		if (bucket_edge(i) == UINT64_MAX)
-			snprintf(hi, sizeof(hi), "longer");
-		else
-			fmt_wait(hi, sizeof(hi), bucket_edge(i), sp->unit);
-		fprintf(f, "%13s -> %-11s : %-10" PRIu64 " ", lo, hi, (uint64_t)t->slots[i]);
-		bar(f, t->slots[i], max);
-		fputc('\n', f);
+		ob_mem(b, row_label[sp->unit][i], row_label_len[sp->unit][i]);
+		count_and_bar(b, t->slots[i], max);
 	}
 }
 
-static void print_stats_line(FILE *f, const struct sh_totals *t, const struct sh_pcts *p,
+/* "  @label @value" of the stats line. */
+static void stat_field(struct outbuf *b, const char *label, __u64 ns, int unit)
+{
+	ob_str(b, label);
+	put_wait(b, ns, unit, 0);
+}
+
+static void print_stats_line(struct outbuf *b, const struct sh_totals *t, const struct sh_pcts *p,
 			     const struct render_spec *sp, bool who)
 {
-	char avg[32], a[32], b[32], c[32], d[32], m[32], mn[32];
-
-	fmt_wait(avg, sizeof(avg), t->count ? t->sum_ns / t->count : 0, sp->unit);
-	fmt_wait(a, sizeof(a), p->p50, sp->unit);
-	fmt_wait(b, sizeof(b), p->p90, sp->unit);
-	fmt_wait(c, sizeof(c), p->p99, sp->unit);
-	fmt_wait(d, sizeof(d), p->p999, sp->unit);
-	fmt_wait(m, sizeof(m), t->max_ns, sp->unit);
-	fmt_wait(mn, sizeof(mn), t->min_ns, sp->unit);
-	fprintf(f, "count %" PRIu64 "  avg %s", (uint64_t)t->count, avg);
+	ob_str(b, "count ");
+	ob_u64(b, t->count);
+	stat_field(b, "  avg ", t->count ? t->sum_ns / t->count : 0, sp->unit);
 	/* the exact min, where the kernel kept it (not for [exited]) */
 	if (t->has_min)
-		fprintf(f, "  min %s", mn);
-	fprintf(f, "  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", a, b, c, d, m);
+		stat_field(b, "  min ", t->min_ns, sp->unit);
+	stat_field(b, "  p50 ", p->p50, sp->unit);
+	stat_field(b, "  p90 ", p->p90, sp->unit);
+	stat_field(b, "  p99 ", p->p99, sp->unit);
+	stat_field(b, "  p99.9 ", p->p999, sp->unit);
+	stat_field(b, "  max ", t->max_ns, sp->unit);
 	if (who && t->max_tid) {
-		fprintf(f, "  tid %u (", t->max_tid);
-		name_write(f, t->max_comm, ESC_TEXT);
-		fprintf(f, ") cpu %u", t->max_cpu);
+		ob_str(b, "  tid ");
+		ob_u64(b, t->max_tid);
+		ob_str(b, " (");
+		name_put(b, t->max_comm, ESC_TEXT);
+		ob_str(b, ") cpu ");
+		ob_u64(b, t->max_cpu);
 	}
-	fputc('\n', f);
+	ob_chr(b, '\n');
 }
 
 /*
@@ -181,110 +277,147 @@ static void cgroup_note(char *buf, size_t n, const struct sh_group *g)
 }
 
 /* Names are bytes from the kernel: escaped (escape.h), never printed raw. */
-static void print_key_line(FILE *f, const struct sh_group *g, int key_type)
+static void print_key_line(struct outbuf *b, const struct sh_group *g, int key_type)
 {
 	char note[2 * CG_UNIT_MAX + 64];
 
 	cgroup_note(note, sizeof(note), g);
-	fprintf(f, "%s = ", key_name(key_type));
-	name_write(f, g->name, ESC_TEXT);
+	ob_str(b, key_name(key_type));
+	ob_str(b, " = ");
+	name_put(b, g->name, ESC_TEXT);
 	if (g->synthetic || g->key.id == SH_OTHER_ID) {
-		if (g->nkeys)
-			fprintf(f, " (%" PRIu64 " keys)", (uint64_t)g->nkeys);
+		if (g->nkeys) {
+			ob_str(b, " (");
+			ob_u64(b, g->nkeys);
+			ob_str(b, " keys)");
+		}
 	} else if (g->comm) {
-		fputs(" (", f);
-		name_write(f, g->comm, ESC_TEXT);
-		fputc(')', f);
+		ob_str(b, " (");
+		name_put(b, g->comm, ESC_TEXT);
+		ob_chr(b, ')');
 	} else if (note[0]) {
-		fprintf(f, " (%s)", note);
+		ob_str(b, " (");
+		ob_str(b, note);
+		ob_chr(b, ')');
 	}
 	if (g->below_min_count)
-		fputs(" [below --min-count]", f);
-	fputc('\n', f);
+		ob_str(b, " [below --min-count]");
+	ob_chr(b, '\n');
 }
 
 #define SUMMARY_NAME 1024	/* bytes of a --summary name column, longer ones cut */
 
-static void summary_name(char *buf, size_t n, const struct sh_group *g)
+/* Append @s of @len bytes at @buf + *@o (room is known to be there). */
+static void cat(char *buf, size_t *o, const char *s, size_t len)
 {
-	char name[SUMMARY_NAME], comm[64], note[2 * CG_UNIT_MAX + 64];
-
-	name_escape(name, sizeof(name), g->name);
-	cgroup_note(note, sizeof(note), g);
-	if (g->comm) {
-		name_escape(comm, sizeof(comm), g->comm);
-		snprintf(buf, n, "%s (%s)", name, comm);
-	} else if (g->nkeys) {
-		snprintf(buf, n, "%s (%" PRIu64 " keys)", name, (uint64_t)g->nkeys);
-	} else if (note[0]) {
-		snprintf(buf, n, "%s (%s)", name, note);
-	} else {
-		snprintf(buf, n, "%s", name);
-	}
-	if (g->below_min_count) {
-		size_t l = strlen(buf);
-
-		snprintf(buf + l, n - l, " [below --min-count]");
-	}
+	memcpy(buf + *o, s, len);
+	*o += len;
 }
 
-static void print_summary(FILE *f, const struct sh_report *r, const struct render_spec *sp)
+/*
+ * The name column of a --summary row into @buf (SUMMARY_BUF bytes: room
+ * for every part at its longest), its length returned: the name (cut at
+ * SUMMARY_NAME bytes), then the task name, the keys of [rest] or the
+ * cgroup's note, and the --min-count mark.
+ */
+#define SUMMARY_BUF (SUMMARY_NAME + 2 * CG_UNIT_MAX + 160)
+static size_t summary_name(char *buf, const struct sh_group *g)
+{
+	char note[2 * CG_UNIT_MAX + 64], num[24];
+	size_t o;
+
+	name_escape(buf, SUMMARY_NAME, g->name);
+	o = strlen(buf);
+	if (g->comm) {
+		cat(buf, &o, " (", 2);
+		name_escape(buf + o, 64, g->comm);
+		o += strlen(buf + o);
+		cat(buf, &o, ")", 1);
+	} else if (g->nkeys) {
+		cat(buf, &o, " (", 2);
+		cat(buf, &o, num, (size_t)fmt_u64(num, g->nkeys));
+		cat(buf, &o, " keys)", 6);
+	} else if (g->is_cgroup) {
+		cgroup_note(note, sizeof(note), g);
+		if (note[0]) {
+			cat(buf, &o, " (", 2);
+			cat(buf, &o, note, strlen(note));
+			cat(buf, &o, ")", 1);
+		}
+	}
+	if (g->below_min_count)
+		cat(buf, &o, " [below --min-count]", 20);
+	buf[o] = '\0';
+	return o;
+}
+
+static void print_summary(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)
 {
 	const char *kname = key_name(r->key_type);
 	int w = (int)strlen(kname), i;
-	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j;
-	char name[SUMMARY_NAME + 2 * CG_UNIT_MAX + 160], v[6][32];
+	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j, len;
+	char name[SUMMARY_BUF];
 
-	for (j = 0; j < n; j++) {
-		summary_name(name, sizeof(name), j < r->ngroups ? &r->groups[j] : &r->rest);
-		if ((int)strlen(name) > w)
-			w = (int)strlen(name);
+	/* the name column is as wide as the longest name, at most 60 */
+	for (j = 0; j < n && w < 60; j++) {
+		len = summary_name(name, j < r->ngroups ? &r->groups[j] : &r->rest);
+		if ((int)len > w)
+			w = (int)len;
 	}
 	if (w > 60)
 		w = 60;
 	bool cul = sp->culprits && r->metric == SH_METRIC_RUNQ, cgs = r->key_type == SH_KEY_CGROUP;
 	char top[320], share[32];
 
-	fprintf(f, "%-*s %10s %9s %9s %9s %9s %9s %9s", w, kname, "COUNT", "AVG", "P50",
-		"P90", "P99", "P99.9", "MAX");
+	ob_printf(b, "%-*s %10s %9s %9s %9s %9s %9s %9s", w, kname, "COUNT", "AVG", "P50",
+		  "P90", "P99", "P99.9", "MAX");
 	if (cgs)
-		fprintf(f, " %9s %9s", "THROTTLED", "PSI_SOME");
+		ob_printf(b, " %9s %9s", "THROTTLED", "PSI_SOME");
 	if (cul)
-		fprintf(f, "  %-24s", "TOP_CULPRIT");
-	fprintf(f, "  %s\n", "MAX_BY (tid pid comm cpu)");
+		ob_printf(b, "  %-24s", "TOP_CULPRIT");
+	ob_printf(b, "  %s\n", "MAX_BY (tid pid comm cpu)");
 	for (j = 0; j < n; j++) {
 		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
+		char num[24];
+		__u64 v[6] = { g->t.count ? g->t.sum_ns / g->t.count : 0, g->pct.p50, g->pct.p90,
+			       g->pct.p99, g->pct.p999, g->t.max_ns };
 
-		summary_name(name, sizeof(name), g);
-		fmt_wait(v[0], 32, g->t.count ? g->t.sum_ns / g->t.count : 0, sp->unit);
-		fmt_wait(v[1], 32, g->pct.p50, sp->unit);
-		fmt_wait(v[2], 32, g->pct.p90, sp->unit);
-		fmt_wait(v[3], 32, g->pct.p99, sp->unit);
-		fmt_wait(v[4], 32, g->pct.p999, sp->unit);
-		fmt_wait(v[5], 32, g->t.max_ns, sp->unit);
-		fprintf(f, "%-*s %10" PRIu64, w, name, (uint64_t)g->t.count);
-		for (i = 0; i < 6; i++)
-			fprintf(f, " %9s", v[i]);
+		len = summary_name(name, g);
+		ob_pad(b, name, len, w, false);
+		ob_chr(b, ' ');
+		ob_pad(b, num, (size_t)fmt_u64(num, g->t.count), 10, true);
+		for (i = 0; i < 6; i++) {
+			ob_chr(b, ' ');
+			put_wait(b, v[i], sp->unit, 9);
+		}
 		if (cgs) {
 			extra_share(share, sizeof(share), g->cgs.has_throttle, g->cgs.throttled_ns, r);
-			fprintf(f, " %9s", share);
+			ob_chr(b, ' ');
+			ob_pad(b, share, strlen(share), 9, true);
 			extra_share(share, sizeof(share), g->cgs.has_some, g->cgs.pressure_some_ns, r);
-			fprintf(f, " %9s", share);
+			ob_chr(b, ' ');
+			ob_pad(b, share, strlen(share), 9, true);
 		}
 		if (cul) {
 			extra_top_culprit(top, sizeof(top), g);
-			fprintf(f, "  %-24s", top);
+			ob_str(b, "  ");
+			ob_pad(b, top, strlen(top), 24, false);
 		}
 		if (g->t.max_tid) {
-			fprintf(f, "  %u %u ", g->t.max_tid, g->t.max_pid);
-			name_write(f, g->t.max_comm, ESC_TEXT);
-			fprintf(f, " %u", g->t.max_cpu);
+			ob_str(b, "  ");
+			ob_u64(b, g->t.max_tid);
+			ob_chr(b, ' ');
+			ob_u64(b, g->t.max_pid);
+			ob_chr(b, ' ');
+			name_put(b, g->t.max_comm, ESC_TEXT);
+			ob_chr(b, ' ');
+			ob_u64(b, g->t.max_cpu);
 		}
-		fputc('\n', f);
+		ob_chr(b, '\n');
 	}
 }
 
-void render_text(FILE *f, const struct sh_report *r, const struct render_spec *sp)
+void render_text(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)
 {
 	size_t i;
 	__u64 lost = report_lost(r);
@@ -295,41 +428,41 @@ void render_text(FILE *f, const struct sh_report *r, const struct render_spec *s
 
 		localtime_r(&r->when.tv_sec, &tm);
 		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
-		fprintf(f, "%s\n", ts);
+		ob_printf(b, "%s\n", ts);
 	}
-	fprintf(f, "%s, %s %.2f s, waits in %s\n", metric_words(r->metric),
-		r->cumulative ? "since start" : "interval", r->span_s, unit_name(sp->unit));
+	ob_printf(b, "%s, %s %.2f s, waits in %s\n", metric_words(r->metric),
+		  r->cumulative ? "since start" : "interval", r->span_s, unit_name(sp->unit));
 	if (lost)
-		fprintf(f, "lost: %" PRIu64 " waits not measured (no start timestamp %" PRIu64
-			   ", dropped %" PRIu64 ", clock skew %" PRIu64 ")\n",
-			(uint64_t)lost, (uint64_t)r->stats[SH_STAT_NO_START],
-			(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW]);
+		ob_printf(b, "lost: %" PRIu64 " waits not measured (no start timestamp %" PRIu64
+			     ", dropped %" PRIu64 ", clock skew %" PRIu64 ")\n",
+			  (uint64_t)lost, (uint64_t)r->stats[SH_STAT_NO_START],
+			  (uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW]);
 	if (r->stats[SH_STAT_MAP_FULL])
-		fprintf(f, "overflow: key map full, %" PRIu64 " waits of new keys counted "
-			   "under [other] (raise --max-keys)\n",
-			(uint64_t)r->stats[SH_STAT_MAP_FULL]);
+		ob_printf(b, "overflow: key map full, %" PRIu64 " waits of new keys counted "
+			     "under [other] (raise --max-keys)\n",
+			  (uint64_t)r->stats[SH_STAT_MAP_FULL]);
 	if (r->stats[SH_STAT_NO_MEM])
-		fprintf(f, "overflow: no kernel memory for a new key at the time, %" PRIu64
-			   " waits counted under [other] (transient, under heavy task churn)\n",
-			(uint64_t)r->stats[SH_STAT_NO_MEM]);
+		ob_printf(b, "overflow: no kernel memory for a new key at the time, %" PRIu64
+			     " waits counted under [other] (transient, under heavy task churn)\n",
+			  (uint64_t)r->stats[SH_STAT_NO_MEM]);
 	if (sp->counters)
-		fprintf(f, "events: seen %" PRIu64 "  recorded %" PRIu64 "  no_start %" PRIu64
-			   "  filtered %" PRIu64 "  dropped %" PRIu64 "  map_full %" PRIu64
-			   "  no_mem %" PRIu64 "  clock_skew %" PRIu64 "  keys %" PRIu64
-			   "  method %s\n",
-			(uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count,
-			(uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
-			(uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_MAP_FULL],
-			(uint64_t)r->stats[SH_STAT_NO_MEM], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW],
-			(uint64_t)r->live_keys, method_name(r->method));
+		ob_printf(b, "events: seen %" PRIu64 "  recorded %" PRIu64 "  no_start %" PRIu64
+			     "  filtered %" PRIu64 "  dropped %" PRIu64 "  map_full %" PRIu64
+			     "  no_mem %" PRIu64 "  clock_skew %" PRIu64 "  keys %" PRIu64
+			     "  method %s\n",
+			  (uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count,
+			  (uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
+			  (uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_MAP_FULL],
+			  (uint64_t)r->stats[SH_STAT_NO_MEM], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW],
+			  (uint64_t)r->live_keys, method_name(r->method));
 
 	if (!r->ngroups) {
-		fprintf(f, "(no waits recorded)\n\n");
+		ob_str(b, "(no waits recorded)\n\n");
 		return;
 	}
 	if (sp->summary) {
-		print_summary(f, r, sp);
-		fputc('\n', f);
+		print_summary(b, r, sp);
+		ob_chr(b, '\n');
 		return;
 	}
 	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
@@ -337,12 +470,12 @@ void render_text(FILE *f, const struct sh_report *r, const struct render_spec *s
 
 		if (r->key_type != SH_KEY_NONE) {
 			if (i)
-				fputc('\n', f);
-			print_key_line(f, g, r->key_type);
+				ob_chr(b, '\n');
+			print_key_line(b, g, r->key_type);
 		}
-		print_histogram(f, &g->t, sp);
-		print_stats_line(f, &g->t, &g->pct, sp, true);
-		extra_text(f, g, r);
+		print_histogram(b, &g->t, sp);
+		print_stats_line(b, &g->t, &g->pct, sp, true);
+		extra_text(b, g, r);
 	}
-	fputc('\n', f);
+	ob_chr(b, '\n');
 }

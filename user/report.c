@@ -9,9 +9,11 @@
 
 struct sh_pcts totals_pcts(const struct sh_totals *t)
 {
-	return (struct sh_pcts){ .p50 = totals_quantile(t, 0.50), .p90 = totals_quantile(t, 0.90),
-				 .p99 = totals_quantile(t, 0.99),
-				 .p999 = totals_quantile(t, 0.999) };
+	static const double q[4] = { 0.50, 0.90, 0.99, 0.999 };
+	__u64 v[4];
+
+	totals_quantiles(t, q, 4, v);
+	return (struct sh_pcts){ .p50 = v[0], .p90 = v[1], .p99 = v[2], .p999 = v[3] };
 }
 
 void group_percentiles(struct sh_group *g)
@@ -19,76 +21,84 @@ void group_percentiles(struct sh_group *g)
 	g->pct = totals_pcts(&g->t);
 }
 
-static struct sh_group *add_group(struct sh_report *r)
+/* Room for twice as many groups (and records). 0, or -1 when out of memory. */
+static int grow(struct sh_report *r)
 {
-	if (r->ngroups == r->cap) {
-		/*
-		 * 256 to start: a host's few hundred live keys then never
-		 * regrow the arrays in steady state (a doubling is a jump of
-		 * tens of kB that would look like a leak in a flat-RSS check)
-		 */
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		struct sh_group *g = realloc(r->groups, cap * sizeof(*g));
-		struct sh_group *sp;
-		size_t *ord;
+	/*
+	 * 256 to start: a host's few hundred live keys then never regrow
+	 * the arrays in steady state (a doubling is a jump of tens of kB
+	 * that would look like a leak in a flat-RSS check)
+	 */
+	size_t cap = r->cap ? r->cap * 2 : 256;
+	struct sh_group *g = realloc(r->groups, cap * sizeof(*g));
+	struct sh_group *sp;
+	struct rank_rec *ord;
 
-		if (!g)
-			return NULL;
-		r->groups = g;
-		sp = realloc(r->spare, cap * sizeof(*sp));
-		if (!sp)
-			return NULL;
-		r->spare = sp;
-		ord = realloc(r->order, cap * sizeof(*ord));
-		if (!ord)
-			return NULL;
-		r->order = ord;
-		r->cap = cap;
+	if (!g)
+		return -1;
+	r->groups = g;
+	sp = realloc(r->spare, cap * sizeof(*sp));
+	if (!sp)
+		return -1;
+	r->spare = sp;
+	/* twice: the records and the merge sort's scratch */
+	ord = realloc(r->order, 2 * cap * sizeof(*ord));
+	if (!ord)
+		return -1;
+	r->order = ord;
+	r->cap = cap;
+	return 0;
+}
+
+/*
+ * The display name of entry @e (NULL: [exited]): a string of its own, or
+ * written into @buf (40 bytes).
+ */
+static const char *entry_name(const struct sh_entry *e, int key_type, const struct sh_cgroups *cg,
+			      char *buf)
+{
+	const char *path;
+
+	if (!e)
+		return "[exited]";
+	if (e->key.id == SH_OTHER_ID)
+		return "[other]";
+	switch (key_type) {
+	case SH_KEY_NONE:
+		return "all";
+	case SH_KEY_COMM:
+		return e->key.comm;
+	case SH_KEY_CGROUP:
+		/* pruned: the cgroup is gone (its id is never reused) */
+		path = cg && !e->pruned ? cg_known(cg, e->key.id) : NULL;
+		if (path)
+			return path;
+		/* not found by a walk that could not list everything: not "removed" */
+		snprintf(buf, 40, "[%s id=%" PRIu64 "]",
+			 cg && !e->pruned && cg->partial ? "unresolved" : "removed",
+			 (uint64_t)e->key.id);
+		return buf;
 	}
-	memset(&r->groups[r->ngroups], 0, sizeof(r->groups[0]));
-	return &r->groups[r->ngroups++];
+	fmt_u64(buf, e->key.id);	/* pid, tid, cpu */
+	return buf;
 }
 
 static void name_group(struct sh_group *g, const struct sh_entry *e, int key_type,
 		       const struct sh_cgroups *cg)
 {
-	const char *path;
+	_Static_assert(sizeof(g->idbuf) >= 40, "entry_name() writes up to 40 bytes");
 
-	if (e->key.id == SH_OTHER_ID) {
-		g->name = "[other]";
-		g->synthetic = false;
+	g->name = entry_name(e, key_type, cg, g->idbuf);
+	g->name_in_idbuf = g->name == g->idbuf;
+	if (!e || e->key.id == SH_OTHER_ID)
 		return;
+	if (key_type == SH_KEY_PID || key_type == SH_KEY_TID) {
+		/* a copy: renderers then read the group only, not the entry again */
+		memcpy(g->commbuf, e->comm, SH_COMM_LEN);
+		g->comm = g->commbuf;
+		g->comm_in_group = true;
 	}
-	switch (key_type) {
-	case SH_KEY_NONE:
-		g->name = "all";
-		break;
-	case SH_KEY_COMM:
-		g->name = e->key.comm;
-		break;
-	case SH_KEY_PID:
-	case SH_KEY_TID:
-		g->comm = e->comm;
-		/* fall through */
-	case SH_KEY_CPU:
-		snprintf(g->idbuf, sizeof(g->idbuf), "%" PRIu64, (uint64_t)e->key.id);
-		g->name_in_idbuf = true;
-		break;
-	case SH_KEY_CGROUP:
-		g->is_cgroup = true;
-		/* pruned: the cgroup is gone (its id is never reused) */
-		path = cg && !e->pruned ? cg_known(cg, e->key.id) : NULL;
-		if (path) {
-			g->name = path;
-		} else {
-			/* not found by a walk that could not list everything: not "removed" */
-			snprintf(g->idbuf, sizeof(g->idbuf), "[%s id=%" PRIu64 "]",
-				 cg && !e->pruned && cg->partial ? "unresolved" : "removed",
-				 (uint64_t)e->key.id);
-			g->name_in_idbuf = true;
-		}
-		break;
-	}
+	g->is_cgroup = key_type == SH_KEY_CGROUP;
 }
 
 static int cmp_u64(__u64 a, __u64 b)
@@ -96,89 +106,121 @@ static int cmp_u64(__u64 a, __u64 b)
 	return a > b ? -1 : a < b;
 }
 
-/* A group's own name: qsort may move groups, leaving name at the old idbuf. */
+/* A group's own name: the ranking may move groups, leaving name at the old idbuf. */
 static const char *group_name(const struct sh_group *g)
 {
 	return g->name_in_idbuf ? g->idbuf : g->name;
 }
 
-/* What qsort_r compares by: the groups the indices refer to, and the sort key. */
-struct rank_by {
+/* What --sort ranks @t by; @p99 its p99 (only read for that sort). */
+static __u64 sort_key(const struct sh_totals *t, __u64 p99, int sort)
+{
+	switch (sort) {
+	case SH_SORT_COUNT:
+		return t->count;
+	case SH_SORT_AVG:
+		return t->count ? t->sum_ns / t->count : 0;
+	case SH_SORT_P99:
+		return p99;
+	case SH_SORT_MAX:
+		return t->max_ns;
+	}
+	return t->sum_ns;
+}
+
+/* Where the names of tied records come from: groups (re-ranking), else entries. */
+struct rank_ctx {
 	const struct sh_group *groups;
-	int sort;			/* enum sh_sort */
+	int key_type;
+	const struct sh_cgroups *cg;
 };
 
-static int cmp_group(const void *a, const void *b, void *arg)
+static const char *rec_name(const struct rank_rec *x, const struct rank_ctx *ctx, char *buf)
 {
-	const struct rank_by *by = arg;
-	const struct sh_group *x = &by->groups[*(const size_t *)a];
-	const struct sh_group *y = &by->groups[*(const size_t *)b];
-	int c = 0;
+	return ctx->groups ? group_name(&ctx->groups[x->idx])
+			   : entry_name(x->e, ctx->key_type, ctx->cg, buf);
+}
+
+/* Largest first, then by name. */
+static inline int cmp_rank(const struct rank_rec *x, const struct rank_rec *y,
+			   const struct rank_ctx *ctx)
+{
+	char a[40], b[40];
+	int c;
 
 	if (x->below_min_count != y->below_min_count)
 		return x->below_min_count ? 1 : -1;
-
-	switch (by->sort) {
-	case SH_SORT_COUNT:
-		c = cmp_u64(x->t.count, y->t.count);
-		break;
-	case SH_SORT_AVG:
-		c = cmp_u64(x->t.count ? x->t.sum_ns / x->t.count : 0,
-			    y->t.count ? y->t.sum_ns / y->t.count : 0);
-		break;
-	case SH_SORT_P99:
-		c = cmp_u64(x->pct.p99, y->pct.p99);
-		break;
-	case SH_SORT_MAX:
-		c = cmp_u64(x->t.max_ns, y->t.max_ns);
-		break;
-	}
+	c = cmp_u64(x->key, y->key);
 	if (!c)
-		c = cmp_u64(x->t.sum_ns, y->t.sum_ns);
+		c = cmp_u64(x->sum_ns, y->sum_ns);
 	if (!c)
-		c = cmp_u64(x->t.count, y->t.count);
+		c = cmp_u64(x->count, y->count);
 	if (!c)
-		c = strcmp(group_name(x), group_name(y));
+		c = strcmp(rec_name(x, ctx, a), rec_name(y, ctx, b));
 	return c;
 }
 
-/* Groups move (realloc, qsort): names kept inside a group follow it. */
+/*
+ * Sort @n records by cmp_rank(), stably: a merge sort with the comparison
+ * inlined (qsort's call per comparison was most of the ranking's time),
+ * runs of 8 sorted by insertion, then merged through @tmp (@n records).
+ */
+static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
+		       const struct rank_ctx *groups)
+{
+	struct rank_rec *src = a, *dst = tmp, *t;
+	size_t i, j, k, w, lo, mid, hi;
+
+	for (lo = 0; lo < n; lo += 8) {
+		hi = lo + 8 < n ? lo + 8 : n;
+		for (i = lo + 1; i < hi; i++) {
+			struct rank_rec x = a[i];
+
+			for (j = i; j > lo && cmp_rank(&x, &a[j - 1], groups) < 0; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+	}
+	for (w = 8; w < n; w *= 2) {
+		for (lo = 0; lo < n; lo += 2 * w) {
+			mid = lo + w < n ? lo + w : n;
+			hi = lo + 2 * w < n ? lo + 2 * w : n;
+			i = lo;
+			j = mid;
+			k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = cmp_rank(&src[j], &src[i], groups) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
+/* Groups move (realloc, ranking): names kept inside a group follow it. */
 static void fix_names(struct sh_report *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->ngroups; i++)
+	for (i = 0; i < r->ngroups; i++) {
 		if (r->groups[i].name_in_idbuf)
 			r->groups[i].name = r->groups[i].idbuf;
+		if (r->groups[i].comm_in_group)
+			r->groups[i].comm = r->groups[i].commbuf;
+	}
 }
 
-void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
+/* Groups beyond @top (ranked) into r->rest. */
+static void fold_rest(struct sh_report *r, __u32 top)
 {
 	size_t i;
 
-	r->ngroups = r->nall ? r->nall : r->ngroups;	/* re-ranking: all of them */
-	fix_names(r);
-	for (i = 0; i < r->ngroups; i++)
-		r->groups[i].below_min_count = min_count && r->groups[i].t.count < min_count;
-	/*
-	 * Sort indices, not the groups (hundreds of bytes each: moving them
-	 * in qsort dominated the poller's CPU at thousands of keys), then
-	 * lay the groups out once in rank order.
-	 */
-	if (r->ngroups) {	/* groups is NULL until the first one: qsort's base is nonnull */
-		struct rank_by by = { .groups = r->groups, .sort = sort };
-		struct sh_group *t;
-
-		for (i = 0; i < r->ngroups; i++)
-			r->order[i] = i;
-		qsort_r(r->order, r->ngroups, sizeof(*r->order), cmp_group, &by);
-		for (i = 0; i < r->ngroups; i++)
-			r->spare[i] = r->groups[r->order[i]];
-		t = r->groups;
-		r->groups = r->spare;
-		r->spare = t;
-	}
-	fix_names(r);
 	memset(&r->rest, 0, sizeof(r->rest));
 	r->nall = r->ngroups;
 	if (!top || r->ngroups <= top)
@@ -193,13 +235,73 @@ void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
 	r->ngroups = top;
 }
 
+void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
+{
+	size_t i;
+
+	r->ngroups = r->nall ? r->nall : r->ngroups;	/* re-ranking: all of them */
+	fix_names(r);
+	for (i = 0; i < r->ngroups; i++)
+		r->groups[i].below_min_count = min_count && r->groups[i].t.count < min_count;
+	/*
+	 * Sort small records of the sort keys, not the groups (hundreds of
+	 * bytes each: moving them in qsort, or reading them at every
+	 * comparison, dominated the poller's CPU at thousands of keys),
+	 * then lay the groups out once in rank order.
+	 */
+	if (r->ngroups) {	/* groups is NULL until the first one */
+		struct rank_ctx ctx = { .groups = r->groups };
+		struct sh_group *t;
+
+		for (i = 0; i < r->ngroups; i++) {
+			const struct sh_group *g = &r->groups[i];
+
+			r->order[i] = (struct rank_rec){ .key = sort_key(&g->t, g->pct.p99, sort),
+							 .sum_ns = g->t.sum_ns, .count = g->t.count,
+							 .below_min_count = g->below_min_count,
+							 .idx = (__u32)i };
+		}
+		sort_ranks(r->order, r->order + r->cap, r->ngroups, &ctx);
+		for (i = 0; i < r->ngroups; i++)
+			r->spare[i] = r->groups[r->order[i].idx];
+		t = r->groups;
+		r->groups = r->spare;
+		r->spare = t;
+	}
+	fix_names(r);
+	fold_rest(r, top);
+}
+
+/* One more record for report_build(), of @e (NULL: [exited]) with @t. 0, or -1 when out of memory. */
+static int add_rec(struct sh_report *r, size_t *n, const struct sh_entry *e,
+		   const struct sh_totals *t, const struct report_spec *sp)
+{
+	if (*n == r->cap && grow(r))
+		return -1;
+	r->order[*n] = (struct rank_rec){
+		.key = sort_key(t, sp->sort == SH_SORT_P99 ? totals_pcts(t).p99 : 0, sp->sort),
+		.sum_ns = t->sum_ns, .count = t->count,
+		.below_min_count = sp->min_count && t->count < sp->min_count, .e = e, .t = t
+	};
+	(*n)++;
+	/* in the order of the entries, as the groups were before ranking: the same max */
+	totals_add(&r->all, t);
+	return 0;
+}
+
+/*
+ * The groups are made in rank order: records of the sort keys first, from
+ * the entries, sorted, then each group once from its entry (making them
+ * all, then moving them into rank order, was two copies of hundreds of
+ * bytes per key).
+ */
 int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report_spec *sp,
 		 const struct sh_cgroups *cg, double span_s)
 {
+	struct rank_ctx ctx = { .key_type = sp->key_type, .cg = cg };
 	struct sh_totals exited;
 	struct sh_entry *e;
-	struct sh_group *g;
-	size_t it = 0, i;
+	size_t it = 0, i, n = 0;
 
 	clock_gettime(CLOCK_REALTIME, &r->when);
 	r->span_s = span_s;
@@ -217,7 +319,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	if (sp->cumulative)
 		exited = s->exited_cum;
 	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));) {
-		const struct sh_totals *t = sp->cumulative ? &e->cum : &e->delta;
+		const struct sh_totals *t = sp->cumulative ? &e->cum : snapshot_delta(s, e);
 
 		if (e->key.id == SH_EXITED_ID) {
 			/* the kernel's folds: one [exited] with the poller's own */
@@ -226,30 +328,32 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		}
 		if (!e->pruned && e->key.id != SH_OTHER_ID)
 			r->live_keys++;
-		if (!t->count)
-			continue;
-		g = add_group(r);
-		if (!g)
+		if (t->count && add_rec(r, &n, e, t, sp))
 			return -1;
-		g->key = e->key;
-		g->live = !e->pruned;
-		g->t = *t;
-		name_group(g, e, sp->key_type, cg);
 	}
-	if (exited.count) {
-		g = add_group(r);
-		if (!g)
-			return -1;
-		g->name = "[exited]";
-		g->synthetic = true;
-		g->t = exited;
-	}
-	for (i = 0; i < r->ngroups; i++) {
-		group_percentiles(&r->groups[i]);
-		totals_add(&r->all, &r->groups[i].t);
-	}
+	if (exited.count && add_rec(r, &n, NULL, &exited, sp))
+		return -1;
 	r->all_pct = totals_pcts(&r->all);
-	report_rank(r, sp->sort, sp->top, sp->min_count);
+	if (n)	/* order is NULL until the first record */
+		sort_ranks(r->order, r->order + r->cap, n, &ctx);
+	for (i = 0; i < n; i++) {
+		const struct rank_rec *x = &r->order[i];
+		struct sh_group *g = &r->groups[i];
+
+		memset(g, 0, sizeof(*g));
+		name_group(g, x->e, sp->key_type, cg);
+		if (x->e) {
+			g->key = x->e->key;
+			g->live = !x->e->pruned;
+		} else {
+			g->synthetic = true;	/* [exited] */
+		}
+		g->t = *x->t;
+		g->below_min_count = x->below_min_count;
+		group_percentiles(g);
+	}
+	r->ngroups = n;
+	fold_rest(r, sp->top);
 	return 0;
 }
 

@@ -37,6 +37,8 @@ struct sh_group {
 	char idbuf[40];			/* storage for numeric and [removed id=N] names */
 	bool name_in_idbuf;		/* name is idbuf: re-pointed when groups move */
 	const char *comm;		/* pid/tid keys: task name, else NULL */
+	char commbuf[SH_COMM_LEN];	/* storage for comm: a copy of the snapshot entry's */
+	bool comm_in_group;		/* comm is commbuf: re-pointed when groups move */
 	bool is_cgroup;			/* key is a cgroup id (JSON adds cgroup_id) */
 	bool synthetic;			/* [rest] or [exited]: not a kernel key */
 	bool live;			/* its kernel key is still in the map (not pruned) */
@@ -49,6 +51,21 @@ struct sh_group {
 	struct sh_cgstat cgs;		/* -k cgroup: cpu.stat / cpu.pressure deltas */
 };
 
+/*
+ * What the ranking compares, gathered from each group before sorting:
+ * the sort keys side by side (32 bytes) instead of a walk into groups of
+ * hundreds of bytes at every comparison; the names only on a tie.
+ */
+struct rank_rec {
+	__u64 key;			/* by --sort */
+	__u64 sum_ns;			/* then the sum, then the count */
+	__u64 count;
+	__u32 below_min_count;		/* ranked after all the others */
+	__u32 idx;			/* into groups (re-ranking) */
+	const struct sh_entry *e;	/* report_build: the key's entry, NULL for [exited] */
+	const struct sh_totals *t;	/* report_build: its totals of the report's span */
+};
+
 struct sh_report {
 	struct timespec when;		/* wall clock at the reading */
 	double span_s;			/* seconds covered: interval or since start */
@@ -59,8 +76,8 @@ struct sh_report {
 	struct sh_group *groups;	/* ranked, largest first; [rest] not included */
 	size_t ngroups;			/* groups shown (--top) */
 	size_t nall;			/* all groups, the ones folded into rest too */
-	size_t cap;			/* allocated groups (and order, spare) */
-	size_t *order;			/* ranking scratch: indices into groups */
+	size_t cap;			/* allocated groups (and spare; order has twice as many) */
+	struct rank_rec *order;		/* ranking scratch: sort keys and indices into groups */
 	struct sh_group *spare;		/* ranking scratch: groups in rank order */
 	struct sh_group rest;		/* keys beyond --top, when rest.nkeys */
 	struct sh_totals all;		/* every group together (incl. rest) */

@@ -8,9 +8,14 @@
 
 #define INITIAL_SLOTS 1024
 
+_Static_assert(sizeof(struct sh_key) % sizeof(__u64) == 0, "sh_key is whole 64-bit words");
+
 static size_t key_hash(const struct sh_key *k)
 {
-	return hash_bytes(k, sizeof(*k));
+	__u64 w[sizeof(*k) / sizeof(__u64)];
+
+	memcpy(w, k, sizeof(w));
+	return hash_words(w, sizeof(w) / sizeof(w[0]));
 }
 
 int snapshot_init(struct sh_snapshot *s)
@@ -79,13 +84,21 @@ void snapshot_begin_read(struct sh_snapshot *s, __u32 epoch)
 
 void snapshot_begin(struct sh_snapshot *s, __u32 epoch)
 {
-	size_t it;
-	struct sh_entry *e;
-
-	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
-		memset(&e->delta, 0, sizeof(e->delta));
+	/*
+	 * Every entry's delta is stale from now on: each is emptied when
+	 * next read (a pass over every entry here only to clear it cost as
+	 * much as the reading at thousands of keys: cold cache lines)
+	 */
+	s->interval++;
 	memset(s->stats_delta, 0, sizeof(s->stats_delta));
 	snapshot_begin_read(s, epoch);
+}
+
+const struct sh_totals *snapshot_delta(const struct sh_snapshot *s, const struct sh_entry *e)
+{
+	static const struct sh_totals zero;
+
+	return e->interval == s->interval ? &e->delta : &zero;
 }
 
 /* The kernel folded @e's incarnation we last read: its raw counts are in [exited]'s. */
@@ -129,7 +142,7 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 {
 	__u32 slots[SH_NBUCKETS] = {}, count = 0;
 	__u64 sum = 0;
-	struct sh_totals d = {};
+	struct sh_totals d = {};	/* all but the buckets: those are added in place */
 	struct sh_entry *e;
 	bool exited = key->id == SH_EXITED_ID && !key->comm[0], seen_comm = false;
 	int c, i;
@@ -156,8 +169,10 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
 
-		for (i = 0; i < SH_NBUCKETS; i++)
+		/* 40 buckets, then the last: a multiple of the vector width, so -O2 vectorizes it */
+		for (i = 0; i < SH_NBUCKETS - 1; i++)
 			slots[i] += v->slots[i];
+		slots[SH_NBUCKETS - 1] += v->slots[SH_NBUCKETS - 1];
 		count += v->count;
 		sum += v->sum_ns;
 		const struct sh_max *m = &v->max[s->epoch & 1];
@@ -178,8 +193,16 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 	 * already counted: exact across counter wrap-around as long as the
 	 * true difference stays below 2^32 (see SH_READ_PERIOD_S).
 	 */
+	if (e->interval != s->interval) {
+		memset(&e->delta, 0, sizeof(e->delta));
+		e->interval = s->interval;
+	}
+	/* each bucket's difference straight into the interval's and the total's */
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		d.slots[i] = (__u32)(slots[i] - e->raw_slots[i] - (exited ? s->gone.slots[i] : 0));
+		__u32 dv = (__u32)(slots[i] - e->raw_slots[i] - (exited ? s->gone.slots[i] : 0));
+
+		e->delta.slots[i] += dv;
+		e->cum.slots[i] += dv;
 		e->raw_slots[i] = slots[i];
 	}
 	d.count = (__u32)(count - e->raw_count - (exited ? s->gone.count : 0));
@@ -194,8 +217,8 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 	}
 	d.max_epoch = s->epoch;
 
-	totals_add(&e->delta, &d);
-	totals_add(&e->cum, &d);
+	totals_add_meta(&e->delta, &d);
+	totals_add_meta(&e->cum, &d);
 	e->gen = s->gen;
 	if (final)
 		e->pruned = true;

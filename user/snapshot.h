@@ -17,7 +17,13 @@ struct sh_entry {
 	__u32 raw_slots[SH_NBUCKETS];	/* last reading, summed mod 2^32 */
 	__u32 raw_count;
 	__u64 raw_sum_ns;
-	struct sh_totals delta;		/* this interval */
+	/*
+	 * This interval, when @interval is the snapshot's: it is emptied
+	 * at the entry's first reading of an interval, not by a pass over
+	 * every entry at its start (read it with snapshot_delta())
+	 */
+	struct sh_totals delta;
+	__u32 interval;
 	struct sh_totals cum;		/* since start */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest task name */
 	__u32 birth;			/* the kernel key's incarnation (sh_hist::birth) */
@@ -40,6 +46,7 @@ struct sh_snapshot {
 	int metric;			/* enum sh_metric of this snapshot */
 	int method;			/* enum sh_method that measured it */
 	__u32 gen;			/* generation of the current reading */
+	__u32 interval;			/* of the current interval (sh_entry::interval) */
 	__u32 epoch;			/* kernel epoch this interval's maxes belong to */
 	__u64 stats_raw[SH_STAT_NR];	/* last reading of the event counters */
 	__u64 stats_delta[SH_STAT_NR];	/* this interval */
@@ -94,6 +101,9 @@ void snapshot_vanished(struct sh_snapshot *s);
 
 /* Feed the event counters, already summed over CPUs (64-bit, never wrap). */
 void snapshot_stats(struct sh_snapshot *s, const __u64 *stats);
+
+/* @e's totals of this interval (zero if it was not read in it). */
+const struct sh_totals *snapshot_delta(const struct sh_snapshot *s, const struct sh_entry *e);
 
 /* Find an entry, NULL if absent. */
 struct sh_entry *snapshot_find(struct sh_snapshot *s, const struct sh_key *key);

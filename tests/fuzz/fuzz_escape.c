@@ -4,7 +4,8 @@
  * reverse parses --heatmap-key. For any bytes (up to a NUL): the escaped
  * form has no byte below 0x20 and no DEL, fits the length name_escape()
  * returns, and unescapes to the input; name_write() in every syntax
- * writes the same characters once its quoting is undone; name_unescape()
+ * writes the same characters once its quoting is undone, and name_put()
+ * the same bytes as name_write(); name_unescape()
  * of the raw input never overruns.
  */
 #include <stdio.h>
@@ -18,6 +19,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	char *in = malloc(size + 1), *out, *back, *text = NULL, *json = NULL;
 	size_t n, i, tl = 0, jl = 0;
+	struct outbuf ob = {};
 	FILE *f;
 
 	if (!in)
@@ -44,6 +46,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	fclose(f);
 	if (strcmp(text, out) || jl < tl)
 		abort();
+	/* the renderers' buffer gets the same bytes */
+	name_put(&ob, in, ESC_JSON);
+	if (!ob_cstr(&ob) || strcmp(ob.p, json))
+		abort();
+	ob_free(&ob);
 	/* the raw input as a --heatmap-key: decoded or refused, never overrun */
 	name_unescape(in, back, n + 1 < size + 1 ? n + 1 : size + 1);
 	free(in);

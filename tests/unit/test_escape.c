@@ -15,14 +15,19 @@
 #include "escape.h"
 
 
+/* @name written in @syn; name_put() (the renderers' buffer) writes the same bytes. */
 static char *written(const char *name, enum esc_syntax syn)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct outbuf b = {};
 
 	name_write(f, name, syn);
 	fclose(f);
+	name_put(&b, name, syn);
+	CHECK(ob_cstr(&b) && !strcmp(b.p, buf));
+	ob_free(&b);
 	return buf;
 }
 

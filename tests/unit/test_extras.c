@@ -315,7 +315,7 @@ static void test_min_clamp(void)
 static void test_min_count(void)
 {
 	struct sh_group gs[3] = {};
-	size_t order[3];
+	struct rank_rec order[6];	/* 2 * cap: the records and the sort's scratch */
 	struct sh_group spare[3];
 	struct sh_report r = {};
 

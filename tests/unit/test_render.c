@@ -183,16 +183,13 @@ static void check_golden(const char *name, const char *text)
 static char *text_of(const struct sh_report *r, const struct options *o)
 {
 	struct render_spec rs;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct outbuf b = {};
 
-	if (!f)
-		abort();
 	rs = render_spec_of(o);
-	render_text(f, r, &rs);
-	fclose(f);
-	return buf;
+	render_text(&b, r, &rs);
+	if (!ob_cstr(&b))
+		abort();
+	return b.p;
 }
 
 static void golden_case(const char *name, const struct sh_report *r, const struct options *o)
@@ -624,16 +621,13 @@ static int schema_check(const char *json)
 /* Every report the tests render is checked against the schema. */
 static char *json_of(const struct sh_report *r, const struct options *o)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct outbuf b = {};
 
-	if (!f)
+	render_json(&b, r);
+	if (!ob_cstr(&b))
 		abort();
-	render_json(f, r);
-	fclose(f);
-	CHECK(!schema_check(buf));
-	return buf;
+	CHECK(!schema_check(b.p));
+	return b.p;
 }
 
 static void test_json_fields(void)

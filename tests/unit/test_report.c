@@ -640,6 +640,57 @@ static void test_rerank(void)
 }
 
 /*
+ * Ranking thousands of groups (the merge sort's runs and merges, an odd
+ * count): every group once, each pair in order by the rule of --sort
+ * (sum, then count, then name), on many ties of sum and count.
+ */
+static void test_rank_many(void)
+{
+	enum { N = 2345 };
+	struct sh_group *gs = calloc(N, sizeof(*gs)), *spare = calloc(N, sizeof(*spare));
+	struct rank_rec *order = calloc(2 * N, sizeof(*order));
+	struct sh_report r = {};
+	__u64 x = 12345, ids = 0;
+	size_t i;
+	int bad = 0;
+
+	CHECK(gs && spare && order);
+	for (i = 0; i < N; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		gs[i].key.id = i;
+		snprintf(gs[i].idbuf, sizeof(gs[i].idbuf), "%zu", i);
+		gs[i].name_in_idbuf = true;
+		gs[i].t.sum_ns = (x >> 60) * 1000;	/* 16 values: ties */
+		gs[i].t.count = (x >> 58) & 3;
+	}
+	r.groups = gs;
+	r.spare = spare;
+	r.order = order;
+	r.ngroups = N;
+	r.cap = N;
+	report_rank(&r, SH_SORT_SUM, 0, 0);
+	for (i = 0; i < N; i++) {
+		const struct sh_group *a = &r.groups[i], *b = &r.groups[i + 1];
+
+		ids += a->key.id;
+		bad += strcmp(a->name, a->idbuf) != 0;
+		if (i + 1 == N)
+			break;
+		if (a->t.sum_ns != b->t.sum_ns)
+			bad += a->t.sum_ns < b->t.sum_ns;
+		else if (a->t.count != b->t.count)
+			bad += a->t.count < b->t.count;
+		else
+			bad += strcmp(a->name, b->name) >= 0;
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(ids, (__u64)N * (N - 1) / 2);
+	free(r.groups);
+	free(r.spare);
+	free(order);
+}
+
+/*
  * -k cgroup with a hierarchy: names are paths under the mount. A scratch
  * directory tree stands in for cgroupfs (cgroup ids are inode numbers).
  */
@@ -744,6 +795,7 @@ int main(void)
 	TEST(test_cumulative);
 	TEST(test_key_names);
 	TEST(test_rerank);
+	TEST(test_rank_many);
 	TEST(test_cgroup_names);
 	TEST(test_empty);
 	return test_summary();

@@ -488,8 +488,8 @@ static void test_cum_accumulates(void)
 	/* a key not read in a reading keeps a zero delta, its cum stays */
 	snapshot_begin(&s, 11);
 	e = find(&s, 3);
-	CHECK_EQ_U64(e->delta.count, 0);
-	CHECK_EQ_U64(e->delta.sum_ns, 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->sum_ns, 0);
 	CHECK_EQ_U64(e->cum.count, total);
 	CHECK(e->gen != s.gen);
 	CHECK_EQ_U64(snapshot_recorded(&s), total);
@@ -639,7 +639,7 @@ static void test_keep_pruned(void)
 	CHECK(e && e->pruned && e->cum.count == 5);
 	/* no new counts: a zero delta in the next interval, the same total */
 	snapshot_begin(&s, 3);
-	CHECK(e && e->delta.count == 0);
+	CHECK(e && snapshot_delta(&s, e)->count == 0);
 	CHECK_EQ_U64(snapshot_recorded(&s), 5);
 	/* past keep_limit, a pruned entry folds into [exited] after all */
 	record(&v, 0, 2000, 2);
