@@ -290,8 +290,10 @@ if pollers:
           f"{BIG_KEYS} keys on a {BIG_CPUS}-CPU host: {BIG_KEYS} x {BIG_CPUS} x {HIST_BYTES} B "
           f"= {BIG_KEYS * BIG_CPUS * HIST_BYTES / 2**20:.2f} MiB of histograms, "
           f"**{big / 2**20:.2f} MiB** in all with the default --max-keys "
-          f"(plus the one-element per-CPU array: {BIG_CPUS} x {args.pcpu_bytes} B, and the task "
-          "storage: one 8-byte timestamp per task with its storage overhead).")
+          f"(plus the one-element per-CPU array: {BIG_CPUS} x {args.pcpu_bytes} B, the task "
+          "table of the sched_info method: 40 B per entry, 1.25 MiB for the default 32768, "
+          "whatever the CPUs, in \"all maps\" above, and task storage: about 32 B per task "
+          "whose table entry is taken).")
         p("")
 
 
