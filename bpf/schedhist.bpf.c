@@ -32,8 +32,8 @@
  *   tasks    sched_info method: the task table, an array indexed by tid
  *            (see struct task_slot): switch-out time, the run_delay seen
  *            at the last switch-in, the pcount expected. An entry is freed
- *            with its task (sched_process_free): nothing fills up with
- *            exited tasks.
+ *            at its task's last switch (or by sched_process_free): nothing
+ *            fills up with exited tasks.
  *   task_st  task local storage, the same per task (and the wakeup time):
  *            the wakeup method's, and the sched_info method's for tasks
  *            whose table entry is taken. Lives and dies with the task.

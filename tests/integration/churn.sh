@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# Fork storm: for 30 s (CHURN_SECONDS) the churn helper creates and reaps
-# short-lived threads and processes as fast as this machine allows, one
-# loop per CPU (pid_max is often 32768, so ids get reused). Three
+# Fork storm: for 30 s (CHURN_SECONDS), and on until it has made more
+# than twice the key maps' capacity in tasks and processes, the churn
+# helper creates and reaps short-lived threads and processes as fast as
+# this machine allows, one loop per CPU (pid_max is often 32768, so ids
+# get reused). Three
 # instances watch it at once:
 #   tid  -k tid --cumulative -j            default key map capacity
 #   pid  -k pid -j (per interval)          default capacity
@@ -53,20 +55,35 @@ check_cap() {
 
 # 40 live threads that wait every 10 ms: more keys alive at once than
 # tiny's 16, whatever the churn's own pace
-"$HELPERS/threads" -n 40 -m 10 -t "$((secs + 5))" >"$TMP/threads.out" &
+# (they end with the test: CHILD_PIDS)
+"$HELPERS/threads" -n 40 -m 10 -t 600 >"$TMP/threads.out" &
 CHILD_PIDS+=($!)
-# full speed on both CPUs: a thread loop and a process loop
-"$HELPERS/churn" -t "$secs" -m both -c 16 >"$TMP/churn.out" &
-CH=$!
-CHILD_PIDS+=($CH)
-while kill -0 $CH 2>/dev/null; do
-	for n in tid pid tiny; do check_cap $n; done
-	sleep 1
+# full speed on both CPUs: a thread loop and a process loop, for $secs s
+# and then on, 2 s at a time, until the storm is one: more tasks than
+# twice the tid map's capacity and more processes than twice the pid
+# map's, so that without reclaim both would have filled. A count, not a
+# time: a slower machine (or the ASan build) churns longer instead of
+# failing; the 240 s are a hang guard.
+threads=0 procs=0 round=$secs t0=$(date +%s)
+while :; do
+	"$HELPERS/churn" -t "$round" -m both -c 16 >"$TMP/churn.out" &
+	CH=$!
+	CHILD_PIDS+=($CH)
+	while kill -0 $CH 2>/dev/null; do
+		for n in tid pid tiny; do check_cap $n; done
+		sleep 1
+	done
+	wait $CH || fail "churn helper failed"
+	read -r _ t _ p _ < <(tail -1 "$TMP/churn.out")
+	threads=$((threads + t)) procs=$((procs + p))
+	[ "$procs" -ge $((CAP[pid] * 2 + 100)) ] && [ $((threads + procs)) -ge $((CAP[tid] * 2 + 100)) ] && break
+	[ $(( $(date +%s) - t0 )) -lt 240 ] ||
+		fail "only $threads threads and $procs processes in 240 s: no storm to test"
+	round=2
 done
-wait $CH || fail "churn helper failed"
-read -r _ threads _ procs _ < <(tail -1 "$TMP/churn.out")
-echo "created $threads threads and $procs processes in $secs s:" \
-	"$(( (threads + procs) / secs )) tasks/s"
+churned=$(( $(date +%s) - t0 ))
+echo "created $threads threads and $procs processes in $churned s:" \
+	"$(( (threads + procs) / churned )) tasks/s"
 # the storm must be one: tens of thousands of tasks, far more than the
 # 16-key map and than one reading's worth of keys
 [ $((threads + procs)) -ge $((CAP[tid] * 2)) ] ||
