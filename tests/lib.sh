@@ -143,6 +143,44 @@ cgroup_mount() {
 	}' /proc/self/mountinfo
 }
 
+# remove_cgroup_tree DIR: kill the tasks of DIR's child cgroups and remove
+# them and DIR (a test's test_cleanup; quiet when it is already gone).
+remove_cgroup_tree() {
+	local d p
+	for d in "$1"/*/; do
+		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+	done
+	sleep 0.1
+	rmdir "$1"/*/ "$1" 2>/dev/null
+}
+
+# quota_cgroups NAME PERIOD_US QUOTA_US: cgroups $PARENT/t, limited to
+# QUOTA_US of CPU time per PERIOD_US, and $PARENT/u, unlimited, under a
+# new $PARENT named NAME-PID: on cgroup2 where it has the cpu controller
+# (cpu.max), else on the v1 cpu hierarchy (cpu.cfs_quota_us). Sets MNT,
+# PARENT and HIER (the schedhist options that pick that hierarchy);
+# skips where there is neither.
+quota_cgroups() {
+	MNT=$(cgroup_mount)
+	if [ -n "$MNT" ] && grep -qw cpu "$MNT/cgroup.controllers" 2>/dev/null; then
+		HIER=()
+		PARENT=$MNT/$1-$$
+		mkdir "$PARENT" || fail "cannot create $PARENT"
+		echo +cpu >"$PARENT/../cgroup.subtree_control" 2>/dev/null
+		echo +cpu >"$PARENT/cgroup.subtree_control" || fail "cannot enable the cpu controller"
+		mkdir "$PARENT/t" "$PARENT/u" || fail "cannot create cgroups"
+		echo "$3 $2" >"$PARENT/t/cpu.max" || fail "cannot set cpu.max"
+	else
+		MNT=$(cgroup_mount cpu)
+		[ -n "$MNT" ] || skip "no cpu controller on cgroup2 nor on a v1 hierarchy"
+		HIER=(--cgroup-hier cpu)
+		PARENT=$MNT/$1-$$
+		mkdir "$PARENT" "$PARENT/t" "$PARENT/u" || fail "cannot create cgroups under $MNT"
+		echo "$2" >"$PARENT/t/cpu.cfs_period_us" &&
+			echo "$3" >"$PARENT/t/cpu.cfs_quota_us" || fail "cannot set the quota"
+	fi
+}
+
 # in_cgroup DIR CMD...: run CMD (exec'd) as a member of cgroup DIR.
 in_cgroup() {
 	local dir=$1

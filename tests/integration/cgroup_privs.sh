@@ -14,14 +14,7 @@ MNT=$(cgroup_mount)
 [ -n "$MNT" ] || skip "no cgroup2 hierarchy mounted"
 NAME=schedhist-privs-$$
 PARENT=$MNT/$NAME
-test_cleanup() {
-	local d p
-	for d in "$PARENT"/*/; do
-		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-	done
-	sleep 0.1
-	rmdir "$PARENT"/*/ "$PARENT" 2>/dev/null
-}
+test_cleanup() { remove_cgroup_tree "$PARENT"; }
 mkdir "$PARENT" "$PARENT/early" || fail "cannot create cgroups under $MNT"
 chmod 0700 "$PARENT"
 in_cgroup "$PARENT/early" "$HELPERS/spinners" -n 1 -c 0 -t 60 -d 30 -N cgEarly >/dev/null &

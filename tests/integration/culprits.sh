@@ -18,14 +18,7 @@ if [ -z "$MNT" ]; then
 fi
 [ -n "$MNT" ] || skip "no cgroup2 and no v1 cpu hierarchy mounted"
 PARENT=$MNT/schedhist-cul-$$
-test_cleanup() {
-	local d p
-	for d in "$PARENT"/*/; do
-		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-	done
-	sleep 0.1
-	rmdir "$PARENT"/*/ "$PARENT" 2>/dev/null
-}
+test_cleanup() { remove_cgroup_tree "$PARENT"; }
 mkdir "$PARENT" "$PARENT/a" "$PARENT/b" "$PARENT/c" || fail "cannot create cgroups under $MNT"
 
 start_sh cul -M runq -k cgroup --culprits -j "${HIER[@]}"

@@ -22,32 +22,8 @@ need_root
 CHECK=tests/prom-check.py
 
 PERIOD_US=100000 QUOTA_US=10000
-MNT=$(cgroup_mount)
-if [ -n "$MNT" ] && grep -qw cpu "$MNT/cgroup.controllers" 2>/dev/null; then
-	HIER=()
-	PARENT=$MNT/schedhist-pthr-$$
-	mkdir "$PARENT" || fail "cannot create $PARENT"
-	echo +cpu >"$PARENT/../cgroup.subtree_control" 2>/dev/null
-	echo +cpu >"$PARENT/cgroup.subtree_control" || fail "cannot enable the cpu controller"
-	mkdir "$PARENT/t" "$PARENT/u" || fail "cannot create cgroups"
-	echo "$QUOTA_US $PERIOD_US" >"$PARENT/t/cpu.max" || fail "cannot set cpu.max"
-else
-	MNT=$(cgroup_mount cpu)
-	[ -n "$MNT" ] || skip "no cpu controller on cgroup2 nor on a v1 hierarchy"
-	HIER=(--cgroup-hier cpu)
-	PARENT=$MNT/schedhist-pthr-$$
-	mkdir "$PARENT" "$PARENT/t" "$PARENT/u" || fail "cannot create cgroups under $MNT"
-	echo $PERIOD_US >"$PARENT/t/cpu.cfs_period_us" &&
-		echo $QUOTA_US >"$PARENT/t/cpu.cfs_quota_us" || fail "cannot set the quota"
-fi
-test_cleanup() {
-	local d p
-	for d in "$PARENT"/*/; do
-		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-	done
-	sleep 0.1
-	rmdir "$PARENT"/*/ "$PARENT" 2>/dev/null
-}
+quota_cgroups schedhist-pthr "$PERIOD_US" "$QUOTA_US"
+test_cleanup() { remove_cgroup_tree "$PARENT"; }
 
 # cg_stat X: "nr_throttled throttled_ns" of cgroup X (v2 throttled_usec, v1 throttled_time)
 cg_stat() {
