@@ -16,6 +16,40 @@ free_port() {
 	fail "no free TCP port in 19000-19999"
 }
 
+# start_prometheus PORT [FLAGS...]: Debian's prometheus with the config
+# $TMP/prometheus.yml, its data in $TMP/tsdb, its log in
+# $TMP/prometheus.log, listening on 127.0.0.1:PORT (FLAGS: more of its
+# options). Sets prom (its pid, also in CHILD_PIDS) and API (its URL).
+start_prometheus() {
+	local port=$1
+	shift
+	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+		--web.listen-address="127.0.0.1:$port" --log.level=warn "$@" \
+		>"$TMP/prometheus.log" 2>&1 &
+	prom=$!
+	CHILD_PIDS+=("$prom")
+	API="http://127.0.0.1:$port"
+}
+
+# prometheus_ready: wait until it answers /-/ready (a hang guard of 30 s).
+prometheus_ready() {
+	local i
+	for i in $(seq 1 150); do
+		curl -sf --max-time 1 "$API/-/ready" >/dev/null && return 0
+		kill -0 "$prom" 2>/dev/null || { cat "$TMP/prometheus.log"; fail "prometheus exited at start"; }
+		[ "$i" -lt 150 ] || { cat "$TMP/prometheus.log"; fail "prometheus not ready within 30 s"; }
+		sleep 0.2
+	done
+}
+
+# stop_prometheus: SIGTERM, SIGKILL after 10 s, and reap it.
+stop_prometheus() {
+	kill -TERM "$prom" 2>/dev/null
+	for _ in $(seq 1 100); do kill -0 "$prom" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$prom" 2>/dev/null
+	wait "$prom" 2>/dev/null
+}
+
 # scrape PORT [CURL ARGS...]: the body of GET /metrics (fails the test on error).
 scrape() {
 	local port=$1

@@ -46,18 +46,7 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$port']
 EOF
-prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address="127.0.0.1:$prom_port" --log.level=warn \
-	--enable-feature=native-histograms >"$TMP/prometheus.log" 2>&1 &
-prom=$!
-CHILD_PIDS+=("$prom")
-stop_prometheus() {
-	kill -TERM "$prom" 2>/dev/null
-	for _ in $(seq 1 100); do kill -0 "$prom" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$prom" 2>/dev/null
-	wait "$prom" 2>/dev/null
-}
-API="http://127.0.0.1:$prom_port"
+start_prometheus "$prom_port" --enable-feature=native-histograms
 # query NAME PROMQL [TIME]: Prometheus' JSON answer into $TMP/NAME.json
 query() {
 	not_reports "$TMP/$1.json"	# Prometheus' answer, not a report

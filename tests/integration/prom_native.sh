@@ -55,24 +55,8 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$sh_port']
 EOF
-prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address="127.0.0.1:$prom_port" --log.level=warn \
-	--enable-feature=native-histograms >"$TMP/prometheus.log" 2>&1 &
-prom=$!
-CHILD_PIDS+=("$prom")
-stop_prometheus() {
-	kill -TERM "$prom" 2>/dev/null
-	for _ in $(seq 1 100); do kill -0 "$prom" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$prom" 2>/dev/null
-	wait "$prom" 2>/dev/null
-}
-API="http://127.0.0.1:$prom_port"
-for i in $(seq 1 150); do
-	curl -sf --max-time 1 "$API/-/ready" >/dev/null && break
-	kill -0 "$prom" 2>/dev/null || { cat "$TMP/prometheus.log"; fail "prometheus exited at start"; }
-	[ "$i" -lt 150 ] || { cat "$TMP/prometheus.log"; fail "prometheus not ready within 30 s"; }
-	sleep 0.2
-done
+start_prometheus "$prom_port" --enable-feature=native-histograms
+prometheus_ready
 
 # a few scrapes of the empty series before the workload (Prometheus starts
 # scraping some seconds after it is ready: a hang guard, not a bound on speed)
