@@ -46,9 +46,12 @@
  *            [other] entry, which the poller creates before attaching.
  *   culprit_map  (--culprits) per-CPU hash, (key of the waiting task, key
  *            of the task that held the CPU when the wait ended) -> count
- *            and sum of those run-queue waits. One lookup per runq wait.
- *            The poller removes idle entries; a pair that finds the map
- *            full is counted (culprit_lost) and shows under [rest].
+ *            and sum of those run-queue waits. Each CPU first adds a wait
+ *            to its pair cache in pcpu (struct sh_culprit_ent): a pair
+ *            goes to the map only when another one takes its cache
+ *            entry. The poller removes idle entries; a pair that finds
+ *            the map full is counted (culprit_lost) and shows under
+ *            [rest].
  *   stack_map  (--stacks) per-CPU hash, key -> the kernel stack of the task
  *            whose wait is its epoch's max, per metric and epoch parity.
  *            Written only when a wait becomes a new max: a task being
@@ -554,45 +557,94 @@ static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
 }
 
 /*
+ * --culprits: add @add (count, sum and, for pid/tid keys, the culprit's
+ * name; on the stack) to pair @ck in the culprit map. False when no
+ * entry could be made for the pair (the map is full).
+ */
+static __noinline bool blame_map(const struct sh_culprit_key *ck, const struct sh_culprit_val *add)
+{
+	struct sh_culprit_val *v;
+	long err;
+
+	if (!ck || !add)
+		return false;
+	v = bpf_map_lookup_elem(&culprit_map, ck);
+	if (!v) {
+		err = bpf_map_update_elem(&culprit_map, ck, add, BPF_NOEXIST);
+		if (!err)
+			return true;
+		/* made meanwhile on another CPU: this CPU's copy is zero */
+		if (err != -EEXIST || !(v = bpf_map_lookup_elem(&culprit_map, ck)))
+			return false;
+	}
+	v->count += add->count;
+	v->sum_ns += add->sum_ns;
+	if (key_type == SH_KEY_PID || key_type == SH_KEY_TID)
+		copy_comm(v->comm, add->comm);
+	return true;
+}
+
+/* Pair cache entry of @ck: a multiplicative hash, the waiter's and the culprit's apart. */
+static __always_inline __u32 ccache_index(const struct sh_culprit_key *ck)
+{
+	const __u64 *w = (const __u64 *)&ck->waiter, *c = (const __u64 *)&ck->culprit;
+	__u64 h = (w[0] ^ w[1] ^ w[2]) * 0x9E3779B97F4A7C15ULL ^
+		  (c[0] ^ c[1] ^ c[2]) * 0xC2B2AE3D27D4EB4FULL;
+
+	return (__u32)(h >> 59) & (SH_CCACHE - 1);
+}
+
+/*
  * --culprits: a run-queue wait of @d ns recorded under @waiter ended with
- * @prev leaving the CPU: count it against @prev's key (see the map).
+ * @prev leaving the CPU: count it against @prev's key, in this CPU's
+ * pair cache (struct sh_culprit_ent). A pair that is not there takes its
+ * entry; the pair it replaces moves to the culprit map. While the poller
+ * reads, nothing moves: a pair that is not in the cache goes to the map.
  */
 static __always_inline void blame(struct sh_pcpu *pc, const struct sh_key *waiter,
 				  struct task_struct *prev, __u64 d)
 {
 	struct sh_culprit_key ck = {};
-	struct sh_culprit_val *v, nv = {};
+	struct sh_culprit_ent *e;
 	bool named = key_type == SH_KEY_PID || key_type == SH_KEY_TID;
-	long err;
+	const __u64 *a, *b;
 
 	ck.waiter = *waiter;
 	if (prev->pid)
 		task_key(prev, &ck.culprit);
 	else
 		ck.culprit.id = SH_IDLE_ID;
-	v = bpf_map_lookup_elem(&culprit_map, &ck);
-	if (v) {
-		v->count++;
-		v->sum_ns += d;
+	e = &pc->ccache[ccache_index(&ck)];
+	a = (const __u64 *)&e->key;
+	b = (const __u64 *)&ck;
+	if (e->v.count && a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] &&
+	    a[4] == b[4] && a[5] == b[5]) {
+		e->v.count++;
+		e->v.sum_ns += d;
 		if (named)
-			copy_comm(v->comm, prev->comm);
+			copy_comm(e->v.comm, prev->comm);
 		return;
 	}
-	nv.count = 1;
-	nv.sum_ns = d;
-	if (named)
-		copy_comm(nv.comm, prev->comm);
-	err = bpf_map_update_elem(&culprit_map, &ck, &nv, BPF_NOEXIST);
-	if (err == -EEXIST) {	/* made meanwhile on another CPU: this CPU's copy is zero */
-		v = bpf_map_lookup_elem(&culprit_map, &ck);
-		if (v) {
-			v->count++;
-			v->sum_ns += d;
-			return;
-		}
+	if (sh_reading) {
+		struct sh_culprit_val one = { .count = 1, .sum_ns = d };
+
+		if (named)
+			copy_comm(one.comm, prev->comm);
+		if (!blame_map(&ck, &one))
+			pc->culprit_lost++;
+		return;
 	}
-	if (err)
-		pc->culprit_lost++;
+	if (e->v.count) {
+		struct sh_culprit_val old = e->v;
+
+		if (!blame_map(&e->key, &old))
+			pc->culprit_lost += old.count;
+	}
+	e->key = ck;
+	e->v.count = 1;
+	e->v.sum_ns = d;
+	if (named)
+		copy_comm(e->v.comm, prev->comm);
 }
 
 /* An event of metric @m that is not recorded, for reason @stat. */

@@ -215,23 +215,6 @@ enum sh_stat {
 };
 
 /*
- * Value of the per-CPU array (one element): the counters and, for key
- * "none" and for key "cpu", the histograms themselves (one per metric
- * measured, in enum order, as in a key-map value), so that those keys
- * cost a single map lookup per event.
- */
-struct sh_pcpu {
-	__u64 stats[SH_METRIC_NR][SH_STAT_NR];
-	__u64 reclaimed;		/* keys the kernel folded into [exited] */
-	/*
-	 * --culprits: runq waits whose (key, culprit) entry could not be
-	 * made (culprit map full); the poller counts them under [rest]
-	 */
-	__u64 culprit_lost;
-	struct sh_hist hist[SH_METRIC_NR];
-};
-
-/*
  * --culprits. Key of the culprit map: the key a run-queue wait was
  * recorded under (@waiter, as in the key map, [other] included) and the
  * key, of the same type, of the task that held the CPU when the waiting
@@ -251,6 +234,42 @@ struct sh_culprit_val {
 	__u64 count;			/* waits that ended behind the culprit */
 	__u64 sum_ns;			/* their sum, ns */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: the culprit's latest name */
+};
+
+/*
+ * --culprits: one entry of a CPU's pair cache (struct sh_pcpu::ccache).
+ * A CPU's run-queue waits keep coming behind the same few (waiter,
+ * culprit) pairs, so each CPU adds its waits to a small direct-mapped
+ * cache of pairs and moves an entry's count and sum into the culprit map
+ * only when another pair takes its place: most waits cost no map
+ * operation. A pair's total is its map value plus every CPU's cache
+ * entry for it; moves wait while the poller reads (sh_reading), so a
+ * reading never sees a count in both places. @v.count 0: empty.
+ */
+struct sh_culprit_ent {
+	struct sh_culprit_key key;
+	struct sh_culprit_val v;
+};
+
+/* Entries of a CPU's pair cache: a power of two. */
+#define SH_CCACHE 16
+
+/*
+ * Value of the per-CPU array (one element): the counters and, for key
+ * "none" and for key "cpu", the histograms themselves (one per metric
+ * measured, in enum order, as in a key-map value), so that those keys
+ * cost a single map lookup per event.
+ */
+struct sh_pcpu {
+	__u64 stats[SH_METRIC_NR][SH_STAT_NR];
+	__u64 reclaimed;		/* keys the kernel folded into [exited] */
+	/*
+	 * --culprits: runq waits whose (key, culprit) entry could not be
+	 * made (culprit map full); the poller counts them under [rest]
+	 */
+	__u64 culprit_lost;
+	struct sh_hist hist[SH_METRIC_NR];
+	struct sh_culprit_ent ccache[SH_CCACHE];	/* --culprits: see above */
 };
 
 /*

@@ -146,6 +146,62 @@ int culprits_ingest(struct sh_culprits *c, const struct sh_culprit_key *key,
 	return 0;
 }
 
+void culprits_begin(struct sh_culprits *c)
+{
+	c->gen++;
+}
+
+int culprits_add(struct sh_culprits *c, const struct sh_culprit_key *key,
+		 const struct sh_culprit_val *vals, int nvals, bool cached)
+{
+	struct sh_cpair *p = pair_get(c, key);
+	int i;
+
+	if (!p)
+		return -ENOMEM;
+	if (p->acc_gen != c->gen) {
+		p->acc_gen = c->gen;
+		p->acc_count = p->acc_sum = 0;
+		p->acc_cached = false;
+	}
+	for (i = 0; i < nvals; i++) {
+		p->acc_count += vals[i].count;
+		p->acc_sum += vals[i].sum_ns;
+		if (vals[i].comm[0])
+			memcpy(p->comm, vals[i].comm, SH_COMM_LEN);
+	}
+	p->comm[SH_COMM_LEN - 1] = '\0';
+	p->acc_cached |= cached;
+	return 0;
+}
+
+void culprits_end(struct sh_culprits *c)
+{
+	struct sh_cpair *p;
+	size_t i;
+
+	for (i = 0; i < c->nslots; i++)
+		for (p = c->table[i]; p; p = p->next) {
+			if (p->acc_gen != c->gen) {
+				p->cached = false;
+				continue;
+			}
+			if (p->gone) {
+				/* made again by the kernel since we removed it: from zero */
+				p->raw_count = p->raw_sum = 0;
+				p->gone = false;
+			}
+			p->d_count += p->acc_count - p->raw_count;
+			p->d_sum += p->acc_sum - p->raw_sum;
+			p->c_count += p->acc_count - p->raw_count;
+			p->c_sum += p->acc_sum - p->raw_sum;
+			p->raw_count = p->acc_count;
+			p->raw_sum = p->acc_sum;
+			p->gen = c->gen;
+			p->cached = p->acc_cached;
+		}
+}
+
 /* qsort: pairs by waiter key, then larger sum first, then culprit key */
 static bool sort_cum;
 
@@ -366,7 +422,7 @@ void culprits_sweep(struct sh_culprits *c, culprit_remove_fn remove, void *ctx)
 			 * values read with the removal (what came since the
 			 * reading belongs to the next interval)
 			 */
-			if (idle && !p->gone) {
+			if (idle && !p->gone && !p->cached) {
 				if (!remove)
 					p->gone = true;
 				else if (!remove(ctx, &p->key, c->vals))

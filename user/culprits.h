@@ -47,7 +47,11 @@ struct sh_cpair {
 	__u64 c_count, c_sum;		/* since start */
 	char comm[SH_COMM_LEN];
 	__u32 gen;			/* reading it was last seen in */
+	__u32 acc_gen;			/* reading being summed in acc_* */
+	__u64 acc_count, acc_sum;	/* the reading: map value plus CPUs' cache entries */
 	bool gone;			/* removed from the kernel map (idle) */
+	bool cached;			/* in a CPU's pair cache at the last reading */
+	bool acc_cached;		/* ... in this one */
 };
 
 struct sh_culprits {
@@ -78,6 +82,19 @@ void culprits_free(struct sh_culprits *c);
  */
 int culprits_ingest(struct sh_culprits *c, const struct sh_culprit_key *key,
 		    const struct sh_culprit_val *vals, bool final);
+
+/*
+ * One reading: culprits_begin(), then culprits_add() for every pair of
+ * the culprit map (@cached false, @vals its ncpus values) and every
+ * non-empty entry of every CPU's pair cache (@cached true, one value),
+ * then culprits_end(): a pair's total is the sum of what was added for
+ * it. The kernel moves nothing between cache and map while the poller
+ * reads (sh_reading), so no count is added twice.
+ */
+void culprits_begin(struct sh_culprits *c);
+int culprits_add(struct sh_culprits *c, const struct sh_culprit_key *key,
+		 const struct sh_culprit_val *vals, int nvals, bool cached);
+void culprits_end(struct sh_culprits *c);
 
 /*
  * Give each non-synthetic group of runq report @r its culprit list
@@ -112,7 +129,9 @@ typedef int (*culprit_remove_fn)(void *ctx, const struct sh_culprit_key *key,
  * After the report: remove the pairs that did not change this interval
  * with @remove(@ctx, ...) (their final values count in the next
  * interval), so the kernel map holds the pairs in use; @remove NULL:
- * the poller's side only (the pair is taken as removed).
+ * the poller's side only (the pair is taken as removed). A pair in a
+ * CPU's pair cache at the last reading stays: part of its total is
+ * there, and a removal would count it again.
  */
 void culprits_sweep(struct sh_culprits *c, culprit_remove_fn remove, void *ctx);
 

@@ -24,23 +24,20 @@ static int read_one_by_one(struct sh_culprits *c, int fd)
 		prev = &cur;
 		if (bpf_map_lookup_elem(fd, &cur, c->vals))
 			continue;	/* removed meanwhile */
-		err = culprits_ingest(c, &cur, c->vals, false);
+		err = culprits_add(c, &cur, c->vals, c->ncpus, false);
 		if (err)
 			return err;
 	}
 	return errno == ENOENT ? 0 : -errno;
 }
 
-int culprits_read(struct sh_culprits *c, int fd, __u64 lost_raw)
+static int read_map(struct sh_culprits *c, int fd)
 {
 	struct sh_culprit_key in, out;
 	void *inp = NULL;
 	__u32 n, i;
 	int last, err;
 
-	c->gen++;
-	c->lost = lost_raw - c->lost_raw;
-	c->lost_raw = lost_raw;
 	if (c->no_batch)
 		return read_one_by_one(c, fd);
 	for (;;) {
@@ -54,7 +51,8 @@ int culprits_read(struct sh_culprits *c, int fd, __u64 lost_raw)
 			return -errno;
 		}
 		for (i = 0; i < n; i++) {
-			err = culprits_ingest(c, &c->keys[i], c->vals + (size_t)i * c->ncpus, false);
+			err = culprits_add(c, &c->keys[i], c->vals + (size_t)i * c->ncpus,
+					   c->ncpus, false);
 			if (err)
 				return err;
 		}
@@ -63,6 +61,30 @@ int culprits_read(struct sh_culprits *c, int fd, __u64 lost_raw)
 		in = out;
 		inp = &in;
 	}
+}
+
+int culprits_read(struct sh_culprits *c, int fd, const struct sh_pcpu *pcpu, int ncpus)
+{
+	__u64 lost = 0;
+	int cpu, i, err;
+
+	culprits_begin(c);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		lost += pcpu[cpu].culprit_lost;
+	c->lost = lost - c->lost_raw;
+	c->lost_raw = lost;
+	err = read_map(c, fd);
+	/* what each CPU's pair cache holds is part of its pair's total */
+	for (cpu = 0; !err && cpu < ncpus; cpu++)
+		for (i = 0; !err && i < SH_CCACHE; i++) {
+			const struct sh_culprit_ent *e = &pcpu[cpu].ccache[i];
+
+			if (e->v.count)
+				err = culprits_add(c, &e->key, &e->v, 1, true);
+		}
+	if (!err)
+		culprits_end(c);
+	return err;
 }
 
 
@@ -132,14 +154,9 @@ int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bo
 
 int extras_read(struct sh_extras *x, const struct sh_pcpu *pcpu, int ncpus)
 {
-	__u64 lost = 0;
-	int c;
-
 	if (!x->culprits)
 		return 0;
-	for (c = 0; c < ncpus; c++)
-		lost += pcpu[c].culprit_lost;
-	return culprits_read(&x->cul, x->culprit_fd, lost);
+	return culprits_read(&x->cul, x->culprit_fd, pcpu, ncpus);
 }
 
 int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,

@@ -121,15 +121,23 @@ static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *u
  * while it runs; @fresh: it starts an interval. 0, or -1 after saying why.
  */
 static int read_maps(struct sh_loader *l, struct sh_snapshot *snaps, int nsnap,
-		     struct sh_reader *rd, const struct sh_maps *maps, bool fresh)
+		     struct sh_reader *rd, const struct sh_maps *maps, struct sh_extras *xt,
+		     bool fresh)
 {
 	int err;
 
 	loader_read_begin(l);
 	err = snapshot_read(snaps, nsnap, rd, maps, loader_next_epoch(l), fresh);
+	if (err) {
+		loader_read_end(l);
+		pr_warn("cannot read BPF maps: %s\n", strerror(-err));
+		return -1;
+	}
+	/* in the same hold: the pair caches were read with the per-CPU array */
+	err = extras_read(xt, rd->pcpu, l->ncpus);
 	loader_read_end(l);
 	if (err)
-		pr_warn("cannot read BPF maps: %s\n", strerror(-err));
+		pr_warn("cannot read the culprit map: %s\n", strerror(-err));
 	return err ? -1 : 0;
 }
 
@@ -276,14 +284,9 @@ static int report_tick(struct poller *p, double span_s, int *ret)
 	struct sh_tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
 				.cg = p->use_cg ? &p->cg : NULL,
 				.culprits = p->xt.culprits ? &p->xt.cul : NULL };
-	int i, end = 0, err;
+	int i, end = 0;
 
 	name_cgroups(p);
-	if ((err = extras_read(&p->xt, p->rd.pcpu, p->l.ncpus))) {
-		pr_warn("cannot read the culprit map: %s\n", strerror(-err));
-		*ret = SH_EXIT_FAIL;
-		return -1;
-	}
 	for (i = 0; i < p->nsnap; i++) {
 		if (p->snaps[i].wraps) {
 			pr_warn("more than 2^32 events between two readings: counts of "
@@ -359,7 +362,7 @@ static int run(struct poller *p)
 			if (t < last_read + period)
 				continue;
 			/* a reading between reports: it only keeps the counts exact */
-			if (read_maps(&p->l, p->snaps, p->nsnap, &p->rd, &p->maps, fresh))
+			if (read_maps(&p->l, p->snaps, p->nsnap, &p->rd, &p->maps, &p->xt, fresh))
 				return SH_EXIT_FAIL;
 			fresh = false;
 			last_read = t;
@@ -373,7 +376,7 @@ static int run(struct poller *p)
 		/* the last report: exact counts, nothing runs once detached */
 		if (final || (o->count && printed + 1 >= o->count))
 			loader_detach(&p->l);
-		if (read_maps(&p->l, p->snaps, p->nsnap, &p->rd, &p->maps, fresh))
+		if (read_maps(&p->l, p->snaps, p->nsnap, &p->rd, &p->maps, &p->xt, fresh))
 			return SH_EXIT_FAIL;
 		fresh = true;
 		last_read = t;

@@ -151,6 +151,83 @@ static int each_fn(void *ctx, const struct sh_group *g, const struct sh_culprit 
 	return 0;
 }
 
+/*
+ * The pair caches: a pair's total is its map value plus the CPUs' cache
+ * entries for it, a move from cache to map changes no total, and a pair
+ * in a cache is never removed from the map (part of its total is there).
+ */
+static int removed_plain;
+
+static int plain_remove(void *ctx, const struct sh_culprit_key *key, struct sh_culprit_val *vals)
+{
+	(void)key;
+	memcpy(vals, ctx, NCPU * sizeof(*vals));	/* what the map held */
+	removed_plain++;
+	return 0;
+}
+
+static void add(struct sh_culprits *c, __u64 w, __u64 cu, __u64 n, __u64 s, bool cached)
+{
+	struct sh_culprit_val v[NCPU] = { { .count = n, .sum_ns = s } };
+	struct sh_culprit_key k = pair(w, cu);
+
+	CHECK(!culprits_add(c, &k, v, cached ? 1 : NCPU, cached));
+}
+
+static void test_culprits_cache(void)
+{
+	struct sh_culprit_val map200[NCPU] = { { .count = 5, .sum_ns = 50 } };
+	struct sh_culprits c;
+	struct sh_report r;
+	struct sh_group g;
+	const struct sh_culprit_list *l;
+
+	CHECK(!culprits_init(&c, NCPU, false));
+	/* reading 1: (10,200) in the map and in CPU 0's cache, (10,201) in CPU 1's cache only */
+	culprits_begin(&c);
+	add(&c, 10, 200, 3, 30, false);
+	add(&c, 10, 200, 2, 20, true);
+	add(&c, 10, 201, 4, 40, true);
+	culprits_end(&c);
+	one_group(&r, &g, 9, 90);
+	CHECK(!culprits_attach(&c, &r, NULL, 1));
+	l = g.culprits;
+	CHECK(l && l->n == 2 && !l->rest);
+	if (!l || l->n != 2)
+		return;
+	CHECK(!strcmp(l->c[0].name, "200") && l->c[0].count == 5 && l->c[0].sum_ns == 50);
+	CHECK(!strcmp(l->c[1].name, "201") && l->c[1].count == 4 && l->c[1].sum_ns == 40);
+	culprits_sweep(&c, plain_remove, map200);
+	CHECK_EQ_U64(removed_plain, 0);
+
+	/* reading 2: CPU 0 moved (10,200) into the map; nothing new anywhere */
+	culprits_begin(&c);
+	add(&c, 10, 200, 5, 50, false);
+	add(&c, 10, 201, 4, 40, true);
+	culprits_end(&c);
+	one_group(&r, &g, 0, 0);
+	CHECK(!culprits_attach(&c, &r, NULL, 2));
+	CHECK(g.culprits == NULL);
+	/* both idle: (10,200) leaves the map, (10,201) is in a cache and stays */
+	culprits_sweep(&c, plain_remove, map200);
+	CHECK_EQ_U64(removed_plain, 1);
+
+	/* reading 3: one more wait behind 201 (in the cache), one behind 200 (a new map entry) */
+	culprits_begin(&c);
+	add(&c, 10, 201, 5, 50, true);
+	add(&c, 10, 200, 1, 7, false);
+	culprits_end(&c);
+	one_group(&r, &g, 2, 17);
+	CHECK(!culprits_attach(&c, &r, NULL, 3));
+	l = g.culprits;
+	CHECK(l && l->n == 2 && !l->rest);
+	if (l && l->n == 2) {
+		CHECK(!strcmp(l->c[0].name, "201") && l->c[0].count == 1 && l->c[0].sum_ns == 10);
+		CHECK(!strcmp(l->c[1].name, "200") && l->c[1].count == 1 && l->c[1].sum_ns == 7);
+	}
+	culprits_free(&c);
+}
+
 static void test_culprits_each(void)
 {
 	struct sh_culprits c;
@@ -346,6 +423,7 @@ int main(void)
 {
 	TEST(test_culprits_rank);
 	TEST(test_culprits_remove);
+	TEST(test_culprits_cache);
 	TEST(test_culprits_each);
 	TEST(test_ksyms);
 	TEST(test_stacks_pick);
