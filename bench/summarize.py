@@ -251,8 +251,9 @@ if pollers:
       "ticks, too coarse below 10 ms. Memory: bytes_memlock of the maps (bpftool map show).")
     p("")
     p("| live keys | output | CPU ms / interval | utime+stime ms / interval | VmHWM MiB "
-      "| VmRSS MiB (steady) | hists bytes_memlock KiB | all maps KiB |")
-    p("|---|---|---|---|---|---|---|---|")
+      "| VmRSS MiB (steady) | slots KiB | hists KiB | keydir KiB | all maps KiB |")
+    p("|---|---|---|---|---|---|---|---|---|---|")
+    kib = lambda a, m: cell({r: v / 1024 for r, v in series(a, m).items()}, '{:.0f}')
     for a in pollers:
         n = a.split(":")[1]
         mode = a.split(":")[2] if a.count(":") > 1 else "text"
@@ -262,37 +263,52 @@ if pollers:
           f"| {cell(series(a, 'cpu_ticks_ms_per_interval'), '{:.1f}')} "
           f"| {cell({r: v / 1024 for r, v in series(a, 'rss_kb').items()}, '{:.1f}')} "
           f"| {cell({r: v / 1024 for r, v in series(a, 'rss_now_kb').items()}, '{:.1f}')} "
-          f"| {cell({r: v / 1024 for r, v in series(a, 'memlock_hists').items()}, '{:.0f}')} "
+          f"| {kib(a, 'memlock_slots')} | {kib(a, 'memlock_hists')} | {kib(a, 'memlock_keydir')} "
           f"| {cell({r: v / 1024 for r, v in total.items()}, '{:.0f}')} |")
     p("")
-    # least squares of hists memlock against its entries (N keys + [other])
-    # entries: N keys + [other] + [exited]
-    pts = [(int(a.split(":")[1]) + 2, med(series(a, "memlock_hists")))
-           for a in pollers if a.count(":") == 1]
-    pts = [(x, y) for x, y in pts if y is not None]
-    if len(pts) >= 2:
-        mx = sum(x for x, _ in pts) / len(pts)
-        my = sum(y for _, y in pts) / len(pts)
-        slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
-        fixed = my - slope * mx
-        ncpu = int(args.possible_cpus) if args.possible_cpus.isdigit() else int(args.cpus)
-        elem = slope - ncpu * HIST_BYTES
-        big = BIG_KEYS * (BIG_CPUS * HIST_BYTES + elem) + fixed
-        fit = big
+    # The memory model (user/loader.h): the first keys go to the slot array,
+    # allocated whole; the others to the key map (one element each, per-CPU
+    # histograms); every key has a key directory entry.
+    ncpu = int(args.possible_cpus) if args.possible_cpus.isdigit() else int(args.cpus)
+    MAX_KEYS, SLOTS_MAX, SLOT_BYTES = 10240, 1024, 4 << 20
+    nslots = lambda cpus: min(MAX_KEYS // 2, SLOTS_MAX, SLOT_BYTES // (HIST_BYTES * cpus))
+    S = nslots(ncpu)
+    pts = {int(a.split(":")[1]): a for a in pollers}
+    small = [n for n in pts if n <= S]
+    big = [n for n in pts if n > S]
+    m = lambda n, what: med(series(pts[n], "memlock_" + what))
+    if small and big and all(m(n, w) is not None for n in small + big for w in ("hists", "keydir")):
+        n0, n1 = max(small), max(big)
+        # key map: empty but [other], [exited] and its buckets at n0; n1 - S keys at n1
+        per_key = (m(n1, "hists") - m(n0, "hists")) / (n1 - S)
+        elem = per_key - ncpu * HIST_BYTES
+        hfixed = m(n0, "hists")
+        dir_key = (m(n1, "keydir") - m(n0, "keydir")) / (n1 - n0)
+        dfixed = m(n0, "keydir") - n0 * dir_key
+        slots_b = med(series(pts[n0], "memlock_slots")) or 0
+        Sb = nslots(BIG_CPUS)
+        big_slots = Sb * BIG_CPUS * HIST_BYTES
+        big_hash = (BIG_KEYS - Sb) * (BIG_CPUS * HIST_BYTES + elem) + hfixed
+        big_dir = BIG_KEYS * dir_key + dfixed
+        fit = big_slots + big_hash + big_dir
         p("### Map memory")
         p("")
-        p(f"Fit of the key map's bytes_memlock over the runs above: {slope:.0f} B per key "
-          f"({ncpu} possible CPUs x {HIST_BYTES} B of histogram = {ncpu * HIST_BYTES} B, plus "
-          f"{elem:.0f} B of element, key and per-CPU pointer), and {fixed / 1024:.0f} KiB fixed "
-          "(the bucket array: 16 B x --max-keys rounded up to a power of two).")
+        p(f"Here ({ncpu} possible CPUs, one metric): {S} slots, {slots_b / 1024:.0f} KiB allocated "
+          f"whole; the key map holds the keys beyond them: {per_key:.0f} B per key "
+          f"({ncpu} x {HIST_BYTES} B of histogram plus {elem:.0f} B of element, key and per-CPU "
+          f"pointer, fitted between {n0} and {n1} keys) and {hfixed / 1024:.0f} KiB fixed (its "
+          f"bucket array and [other], [exited]); the key directory {dir_key:.0f} B per key and "
+          f"{dfixed / 1024:.0f} KiB fixed.")
         p("")
-        p(f"Formula: **keys x CPUs x {HIST_BYTES} B + keys x {elem:.0f} B + buckets**. For "
-          f"{BIG_KEYS} keys on a {BIG_CPUS}-CPU host: {BIG_KEYS} x {BIG_CPUS} x {HIST_BYTES} B "
-          f"= {BIG_KEYS * BIG_CPUS * HIST_BYTES / 2**20:.2f} MiB of histograms, "
-          f"**{big / 2**20:.2f} MiB** in all with the default --max-keys "
+        p(f"Formula: **slots x CPUs x {HIST_BYTES} B + (keys - slots) x (CPUs x {HIST_BYTES} B "
+          f"+ {elem:.0f} B) + keys x {dir_key:.0f} B + buckets**, slots = min(--max-keys / 2, "
+          f"{SLOTS_MAX}, 4 MiB / ({HIST_BYTES} B x CPUs)). For {BIG_KEYS} keys on a "
+          f"{BIG_CPUS}-CPU host: {Sb} slots ({big_slots / 2**20:.2f} MiB), {BIG_KEYS - Sb} keys in "
+          f"the key map ({big_hash / 2**20:.2f} MiB), the directory {big_dir / 2**20:.2f} MiB: "
+          f"**{fit / 2**20:.2f} MiB** ({fit / 1e6:.1f} MB) in all with the default --max-keys "
           f"(plus the one-element per-CPU array: {BIG_CPUS} x {args.pcpu_bytes} B, the task "
-          "table of the sched_info method: 40 B per entry, 1.25 MiB for the default 32768, "
-          "whatever the CPUs, in \"all maps\" above, and task storage: about 32 B per task "
+          "table of the sched_info method: 48 B per entry, 1.5 MiB for the default 32768, "
+          "whatever the CPUs, in \"all maps\" above, and task storage: about 40 B per task "
           "whose table entry is taken).")
         p("")
 

@@ -40,10 +40,19 @@
  *   pcpu     per-CPU array, one element: the event counters and, for the
  *            keys "none" and "cpu", the histograms themselves. One lookup
  *            per event for those keys.
- *   hists    per-CPU hash, key -> one histogram per metric, for the other
- *            keys. Per-CPU so the hot path increments plain memory: no
- *            atomics, no shared cache lines. When full, new keys go to the
- *            [other] entry, which the poller creates before attaching.
+ *   slots    per-CPU array, slot -> one histogram per metric, for the
+ *            first keys of the other key types (schedhist.h "Keys"); a
+ *            task keeps its key's slot index in its state, and finds its
+ *            histograms with two array lookups and a compare of the key
+ *            (slot_keys), no hash lookup. keydir (hash, key -> slot or
+ *            SH_SLOT_HASH) says where each key is; free_slots (a stack)
+ *            holds the free slots. Only the poller frees a slot: a key
+ *            whose task or cgroup is gone is marked here.
+ *   hists    per-CPU hash, key -> one histogram per metric, for the keys
+ *            made while no slot was free. Per-CPU (like slots) so the hot
+ *            path increments plain memory: no atomics, no shared cache
+ *            lines. When full, new keys go to the [other] entry, which
+ *            the poller creates before attaching.
  *   culprit_map  (--culprits) per-CPU hash, (key of the waiting task, key
  *            of the task that held the CPU when the wait ended) -> count
  *            and sum of those run-queue waits. Each CPU first adds a wait
@@ -60,7 +69,9 @@
  *
  * Reclaim: when a task is freed (sched_process_free: after its last
  * switch) or a cgroup released (cgroup_release: after its last css_set
- * reference), its key (-k tid, pid, cgroup) can take no more waits. While
+ * reference), its key (-k tid, pid, cgroup) can take no more waits. A key
+ * in a slot is marked (SH_BIRTH_DEAD) and the poller frees the slot at
+ * its next reading. For one in the key map: while
  * the map holds at most fold_above keys (512, or half the capacity) the
  * key is only marked (SH_BIRTH_DEAD):
  * the poller removes it at its next reading, atomically with reading its
@@ -104,6 +115,7 @@ const volatile __u32 fold_above = 0;		/* fold gone keys once more keys are live 
 const volatile bool culprits = false;		/* --culprits: blame runq waits on prev */
 const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
 const volatile __u32 task_mask = 0;		/* task table entries - 1 (a power of two - 1) */
+const volatile __u32 nr_slots = 0;		/* slots of the slot array, 0 = none */
 
 /* Advanced by the poller at each reading (see struct sh_hist). */
 volatile __u32 sh_epoch = 1;
@@ -148,6 +160,13 @@ struct task_core {
 	__u64 rd_base;	/* sched_info method: run_delay as of the last switch-in */
 	__u32 flags;	/* TS_* */
 	__u32 pcount;	/* sched_info method: the pcount expected at the next switch-in */
+	/*
+	 * keyed: the slot its key had at the last switch-in (valid while
+	 * slot_keys says the slot holds that key), or SH_SLOT_HASH: the key
+	 * map's
+	 */
+	__u32 kidx;
+	__u32 pad;
 };
 #define TS_SLEPT 1	/* the last switch-out was a sleep, not a preemption */
 #define TS_RD 2		/* rd_base is known */
@@ -218,6 +237,43 @@ struct {
 	__type(key, struct sh_key);
 	__type(value, struct sh_hist);
 } hists SEC(".maps");
+
+/*
+ * The slot array (see schedhist.h "Keys"): per-CPU histograms of the
+ * first keys, a slot per key, one histogram per metric (value size and
+ * max_entries set by the poller); slot_keys: the key each slot holds
+ * (SH_FREE_ID: none); keydir: key -> its slot, or SH_SLOT_HASH;
+ * free_slots: the free slots. The kernel takes slots; the poller frees
+ * them (a slot whose key is gone is only marked here).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sh_hist);
+} slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sh_key);
+} slot_keys SEC(".maps");
+
+/* not preallocated: a deleted entry is freed after a grace period, never reused under a reader */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, struct sh_key);
+	__type(value, __u32);
+} keydir SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK);
+	__uint(max_entries, 1);
+	__type(value, __u32);
+} free_slots SEC(".maps");
 
 /* The value a new key starts from: zero, with its birth set (per CPU). */
 struct {
@@ -426,41 +482,97 @@ static __always_inline void task_key(struct task_struct *t, struct sh_key *key)
 }
 
 /*
- * Histograms (one per metric) for @t's key, *@kp (zeroed by the caller),
- * created on first use; [other] once the map is full, with *@over the
- * reason (SH_STAT_MAP_FULL or SH_STAT_NO_MEM), else 0, and *@kp [other].
+ * -k tid: the task's latest name also goes to CPU 0's copy (on a change
+ * only), where the poller looks first; one task runs on one CPU at a
+ * time, so it has one writer. @h0: CPU 0's copy, looked up only then.
  */
-static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, __u32 cpu, int *over,
-						   struct sh_key *kp, const __u32 M_)
+static __always_inline bool comm_changed(const struct sh_hist *h, struct task_struct *t, __u32 cpu)
 {
-	struct sh_key key = {};
+	return key_type == SH_KEY_TID && cpu &&
+	       (((__u64 *)h->comm)[0] != ((__u64 *)t->comm)[0] ||
+		((__u64 *)h->comm)[1] != ((__u64 *)t->comm)[1]);
+}
+
+static __always_inline void comm_to_cpu0(struct sh_hist *h0, struct task_struct *t, const __u32 M_)
+{
+	if (!h0)
+		return;
+	if (HAS(SH_METRIC_OFFCPU))
+		copy_comm(h0[IDX(SH_METRIC_OFFCPU)].comm, t->comm);
+	if (HAS(SH_METRIC_RUNQ))
+		copy_comm(h0[IDX(SH_METRIC_RUNQ)].comm, t->comm);
+	if (HAS(SH_METRIC_BLOCKED))
+		copy_comm(h0[IDX(SH_METRIC_BLOCKED)].comm, t->comm);
+}
+
+/*
+ * Where @key is (see schedhist.h "Keys"): its slot, or SH_SLOT_HASH for
+ * the key map. A key seen for the first time takes a free slot, unless
+ * it is in the key map already (made while no slot was free); the key
+ * directory's entry, made with BPF_NOEXIST, settles a race between two
+ * CPUs making the same key.
+ */
+static __noinline __u32 key_slot(const struct sh_key *key)
+{
+	__u32 *ip, i = SH_SLOT_HASH, popped;
+	struct sh_key *sk = 0;
+	struct sh_hist *h = 0;
+	long err;
+
+	if (!key)
+		return SH_SLOT_HASH;
+	ip = bpf_map_lookup_elem(&keydir, key);
+	if (ip)
+		return *ip;
+	/* (an empty stack's pop zeroes the value: only a success names a slot) */
+	if (!bpf_map_lookup_elem(&hists, key) && !bpf_map_pop_elem(&free_slots, &popped)) {
+		i = popped;
+		h = bpf_map_lookup_elem(&slots, &i);
+		sk = bpf_map_lookup_elem(&slot_keys, &i);
+		if (!h || !sk) {
+			/* never: every slot index is below nr_slots */
+			bpf_map_push_elem(&free_slots, &i, 0);
+			return SH_SLOT_HASH;
+		}
+		/* the poller zeroed every CPU's copy when it freed the slot */
+		h->birth = __sync_fetch_and_add(&sh_births, 1) & SH_BIRTH_ID;
+	}
+	err = bpf_map_update_elem(&keydir, key, &i, BPF_NOEXIST);
+	if (!err) {
+		if (sk) {
+			*sk = *key;
+			__sync_fetch_and_add(&sh_keys_made, 1);
+		}
+		return i;
+	}
+	if (h) {
+		h->birth = 0;
+		bpf_map_push_elem(&free_slots, &i, 0);
+	}
+	/* made meanwhile on another CPU: where it went */
+	if (err == -EEXIST && (ip = bpf_map_lookup_elem(&keydir, key)))
+		return *ip;
+	return SH_SLOT_HASH;	/* no directory entry to be had: the key map */
+}
+
+/*
+ * Histograms (one per metric) for @t's key in the key map, *@kp (zeroed
+ * by the caller), created on first use; [other] once the map is full,
+ * with *@over the reason (SH_STAT_MAP_FULL or SH_STAT_NO_MEM), else 0,
+ * and *@kp [other].
+ */
+static __always_inline struct sh_hist *hash_hists(struct task_struct *t, __u32 cpu, int *over,
+						  struct sh_key *kp, const __u32 M_)
+{
+	struct sh_key key = *kp;
 	struct sh_hist *h, *nv;
 	__u32 zero = 0;
 	long err;
 
-	task_key(t, &key);
-	*kp = key;
 	h = bpf_map_lookup_elem(&hists, &key);
 	if (h) {
-		/*
-		 * -k tid: the task's latest name also goes to CPU 0's copy (on
-		 * a change only), where the poller looks first; one task runs
-		 * on one CPU at a time, so it has one writer
-		 */
-		if (key_type == SH_KEY_TID && cpu &&
-		    (((__u64 *)h->comm)[0] != ((__u64 *)t->comm)[0] ||
-		     ((__u64 *)h->comm)[1] != ((__u64 *)t->comm)[1])) {
-			struct sh_hist *h0 = bpf_map_lookup_percpu_elem(&hists, &key, 0);
-
-			if (h0) {
-				if (HAS(SH_METRIC_OFFCPU))
-					copy_comm(h0[IDX(SH_METRIC_OFFCPU)].comm, t->comm);
-				if (HAS(SH_METRIC_RUNQ))
-					copy_comm(h0[IDX(SH_METRIC_RUNQ)].comm, t->comm);
-				if (HAS(SH_METRIC_BLOCKED))
-					copy_comm(h0[IDX(SH_METRIC_BLOCKED)].comm, t->comm);
-			}
-		}
+		if (comm_changed(h, t, cpu))
+			comm_to_cpu0(bpf_map_lookup_percpu_elem(&hists, &key, 0), t, M_);
 		return h;
 	}
 	nv = bpf_map_lookup_elem(&newval, &zero);
@@ -480,6 +592,48 @@ static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, __u32 
 		*kp = key;
 	}
 	return bpf_map_lookup_elem(&hists, &key);
+}
+
+/*
+ * Histograms (one per metric) for @t's key, into *@kp (zeroed by the
+ * caller): its slot's when it has one (the slot index kept in @c, while
+ * the slot still holds that key: no hash lookup), else the key map's
+ * (hash_hists()).
+ */
+static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, struct task_core *c,
+						   __u32 cpu, int *over, struct sh_key *kp,
+						   const __u32 M_)
+{
+	struct sh_key key = {};
+	struct sh_hist *h;
+	__u32 i;
+
+	task_key(t, &key);
+	*kp = key;
+	i = c->kidx;
+	if (nr_slots && i != SH_SLOT_HASH) {
+		struct sh_key *sk = bpf_map_lookup_elem(&slot_keys, &i);
+
+		if (sk && sk->id == key.id && ((__u64 *)sk->comm)[0] == ((__u64 *)key.comm)[0] &&
+		    ((__u64 *)sk->comm)[1] == ((__u64 *)key.comm)[1])
+			goto slot;
+	} else {
+		h = bpf_map_lookup_elem(&hists, &key);
+		if (h) {
+			if (comm_changed(h, t, cpu))
+				comm_to_cpu0(bpf_map_lookup_percpu_elem(&hists, &key, 0), t, M_);
+			return h;
+		}
+	}
+	i = nr_slots ? key_slot(&key) : SH_SLOT_HASH;
+	c->kidx = i;
+	if (i == SH_SLOT_HASH)
+		return hash_hists(t, cpu, over, kp, M_);
+slot:
+	h = bpf_map_lookup_elem(&slots, &i);
+	if (h && comm_changed(h, t, cpu))
+		comm_to_cpu0(bpf_map_lookup_percpu_elem(&slots, &i, 0), t, M_);
+	return h;
 }
 
 /*
@@ -792,7 +946,7 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 		if (STACKS && KEY_TYPE == SH_KEY_CPU)
 			key.id = bpf_get_smp_processor_id();
 	} else {
-		h = keyed_hists(t, bpf_get_smp_processor_id(), &over, &key, M_);
+		h = keyed_hists(t, c, bpf_get_smp_processor_id(), &over, &key, M_);
 		if (!h) {
 			stat_all(pc, SH_STAT_SEEN, M_);
 			stat_all(pc, SH_STAT_DROPPED, M_);
@@ -982,9 +1136,10 @@ static long fold_cpu(__u32 cpu, struct fold_ctx *c)
 
 /*
  * The task or cgroup of @key is gone: no wait can be recorded under it
- * any more. Mark it for the poller, or (map over fold_above keys, poller not
- * reading) fold every CPU's copy into this CPU's [exited] and delete it;
- * see the top of this file. Runs in the RCU callback or workqueue that
+ * any more. A key in a slot is marked for the poller, which frees the
+ * slot. A key in the key map too, or (map over fold_above keys, poller
+ * not reading) every CPU's copy is folded into this CPU's [exited] and
+ * the key deleted; see the top of this file. Runs in the RCU callback or workqueue that
  * frees the object: never nested with itself on one CPU, so this CPU's
  * [exited] has one writer.
  */
@@ -994,8 +1149,18 @@ static __always_inline void reclaim(struct sh_key *key)
 	struct fold_ctx c = { .key = key };
 	struct sh_hist *h, *h0;
 	struct sh_pcpu *pc;
-	__u32 zero = 0;
+	__u32 zero = 0, *ip;
 
+	ip = nr_slots ? bpf_map_lookup_elem(&keydir, key) : 0;
+	if (ip && *ip != SH_SLOT_HASH) {
+		/* a slot: only marked, the poller frees it (a slot has no fold) */
+		__u32 i = *ip;
+
+		h = bpf_map_lookup_elem(&slots, &i);
+		if (h)
+			h->birth |= SH_BIRTH_DEAD;
+		return;
+	}
 	h = bpf_map_lookup_elem(&hists, key);
 	if (!h)
 		return;
@@ -1020,6 +1185,8 @@ static __always_inline void reclaim(struct sh_key *key)
 	if (!bpf_map_delete_elem(&hists, key)) {
 		pc->reclaimed++;
 		__sync_fetch_and_sub(&sh_live_keys, 1);
+		if (nr_slots)
+			bpf_map_delete_elem(&keydir, key);
 	}
 }
 

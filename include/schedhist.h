@@ -117,6 +117,18 @@ struct sh_key {
 #define SH_EXITED_ID (~0ULL - 1)
 
 /*
+ * Keys (-k comm, pid, tid, cgroup) live in one of two places: the first
+ * ones each in a slot of the slot array (a per-CPU array of histograms,
+ * found with no hash lookup: a task keeps its slot's index), the others
+ * in the key map (a per-CPU hash). The key directory (a hash, key ->
+ * slot index, or SH_SLOT_HASH for a key of the key map) says where each
+ * key is, so that no key is ever in both. A free slot's key
+ * (slot_keys) has the id SH_FREE_ID, which no task's key has.
+ */
+#define SH_SLOT_HASH 0xffffffffU
+#define SH_FREE_ID (~0ULL - 3)
+
+/*
  * The longest wait of one epoch, and who had it; and the shortest. An epoch is the time
  * between two readings by the poller.
  */

@@ -202,6 +202,30 @@ hists_map_id() {
 	return 1
 }
 
+# named_map_id PID NAME: id of the BPF map NAME of process PID.
+named_map_id() {
+	local id
+	for id in $(map_ids "$1"); do
+		bpftool map show id "$id" 2>/dev/null | grep -q " name $2 " && { echo "$id"; return 0; }
+	done
+	return 1
+}
+
+# map_max_entries ID: the capacity of map ID.
+map_max_entries() {
+	bpftool map show id "$1" | awk '{for (i = 1; i < NF; i++) if ($i == "max_entries") print $(i + 1)}'
+}
+
+# slot_keys ID: how many keys the key directory ID (schedhist's keydir)
+# says are in slots now (its values that are not SH_SLOT_HASH).
+slot_keys() {
+	bpftool map dump id "$1" -j 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+v = lambda e: e["formatted"]["value"] if "formatted" in e else int.from_bytes(bytes(int(x, 16) for x in e["value"]), "little")
+print(sum(1 for e in d if v(e) != 0xffffffff))'
+}
+
 # map_entries ID: how many keys map ID holds now.
 map_entries() {
 	bpftool map dump id "$1" -j 2>/dev/null |

@@ -177,6 +177,28 @@ static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vs
 }
 
 /*
+ * Before attaching: every slot free (slot_keys: SH_FREE_ID), and every
+ * slot index on the free stack, the last pushed first out: slots are
+ * taken from 0 up, so the poller reads a prefix of the array.
+ */
+static int init_slots(struct sh_loader *l)
+{
+	struct sh_key free_key = { .id = SH_FREE_ID };
+	__u32 i;
+
+	for (i = 0; i < l->nr_slots; i++)
+		if (bpf_map_update_elem(l->slot_keys_fd, &i, &free_key, BPF_ANY))
+			goto fail;
+	for (i = l->nr_slots; i-- > 0;)
+		if (bpf_map_update_elem(l->free_fd, NULL, &i, BPF_ANY))
+			goto fail;
+	return 0;
+fail:
+	pr_warn("cannot set up the slot array: %s\n", strerror(errno));
+	return -1;
+}
+
+/*
  * The sched_switch program for @sp: one compiled for its metric set where
  * there is one (sched_info method), in its plain form when nothing but
  * the metrics is asked for (key none or cpu, no filter, no --culprits, no
@@ -352,7 +374,22 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	bpf_map__set_max_entries(skel->maps.tasks, l->task_slots);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
-	bpf_map__set_max_entries(skel->maps.hists, keyed ? sp->max_keys + 2 : 1);
+	/*
+	 * the slot array takes the first keys, the key map the rest (and
+	 * [other], [exited]): --max-keys in all (see loader.h)
+	 */
+	l->nr_slots = keyed ? sp->max_keys / 2 : 0;
+	if (l->nr_slots > SH_SLOTS_MAX)
+		l->nr_slots = SH_SLOTS_MAX;
+	if (l->nr_slots && l->nr_slots > SH_SLOT_BYTES / (vsize * l->ncpus))
+		l->nr_slots = SH_SLOT_BYTES / (vsize * l->ncpus);
+	skel->rodata->nr_slots = l->nr_slots;
+	bpf_map__set_max_entries(skel->maps.hists, keyed ? sp->max_keys - l->nr_slots + 2 : 1);
+	bpf_map__set_max_entries(skel->maps.slots, l->nr_slots ? l->nr_slots : 1);
+	bpf_map__set_max_entries(skel->maps.slot_keys, l->nr_slots ? l->nr_slots : 1);
+	bpf_map__set_max_entries(skel->maps.free_slots, l->nr_slots ? l->nr_slots : 1);
+	/* every key of either place, and [other] and [exited] */
+	bpf_map__set_max_entries(skel->maps.keydir, l->nr_slots ? sp->max_keys + 2 : 1);
 	/*
 	 * --culprits: a few culprits per key (the poller removes idle pairs);
 	 * --stacks: one entry per key of the key map (key cpu: per CPU)
@@ -364,6 +401,7 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? sp->max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
 	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
+	    bpf_map__set_value_size(skel->maps.slots, vsize) ||
 	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
 		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
 		goto fail;
@@ -387,6 +425,12 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	l->pcpu_fd = bpf_map__fd(skel->maps.pcpu);
 	l->culprit_fd = sp->culprits ? bpf_map__fd(skel->maps.culprit_map) : -1;
 	l->stack_fd = sp->stacks ? bpf_map__fd(skel->maps.stack_map) : -1;
+	l->slots_fd = bpf_map__fd(skel->maps.slots);
+	l->slot_keys_fd = bpf_map__fd(skel->maps.slot_keys);
+	l->keydir_fd = bpf_map__fd(skel->maps.keydir);
+	l->free_fd = bpf_map__fd(skel->maps.free_slots);
+	if (l->nr_slots && init_slots(l))
+		goto fail;
 
 	/* made up front, so overflow and reclaim never need a new element */
 	if (keyed && make_entry(l, SH_OTHER_ID, "[other]", vsize))
@@ -399,8 +443,9 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		if (tps[i].want && attach(l, progs[i], links[i], tps[i].name))
 			goto fail;
 	pr_info("attached %d program(s), method %s, %d possible CPUs, key map capacity %u"
-		" + [other]%s, task table %u entries\n", l->nlinks, method_name(l->method),
-		l->ncpus, keyed ? sp->max_keys : 0, l->reclaims ? " + [exited]" : "",
+		" (%u in slots) + [other]%s, task table %u entries\n", l->nlinks,
+		method_name(l->method), l->ncpus, keyed ? sp->max_keys : 0, l->nr_slots,
+		l->reclaims ? " + [exited]" : "",
 		l->method == SH_METHOD_SCHED_INFO ? l->task_slots : 0);
 	return 0;
 fail:
@@ -415,7 +460,7 @@ fail:
  * Where that command is refused (nohz_full), a pause far longer than any
  * program run does the same in practice.
  */
-static void grace_period(void)
+void loader_grace_period(void)
 {
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		usleep(10000);
@@ -432,7 +477,7 @@ void loader_detach(struct sh_loader *l)
 	 * event as seen may not have recorded it yet: a grace period lets
 	 * them finish and makes the final reading exact.
 	 */
-	grace_period();
+	loader_grace_period();
 }
 
 __u64 loader_keys_made(const struct sh_loader *l)
@@ -454,7 +499,7 @@ void loader_read_begin(struct sh_loader *l)
 	l->skel->bss->sh_reading = 1;
 	__sync_synchronize();
 	/* a fold that read sh_reading == 0 just before may still be running */
-	grace_period();
+	loader_grace_period();
 }
 
 void loader_read_end(struct sh_loader *l)

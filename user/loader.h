@@ -13,8 +13,18 @@ struct bpf_link;
 
 /* --culprits: culprit map entries per key map entry (see user/culprits.c). */
 #define SH_CULPRITS_PER_KEY 8
-/* Task table entries at most (40 B each: 1.25 MiB); see bpf/schedhist.bpf.c "tasks". */
+/* Task table entries at most (48 B each: 1.5 MiB); see bpf/schedhist.bpf.c "tasks". */
 #define SH_TASK_SLOTS_MAX 32768U
+/*
+ * Slots of the slot array (see schedhist.h "Keys"): at most this many,
+ * at most half of --max-keys (the key map keeps the other half, where
+ * the kernel folds gone keys during a storm of short-lived tasks), and
+ * at most SH_SLOT_BYTES of per-CPU histograms over all possible CPUs
+ * (an array is allocated whole: 4 MiB is 1024 slots of one metric on up
+ * to 13 CPUs, 221 on 64).
+ */
+#define SH_SLOTS_MAX 1024U
+#define SH_SLOT_BYTES (4U << 20)
 
 struct sh_loader {
 	struct schedhist_bpf *skel;
@@ -23,6 +33,11 @@ struct sh_loader {
 	int pcpu_fd;		/* per-CPU array: counters + key-none histogram */
 	int culprit_fd;		/* --culprits: per-CPU hash (waiter, culprit), else -1 */
 	int stack_fd;		/* --stacks: per-CPU hash key -> stacks, else -1 */
+	__u32 nr_slots;		/* slots of the slot array, 0 = none */
+	int slots_fd;		/* per-CPU array: slot -> histograms */
+	int slot_keys_fd;	/* array: slot -> its key (SH_FREE_ID: free) */
+	int keydir_fd;		/* hash: key -> slot or SH_SLOT_HASH */
+	int free_fd;		/* stack: the free slots */
 	int nlinks;		/* programs attached */
 	struct bpf_link **switch_link;	/* the sched_switch program's (NULL once detached) */
 	__u32 task_slots;	/* task table entries (1 with the wakeup method: unused) */
@@ -63,6 +78,12 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp);
 /* Detach the programs (the maps stay readable for a final snapshot). */
 void loader_detach(struct sh_loader *l);
 void loader_close(struct sh_loader *l);
+
+/*
+ * Wait until every tracepoint program run that began before now has
+ * ended (an RCU grace period).
+ */
+void loader_grace_period(void);
 
 /* Advance the max epoch; returns the epoch that just ended. */
 __u32 loader_next_epoch(struct sh_loader *l);

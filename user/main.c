@@ -231,7 +231,10 @@ static int setup(struct poller *p)
 		return SH_EXIT_FAIL;
 	}
 	p->maps = (struct sh_maps){ .pcpu_fd = p->l.pcpu_fd, .hists_fd = p->l.hists_fd,
-				    .key_type = o->key_type, .live_keys = p->l.live_keys };
+				    .key_type = o->key_type, .live_keys = p->l.live_keys,
+				    .nr_slots = p->l.nr_slots, .slots_fd = p->l.slots_fd,
+				    .slot_keys_fd = p->l.slot_keys_fd, .keydir_fd = p->l.keydir_fd,
+				    .free_fd = p->l.free_fd, .grace_period = loader_grace_period };
 	/* --stacks reads /proc/kallsyms: before any privilege drop */
 	if (extras_init(&p->xt, o->culprits, o->stacks, o->key_type == SH_KEY_CGROUP,
 			o->cumulative, p->l.ncpus, p->l.culprit_fd, p->l.stack_fd))

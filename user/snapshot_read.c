@@ -22,10 +22,11 @@ int reader_init(struct sh_reader *r, int ncpus, int nmetrics)
 	r->nmetrics = nmetrics;
 	r->vsize = (size_t)nmetrics * sizeof(struct sh_hist);
 	r->keys = calloc(BATCH, sizeof(struct sh_key));
+	r->dirvals = calloc(BATCH, sizeof(__u32));
 	r->vals = calloc((size_t)BATCH * ncpus, r->vsize);
 	r->exited = calloc(ncpus, r->vsize);
 	r->pcpu = calloc(ncpus, sizeof(struct sh_pcpu));
-	return r->keys && r->vals && r->exited && r->pcpu ? 0 : -1;
+	return r->keys && r->dirvals && r->vals && r->exited && r->pcpu ? 0 : -1;
 }
 
 void reader_free(struct sh_reader *r)
@@ -34,13 +35,18 @@ void reader_free(struct sh_reader *r)
 	free(r->vals);
 	free(r->exited);
 	free(r->dead);
+	free(r->dirvals);
+	free(r->skeys);
+	free(r->sidx);
+	free(r->svals);
+	free(r->sarr);
 	free(r->pcpu);
 	memset(r, 0, sizeof(*r));
 }
 
-/* One key's values (all CPUs) into every snapshot. */
+/* One key's values (all CPUs) into every snapshot; @slot: where it is (SH_SLOT_HASH: key map). */
 static int ingest_key(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		      const struct sh_key *key, const void *vals, bool final)
+		      const struct sh_key *key, const void *vals, bool final, __u32 slot)
 {
 	__u32 birth = 0;
 	bool dead = false;
@@ -55,14 +61,15 @@ static int ingest_key(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	if (dead && !final) {
 		if (r->ndead == r->dead_cap) {
 			size_t cap = r->dead_cap ? r->dead_cap * 2 : 64;
-			struct sh_key *d = realloc(r->dead, cap * sizeof(*d));
+			struct sh_dead *d = realloc(r->dead, cap * sizeof(*d));
 
 			if (!d)
 				return -ENOMEM;
 			r->dead = d;
 			r->dead_cap = cap;
 		}
-		r->dead[r->ndead++] = *key;
+		r->dead[r->ndead].key = *key;
+		r->dead[r->ndead++].slot = slot;
 	}
 	for (i = 0; i < n; i++)
 		if (!snapshot_ingest_key(&snaps[i], key, (const char *)vals + i * sizeof(struct sh_hist),
@@ -85,7 +92,7 @@ static int ingest_batch(struct sh_snapshot *snaps, int n, struct sh_reader *r, _
 			r->have_exited = true;
 			continue;
 		}
-		err = ingest_key(snaps, n, r, &r->keys[i], v, false);
+		err = ingest_key(snaps, n, r, &r->keys[i], v, false, SH_SLOT_HASH);
 		if (err)
 			return err;
 	}
@@ -139,24 +146,192 @@ static int read_hash(struct sh_snapshot *snaps, int n, struct sh_reader *r, int 
 	}
 }
 
+/* Room for @n slots' values in r->svals (and their indexes in r->sarr). */
+static int slot_room(struct sh_reader *r, size_t n)
+{
+	void *v;
+	__u32 *a;
+
+	if (n <= r->svals_cap)
+		return 0;
+	v = realloc(r->svals, n * r->ncpus * r->vsize);
+	if (!v)
+		return -ENOMEM;
+	r->svals = v;
+	a = realloc(r->sarr, n * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	r->sarr = a;
+	r->svals_cap = n;
+	return 0;
+}
+
+/* The values of slots 0 .. @n - 1 of the slot array into r->svals. */
+static int read_slot_values(struct sh_reader *r, const struct sh_maps *m, __u32 n)
+{
+	__u32 done = 0, in, out, cnt, i;
+	void *inp = NULL;
+	int last;
+
+	while (done < n) {
+		cnt = n - done;
+		last = r->no_batch ? -1 :
+		       bpf_map_lookup_batch(m->slots_fd, inp, &out, r->sarr + done,
+					    (char *)r->svals + (size_t)done * r->ncpus * r->vsize,
+					    &cnt, NULL);
+		if (last && (r->no_batch || errno != ENOENT)) {
+			/* one by one (kernels without batch lookups) */
+			for (i = done; i < n; i++)
+				if (bpf_map_lookup_elem(m->slots_fd, &i,
+							(char *)r->svals + (size_t)i * r->ncpus * r->vsize))
+					return -errno;
+			return 0;
+		}
+		done += cnt;
+		if (last || !cnt)
+			break;
+		in = out;
+		inp = &in;
+	}
+	return done < n ? -EIO : 0;
+}
+
+/*
+ * The keys in slots (schedhist.h "Keys"): the key directory's entries
+ * that name a slot, then the values of the slots up to the highest one
+ * named (read after the directory: a slot named there has its values
+ * since before; only the poller frees slots, after the reading).
+ */
+static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
+		      const struct sh_maps *m)
+{
+	struct sh_key in, out, cur, next;
+	void *inp = NULL;
+	__u32 cnt, i, top = 0;
+	size_t j;
+	int last, err;
+
+	r->nslot = 0;
+	for (;;) {
+		if (r->no_batch) {
+			/* one by one: at most BATCH per round, like a batch */
+			for (cnt = 0; cnt < BATCH; cnt++) {
+				if (bpf_map_get_next_key(m->keydir_fd, inp, &next))
+					break;
+				cur = next;
+				inp = &cur;
+				if (bpf_map_lookup_elem(m->keydir_fd, &cur, &r->dirvals[cnt])) {
+					cnt--;	/* removed meanwhile */
+					continue;
+				}
+				r->keys[cnt] = cur;
+			}
+			last = cnt < BATCH ? -1 : 0;
+			errno = ENOENT;
+		} else {
+			cnt = BATCH;
+			last = bpf_map_lookup_batch(m->keydir_fd, inp, &out, r->keys, r->dirvals, &cnt,
+						    NULL);
+			if (last && errno != ENOENT)
+				return -errno;
+		}
+		for (i = 0; i < cnt; i++) {
+			if (r->dirvals[i] == SH_SLOT_HASH || r->dirvals[i] >= m->nr_slots)
+				continue;
+			if (r->nslot == r->slot_cap) {
+				size_t cap = r->slot_cap ? r->slot_cap * 2 : 256;
+				struct sh_key *k = realloc(r->skeys, cap * sizeof(*k));
+				__u32 *x;
+
+				if (!k)
+					return -ENOMEM;
+				r->skeys = k;
+				x = realloc(r->sidx, cap * sizeof(*x));
+				if (!x)
+					return -ENOMEM;
+				r->sidx = x;
+				r->slot_cap = cap;
+			}
+			r->skeys[r->nslot] = r->keys[i];
+			r->sidx[r->nslot++] = r->dirvals[i];
+			if (r->dirvals[i] + 1 > top)
+				top = r->dirvals[i] + 1;
+		}
+		if (last)
+			break;
+		if (!r->no_batch) {
+			in = out;
+			inp = &in;
+		}
+	}
+	if (!r->nslot)
+		return 0;
+	if ((err = slot_room(r, top)) || (err = read_slot_values(r, m, top)))
+		return err;
+	for (j = 0; j < r->nslot; j++) {
+		err = ingest_key(snaps, n, r, &r->skeys[j],
+				 (char *)r->svals + (size_t)r->sidx[j] * r->ncpus * r->vsize, false,
+				 r->sidx[j]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /*
  * Keys marked dead during this reading: their task or cgroup is gone and
- * the kernel left them to us. Remove each, feeding its final values.
+ * the kernel left them to us. Remove each, feeding its final values. A
+ * key in the key map goes with lookup-and-delete (atomic). A slot is
+ * first taken from its key (slot_keys, then the directory), then, once
+ * no program run that could still have found it is running (a grace
+ * period), read a last time, zeroed and freed.
  */
 static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		       const struct sh_maps *m)
 {
+	struct sh_key free_key = { .id = SH_FREE_ID };
+	bool slots = false;
 	size_t i;
 	int err;
 
 	for (i = 0; i < r->ndead; i++) {
-		if (bpf_map_lookup_and_delete_elem(m->hists_fd, &r->dead[i], r->vals))
+		struct sh_dead *d = &r->dead[i];
+
+		if (d->slot != SH_SLOT_HASH) {
+			if (bpf_map_update_elem(m->slot_keys_fd, &d->slot, &free_key, BPF_ANY) ||
+			    bpf_map_delete_elem(m->keydir_fd, &d->key))
+				d->slot = SH_SLOT_HASH - 1;	/* not ours to free (never) */
+			else
+				slots = true;
+			continue;
+		}
+		if (bpf_map_lookup_and_delete_elem(m->hists_fd, &d->key, r->vals))
 			continue;	/* not there any more: nothing to remove */
+		if (m->nr_slots)
+			bpf_map_delete_elem(m->keydir_fd, &d->key);
 		if (m->live_keys)
 			__sync_fetch_and_sub(m->live_keys, 1);
-		err = ingest_key(snaps, n, r, &r->dead[i], r->vals, true);
+		err = ingest_key(snaps, n, r, &d->key, r->vals, true, SH_SLOT_HASH);
 		if (err)
 			return err;
+		r->pruned++;
+	}
+	if (slots && m->grace_period)
+		m->grace_period();
+	for (i = 0; slots && i < r->ndead; i++) {
+		struct sh_dead *d = &r->dead[i];
+
+		if (d->slot >= m->nr_slots)
+			continue;
+		if (bpf_map_lookup_elem(m->slots_fd, &d->slot, r->vals))
+			return -errno;
+		err = ingest_key(snaps, n, r, &d->key, r->vals, true, d->slot);
+		if (err)
+			return err;
+		memset(r->vals, 0, r->ncpus * r->vsize);
+		if (bpf_map_update_elem(m->slots_fd, &d->slot, r->vals, BPF_ANY) ||
+		    bpf_map_update_elem(m->free_fd, NULL, &d->slot, BPF_ANY))
+			return -errno;
 		r->pruned++;
 	}
 	r->ndead = 0;
@@ -206,6 +381,8 @@ int snapshot_read(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		r->have_exited = false;
 		r->ndead = 0;
 		err = read_hash(snaps, n, r, m->hists_fd);
+		if (!err && m->nr_slots)
+			err = read_slots(snaps, n, r, m);
 		if (!err)
 			err = remove_dead(snaps, n, r, m);
 		if (err)

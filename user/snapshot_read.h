@@ -6,6 +6,12 @@
 #include <stdbool.h>
 #include "snapshot.h"
 
+/* A key marked dead: where it is (a slot, or SH_SLOT_HASH for the key map). */
+struct sh_dead {
+	struct sh_key key;
+	__u32 slot;
+};
+
 /* Buffers for batched reads, allocated once (no allocation per interval). */
 struct sh_reader {
 	int ncpus;		/* possible CPUs */
@@ -15,8 +21,15 @@ struct sh_reader {
 	void *vals;		/* one batch of per-CPU values */
 	void *exited;		/* the [exited] entry's values, fed last */
 	bool have_exited;	/* ... read in this reading */
-	struct sh_key *dead;	/* keys marked dead in this reading */
+	struct sh_dead *dead;	/* keys marked dead in this reading */
 	size_t ndead, dead_cap;
+	__u32 *dirvals;		/* one batch of the key directory's values */
+	struct sh_key *skeys;	/* the keys in slots, this reading ... */
+	__u32 *sidx;		/* ... and their slots */
+	size_t nslot, slot_cap;
+	void *svals;		/* the slots' values, a prefix of the array */
+	__u32 *sarr;		/* slot indexes, for the array's batch reads */
+	size_t svals_cap;	/* slots svals and sarr hold */
 	struct sh_pcpu *pcpu;	/* the per-CPU array element, all CPUs */
 	bool no_batch;		/* kernel lacks batch lookups: one by one */
 	__u64 pruned;		/* keys the poller removed (marked dead while it read) */
@@ -29,6 +42,12 @@ struct sh_maps {
 	int hists_fd;
 	int key_type;
 	__u32 *live_keys;	/* the kernel's count of its keys (sh_live_keys), or NULL */
+	__u32 nr_slots;		/* the slot array (schedhist.h "Keys"), 0 = none: */
+	int slots_fd;		/*   slot -> histograms (per CPU) */
+	int slot_keys_fd;	/*   slot -> key */
+	int keydir_fd;		/*   key -> slot */
+	int free_fd;		/*   the free slots */
+	void (*grace_period)(void);	/* waits until no program run of before is running */
 };
 
 int reader_init(struct sh_reader *r, int ncpus, int nmetrics);
