@@ -34,7 +34,11 @@
 # Per context switch = the run time of all of an arm's programs over that
 # run divided by its sched_switch runs (so wakeup programs count weighted
 # by how many wakeups there were per switch).
-# Then, in every repeat, the cost of reclaiming the key of an exited task:
+# Then, in every repeat, the pairs (PAIRS below): two arms attached at once
+# over one more pinned pipe run with stats on, each arm's per switch from
+# its own programs, so their difference and ratio come from the same
+# events under the same host conditions. Then the cost of reclaiming the
+# key of an exited task:
 # schedhist -M runq -k tid (default capacity: keys are marked for the
 # poller; and --max-keys 64: the kernel folds every one) while the churn
 # helper (tests/helpers/churn) creates and ends tasks for 3 s with stats
@@ -85,6 +89,16 @@ ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
 STEPS="clock sched_info table storage hist max hash"
 for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
+# Pairs: two arms attached at once, measured over the same pinned pipe run
+# (every program of both runs on every event): on a shared or virtual
+# machine the host's speed changes from one run to the next by more than
+# the differences the targets are about, and a difference taken within one
+# run cancels that. Which arm attaches first (and so runs first on each
+# event) alternates between repeats.
+PAIRS="floor,sh:runq:none floor,sh:runq:comm floor,sh:runq:tid floor,sh:runq:cgroup"
+PAIRS="$PAIRS floor,sh:offcpu:none sh:offcpu:none,sh:offcpu+runq+blocked:none"
+PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
+PAIRS="$PAIRS runqlat,sh:runq:none sh:runq:none:wakeup,runqlat"
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
 # the poller's measurements, KEYS:OUTPUT; --poller runs only these
@@ -109,14 +123,14 @@ while [ $# -gt 0 ]; do
 		REPEATS=$2 REPEATS_SET=1 OUTDIR=bench/results/tmp; shift ;;
 	--poller)
 		[ $# -ge 2 ] && [ -n "$2" ] || usage
-		POLLER_RUNS=$2 POLLER_ONLY=1 OUTDIR=bench/results/tmp; shift
+		POLLER_RUNS=$2 POLLER_ONLY=1 PAIRS= OUTDIR=bench/results/tmp; shift
 		for a in $POLLER_RUNS; do
 			[[ $a =~ ^[1-9][0-9]{0,4}:(text|summary|json|stacks)$ ]] ||
 				{ echo "run.sh: bad poller run '$a' (want KEYS:OUTPUT)" >&2; usage; }
 		done ;;
 	--arms)
 		[ $# -ge 2 ] || usage
-		ARMS=$2 OUTDIR=bench/results/tmp; shift
+		ARMS=$2 PAIRS= OUTDIR=bench/results/tmp; shift
 		for a in $ARMS; do
 			[[ " $ALL_ARMS " == *" $a "* ]] || { echo "run.sh: unknown arm '$a'" >&2; usage; }
 		done ;;
@@ -170,7 +184,7 @@ PERF=$(find_perf) || { apt_install linux-perf; PERF=$(find_perf); } ||
 
 TMP=$(mktemp -d /tmp/schedhist-bench.XXXXXX)
 STATS_OLD=$(cat /proc/sys/kernel/bpf_stats_enabled)
-ARM_PID= WL_PID= KEYS_PID= LOCK_PID=
+ARM_PID= PAIR_PID= WL_PID= KEYS_PID= LOCK_PID=
 
 # Stop one process we started: SIGINT/SIGTERM, then SIGKILL after 5 s.
 stop_pid() {
@@ -195,6 +209,7 @@ cleanup() {
 	# workloads run in their own process group (setsid): end the group
 	[ -n "$WL_PID" ] && kill -KILL -- -"$WL_PID"
 	stop_pid "$ARM_PID" INT
+	stop_pid "$PAIR_PID" INT
 	stop_pid "$KEYS_PID" INT
 	stop_pid "$LOCK_PID" TERM
 	wait
@@ -371,6 +386,47 @@ measure_arm() {
 	stop_arm "$ids"
 }
 
+# Per switch of the programs $1 ("id tp" lines) between stats $2 and $3.
+per_switch() {
+	join <(echo "$1") <(join <(echo "$2" | sort) <(echo "$3" | sort)) | awk '
+		{ rt += $5 - $3; if ($2 == "sched_switch") { sw += $6 - $4; swrt += $5 - $3 } }
+		END { if (sw) printf "%.1f %.1f\n", rt / sw, swrt / sw }'
+}
+
+# Pair $2 ("A,B") in repeat $1: both attached, one pinned pipe run with stats.
+measure_pair() {
+	local r=$1 a=${2%,*} b=${2#*,} first second pa pb la lb ids before after x y
+	if [ $((r % 2)) -eq 1 ]; then first=$a second=$b; else first=$b second=$a; fi
+	start_arm "$first"
+	pa=$ARM_PID PAIR_PID=$ARM_PID
+	mv "$TMP/arm.err" "$TMP/arm1.err"
+	start_arm "$second"
+	pb=$ARM_PID
+	[ "$first" = "$a" ] || { local t=$pa; pa=$pb; pb=$t; }
+	sleep 0.3
+	la=$(arm_links "$pa") lb=$(arm_links "$pb")
+	ids=$(printf '%s\n%s\n' "$la" "$lb" | awk '{ print $1 }')
+	# shellcheck disable=SC2086
+	before=$(prog_stats $ids)
+	set_stats 1
+	workload taskset -c 0 "$PERF" bench sched pipe -l "$STATS_LOOPS" || die "perf bench (pair) failed"
+	set_stats 0
+	# shellcheck disable=SC2086
+	after=$(prog_stats $ids)
+	# per switch (all of the arm's programs), and its sched_switch program alone
+	read -r x y < <(per_switch "$la" "$before" "$after")
+	row "$r" 0 "pair:$a|$b" a_per_switch "$x"
+	row "$r" 0 "pair:$a|$b" a_switch_ns "$y"
+	read -r x y < <(per_switch "$lb" "$before" "$after")
+	row "$r" 0 "pair:$a|$b" b_per_switch "$x"
+	row "$r" 0 "pair:$a|$b" b_switch_ns "$y"
+	ARM_PID=$pb
+	stop_arm "$(echo "$lb" | awk '{ print $1 }')"
+	ARM_PID=$pa
+	stop_arm "$(echo "$la" | awk '{ print $1 }')"
+	PAIR_PID=
+}
+
 # The cost of reclaiming exited tasks' keys: -k tid under the churn helper.
 measure_exit() {
 	local r=$1 mode=$2 links ids before after
@@ -481,6 +537,10 @@ for r in $(seq 1 "$REPEATS"); do
 		order=$((order + 1))
 		log "repeat $r/$REPEATS, arm $order/$narms: $arm"
 		measure_arm "$r" "$order" "$arm"
+	done
+	for pair in $PAIRS; do
+		log "repeat $r/$REPEATS, pair $pair"
+		measure_pair "$r" "$pair"
 	done
 	for mode in mark fold; do
 		[ -n "$POLLER_ONLY" ] && break

@@ -752,8 +752,7 @@ static __always_inline __u32 ccache_index(const struct sh_culprit_key *ck)
  * --culprits: a run-queue wait of @d ns recorded under @waiter ended with
  * @prev leaving the CPU: count it against @prev's key, in this CPU's
  * pair cache (struct sh_culprit_ent). A pair that is not there takes its
- * entry; the pair it replaces moves to the culprit map. While the poller
- * reads, nothing moves: a pair that is not in the cache goes to the map.
+ * entry; the pair it replaces moves to the culprit map.
  */
 static __always_inline void blame(struct sh_pcpu *pc, const struct sh_key *waiter,
 				  struct task_struct *prev, __u64 d)
@@ -777,15 +776,6 @@ static __always_inline void blame(struct sh_pcpu *pc, const struct sh_key *waite
 		e->v.sum_ns += d;
 		if (named)
 			copy_comm(e->v.comm, prev->comm);
-		return;
-	}
-	if (sh_reading) {
-		struct sh_culprit_val one = { .count = 1, .sum_ns = d };
-
-		if (named)
-			copy_comm(one.comm, prev->comm);
-		if (!blame_map(&ck, &one))
-			pc->culprit_lost++;
 		return;
 	}
 	if (e->v.count) {

@@ -255,8 +255,10 @@ struct sh_culprit_val {
  * cache of pairs and moves an entry's count and sum into the culprit map
  * only when another pair takes its place: most waits cost no map
  * operation. A pair's total is its map value plus every CPU's cache
- * entry for it; moves wait while the poller reads (sh_reading), so a
- * reading never sees a count in both places. @v.count 0: empty.
+ * entry for it. The poller reads the map first, then the caches: a count
+ * that moves in between is missed by that reading and found by the next
+ * one (in the map), never seen twice, so the totals it sees only grow.
+ * @v.count 0: empty.
  */
 struct sh_culprit_ent {
 	struct sh_culprit_key key;

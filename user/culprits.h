@@ -88,8 +88,8 @@ int culprits_ingest(struct sh_culprits *c, const struct sh_culprit_key *key,
  * the culprit map (@cached false, @vals its ncpus values) and every
  * non-empty entry of every CPU's pair cache (@cached true, one value),
  * then culprits_end(): a pair's total is the sum of what was added for
- * it. The kernel moves nothing between cache and map while the poller
- * reads (sh_reading), so no count is added twice.
+ * it. The map is read before the caches, so a count the kernel moves from
+ * a cache to the map in between is added at the next reading, never twice.
  */
 void culprits_begin(struct sh_culprits *c);
 int culprits_add(struct sh_culprits *c, const struct sh_culprit_key *key,

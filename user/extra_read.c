@@ -63,18 +63,23 @@ static int read_map(struct sh_culprits *c, int fd)
 	}
 }
 
-int culprits_read(struct sh_culprits *c, int fd, const struct sh_pcpu *pcpu, int ncpus)
+int culprits_read(struct sh_culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus)
 {
+	__u32 zero = 0;
 	__u64 lost = 0;
 	int cpu, i, err;
 
 	culprits_begin(c);
+	err = read_map(c, fd);
+	if (err)
+		return err;
+	/* then what each CPU's pair cache holds: part of its pair's total */
+	if (bpf_map_lookup_elem(pcpu_fd, &zero, pcpu))
+		return -errno;
 	for (cpu = 0; cpu < ncpus; cpu++)
 		lost += pcpu[cpu].culprit_lost;
 	c->lost = lost - c->lost_raw;
 	c->lost_raw = lost;
-	err = read_map(c, fd);
-	/* what each CPU's pair cache holds is part of its pair's total */
 	for (cpu = 0; !err && cpu < ncpus; cpu++)
 		for (i = 0; !err && i < SH_CCACHE; i++) {
 			const struct sh_culprit_ent *e = &pcpu[cpu].ccache[i];
@@ -152,11 +157,11 @@ int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bo
 	return 0;
 }
 
-int extras_read(struct sh_extras *x, const struct sh_pcpu *pcpu, int ncpus)
+int extras_read(struct sh_extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus)
 {
 	if (!x->culprits)
 		return 0;
-	return culprits_read(&x->cul, x->culprit_fd, pcpu, ncpus);
+	return culprits_read(&x->cul, x->culprit_fd, pcpu_fd, pcpu, ncpus);
 }
 
 int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,

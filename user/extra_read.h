@@ -10,12 +10,13 @@
 struct sh_snapshot;
 
 /*
- * A reading of culprit map @fd and of the pair caches and culprit_lost
- * counters in @pcpu (@ncpus of them, read in the same hold of the
- * kernel's moves: loader_read_begin()). Its u64 values never wrap. 0 or
- * a negative errno.
+ * A reading of culprit map @fd, then of the pair caches and culprit_lost
+ * counters of per-CPU array @pcpu_fd (into @pcpu, @ncpus of them): in
+ * that order, a count the kernel moves from a cache to the map meanwhile
+ * is seen at the next reading, never twice (schedhist.h). Its u64 values
+ * never wrap. 0 or a negative errno.
  */
-int culprits_read(struct sh_culprits *c, int fd, const struct sh_pcpu *pcpu, int ncpus);
+int culprits_read(struct sh_culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus);
 /* culprits_sweep() removing idle pairs from map @fd. */
 void culprits_sweep_map(struct sh_culprits *c, int fd);
 
@@ -46,11 +47,11 @@ struct sh_cgroups;
 int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
 		int ncpus, int culprit_fd, int stack_fd);
 /*
- * At every reading, right after the key map's and in the same hold
- * (loader_read_begin()): the culprit map and the pair caches of @pcpu,
- * the per-CPU array just read. 0 or a negative errno.
+ * At every reading, after the key map's: the culprit map, then the pair
+ * caches of per-CPU array @pcpu_fd (read into @pcpu). 0 or a negative
+ * errno.
  */
-int extras_read(struct sh_extras *x, const struct sh_pcpu *pcpu, int ncpus);
+int extras_read(struct sh_extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus);
 /* Give the groups of the @n reports what they carry. 0 or -1 (no memory). */
 int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,
 		  __u64 gen);

@@ -338,7 +338,6 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	keyed = sp->key_type != SH_KEY_NONE && sp->key_type != SH_KEY_CPU;
 	tasks = sp->key_type == SH_KEY_TID || sp->key_type == SH_KEY_PID;
 	l->reclaims = tasks || sp->key_type == SH_KEY_CGROUP;
-	l->culprits = sp->culprits;
 	/*
 	 * Attached from the last to the first: sched_process_free (it frees
 	 * task table entries) before sched_switch takes any, so no entry
@@ -494,8 +493,8 @@ void loader_close(struct sh_loader *l)
 
 void loader_read_begin(struct sh_loader *l)
 {
-	if ((!l->reclaims && !l->culprits) || !l->switch_link || !*l->switch_link)
-		return;	/* nothing folds or moves, or detached: nothing runs any more */
+	if (!l->reclaims || !l->switch_link || !*l->switch_link)
+		return;	/* nothing folds, or detached: nothing runs any more */
 	l->skel->bss->sh_reading = 1;
 	__sync_synchronize();
 	/* a fold that read sh_reading == 0 just before may still be running */

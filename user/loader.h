@@ -45,7 +45,6 @@ struct sh_loader {
 	__u32 metrics;		/* bit per enum sh_metric measured */
 	int nmetrics;		/* histograms per key (one per metric) */
 	bool reclaims;		/* the kernel folds gone keys into [exited] */
-	bool culprits;		/* --culprits: the kernel moves pairs from cache to map */
 	__u32 *live_keys;	/* the BPF side's count of its keys (its .bss) */
 };
 
@@ -90,9 +89,8 @@ __u32 loader_next_epoch(struct sh_loader *l);
 
 /*
  * Around a reading of the key map: from loader_read_begin() (which waits
- * until no fold or move is in flight) to loader_read_end() the kernel
- * marks the keys it would reclaim instead of folding them, and
- * (--culprits) moves no pair from a CPU's pair cache to the culprit map.
+ * until no fold is in flight) to loader_read_end() the kernel marks the
+ * keys it would reclaim instead of folding them.
  */
 void loader_read_begin(struct sh_loader *l);
 void loader_read_end(struct sh_loader *l);

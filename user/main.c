@@ -128,14 +128,13 @@ static int read_maps(struct sh_loader *l, struct sh_snapshot *snaps, int nsnap,
 
 	loader_read_begin(l);
 	err = snapshot_read(snaps, nsnap, rd, maps, loader_next_epoch(l), fresh);
+	loader_read_end(l);
 	if (err) {
-		loader_read_end(l);
 		pr_warn("cannot read BPF maps: %s\n", strerror(-err));
 		return -1;
 	}
-	/* in the same hold: the pair caches were read with the per-CPU array */
-	err = extras_read(xt, rd->pcpu, l->ncpus);
-	loader_read_end(l);
+	/* the culprit map, then the pair caches (the per-CPU array once more) */
+	err = extras_read(xt, maps->pcpu_fd, rd->pcpu, l->ncpus);
 	if (err)
 		pr_warn("cannot read the culprit map: %s\n", strerror(-err));
 	return err ? -1 : 0;

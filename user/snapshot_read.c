@@ -162,6 +162,10 @@ static int slot_room(struct sh_reader *r, size_t n)
 	if (!a)
 		return -ENOMEM;
 	r->sarr = a;
+	/* the kernel fills them; zeroed so that tools that cannot see it (valgrind) agree */
+	memset((char *)v + r->svals_cap * r->ncpus * r->vsize, 0,
+	       (n - r->svals_cap) * r->ncpus * r->vsize);
+	memset(a + r->svals_cap, 0, (n - r->svals_cap) * sizeof(*a));
 	r->svals_cap = n;
 	return 0;
 }
