@@ -94,11 +94,14 @@ for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
 # machine the host's speed changes from one run to the next by more than
 # the differences the targets are about, and a difference taken within one
 # run cancels that. Which arm attaches first (and so runs first on each
-# event) alternates between repeats.
-PAIRS="floor,sh:runq:none floor,sh:runq:comm floor,sh:runq:tid floor,sh:runq:cgroup"
-PAIRS="$PAIRS floor,sh:offcpu:none sh:offcpu:none,sh:offcpu+runq+blocked:none"
+# event) alternates between repeats. Only arms of the same shape are
+# paired (one adds a key, a flag or metrics to the other): running next
+# to another program makes an arm dearer by more the more memory it
+# touches, so a pair of unlike arms (the floor and an arm, runqlat and an
+# arm) would overstate their difference.
+PAIRS="sh:runq:none,sh:runq:comm sh:runq:none,sh:runq:tid sh:runq:none,sh:runq:cgroup"
+PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
-PAIRS="$PAIRS runqlat,sh:runq:none sh:runq:none:wakeup,runqlat"
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
 # the poller's measurements, KEYS:OUTPUT; --poller runs only these

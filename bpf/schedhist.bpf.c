@@ -1044,6 +1044,9 @@ SWITCH_PROG(schedhist_switch_all, SH_SWITCH_ALL, true)
 SWITCH_PROG(schedhist_switch_runq_plain, SH_SWITCH_RUNQ | SH_SWITCH_PLAIN, true)
 SWITCH_PROG(schedhist_switch_offcpu_plain, SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN, true)
 SWITCH_PROG(schedhist_switch_all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN, true)
+SWITCH_PROG(schedhist_switch_runq_wakeup, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP, false)
+SWITCH_PROG(schedhist_switch_runq_wakeup_plain,
+	    SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN, false)
 
 /* wakeup method: a wakeup puts the task on a run queue; it waits from now. */
 static __always_inline int on_wakeup(struct task_struct *p, __u32 flags)

@@ -68,6 +68,8 @@ enum sh_metric {
  * -p or -c filter, no --culprits, no --stacks.
  */
 #define SH_SWITCH_PLAIN (1U << 8)
+/* ... and runq by the wakeup method (plain and not), for the fallback */
+#define SH_SWITCH_WAKEUP (1U << 9)
 
 /* How run-queue waits (and so blocked = offcpu - runq) are measured. */
 enum sh_method {

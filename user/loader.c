@@ -199,9 +199,10 @@ fail:
 }
 
 /*
- * The sched_switch program for @sp: one compiled for its metric set where
- * there is one (sched_info method), in its plain form when nothing but
- * the metrics is asked for (key none or cpu, no filter, no --culprits, no
+ * The sched_switch program for @sp: one compiled for its metric set and
+ * method where there is one (runq, offcpu and all three by sched_info;
+ * runq by the wakeup method), in its plain form when nothing but the
+ * metrics is asked for (key none or cpu, no filter, no --culprits, no
  * --stacks), else the one for any settings. Its link slot in *@link.
  */
 static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
@@ -224,17 +225,23 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 		  &skel->links.schedhist_switch_offcpu_plain },
 		{ SH_SWITCH_ALL | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_all_plain,
 		  &skel->links.schedhist_switch_all_plain },
+		{ SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP, skel->progs.schedhist_switch_runq_wakeup,
+		  &skel->links.schedhist_switch_runq_wakeup },
+		{ SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN,
+		  skel->progs.schedhist_switch_runq_wakeup_plain,
+		  &skel->links.schedhist_switch_runq_wakeup_plain },
 	};
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
-	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0);
+	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0) |
+		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0);
 	size_t i;
 
 	/* every one off; the caller turns on the one it attaches */
 	bpf_program__set_autoload(skel->progs.schedhist_switch, false);
 	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		bpf_program__set_autoload(progs[i].prog, false);
-	for (i = 0; method == SH_METHOD_SCHED_INFO && i < sizeof(progs) / sizeof(progs[0]); i++) {
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		if (progs[i].metrics == want) {
 			*link = progs[i].link;
 			return progs[i].prog;
