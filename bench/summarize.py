@@ -90,7 +90,7 @@ ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid"
          "sh:runq:comm:wakeup", "sh:runq:comm:auto:culprits", "sh:runq:cgroup:auto:culprits",
          "sh:runq:comm:auto:stacks", "runqlat"]
 arms = [a for a in ORDER if a in data] + sorted(
-    a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:")))
+    a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:", "pair:")))
 STEPS = [("step:clock", "the run queue's clock (prev->se.cfs_rq->rq->clock, two guarded loads)"),
          ("step:sched_info", "+ next's sched_info (last_queued, run_delay, pcount): the queued part"),
          ("step:table", "+ the task table entry (tid-indexed array, owner check, run_delay base, pcount)"),
