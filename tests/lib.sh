@@ -194,13 +194,7 @@ map_ids() {
 }
 
 # hists_map_id PID: id of the key map ("hists") of schedhist process PID.
-hists_map_id() {
-	local id
-	for id in $(map_ids "$1"); do
-		bpftool map show id "$id" 2>/dev/null | grep -q ' name hists ' && { echo "$id"; return 0; }
-	done
-	return 1
-}
+hists_map_id() { named_map_id "$1" hists; }
 
 # named_map_id PID NAME: id of the BPF map NAME of process PID.
 named_map_id() {
@@ -224,6 +218,19 @@ import json, sys
 d = json.load(sys.stdin)
 v = lambda e: e["formatted"]["value"] if "formatted" in e else int.from_bytes(bytes(int(x, 16) for x in e["value"]), "little")
 print(sum(1 for e in d if v(e) != 0xffffffff))'
+}
+
+# cgroup_v2_or_cpu: the hierarchy for tests that need cgroups with CPU
+# contention of their own: cgroup2 where mounted, else the v1 cpu
+# controller's. Sets MNT and HIER (schedhist's options for it), or skips.
+cgroup_v2_or_cpu() {
+	MNT=$(cgroup_mount)
+	HIER=()
+	if [ -z "$MNT" ]; then
+		MNT=$(cgroup_mount cpu)
+		HIER=(--cgroup-hier cpu)
+	fi
+	[ -n "$MNT" ] || skip "no cgroup2 and no v1 cpu hierarchy mounted"
 }
 
 # map_entries ID: how many keys map ID holds now.

@@ -11,13 +11,7 @@
 need_root
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 
-MNT=$(cgroup_mount)
-HIER=()
-if [ -z "$MNT" ]; then
-	MNT=$(cgroup_mount cpu)
-	HIER=(--cgroup-hier cpu)
-fi
-[ -n "$MNT" ] || skip "no cgroup2 and no v1 cpu hierarchy mounted"
+cgroup_v2_or_cpu
 PARENT=$MNT/schedhist-cul-$$
 test_cleanup() { remove_cgroup_tree "$PARENT"; }
 mkdir "$PARENT" "$PARENT/a" "$PARENT/b" "$PARENT/c" || fail "cannot create cgroups under $MNT"
@@ -56,20 +50,12 @@ run_ns() {
 main_in() { awk '{print $3}' /proc/"$(head -1 "$PARENT/a/cgroup.procs")"/schedstat; }
 echo "$B0 $B1 $(getconf CLK_TCK) $(run_ns a) $(run_ns b) $(run_ns c) $(main_in)" >"$TMP/cpu"
 # the kernel's pairs, all of them, before the poller ends
-MAP=
-for id in $(map_ids "$CUL"); do
-	bpftool map show id "$id" 2>/dev/null | grep -q ' name culprit_map ' && MAP=$id
-done
-[ -n "$MAP" ] || fail "no culprit_map held by schedhist"
+MAP=$(named_map_id "$CUL" culprit_map) || fail "no culprit_map held by schedhist"
 bpftool map dump id "$MAP" -j >"$TMP/map.json" || fail "cannot dump the culprit map"
 # ... and each CPU's pair cache (in the per-CPU array): a pair's waits are
 # in the map, in the caches, or both (a move between the two dumps may show
 # a count twice or not at all: the checks below ask only which pairs exist)
-PCPU=
-for id in $(map_ids "$CUL"); do
-	bpftool map show id "$id" 2>/dev/null | grep -q ' name pcpu ' && PCPU=$id
-done
-[ -n "$PCPU" ] || fail "no pcpu map held by schedhist"
+PCPU=$(named_map_id "$CUL" pcpu) || fail "no pcpu map held by schedhist"
 bpftool map dump id "$PCPU" -j >"$TMP/pcpu.json" || fail "cannot dump the per-CPU array"
 for p in $CUL $TXT; do stop_sh "$p" || fail "schedhist exited with $?"; done
 

@@ -20,13 +20,7 @@ command -v promtool >/dev/null || skip "promtool not installed (Debian package p
 command -v prometheus >/dev/null || skip "prometheus not installed (Debian package prometheus)"
 CHECK=tests/prom-check.py
 
-MNT=$(cgroup_mount)
-HIER=()
-if [ -z "$MNT" ]; then
-	MNT=$(cgroup_mount cpu)
-	HIER=(--cgroup-hier cpu)
-fi
-[ -n "$MNT" ] || skip "no cgroup2 and no v1 cpu hierarchy mounted"
+cgroup_v2_or_cpu
 PARENT=$MNT/schedhist-pcul-$$
 test_cleanup() { remove_cgroup_tree "$PARENT"; }
 mkdir "$PARENT" "$PARENT/a" "$PARENT/b" "$PARENT/c" || fail "cannot create cgroups under $MNT"

@@ -20,13 +20,7 @@
 need_root
 [ -r /proc/self/schedstat ] || skip "kernel without schedstat (CONFIG_SCHED_INFO)"
 
-MNT=$(cgroup_mount)
-HIER=()
-if [ -z "$MNT" ]; then
-	MNT=$(cgroup_mount cpu)
-	HIER=(--cgroup-hier cpu)
-fi
-[ -n "$MNT" ] || skip "no cgroup2 and no v1 cpu hierarchy mounted"
+cgroup_v2_or_cpu
 G=$MNT/schedhist-slots-$$
 test_cleanup() { remove_cgroup_tree "$G"; }
 mkdir "$G" || fail "cannot create $G"
