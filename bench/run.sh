@@ -392,13 +392,13 @@ measure_arm() {
 # Per switch of the programs $1 ("id tp" lines) between stats $2 and $3.
 per_switch() {
 	join <(echo "$1") <(join <(echo "$2" | sort) <(echo "$3" | sort)) | awk '
-		{ rt += $5 - $3; if ($2 == "sched_switch") { sw += $6 - $4; swrt += $5 - $3 } }
-		END { if (sw) printf "%.1f %.1f\n", rt / sw, swrt / sw }'
+		{ rt += $5 - $3; if ($2 == "sched_switch") sw += $6 - $4 }
+		END { if (sw) printf "%.1f\n", rt / sw }'
 }
 
 # Pair $2 ("A,B") in repeat $1: both attached, one pinned pipe run with stats.
 measure_pair() {
-	local r=$1 a=${2%,*} b=${2#*,} first second pa pb la lb ids before after x y
+	local r=$1 a=${2%,*} b=${2#*,} first second pa pb la lb ids before after
 	if [ $((r % 2)) -eq 1 ]; then first=$a second=$b; else first=$b second=$a; fi
 	start_arm "$first"
 	pa=$ARM_PID PAIR_PID=$ARM_PID
@@ -416,13 +416,8 @@ measure_pair() {
 	set_stats 0
 	# shellcheck disable=SC2086
 	after=$(prog_stats $ids)
-	# per switch (all of the arm's programs), and its sched_switch program alone
-	read -r x y < <(per_switch "$la" "$before" "$after")
-	row "$r" 0 "pair:$a|$b" a_per_switch "$x"
-	row "$r" 0 "pair:$a|$b" a_switch_ns "$y"
-	read -r x y < <(per_switch "$lb" "$before" "$after")
-	row "$r" 0 "pair:$a|$b" b_per_switch "$x"
-	row "$r" 0 "pair:$a|$b" b_switch_ns "$y"
+	row "$r" 0 "pair:$a|$b" a_per_switch "$(per_switch "$la" "$before" "$after")"
+	row "$r" 0 "pair:$a|$b" b_per_switch "$(per_switch "$lb" "$before" "$after")"
 	ARM_PID=$pb
 	stop_arm "$(echo "$lb" | awk '{ print $1 }')"
 	ARM_PID=$pa

@@ -36,8 +36,7 @@ void reader_free(struct sh_reader *r)
 	free(r->exited);
 	free(r->dead);
 	free(r->dirvals);
-	free(r->skeys);
-	free(r->sidx);
+	free(r->slotted);
 	free(r->svals);
 	free(r->sarr);
 	free(r->pcpu);
@@ -61,7 +60,7 @@ static int ingest_key(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	if (dead && !final) {
 		if (r->ndead == r->dead_cap) {
 			size_t cap = r->dead_cap ? r->dead_cap * 2 : 64;
-			struct sh_dead *d = realloc(r->dead, cap * sizeof(*d));
+			struct sh_keyloc *d = realloc(r->dead, cap * sizeof(*d));
 
 			if (!d)
 				return -ENOMEM;
@@ -244,20 +243,15 @@ static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 				continue;
 			if (r->nslot == r->slot_cap) {
 				size_t cap = r->slot_cap ? r->slot_cap * 2 : 256;
-				struct sh_key *k = realloc(r->skeys, cap * sizeof(*k));
-				__u32 *x;
+				struct sh_keyloc *k = realloc(r->slotted, cap * sizeof(*k));
 
 				if (!k)
 					return -ENOMEM;
-				r->skeys = k;
-				x = realloc(r->sidx, cap * sizeof(*x));
-				if (!x)
-					return -ENOMEM;
-				r->sidx = x;
+				r->slotted = k;
 				r->slot_cap = cap;
 			}
-			r->skeys[r->nslot] = r->keys[i];
-			r->sidx[r->nslot++] = r->dirvals[i];
+			r->slotted[r->nslot].key = r->keys[i];
+			r->slotted[r->nslot++].slot = r->dirvals[i];
 			if (r->dirvals[i] + 1 > top)
 				top = r->dirvals[i] + 1;
 		}
@@ -273,9 +267,11 @@ static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	if ((err = slot_room(r, top)) || (err = read_slot_values(r, m, top)))
 		return err;
 	for (j = 0; j < r->nslot; j++) {
-		err = ingest_key(snaps, n, r, &r->skeys[j],
-				 (char *)r->svals + (size_t)r->sidx[j] * r->ncpus * r->vsize, false,
-				 r->sidx[j]);
+		const struct sh_keyloc *l = &r->slotted[j];
+
+		err = ingest_key(snaps, n, r, &l->key,
+				 (char *)r->svals + (size_t)l->slot * r->ncpus * r->vsize, false,
+				 l->slot);
 		if (err)
 			return err;
 	}
@@ -299,7 +295,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	int err;
 
 	for (i = 0; i < r->ndead; i++) {
-		struct sh_dead *d = &r->dead[i];
+		struct sh_keyloc *d = &r->dead[i];
 
 		if (d->slot != SH_SLOT_HASH) {
 			if (bpf_map_update_elem(m->slot_keys_fd, &d->slot, &free_key, BPF_ANY) ||
@@ -323,7 +319,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	if (slots && m->grace_period)
 		m->grace_period();
 	for (i = 0; slots && i < r->ndead; i++) {
-		struct sh_dead *d = &r->dead[i];
+		struct sh_keyloc *d = &r->dead[i];
 
 		if (d->slot >= m->nr_slots)
 			continue;

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include "snapshot.h"
 
-/* A key marked dead: where it is (a slot, or SH_SLOT_HASH for the key map). */
-struct sh_dead {
+/* A key and where it is: a slot, or SH_SLOT_HASH for the key map. */
+struct sh_keyloc {
 	struct sh_key key;
 	__u32 slot;
 };
@@ -21,11 +21,10 @@ struct sh_reader {
 	void *vals;		/* one batch of per-CPU values */
 	void *exited;		/* the [exited] entry's values, fed last */
 	bool have_exited;	/* ... read in this reading */
-	struct sh_dead *dead;	/* keys marked dead in this reading */
+	struct sh_keyloc *dead;	/* keys marked dead in this reading */
 	size_t ndead, dead_cap;
 	__u32 *dirvals;		/* one batch of the key directory's values */
-	struct sh_key *skeys;	/* the keys in slots, this reading ... */
-	__u32 *sidx;		/* ... and their slots */
+	struct sh_keyloc *slotted;	/* the keys in slots, this reading */
 	size_t nslot, slot_cap;
 	void *svals;		/* the slots' values, a prefix of the array */
 	__u32 *sarr;		/* slot indexes, for the array's batch reads */
