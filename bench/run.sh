@@ -493,6 +493,9 @@ measure_poller() {
 		'BEGIN { printf "%.1f", d * 1000 / hz / k }')"
 	row "$r" 0 "$arm" rss_kb "$(awk '/^VmHWM:/ { print $2 }' /proc/"$ARM_PID"/status)"
 	row "$r" 0 "$arm" rss_now_kb "$(awk '/^VmRSS:/ { print $2 }' /proc/"$ARM_PID"/status)"
+	# of it, the BPF maps the poller maps (kernel memory, counted in bytes_memlock)
+	row "$r" 0 "$arm" rss_maps_kb "$(awk '/^[0-9a-f]+-[0-9a-f]+ / { m = /anon_inode:bpf-map/ }
+		m && /^Rss:/ { s += $2 } END { print s + 0 }' /proc/"$ARM_PID"/smaps)"
 	maps=$(awk '/^map_id:/ { print $2 }' /proc/"$ARM_PID"/fdinfo/* 2>/dev/null | sort -u)
 	for m in $maps; do
 		read -r name bytes < <(bpftool map show id "$m" --json |

@@ -40,11 +40,15 @@
  *   pcpu     per-CPU array, one element: the event counters and, for the
  *            keys "none" and "cpu", the histograms themselves. One lookup
  *            per event for those keys.
- *   slots    per-CPU array, slot -> one histogram per metric, for the
- *            first keys of the other key types (schedhist.h "Keys"); a
+ *   slots    array, (CPU, slot) -> one histogram per metric, for the
+ *            first keys of the other key types (schedhist.h "Keys"): a
+ *            block of slot_stride entries per CPU, each CPU writing only
+ *            its own (per CPU like a per-CPU array, but one mapping the
+ *            poller reads in place, mmap, no copy and no syscall); a
  *            task keeps its key's slot index in its state, and finds its
  *            histograms with two array lookups and a compare of the key
- *            (slot_keys), no hash lookup. keydir (hash, key -> slot or
+ *            (slot_keys, mapped by the poller too), no hash lookup.
+ *            keydir (hash, key -> slot or
  *            SH_SLOT_HASH) says where each key is; free_slots (a stack)
  *            holds the free slots. Only the poller frees a slot: a key
  *            whose task or cgroup is gone is marked here.
@@ -116,6 +120,7 @@ const volatile bool culprits = false;		/* --culprits: blame runq waits on prev *
 const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
 const volatile __u32 task_mask = 0;		/* task table entries - 1 (a power of two - 1) */
 const volatile __u32 nr_slots = 0;		/* slots of the slot array, 0 = none */
+const volatile __u32 slot_stride = 0;		/* slot array entries per CPU (>= nr_slots) */
 
 /* Advanced by the poller at each reading (see struct sh_hist). */
 volatile __u32 sh_epoch = 1;
@@ -240,14 +245,16 @@ struct {
 
 /*
  * The slot array (see schedhist.h "Keys"): per-CPU histograms of the
- * first keys, a slot per key, one histogram per metric (value size and
- * max_entries set by the poller); slot_keys: the key each slot holds
+ * first keys, a slot per key, one histogram per metric, CPU c's copy of
+ * slot i at entry c * slot_stride + i (value size and max_entries set by
+ * the poller, which maps it); slot_keys: the key each slot holds
  * (SH_FREE_ID: none); keydir: key -> its slot, or SH_SLOT_HASH;
  * free_slots: the free slots. The kernel takes slots; the poller frees
  * them (a slot whose key is gone is only marked here).
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct sh_hist);
@@ -255,10 +262,19 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct sh_key);
 } slot_keys SEC(".maps");
+
+/* CPU @cpu's copy of slot @i's histograms: CPU-major, slot_stride entries per CPU. */
+static __always_inline struct sh_hist *slot_hists(__u32 i, __u32 cpu)
+{
+	__u32 j = cpu * slot_stride + i;
+
+	return bpf_map_lookup_elem(&slots, &j);
+}
 
 /* not preallocated: a deleted entry is freed after a grace period, never reused under a reader */
 struct {
@@ -527,7 +543,7 @@ static __noinline __u32 key_slot(const struct sh_key *key)
 	/* (an empty stack's pop zeroes the value: only a success names a slot) */
 	if (!bpf_map_lookup_elem(&hists, key) && !bpf_map_pop_elem(&free_slots, &popped)) {
 		i = popped;
-		h = bpf_map_lookup_elem(&slots, &i);
+		h = i < nr_slots ? slot_hists(i, bpf_get_smp_processor_id()) : 0;
 		sk = bpf_map_lookup_elem(&slot_keys, &i);
 		if (!h || !sk) {
 			/* never: every slot index is below nr_slots */
@@ -630,9 +646,11 @@ static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, struct
 	if (i == SH_SLOT_HASH)
 		return hash_hists(t, cpu, over, kp, M_);
 slot:
-	h = bpf_map_lookup_elem(&slots, &i);
+	if (i >= nr_slots)	/* never: slot indexes are below nr_slots; a bound for the verifier */
+		return 0;
+	h = slot_hists(i, cpu);
 	if (h && comm_changed(h, t, cpu))
-		comm_to_cpu0(bpf_map_lookup_percpu_elem(&slots, &i, 0), t, M_);
+		comm_to_cpu0(slot_hists(i, 0), t, M_);
 	return h;
 }
 
@@ -1147,9 +1165,7 @@ static __always_inline void reclaim(struct sh_key *key)
 	ip = nr_slots ? bpf_map_lookup_elem(&keydir, key) : 0;
 	if (ip && *ip != SH_SLOT_HASH) {
 		/* a slot: only marked, the poller frees it (a slot has no fold) */
-		__u32 i = *ip;
-
-		h = bpf_map_lookup_elem(&slots, &i);
+		h = slot_hists(*ip, bpf_get_smp_processor_id());
 		if (h)
 			h->birth |= SH_BIRTH_DEAD;
 		return;

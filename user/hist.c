@@ -12,26 +12,43 @@ int fmt_u64(char *buf, __u64 v)
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char tmp[24];
-	int n = sizeof(tmp), len;
+	static const __u64 pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+		10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
+		10000000000000000000ULL,
+	};
+	int len = 1, n;
+	__u32 w;
 
-	/* two digits per division: half the divisions of one at a time */
-	while (v >= 100) {
+	/* the length first (about 1.23 digits per bit), then the digits in place, from the end */
+	if (v) {
+		len = (64 - __builtin_clzll(v)) * 1233 >> 12;
+		len += v >= pow10[len];
+	}
+	n = len;
+	buf[n] = '\0';
+	/* two digits per division; in 32 bits once the value fits, a cheaper division */
+	while (v >= 1ULL << 32) {
 		unsigned d = (unsigned)(v % 100) * 2;
 
 		v /= 100;
-		tmp[--n] = pairs[d + 1];
-		tmp[--n] = pairs[d];
+		buf[--n] = pairs[d + 1];
+		buf[--n] = pairs[d];
 	}
-	if (v >= 10) {
-		tmp[--n] = pairs[v * 2 + 1];
-		tmp[--n] = pairs[v * 2];
+	for (w = (__u32)v; w >= 100; w /= 100) {
+		unsigned d = (w % 100) * 2;
+
+		buf[--n] = pairs[d + 1];
+		buf[--n] = pairs[d];
+	}
+	if (w >= 10) {
+		buf[--n] = pairs[w * 2 + 1];
+		buf[--n] = pairs[w * 2];
 	} else {
-		tmp[--n] = (char)('0' + v);
+		buf[--n] = (char)('0' + w);
 	}
-	len = (int)sizeof(tmp) - n;
-	memcpy(buf, tmp + n, (size_t)len);
-	buf[len] = '\0';
 	return len;
 }
 

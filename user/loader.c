@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -177,9 +178,35 @@ static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vs
 }
 
 /*
+ * The slot array and its keys, mapped (BPF_F_MMAPABLE): the poller reads
+ * them in place at every reading, with no copy and no system call.
+ */
+static int map_slots(struct sh_loader *l)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+	void *p;
+
+	l->slots_len = ((size_t)l->slot_stride * l->ncpus * vsize + page - 1) / page * page;
+	p = mmap(NULL, l->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED, l->slots_fd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	l->slots_mem = p;
+	l->slot_keys_len = ((size_t)l->nr_slots * sizeof(struct sh_key) + page - 1) / page * page;
+	p = mmap(NULL, l->slot_keys_len, PROT_READ, MAP_SHARED, l->slot_keys_fd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	l->slot_keys_mem = p;
+	return 0;
+fail:
+	pr_warn("cannot map the slot array: %s\n", strerror(errno));
+	return -1;
+}
+
+/*
  * Before attaching: every slot free (slot_keys: SH_FREE_ID), and every
  * slot index on the free stack, the last pushed first out: slots are
- * taken from 0 up, so the poller reads a prefix of the array.
+ * taken from 0 up.
  */
 static int init_slots(struct sh_loader *l)
 {
@@ -387,11 +414,15 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	l->nr_slots = keyed ? sp->max_keys / 2 : 0;
 	if (l->nr_slots > SH_SLOTS_MAX)
 		l->nr_slots = SH_SLOTS_MAX;
-	if (l->nr_slots && l->nr_slots > SH_SLOT_BYTES / (vsize * l->ncpus))
-		l->nr_slots = SH_SLOT_BYTES / (vsize * l->ncpus);
+	/* (the byte cap in whole strides: the array is slot_stride entries per CPU) */
+	if (l->nr_slots && l->nr_slots > SH_SLOT_BYTES / (vsize * l->ncpus) / SH_SLOT_ALIGN *
+					 SH_SLOT_ALIGN)
+		l->nr_slots = SH_SLOT_BYTES / (vsize * l->ncpus) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
+	l->slot_stride = (l->nr_slots + SH_SLOT_ALIGN - 1) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
 	skel->rodata->nr_slots = l->nr_slots;
+	skel->rodata->slot_stride = l->slot_stride;
 	bpf_map__set_max_entries(skel->maps.hists, keyed ? sp->max_keys - l->nr_slots + 2 : 1);
-	bpf_map__set_max_entries(skel->maps.slots, l->nr_slots ? l->nr_slots : 1);
+	bpf_map__set_max_entries(skel->maps.slots, l->nr_slots ? l->slot_stride * l->ncpus : 1);
 	bpf_map__set_max_entries(skel->maps.slot_keys, l->nr_slots ? l->nr_slots : 1);
 	bpf_map__set_max_entries(skel->maps.free_slots, l->nr_slots ? l->nr_slots : 1);
 	/* every key of either place, and [other] and [exited] */
@@ -435,7 +466,7 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	l->slot_keys_fd = bpf_map__fd(skel->maps.slot_keys);
 	l->keydir_fd = bpf_map__fd(skel->maps.keydir);
 	l->free_fd = bpf_map__fd(skel->maps.free_slots);
-	if (l->nr_slots && init_slots(l))
+	if (l->nr_slots && (map_slots(l) || init_slots(l)))
 		goto fail;
 
 	/* made up front, so overflow and reclaim never need a new element */
@@ -493,6 +524,10 @@ __u64 loader_keys_made(const struct sh_loader *l)
 
 void loader_close(struct sh_loader *l)
 {
+	if (l->slots_mem)
+		munmap(l->slots_mem, l->slots_len);
+	if (l->slot_keys_mem)
+		munmap(l->slot_keys_mem, l->slot_keys_len);
 	if (l->skel)
 		schedhist_bpf__destroy(l->skel);
 	memset(l, 0, sizeof(*l));

@@ -20,11 +20,13 @@ struct bpf_link;
  * at most half of --max-keys (the key map keeps the other half, where
  * the kernel folds gone keys during a storm of short-lived tasks), and
  * at most SH_SLOT_BYTES of per-CPU histograms over all possible CPUs
- * (an array is allocated whole: 4 MiB is 1024 slots of one metric on up
- * to 13 CPUs, 221 on 64).
+ * (an array is allocated whole: 4 MiB is 7080 slots of one metric on 2
+ * CPUs, 216 on 64: the cap in whole SH_SLOT_ALIGN).
  */
-#define SH_SLOTS_MAX 1024U
+#define SH_SLOTS_MAX 8192U
 #define SH_SLOT_BYTES (4U << 20)
+/* Slot array entries per CPU: nr_slots rounded up to this, so no CPU's block shares a cache line. */
+#define SH_SLOT_ALIGN 8U
 
 struct sh_loader {
 	struct schedhist_bpf *skel;
@@ -34,8 +36,12 @@ struct sh_loader {
 	int culprit_fd;		/* --culprits: per-CPU hash (waiter, culprit), else -1 */
 	int stack_fd;		/* --stacks: per-CPU hash key -> stacks, else -1 */
 	__u32 nr_slots;		/* slots of the slot array, 0 = none */
-	int slots_fd;		/* per-CPU array: slot -> histograms */
+	__u32 slot_stride;	/* slot array entries per CPU */
+	int slots_fd;		/* array: (CPU, slot) -> histograms */
 	int slot_keys_fd;	/* array: slot -> its key (SH_FREE_ID: free) */
+	void *slots_mem;	/* the two arrays, mapped (NULL without slots) */
+	struct sh_key *slot_keys_mem;
+	size_t slots_len, slot_keys_len;	/* their mappings' lengths */
 	int keydir_fd;		/* hash: key -> slot or SH_SLOT_HASH */
 	int free_fd;		/* stack: the free slots */
 	int nlinks;		/* programs attached */

@@ -15,12 +15,11 @@
 #include "cgroup_names.h"
 #include "render_extra.h"
 
-/* @name then @v in decimal */
-static void field(struct outbuf *b, const char *name, __u64 v)
-{
-	ob_str(b, name);
-	ob_u64(b, v);
-}
+/* @name (a string literal: its length known at compile time) then @v in decimal */
+#define field(b, name, v) do {				\
+	ob_mem((b), (name), sizeof(name) - 1);		\
+	ob_u64((b), (v));				\
+} while (0)
 
 void json_string(struct outbuf *b, const char *s)
 {

@@ -140,16 +140,49 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 				     const void *vals, int ncpu, size_t stride, __u32 birth,
 				     bool final)
 {
+	struct sh_entry *e = entry_get(s, key);
+
+	return e ? snapshot_ingest_entry(s, e, vals, ncpu, stride, birth, final) : NULL;
+}
+
+struct sh_entry *snapshot_entry(struct sh_snapshot *s, const struct sh_key *key)
+{
+	return entry_get(s, key);
+}
+
+/*
+ * Nothing new since the last reading: no CPU's count moved (a wait adds
+ * to its count and its bucket together, so equal counts are equal
+ * buckets), same incarnation, not pruned. Most keys of a big host are
+ * idle in a given interval; for those the reading stops here.
+ */
+static bool unchanged(const struct sh_entry *e, const void *vals, int ncpu, size_t stride,
+		      __u32 birth, bool final)
+{
+	__u32 count = 0;
+	int c;
+
+	if (final || e->pruned || e->birth != birth || e->key.id == SH_EXITED_ID)
+		return false;
+	for (c = 0; c < ncpu; c++)
+		count += ((const struct sh_hist *)((const char *)vals + c * stride))->count;
+	return count == e->raw_count;
+}
+
+struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e,
+				       const void *vals, int ncpu, size_t stride, __u32 birth,
+				       bool final)
+{
 	__u32 slots[SH_NBUCKETS] = {}, count = 0;
 	__u64 sum = 0;
 	struct sh_totals d = {};	/* all but the buckets: those are added in place */
-	struct sh_entry *e;
-	bool exited = key->id == SH_EXITED_ID && !key->comm[0], seen_comm = false;
+	bool exited = e->key.id == SH_EXITED_ID && !e->key.comm[0], seen_comm = false;
 	int c, i;
 
-	e = entry_get(s, key);
-	if (!e)
-		return NULL;
+	if (unchanged(e, vals, ncpu, stride, birth, final)) {
+		e->gen = s->gen;
+		return e;
+	}
 	if (e->pruned && !final) {
 		/* removed, and made again since (a reused id): counts from zero */
 		memset(e->raw_slots, 0, sizeof(e->raw_slots));
@@ -220,8 +253,10 @@ struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key 
 	totals_add_meta(&e->delta, &d);
 	totals_add_meta(&e->cum, &d);
 	e->gen = s->gen;
-	if (final)
+	if (final && !e->pruned) {
 		e->pruned = true;
+		s->newly_pruned++;
+	}
 	return e;
 }
 
@@ -242,6 +277,7 @@ void snapshot_vanished(struct sh_snapshot *s)
 			continue;
 		fold_gone(s, e);
 		e->pruned = true;
+		s->newly_pruned++;
 	}
 }
 
@@ -277,6 +313,10 @@ void snapshot_gc(struct sh_snapshot *s)
 {
 	size_t i;
 
+	/* only entries pruned since the last call are new to keep or free: no pass for none */
+	if (!s->newly_pruned)
+		return;
+	s->newly_pruned = 0;
 	for (i = 0; i < s->nslots; i++) {
 		struct sh_entry **pp = &s->table[i], *e;
 

@@ -63,6 +63,7 @@ struct sh_snapshot {
 	 */
 	struct sh_raw gone;
 	__u64 wraps;			/* readings with >= 2^32 events since the last */
+	size_t newly_pruned;		/* entries pruned since the last snapshot_gc() */
 };
 
 int snapshot_init(struct sh_snapshot *s);
@@ -88,6 +89,15 @@ void snapshot_begin_read(struct sh_snapshot *s, __u32 epoch);
 struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key *key,
 				     const void *vals, int ncpu, size_t stride, __u32 birth,
 				     bool final);
+/* The same for the entry of a key, found (or made) by snapshot_entry(). */
+struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e,
+				       const void *vals, int ncpu, size_t stride, __u32 birth,
+				       bool final);
+/*
+ * @key's entry, made if new (NULL: out of memory): valid until the
+ * snapshot_gc() after a reading that pruned it.
+ */
+struct sh_entry *snapshot_entry(struct sh_snapshot *s, const struct sh_key *key);
 /* The same for a key that is never reclaimed (birth 0). */
 struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key,
 				 const void *vals, int ncpu, size_t stride, bool final);

@@ -22,11 +22,10 @@ int reader_init(struct sh_reader *r, int ncpus, int nmetrics)
 	r->nmetrics = nmetrics;
 	r->vsize = (size_t)nmetrics * sizeof(struct sh_hist);
 	r->keys = calloc(BATCH, sizeof(struct sh_key));
-	r->dirvals = calloc(BATCH, sizeof(__u32));
 	r->vals = calloc((size_t)BATCH * ncpus, r->vsize);
 	r->exited = calloc(ncpus, r->vsize);
 	r->pcpu = calloc(ncpus, sizeof(struct sh_pcpu));
-	return r->keys && r->dirvals && r->vals && r->exited && r->pcpu ? 0 : -1;
+	return r->keys && r->vals && r->exited && r->pcpu ? 0 : -1;
 }
 
 void reader_free(struct sh_reader *r)
@@ -35,24 +34,28 @@ void reader_free(struct sh_reader *r)
 	free(r->vals);
 	free(r->exited);
 	free(r->dead);
-	free(r->dirvals);
-	free(r->slotted);
-	free(r->svals);
-	free(r->sarr);
+	free(r->slot_seen);
+	free(r->slot_ent);
+	free(r->slot_used);
 	free(r->pcpu);
 	memset(r, 0, sizeof(*r));
 }
 
-/* One key's values (all CPUs) into every snapshot; @slot: where it is (SH_SLOT_HASH: key map). */
-static int ingest_key(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		      const struct sh_key *key, const void *vals, bool final, __u32 slot)
+/*
+ * One key's values (all CPUs, @stride bytes apart) into every snapshot;
+ * @slot: where it is (SH_SLOT_HASH: key map). @ents: the key's entry in
+ * each snapshot, or NULL to find them.
+ */
+static int ingest_ents(struct sh_snapshot *snaps, int n, struct sh_reader *r,
+		       const struct sh_key *key, struct sh_entry **ents, const void *vals,
+		       size_t stride, bool final, __u32 slot)
 {
 	__u32 birth = 0;
 	bool dead = false;
 	int c, i;
 
 	for (c = 0; c < r->ncpus; c++) {
-		const struct sh_hist *h = (const void *)((const char *)vals + c * r->vsize);
+		const struct sh_hist *h = (const void *)((const char *)vals + c * stride);
 
 		birth |= h->birth & SH_BIRTH_ID;
 		dead |= !!(h->birth & SH_BIRTH_DEAD);
@@ -70,11 +73,22 @@ static int ingest_key(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		r->dead[r->ndead].key = *key;
 		r->dead[r->ndead++].slot = slot;
 	}
-	for (i = 0; i < n; i++)
-		if (!snapshot_ingest_key(&snaps[i], key, (const char *)vals + i * sizeof(struct sh_hist),
-					 r->ncpus, r->vsize, birth, final))
+	for (i = 0; i < n; i++) {
+		const void *v = (const char *)vals + i * sizeof(struct sh_hist);
+
+		if (!(ents ? snapshot_ingest_entry(&snaps[i], ents[i], v, r->ncpus, stride, birth,
+						   final)
+			   : snapshot_ingest_key(&snaps[i], key, v, r->ncpus, stride, birth, final)))
 			return -ENOMEM;
+	}
 	return 0;
+}
+
+static int ingest_key(struct sh_snapshot *snaps, int n, struct sh_reader *r,
+		      const struct sh_key *key, const void *vals, size_t stride, bool final,
+		      __u32 slot)
+{
+	return ingest_ents(snaps, n, r, key, NULL, vals, stride, final, slot);
 }
 
 static int ingest_batch(struct sh_snapshot *snaps, int n, struct sh_reader *r, __u32 nkeys)
@@ -91,7 +105,7 @@ static int ingest_batch(struct sh_snapshot *snaps, int n, struct sh_reader *r, _
 			r->have_exited = true;
 			continue;
 		}
-		err = ingest_key(snaps, n, r, &r->keys[i], v, false, SH_SLOT_HASH);
+		err = ingest_key(snaps, n, r, &r->keys[i], v, r->vsize, false, SH_SLOT_HASH);
 		if (err)
 			return err;
 	}
@@ -145,133 +159,92 @@ static int read_hash(struct sh_snapshot *snaps, int n, struct sh_reader *r, int 
 	}
 }
 
-/* Room for @n slots' values in r->svals (and their indexes in r->sarr). */
-static int slot_room(struct sh_reader *r, size_t n)
+/*
+ * Only [other] and [exited]: the key map holds no other key (the kernel's
+ * count of its keys is 0), so the batch walk over every bucket of a map
+ * sized for --max-keys is spared. A key made meanwhile is read next time;
+ * none can be folded meanwhile (loader_read_begin()), so no key read
+ * before is missed.
+ */
+static int read_fixed(struct sh_snapshot *snaps, int n, struct sh_reader *r, int fd)
 {
-	void *v;
-	__u32 *a;
+	static const __u64 ids[] = { SH_OTHER_ID, SH_EXITED_ID };
+	__u32 i, nkeys = 0;
 
-	if (n <= r->svals_cap)
-		return 0;
-	v = realloc(r->svals, n * r->ncpus * r->vsize);
-	if (!v)
-		return -ENOMEM;
-	r->svals = v;
-	a = realloc(r->sarr, n * sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	r->sarr = a;
-	/* the kernel fills them; zeroed so that tools that cannot see it (valgrind) agree */
-	memset((char *)v + r->svals_cap * r->ncpus * r->vsize, 0,
-	       (n - r->svals_cap) * r->ncpus * r->vsize);
-	memset(a + r->svals_cap, 0, (n - r->svals_cap) * sizeof(*a));
-	r->svals_cap = n;
-	return 0;
-}
-
-/* The values of slots 0 .. @n - 1 of the slot array into r->svals. */
-static int read_slot_values(struct sh_reader *r, const struct sh_maps *m, __u32 n)
-{
-	__u32 done = 0, in, out, cnt, i;
-	void *inp = NULL;
-	int last;
-
-	while (done < n) {
-		cnt = n - done;
-		last = r->no_batch ? -1 :
-		       bpf_map_lookup_batch(m->slots_fd, inp, &out, r->sarr + done,
-					    (char *)r->svals + (size_t)done * r->ncpus * r->vsize,
-					    &cnt, NULL);
-		if (last && (r->no_batch || errno != ENOENT)) {
-			/* one by one (kernels without batch lookups) */
-			for (i = done; i < n; i++)
-				if (bpf_map_lookup_elem(m->slots_fd, &i,
-							(char *)r->svals + (size_t)i * r->ncpus * r->vsize))
-					return -errno;
-			return 0;
-		}
-		done += cnt;
-		if (last || !cnt)
-			break;
-		in = out;
-		inp = &in;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		memset(&r->keys[nkeys], 0, sizeof(r->keys[nkeys]));
+		r->keys[nkeys].id = ids[i];
+		if (!bpf_map_lookup_elem(fd, &r->keys[nkeys],
+					 (char *)r->vals + (size_t)nkeys * r->ncpus * r->vsize))
+			nkeys++;
+		else if (errno != ENOENT)
+			return -errno;
 	}
-	return done < n ? -EIO : 0;
+	return ingest_batch(snaps, n, r, nkeys);
 }
 
 /*
- * The keys in slots (schedhist.h "Keys"): the key directory's entries
- * that name a slot, then the values of the slots up to the highest one
- * named (read after the directory: a slot named there has its values
- * since before; only the poller frees slots, after the reading).
+ * The keys in slots (schedhist.h "Keys"), read in place from the mapped
+ * arrays: each slot's key, then its values, CPU c's copy slot_stride
+ * entries after CPU c - 1's. A key not seen in its slot before is taken
+ * only once the key directory names that slot for it: the kernel writes
+ * slot_keys after the directory entry, and a key read while it is being
+ * written can be torn. Values counted before that are read next time:
+ * the kernel's counts are cumulative. Only the poller frees slots.
  */
 static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		      const struct sh_maps *m)
 {
-	struct sh_key in, out, cur, next;
-	void *inp = NULL;
-	__u32 cnt, i, top = 0;
-	size_t j;
-	int last, err;
+	size_t stride = (size_t)m->slot_stride * r->vsize;
+	struct sh_key k;
+	__u32 i, j, at, nused = 0;
+	int err, x;
 
-	r->nslot = 0;
-	for (;;) {
-		if (r->no_batch) {
-			/* one by one: at most BATCH per round, like a batch */
-			for (cnt = 0; cnt < BATCH; cnt++) {
-				if (bpf_map_get_next_key(m->keydir_fd, inp, &next))
-					break;
-				cur = next;
-				inp = &cur;
-				if (bpf_map_lookup_elem(m->keydir_fd, &cur, &r->dirvals[cnt])) {
-					cnt--;	/* removed meanwhile */
-					continue;
-				}
-				r->keys[cnt] = cur;
-			}
-			last = cnt < BATCH ? -1 : 0;
-			errno = ENOENT;
-		} else {
-			cnt = BATCH;
-			last = bpf_map_lookup_batch(m->keydir_fd, inp, &out, r->keys, r->dirvals, &cnt,
-						    NULL);
-			if (last && errno != ENOENT)
-				return -errno;
-		}
-		for (i = 0; i < cnt; i++) {
-			if (r->dirvals[i] == SH_SLOT_HASH || r->dirvals[i] >= m->nr_slots)
-				continue;
-			if (r->nslot == r->slot_cap) {
-				size_t cap = r->slot_cap ? r->slot_cap * 2 : 256;
-				struct sh_keyloc *k = realloc(r->slotted, cap * sizeof(*k));
-
-				if (!k)
-					return -ENOMEM;
-				r->slotted = k;
-				r->slot_cap = cap;
-			}
-			r->slotted[r->nslot].key = r->keys[i];
-			r->slotted[r->nslot++].slot = r->dirvals[i];
-			if (r->dirvals[i] + 1 > top)
-				top = r->dirvals[i] + 1;
-		}
-		if (last)
-			break;
-		if (!r->no_batch) {
-			in = out;
-			inp = &in;
-		}
+	if (!r->slot_seen) {
+		r->slot_seen = calloc(m->nr_slots, sizeof(*r->slot_seen));
+		r->slot_ent = calloc((size_t)m->nr_slots * n, sizeof(*r->slot_ent));
+		r->slot_used = calloc(m->nr_slots, sizeof(*r->slot_used));
+		if (!r->slot_seen || !r->slot_ent || !r->slot_used)
+			return -ENOMEM;
+		for (i = 0; i < m->nr_slots; i++)
+			r->slot_seen[i].id = SH_FREE_ID;
 	}
-	if (!r->nslot)
-		return 0;
-	if ((err = slot_room(r, top)) || (err = read_slot_values(r, m, top)))
-		return err;
-	for (j = 0; j < r->nslot; j++) {
-		const struct sh_keyloc *l = &r->slotted[j];
+	for (i = 0; i < m->nr_slots; i++) {
+		memcpy(&k, (const void *)&m->slot_keys_mem[i], sizeof(k));
+		if (k.id == SH_FREE_ID)
+			continue;
+		if (memcmp(&k, &r->slot_seen[i], sizeof(k))) {
+			if (bpf_map_lookup_elem(m->keydir_fd, &k, &at) || at != i)
+				continue;	/* being written, or torn: next reading */
+			r->slot_seen[i] = k;
+			for (x = 0; x < n; x++)
+				if (!(r->slot_ent[(size_t)i * n + x] = snapshot_entry(&snaps[x], &k)))
+					return -ENOMEM;
+		}
+		r->slot_used[nused++] = i;
+	}
+	for (j = 0; j < nused; j++) {
+		/*
+		 * the entries and values a few slots ahead on their way into
+		 * the cache meanwhile: the work per key is a few hundred
+		 * bytes of each, memory the poller touched an interval ago
+		 */
+		if (j + 4 < nused) {
+			__u32 a = r->slot_used[j + 4];
+			const char *v = (const char *)m->slots_mem + (size_t)a * r->vsize;
+			int c;
+			size_t o;
 
-		err = ingest_key(snaps, n, r, &l->key,
-				 (char *)r->svals + (size_t)l->slot * r->ncpus * r->vsize, false,
-				 l->slot);
+			for (x = 0; x < n; x++)
+				for (o = 0; o < sizeof(struct sh_entry); o += 64)
+					__builtin_prefetch((char *)r->slot_ent[(size_t)a * n + x] + o, 1);
+			for (c = 0; c < r->ncpus; c++)
+				for (o = 0; o < r->vsize; o += 64)
+					__builtin_prefetch(v + c * stride + o);
+		}
+		i = r->slot_used[j];
+		err = ingest_ents(snaps, n, r, &r->slot_seen[i], &r->slot_ent[(size_t)i * n],
+				  (char *)m->slots_mem + (size_t)i * r->vsize, stride, false, i);
 		if (err)
 			return err;
 	}
@@ -311,7 +284,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 			bpf_map_delete_elem(m->keydir_fd, &d->key);
 		if (m->live_keys)
 			__sync_fetch_and_sub(m->live_keys, 1);
-		err = ingest_key(snaps, n, r, &d->key, r->vals, true, SH_SLOT_HASH);
+		err = ingest_key(snaps, n, r, &d->key, r->vals, r->vsize, true, SH_SLOT_HASH);
 		if (err)
 			return err;
 		r->pruned++;
@@ -321,16 +294,24 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	for (i = 0; slots && i < r->ndead; i++) {
 		struct sh_keyloc *d = &r->dead[i];
 
+		size_t stride = (size_t)m->slot_stride * r->vsize;
+		char *v;
+		int c;
+
 		if (d->slot >= m->nr_slots)
 			continue;
-		if (bpf_map_lookup_elem(m->slots_fd, &d->slot, r->vals))
-			return -errno;
-		err = ingest_key(snaps, n, r, &d->key, r->vals, true, d->slot);
+		v = (char *)m->slots_mem + (size_t)d->slot * r->vsize;
+		err = ingest_key(snaps, n, r, &d->key, v, stride, true, d->slot);
 		if (err)
 			return err;
-		memset(r->vals, 0, r->ncpus * r->vsize);
-		if (bpf_map_update_elem(m->slots_fd, &d->slot, r->vals, BPF_ANY) ||
-		    bpf_map_update_elem(m->free_fd, NULL, &d->slot, BPF_ANY))
+		for (c = 0; c < r->ncpus; c++)
+			memset(v + c * stride, 0, r->vsize);
+		/* the entries are pruned: snapshot_gc() may free them */
+		memset(&r->slot_seen[d->slot], 0, sizeof(r->slot_seen[d->slot]));
+		r->slot_seen[d->slot].id = SH_FREE_ID;
+		memset(&r->slot_ent[(size_t)d->slot * n], 0, n * sizeof(*r->slot_ent));
+		/* (the push, a system call, orders the zeroing before the slot's next taker) */
+		if (bpf_map_update_elem(m->free_fd, NULL, &d->slot, BPF_ANY))
 			return -errno;
 		r->pruned++;
 	}
@@ -380,15 +361,25 @@ int snapshot_read(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	} else {
 		r->have_exited = false;
 		r->ndead = 0;
-		err = read_hash(snaps, n, r, m->hists_fd);
+		err = m->live_keys && !*(volatile __u32 *)m->live_keys ?
+		      read_fixed(snaps, n, r, m->hists_fd) : read_hash(snaps, n, r, m->hists_fd);
 		if (!err && m->nr_slots)
 			err = read_slots(snaps, n, r, m);
 		if (!err)
 			err = remove_dead(snaps, n, r, m);
 		if (err)
 			return err;
-		for (i = 0; i < n; i++)
-			snapshot_vanished(&snaps[i]);
+		/*
+		 * Keys go from the kernel maps unseen only by its folds, which
+		 * count themselves in reclaimed (and none runs while we read:
+		 * loader_read_begin()): none since the last reading, no pass
+		 * over every entry to look for them
+		 */
+		if (!r->read_before || r->reclaimed != r->reclaimed_then)
+			for (i = 0; i < n; i++)
+				snapshot_vanished(&snaps[i]);
+		r->reclaimed_then = r->reclaimed;
+		r->read_before = true;
 		if (r->have_exited) {
 			struct sh_key ex = { .id = SH_EXITED_ID };
 

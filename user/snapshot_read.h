@@ -23,16 +23,20 @@ struct sh_reader {
 	bool have_exited;	/* ... read in this reading */
 	struct sh_keyloc *dead;	/* keys marked dead in this reading */
 	size_t ndead, dead_cap;
-	__u32 *dirvals;		/* one batch of the key directory's values */
-	struct sh_keyloc *slotted;	/* the keys in slots, this reading */
-	size_t nslot, slot_cap;
-	void *svals;		/* the slots' values, a prefix of the array */
-	__u32 *sarr;		/* slot indexes, for the array's batch reads */
-	size_t svals_cap;	/* slots svals and sarr hold */
+	/*
+	 * The key each slot held at the last reading, once the key
+	 * directory confirmed it (a key the kernel is still writing into
+	 * slot_keys can be read torn); SH_FREE_ID: none. nr_slots of them.
+	 */
+	struct sh_key *slot_seen;
+	struct sh_entry **slot_ent;	/* per slot, its key's entry in each snapshot */
+	__u32 *slot_used;	/* the slots holding a key, this reading */
 	struct sh_pcpu *pcpu;	/* the per-CPU array element, all CPUs */
 	bool no_batch;		/* kernel lacks batch lookups: one by one */
 	__u64 pruned;		/* keys the poller removed (marked dead while it read) */
 	__u64 reclaimed;	/* keys the kernel folded into [exited] */
+	__u64 reclaimed_then;	/* ... as of the last reading */
+	bool read_before;	/* a reading of the keyed maps was made */
 };
 
 /* Which maps to read and how they are keyed. */
@@ -42,7 +46,9 @@ struct sh_maps {
 	int key_type;
 	__u32 *live_keys;	/* the kernel's count of its keys (sh_live_keys), or NULL */
 	__u32 nr_slots;		/* the slot array (schedhist.h "Keys"), 0 = none: */
-	int slots_fd;		/*   slot -> histograms (per CPU) */
+	__u32 slot_stride;	/*   entries per CPU */
+	void *slots_mem;	/*   (CPU, slot) -> histograms, mapped */
+	const struct sh_key *slot_keys_mem;	/* slot -> key, mapped */
 	int slot_keys_fd;	/*   slot -> key */
 	int keydir_fd;		/*   key -> slot */
 	int free_fd;		/*   the free slots */

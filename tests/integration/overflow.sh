@@ -17,7 +17,7 @@ start_sh tx -i 1 -k tid --max-keys 64 --summary
 TX=$SH_PID
 MAP=$(hists_map_id "$JS") || fail "no hists map for $JS"
 DIR=$(named_map_id "$JS" keydir) || fail "no keydir map for $JS"
-SLOTS=$(map_max_entries "$(named_map_id "$JS" slots)")
+SLOTS=$(map_max_entries "$(named_map_id "$JS" slot_keys)")
 # half of --max-keys in slots, the rest (and [other], [exited]) in the key map
 [ "$SLOTS" -eq 32 ] && [ "$(map_max_entries "$MAP")" -eq 34 ] ||
 	fail "capacity: $SLOTS slots, key map $(map_max_entries "$MAP"); want 32 and 32 + 2"

@@ -28,7 +28,7 @@ mkdir "$G" || fail "cannot create $G"
 start_sh a -M runq -k tid --max-keys 8 -c "$G" "${HIER[@]}" --cumulative -i 1 -j -v
 A=$SH_PID
 DIR=$(named_map_id "$A" keydir) || fail "no keydir map"
-[ "$(map_max_entries "$(named_map_id "$A" slots)")" -eq 4 ] || fail "want 4 slots for --max-keys 8"
+[ "$(map_max_entries "$(named_map_id "$A" slot_keys)")" -eq 4 ] || fail "want 4 slots for --max-keys 8"
 
 thread_state() { sed 's/^.*) //' "/proc/$1/task/$2/stat" | cut -c1; }
 # reports_after N: wait until the instance has printed more than N lines

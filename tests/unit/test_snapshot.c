@@ -126,9 +126,9 @@ static void check_sums(int ncpu, size_t stride)
 	/* 3rd reading, nothing new: a zero delta, cum unchanged */
 	snapshot_begin(&s, 3);
 	e = ingest(&s, 42, &v, false);
-	CHECK_EQ_U64(e->delta.count, 0);
-	CHECK_EQ_U64(e->delta.sum_ns, 0);
-	CHECK_EQ_U64(e->delta.max_ns, 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->sum_ns, 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->max_ns, 0);
 	CHECK_EQ_U64(e->cum.count, 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5 + ncpu + ncpu * ncpu);
 
 	free(v.buf);
@@ -457,8 +457,8 @@ static void test_max_epoch(void)
 	set_max(&v, 3, 11, 20000, 55, "big");
 	snapshot_begin(&s, 11);
 	e = ingest(&s, 5, &v, false);
-	CHECK_EQ_U64(e->delta.count, 0);
-	CHECK_EQ_U64(e->delta.max_ns, 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->max_ns, 0);
 
 	free(v.buf);
 	snapshot_free(&s);
@@ -738,6 +738,65 @@ static void test_growth(void)
 	free(v.buf);
 }
 
+/*
+ * A key with no new wait since the last reading takes the short way
+ * (snapshot_ingest_entry's unchanged()): a zero delta, nothing moved, and
+ * the next change counts in full. Equal counts under a new incarnation
+ * are not "unchanged": the kernel folded and remade the key.
+ */
+static void test_unchanged(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_entry *e;
+
+	vals_init(&v, 2, sizeof(struct sh_hist));
+	CHECK(snapshot_init(&s) == 0);
+	record(&v, 0, 1500, 3);
+	record(&v, 1, 70000, 2);
+	snapshot_begin(&s, 1);
+	e = ingest_b(&s, 7, &v, 5, false);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 5);
+
+	/* nothing new: zero, read in this reading (not vanished), cum as it was */
+	snapshot_begin(&s, 2);
+	e = ingest_b(&s, 7, &v, 5, false);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->sum_ns, 0);
+	CHECK_EQ_U64(e->gen, s.gen);
+	CHECK_EQ_U64(e->cum.count, 5);
+	snapshot_vanished(&s);
+	CHECK(!e->pruned);
+
+	/* new waits after the quiet interval: exactly them */
+	record(&v, 1, 3000, 4);
+	snapshot_begin(&s, 3);
+	e = ingest_b(&s, 7, &v, 5, false);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 4);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(3000)], 4);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->sum_ns, 12000);
+	CHECK_EQ_U64(e->cum.count, 9);
+
+	/* the same counts, another incarnation: folded and made anew, not unchanged */
+	snapshot_begin(&s, 4);
+	e = ingest_b(&s, 7, &v, 6, false);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 9);
+	CHECK_EQ_U64(s.gone.count, 9);	/* its old counts, for [exited] */
+
+	/* a final reading of an unchanged key prunes it, once */
+	snapshot_begin(&s, 5);
+	e = ingest_b(&s, 7, &v, 6, true);
+	CHECK(e->pruned);
+	CHECK_EQ_U64(s.newly_pruned, 1);
+	snapshot_gc(&s);
+	CHECK_EQ_U64(s.newly_pruned, 0);
+	CHECK(!find(&s, 7));
+	CHECK_EQ_U64(s.exited_cum.count, 18);
+
+	free(v.buf);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	TEST(test_sum_and_delta);
@@ -754,5 +813,6 @@ int main(void)
 	TEST(test_keep_pruned);
 	TEST(test_comm_keys);
 	TEST(test_growth);
+	TEST(test_unchanged);
 	return test_summary();
 }
