@@ -281,7 +281,7 @@ if pollers:
     # allocated whole; the others to the key map (one element each, per-CPU
     # histograms); every key has a key directory entry.
     ncpu = int(args.possible_cpus) if args.possible_cpus.isdigit() else int(args.cpus)
-    MAX_KEYS, SLOTS_MAX, SLOT_BYTES, ALIGN = 10240, 8192, 4 << 20, 8
+    MAX_KEYS, SLOTS_MAX, SLOT_BYTES, ALIGN = 10240, 1024, 4 << 20, 8
     nslots = lambda cpus: min(MAX_KEYS // 2, SLOTS_MAX,
                               SLOT_BYTES // (HIST_BYTES * cpus) // ALIGN * ALIGN)
     stride = lambda n: -(-n // ALIGN) * ALIGN

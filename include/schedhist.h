@@ -120,8 +120,9 @@ struct sh_key {
 
 /*
  * Keys (-k comm, pid, tid, cgroup) live in one of two places: the first
- * ones each in a slot of the slot array (a per-CPU array of histograms,
- * found with no hash lookup: a task keeps its slot's index), the others
+ * ones each in a slot of the slot array (histograms in a block per
+ * possible CPU, mapped by the poller, found with no hash lookup: a task
+ * keeps its slot's index), the others
  * in the key map (a per-CPU hash). The key directory (a hash, key ->
  * slot index, or SH_SLOT_HASH for a key of the key map) says where each
  * key is, so that no key is ever in both. A free slot's key

@@ -20,10 +20,10 @@ struct bpf_link;
  * at most half of --max-keys (the key map keeps the other half, where
  * the kernel folds gone keys during a storm of short-lived tasks), and
  * at most SH_SLOT_BYTES of per-CPU histograms over all possible CPUs
- * (an array is allocated whole: 4 MiB is 7080 slots of one metric on 2
- * CPUs, 216 on 64: the cap in whole SH_SLOT_ALIGN).
+ * (an array is allocated whole: 4 MiB is 1024 slots of one metric on up
+ * to 13 CPUs, 216 on 64: the cap in whole SH_SLOT_ALIGN).
  */
-#define SH_SLOTS_MAX 8192U
+#define SH_SLOTS_MAX 1024U
 #define SH_SLOT_BYTES (4U << 20)
 /* Slot array entries per CPU: nr_slots rounded up to this, so no CPU's block shares a cache line. */
 #define SH_SLOT_ALIGN 8U
