@@ -4,7 +4,8 @@
 # two, all pinned to CPU 0; cgroup c two on CPU 1 (the workload of
 # culprits.sh). One schedhist run prints JSON and serves /metrics. Once the
 # spinners are done, a scrape's schedhist_culprit_wait_seconds_total of a
-# names b with the most seconds, never c; its series (text, OpenMetrics)
+# gives b at least half its expected share (b's share of CPU 0's time
+# not spent running a), never c; its series (text, OpenMetrics)
 # agree with the sums of the run's own JSON culprits, bound by those
 # reports' [rest]; no key has more than 5 culprits plus [rest]; the
 # culprit series of a key add up to at least its histogram's _sum; and no
@@ -49,6 +50,9 @@ query() {
 }
 not_reports "$TMP/targets.json" "$TMP/tsdb"
 pinned_in() { taskset -c "$1" sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$2" "${@:3}"; }
+# CPU 0's busy time (clock ticks) over the spinners' run: see b's share below
+cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+B0=$(cpu_busy 0)
 pinned_in 0 "$PARENT/a" "$HELPERS/spinners" -n 1 -c 0 -t 2 -N pculA >"$TMP/a.out" &
 CHILD_PIDS+=($!)
 pinned_in 0 "$PARENT/b" "$HELPERS/spinners" -n 2 -c 0 -t 2 -N pculB >"$TMP/b.out" &
@@ -62,6 +66,14 @@ for i in $(seq 1 1200); do
 	sleep 0.05
 done
 [ "$(cat "$TMP"/[abc].out | grep -c '^tid')" -eq 5 ] || fail "the spinners did not finish"
+B0=$(( $(cpu_busy 0) - B0 ))
+# run time (ns) of each cgroup's threads: schedstat's first field
+run_ns() {
+	local p
+	for p in $(cat "$PARENT/$1/cgroup.procs"); do cat /proc/"$p"/task/*/schedstat; done |
+		awk '{s += $1} END {printf "%.0f\n", s}'
+}
+echo "$B0 $(getconf CLK_TCK) $(run_ns a) $(run_ns b)" >"$TMP/cpu"
 # a's threads all block now: two more reports, and the exporter has
 # published a reading taken after a's last wait (it publishes each reading
 # right after the report of that reading is printed)
@@ -146,9 +158,22 @@ print(f"a's culprits: " + ", ".join(f"{k} {v:.3f} s" for k, v in sorted(ca.items
 if not ca:
     bad.append("no culprit series of a")
 else:
-    top = max(ca, key=ca.get)
-    if top != b:
-        bad.append(f"a's top culprit is {top}, want {b}")
+    # A wait is blamed on the task that ran just before the waiting one
+    # got the CPU. Whenever a waits, CPU 0 runs b or the host's own tasks
+    # (the test's own are on CPU 1), so b's expected share of a's wait is
+    # b's share of CPU 0's time not spent running a (measured: /proc/stat
+    # and the threads' schedstat). Host tasks run shorter turns than
+    # spinners and end more waits per second of CPU: allow b half its
+    # expected share (as culprits.sh does), which still fails when waits
+    # are blamed on anyone but the task switched out. "b is a's top
+    # culprit" was not that: kworkers on a busy host could outweigh it.
+    b0, hz, ra, rb = (int(x) for x in open(f"{tmp}/cpu").read().split())
+    b0 = b0 * 1e9 / hz
+    exp = min(1.0, rb / max(1.0, b0 - ra))
+    got = ca.get(b, 0) / sum(ca.values()) if sum(ca.values()) else 0
+    print(f"a: b holds {got:.0%} of a's wait, expected about {exp:.0%}")
+    if got < exp / 2:
+        bad.append(f"a: b holds {got:.0%} of a's wait, expected about {exp:.0%}")
     if c in ca:
         bad.append("a blamed on c, which never ran on CPU 0")
     # the JSON culprits of the same run, summed over its reports: the
