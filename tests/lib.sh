@@ -131,6 +131,18 @@ need_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root to load BPF programs"
 }
 
+# cpu_busy N: CPU N's busy time since boot, in clock ticks (/proc/stat:
+# user, nice, system, irq, softirq, steal).
+cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+
+# cgroup_run_ns DIR: run time (ns) of the threads of cgroup DIR's
+# processes, the first field of their schedstat.
+cgroup_run_ns() {
+	local p
+	for p in $(cat "$1/cgroup.procs"); do cat /proc/"$p"/task/*/schedstat; done |
+		awk '{s += $1} END {printf "%.0f\n", s}'
+}
+
 # cgroup_mount [CTRL]: mount point of the cgroup2 hierarchy, or of the v1
 # hierarchy carrying controller CTRL, read from /proc/self/mountinfo.
 cgroup_mount() {

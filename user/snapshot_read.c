@@ -307,8 +307,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		for (c = 0; c < r->ncpus; c++)
 			memset(v + c * stride, 0, r->vsize);
 		/* the entries are pruned: snapshot_gc() may free them */
-		memset(&r->slot_seen[d->slot], 0, sizeof(r->slot_seen[d->slot]));
-		r->slot_seen[d->slot].id = SH_FREE_ID;
+		r->slot_seen[d->slot] = free_key;
 		memset(&r->slot_ent[(size_t)d->slot * n], 0, n * sizeof(*r->slot_ent));
 		/* (the push, a system call, orders the zeroing before the slot's next taker) */
 		if (bpf_map_update_elem(m->free_fd, NULL, &d->slot, BPF_ANY))

@@ -22,7 +22,6 @@ start_sh txt -M runq -k cgroup --culprits --summary "${HIER[@]}"
 TXT=$SH_PID
 # CPU time per CPU (/proc/stat) around the run: the host's own tasks also
 # run on these CPUs, and the expected shares below are measured from it
-cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
 B0=$(cpu_busy 0); B1=$(cpu_busy 1)
 # pinned before it joins its cgroup: the shell that moves itself in (and
 # every thread of the process it becomes) never runs on the other CPU
@@ -40,15 +39,10 @@ for i in $(seq 1 1200); do
 done
 [ "$(cat "$TMP"/[abc].out | grep -c '^tid')" -eq 5 ] || fail "the spinners did not finish"
 B0=$(( $(cpu_busy 0) - B0 )); B1=$(( $(cpu_busy 1) - B1 ))
-# run time (ns) of each cgroup's threads: schedstat's first field
-run_ns() {
-	local p
-	for p in $(cat "$PARENT/$1/cgroup.procs"); do cat /proc/"$p"/task/*/schedstat; done |
-		awk '{s += $1} END {printf "%.0f\n", s}'
-}
 # switch-ins of a's threads other than its spinner (the process's main thread)
 main_in() { awk '{print $3}' /proc/"$(head -1 "$PARENT/a/cgroup.procs")"/schedstat; }
-echo "$B0 $B1 $(getconf CLK_TCK) $(run_ns a) $(run_ns b) $(run_ns c) $(main_in)" >"$TMP/cpu"
+echo "$B0 $B1 $(getconf CLK_TCK) $(cgroup_run_ns "$PARENT"/a) $(cgroup_run_ns "$PARENT"/b)" \
+	"$(cgroup_run_ns "$PARENT"/c) $(main_in)" >"$TMP/cpu"
 # the kernel's pairs, all of them, before the poller ends
 MAP=$(named_map_id "$CUL" culprit_map) || fail "no culprit_map held by schedhist"
 bpftool map dump id "$MAP" -j >"$TMP/map.json" || fail "cannot dump the culprit map"

@@ -51,7 +51,6 @@ query() {
 not_reports "$TMP/targets.json" "$TMP/tsdb"
 pinned_in() { taskset -c "$1" sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$2" "${@:3}"; }
 # CPU 0's busy time (clock ticks) over the spinners' run: see b's share below
-cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
 B0=$(cpu_busy 0)
 pinned_in 0 "$PARENT/a" "$HELPERS/spinners" -n 1 -c 0 -t 2 -N pculA >"$TMP/a.out" &
 CHILD_PIDS+=($!)
@@ -67,13 +66,7 @@ for i in $(seq 1 1200); do
 done
 [ "$(cat "$TMP"/[abc].out | grep -c '^tid')" -eq 5 ] || fail "the spinners did not finish"
 B0=$(( $(cpu_busy 0) - B0 ))
-# run time (ns) of each cgroup's threads: schedstat's first field
-run_ns() {
-	local p
-	for p in $(cat "$PARENT/$1/cgroup.procs"); do cat /proc/"$p"/task/*/schedstat; done |
-		awk '{s += $1} END {printf "%.0f\n", s}'
-}
-echo "$B0 $(getconf CLK_TCK) $(run_ns a) $(run_ns b)" >"$TMP/cpu"
+echo "$B0 $(getconf CLK_TCK) $(cgroup_run_ns "$PARENT"/a) $(cgroup_run_ns "$PARENT"/b)" >"$TMP/cpu"
 # a's threads all block now: two more reports, and the exporter has
 # published a reading taken after a's last wait (it publishes each reading
 # right after the report of that reading is printed)
