@@ -47,6 +47,7 @@ cleanup() {
 	wait 2>/dev/null
 	# a test's own cleanup (e.g. removing cgroups), after its processes died
 	if declare -F test_cleanup >/dev/null; then test_cleanup; fi
+	switch_trace_end
 	# a failure already explains itself; a pass or a skip must not hide bad JSON
 	if ! check_reports && { [ $rc -eq 0 ] || [ $rc -eq $SKIP ]; }; then rc=1; fi
 	rm -rf "$TMP"
@@ -135,13 +136,44 @@ need_root() {
 # user, nice, system, irq, softirq, steal).
 cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
 
-# cgroup_run_ns DIR: run time (ns) of the threads of cgroup DIR's
-# processes, the first field of their schedstat.
-cgroup_run_ns() {
-	local p
-	for p in $(cat "$1/cgroup.procs"); do cat /proc/"$p"/task/*/schedstat; done |
-		awk '{s += $1} END {printf "%.0f\n", s}'
+# switch_trace_start CPU: record the kernel's own sched_switch events on
+# CPU (ftrace, a trace instance of this test's: the host's tracing is left
+# as it was; tracefs is mounted for the test if it is not), an oracle
+# for which task ran before which that shares no code with schedhist.
+# switch_trace_stop FILE: stop, and write one "PREV_PID NEXT_PID" line per
+# switch to FILE; fails if the buffer overflowed (a count would be short).
+TRACE_INST= TRACE_MNT=
+switch_trace_start() {
+	local t
+	t=$(awk '$9 == "tracefs" {print $5; exit}' /proc/self/mountinfo)
+	if [ -z "$t" ]; then
+		TRACE_MNT=$(mktemp -d)
+		mount -t tracefs nodev "$TRACE_MNT" || fail "cannot mount tracefs"
+		t=$TRACE_MNT
+	fi
+	[ -d "$t/events/sched/sched_switch" ] || fail "no sched_switch trace event"
+	TRACE_INST=$t/instances/schedhist-$$
+	mkdir "$TRACE_INST" || fail "cannot make trace instance $TRACE_INST"
+	printf '%x\n' $((1 << $1)) >"$TRACE_INST/tracing_cpumask"
+	echo 8192 >"$TRACE_INST/buffer_size_kb"
+	echo 1 >"$TRACE_INST/events/sched/sched_switch/enable"
+	echo 1 >"$TRACE_INST/tracing_on"
 }
+switch_trace_stop() {
+	echo 0 >"$TRACE_INST/tracing_on"
+	grep -h '^overrun' "$TRACE_INST"/per_cpu/cpu*/stats | awk '$2 != 0 {exit 1}' ||
+		fail "the trace buffer overflowed"
+	sed -n 's/.*prev_pid=\([0-9]*\) .* next_pid=\([0-9]*\) .*/\1 \2/p' "$TRACE_INST/trace" >"$1"
+	switch_trace_end
+}
+switch_trace_end() {
+	[ -n "$TRACE_INST" ] && { echo 0 >"$TRACE_INST/tracing_on"; rmdir "$TRACE_INST"; }
+	[ -n "$TRACE_MNT" ] && { umount "$TRACE_MNT"; rmdir "$TRACE_MNT"; }
+	TRACE_INST= TRACE_MNT=
+}
+
+# tids PID...: every thread id of these processes, one a line.
+tids() { local p; for p in "$@"; do ls /proc/"$p"/task; done; }
 
 # cgroup_mount [CTRL]: mount point of the cgroup2 hierarchy, or of the v1
 # hierarchy carrying controller CTRL, read from /proc/self/mountinfo.

@@ -12,7 +12,8 @@
 # schedstat pcount and run_delay (the sched_info method records a wait
 # only for an arrival the kernel counted, and exactly its run_delay; it
 # can fall short only by arrivals no sched_switch event showed, "merged",
-# which bounds the shortfall): a slot that kept its last key's counts
+# and each thread's last arrival, which no later switch-in can show as
+# merged: those bound the shortfall): a slot that kept its last key's counts
 # would put a thread hundreds of waits above its pcount. Nothing goes to
 # [other] (16 keys in a capacity of 8: only because slots and keys are
 # freed), and each wave is seen in slots while it runs.
@@ -47,7 +48,15 @@ for w in 1 2 3 4; do
 		[ "$(slot_keys "$DIR")" -eq 0 ] && break
 		sleep 0.1
 	done
-	[ "$(slot_keys "$DIR")" -eq 0 ] || fail "wave $w: the slots of wave $((w - 1)) were not freed in 60 s"
+	if [ "$(slot_keys "$DIR")" != 0 ]; then
+		# what was left, for the failure's cause
+		kill -0 "$A" 2>/dev/null || echo "schedhist is gone"
+		tail -5 "$TMP/a.err"
+		echo "key directory:"; bpftool map dump id "$DIR" -j
+		echo "slot keys:"; bpftool map dump id "$(named_map_id "$A" slot_keys)" -j
+		echo "last report:"; tail -1 "$TMP/a.out"
+		fail "wave $w: the slots of wave $((w - 1)) were not freed in 60 s"
+	fi
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$G" "$HELPERS/spinners" -n 3 -c -1 -t 1 -d 50 -N "wave$w" \
 		>"$TMP/w$w.out" &
 	pid=$!
@@ -85,6 +94,7 @@ for w in (1, 2, 3, 4):
     r = json.loads(open(f"{tmp}/w{w}.report").read())
     groups = {g["key"]: g for g in r["groups"]}
     merged = r["events"].get("merged", 0)
+    print(f"wave {w}: events {r['events']}")
     short = 0
     for line in open(f"{tmp}/w{w}.oracle"):
         tid, run, delay, pcount = line.split()
@@ -97,8 +107,13 @@ for w in (1, 2, 3, 4):
         if g["count"] > int(pcount) or g["sum_ns"] > int(delay):
             bad.append(f"wave {w} tid {tid}: more than the kernel counted: a slot kept old counts")
         short += int(pcount) - g["count"]
-    if short > merged:
-        bad.append(f"wave {w}: {short} waits short of pcount, only {merged} merged")
+    # an arrival the program did not see shows as merged at the thread's
+    # next switch-in; a thread's last one (it then sleeps for good) has
+    # none: at most one a thread is short without a merged count
+    nthreads = sum(1 for _ in open(f"{tmp}/w{w}.oracle"))
+    if short > merged + nthreads:
+        bad.append(f"wave {w}: {short} waits short of pcount, only {merged} merged "
+                   f"(and {nthreads} last arrivals)")
     if r["events"]["map_full"] or r["events"]["no_mem"] or "[other]" in groups:
         bad.append(f"wave {w}: waits in [other]: keys were not freed")
 if bad:

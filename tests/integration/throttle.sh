@@ -19,7 +19,6 @@ test_cleanup() { remove_cgroup_tree "$PARENT"; }
 start_sh thr -M runq -k cgroup -i 0.5 --cumulative -j "${HIER[@]}"
 for x in t u; do in_cgroup "$PARENT/$x" sleep 0.01; done
 wait_for "$TMP/thr.out" "schedhist-thr-$$/u\".*schedhist-thr-$$/t\"|schedhist-thr-$$/t\".*schedhist-thr-$$/u\"" 10
-cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
 B0=$(cpu_busy 0)
 in_cgroup "$PARENT/t" taskset -c 0 "$HELPERS/spinners" -n 1 -c 0 -t 3 -N thrT >"$TMP/t.out" &
 CHILD_PIDS+=($!)
