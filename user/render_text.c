@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
@@ -351,11 +352,55 @@ static size_t summary_name(char *buf, const struct sh_group *g)
 	return o;
 }
 
+/*
+ * The names the width pass made, kept for the rows (made once, not twice,
+ * per key): @at[j] is where row j's starts in @buf, @at[n] the end. Kept
+ * from report to report, so a steady key count allocates nothing.
+ */
+struct name_cache {
+	char *buf;
+	size_t cap;
+	size_t *at;
+	size_t nat;
+};
+
+/* Keep @name (@len bytes) as the next name of @c; false when out of memory (not kept). */
+static bool name_keep(struct name_cache *c, size_t j, const char *name, size_t len)
+{
+	size_t end = j ? c->at[j] : 0;
+
+	if (j + 2 > c->nat) {
+		size_t n = c->nat ? 2 * c->nat : 256;
+		size_t *at = realloc(c->at, n * sizeof(*at));
+
+		if (!at)
+			return false;
+		c->at = at;
+		c->nat = n;
+	}
+	if (end + len > c->cap) {
+		size_t n = c->cap ? 2 * c->cap : 8192;
+		char *buf;
+
+		while (n < end + len)
+			n *= 2;
+		if (!(buf = realloc(c->buf, n)))
+			return false;
+		c->buf = buf;
+		c->cap = n;
+	}
+	memcpy(c->buf + end, name, len);
+	c->at[j] = end;
+	c->at[j + 1] = end + len;
+	return true;
+}
+
 static void print_summary(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)
 {
+	static __thread struct name_cache nc;
 	const char *kname = key_name(r->key_type);
 	int w = (int)strlen(kname), i;
-	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j, len;
+	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j, len, kept = 0;
 	char name[SUMMARY_BUF];
 
 	/* the name column is as wide as the longest name, at most 60 */
@@ -363,6 +408,8 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 		len = summary_name(name, j < r->ngroups ? &r->groups[j] : &r->rest);
 		if ((int)len > w)
 			w = (int)len;
+		if (kept == j && name_keep(&nc, j, name, len))
+			kept++;
 	}
 	if (w > 60)
 		w = 60;
@@ -382,8 +429,10 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 		__u64 v[6] = { g->t.count ? g->t.sum_ns / g->t.count : 0, g->pct.p50, g->pct.p90,
 			       g->pct.p99, g->pct.p999, g->t.max_ns };
 
-		len = summary_name(name, g);
-		ob_pad(b, name, len, w, false);
+		if (j < kept)
+			ob_pad(b, nc.buf + nc.at[j], nc.at[j + 1] - nc.at[j], w, false);
+		else
+			ob_pad(b, name, summary_name(name, g), w, false);
 		ob_chr(b, ' ');
 		ob_pad(b, num, (size_t)fmt_u64(num, g->t.count), 10, true);
 		for (i = 0; i < 6; i++) {
