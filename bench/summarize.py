@@ -281,9 +281,8 @@ if pollers:
     # allocated whole; the others to the key map (one element each, per-CPU
     # histograms); every key has a key directory entry.
     ncpu = int(args.possible_cpus) if args.possible_cpus.isdigit() else int(args.cpus)
-    MAX_KEYS, SLOTS_MAX, SLOT_BYTES, ALIGN = 10240, 1024, 4 << 20, 8
-    nslots = lambda cpus: min(MAX_KEYS // 2, SLOTS_MAX,
-                              SLOT_BYTES // (HIST_BYTES * cpus) // ALIGN * ALIGN)
+    MAX_KEYS, SLOT_BYTES, ALIGN = 10240, 4 << 20, 8
+    nslots = lambda cpus: min(MAX_KEYS // 2, SLOT_BYTES // (HIST_BYTES * cpus) // ALIGN * ALIGN)
     stride = lambda n: -(-n // ALIGN) * ALIGN
     S = nslots(ncpu)
     pts = {int(a.split(":")[1]): a for a in pollers}
@@ -318,7 +317,7 @@ if pollers:
         p("")
         p(f"Formula: **slots x CPUs x {HIST_BYTES} B + (keys - slots) x (CPUs x {HIST_BYTES} B "
           f"+ {elem:.0f} B) + keys x {dir_key:.0f} B + buckets**, slots = min(--max-keys / 2, "
-          f"{SLOTS_MAX}, 4 MiB / ({HIST_BYTES} B x CPUs) in whole multiples of {ALIGN}), the "
+          f"4 MiB / ({HIST_BYTES} B x CPUs) in whole multiples of {ALIGN}), the "
           f"array {ALIGN}-slot aligned per CPU. For {BIG_KEYS} keys on a "
           f"{BIG_CPUS}-CPU host: {Sb} slots ({big_slots / 2**20:.2f} MiB), {BIG_KEYS - Sb} keys in "
           f"the key map ({big_hash / 2**20:.2f} MiB), the directory {big_dir / 2**20:.2f} MiB: "

@@ -193,7 +193,7 @@ static int map_slots(struct sh_loader *l)
 		goto fail;
 	l->slots_mem = p;
 	l->slot_keys_len = ((size_t)l->nr_slots * sizeof(struct sh_key) + page - 1) / page * page;
-	p = mmap(NULL, l->slot_keys_len, PROT_READ, MAP_SHARED, l->slot_keys_fd, 0);
+	p = mmap(NULL, l->slot_keys_len, PROT_READ | PROT_WRITE, MAP_SHARED, l->slot_keys_fd, 0);
 	if (p == MAP_FAILED)
 		goto fail;
 	l->slot_keys_mem = p;
@@ -412,8 +412,6 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	 * [other], [exited]): --max-keys in all (see loader.h)
 	 */
 	l->nr_slots = keyed ? sp->max_keys / 2 : 0;
-	if (l->nr_slots > SH_SLOTS_MAX)
-		l->nr_slots = SH_SLOTS_MAX;
 	/* (the byte cap in whole strides: the array is slot_stride entries per CPU) */
 	if (l->nr_slots && l->nr_slots > SH_SLOT_BYTES / (vsize * l->ncpus) / SH_SLOT_ALIGN *
 					 SH_SLOT_ALIGN)

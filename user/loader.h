@@ -16,14 +16,13 @@ struct bpf_link;
 /* Task table entries at most (48 B each: 1.5 MiB); see bpf/schedhist.bpf.c "tasks". */
 #define SH_TASK_SLOTS_MAX 32768U
 /*
- * Slots of the slot array (see schedhist.h "Keys"): at most this many,
- * at most half of --max-keys (the key map keeps the other half, where
- * the kernel folds gone keys during a storm of short-lived tasks), and
- * at most SH_SLOT_BYTES of per-CPU histograms over all possible CPUs
- * (an array is allocated whole: 4 MiB is 1024 slots of one metric on up
- * to 13 CPUs, 216 on 64: the cap in whole SH_SLOT_ALIGN).
+ * Slots of the slot array (see schedhist.h "Keys"): at most half of
+ * --max-keys (the key map keeps the other half, where the kernel folds
+ * gone keys during a storm of short-lived tasks), and at most
+ * SH_SLOT_BYTES of per-CPU histograms over all possible CPUs (an array
+ * is allocated whole: 4 MiB is 7080 slots of one metric on 2 CPUs, 216 on
+ * 64: the cap in whole SH_SLOT_ALIGN).
  */
-#define SH_SLOTS_MAX 1024U
 #define SH_SLOT_BYTES (4U << 20)
 /* Slot array entries per CPU: nr_slots rounded up to this, so no CPU's block shares a cache line. */
 #define SH_SLOT_ALIGN 8U

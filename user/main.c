@@ -233,7 +233,7 @@ static int setup(struct poller *p)
 				    .key_type = o->key_type, .live_keys = p->l.live_keys,
 				    .nr_slots = p->l.nr_slots, .slot_stride = p->l.slot_stride,
 				    .slots_mem = p->l.slots_mem, .slot_keys_mem = p->l.slot_keys_mem,
-				    .slot_keys_fd = p->l.slot_keys_fd, .keydir_fd = p->l.keydir_fd,
+				    .keydir_fd = p->l.keydir_fd,
 				    .free_fd = p->l.free_fd, .grace_period = loader_grace_period };
 	/* --stacks reads /proc/kallsyms: before any privilege drop */
 	if (extras_init(&p->xt, o->culprits, o->stacks, o->key_type == SH_KEY_CGROUP,

@@ -34,6 +34,7 @@ void reader_free(struct sh_reader *r)
 	free(r->vals);
 	free(r->exited);
 	free(r->dead);
+	free(r->dead_dir);
 	free(r->slot_seen);
 	free(r->slot_ent);
 	free(r->slot_used);
@@ -64,10 +65,14 @@ static int ingest_ents(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		if (r->ndead == r->dead_cap) {
 			size_t cap = r->dead_cap ? r->dead_cap * 2 : 64;
 			struct sh_keyloc *d = realloc(r->dead, cap * sizeof(*d));
+			struct sh_key *k;
 
 			if (!d)
 				return -ENOMEM;
 			r->dead = d;
+			if (!(k = realloc(r->dead_dir, cap * sizeof(*k))))
+				return -ENOMEM;
+			r->dead_dir = k;
 			r->dead_cap = cap;
 		}
 		r->dead[r->ndead].key = *key;
@@ -255,27 +260,30 @@ static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
  * Keys marked dead during this reading: their task or cgroup is gone and
  * the kernel left them to us. Remove each, feeding its final values. A
  * key in the key map goes with lookup-and-delete (atomic). A slot is
- * first taken from its key (slot_keys, then the directory), then, once
- * no program run that could still have found it is running (a grace
- * period), read a last time, zeroed and freed.
+ * first taken from its key (slot_keys, written in place, then the
+ * directory: one batch for all), then, once no program run that could
+ * still have found it is running (a grace period), read a last time,
+ * zeroed and freed.
  */
 static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		       const struct sh_maps *m)
 {
 	struct sh_key free_key = { .id = SH_FREE_ID };
-	bool slots = false;
-	size_t i;
+	__u32 ndir = 0, done;
+	size_t i, j;
 	int err;
 
 	for (i = 0; i < r->ndead; i++) {
 		struct sh_keyloc *d = &r->dead[i];
 
 		if (d->slot != SH_SLOT_HASH) {
-			if (bpf_map_update_elem(m->slot_keys_fd, &d->slot, &free_key, BPF_ANY) ||
-			    bpf_map_delete_elem(m->keydir_fd, &d->key))
-				d->slot = SH_SLOT_HASH - 1;	/* not ours to free (never) */
-			else
-				slots = true;
+			/*
+			 * a program run comparing its key with one being
+			 * overwritten finds no match: the slot is not its any
+			 * more either way
+			 */
+			memcpy((void *)&m->slot_keys_mem[d->slot], &free_key, sizeof(free_key));
+			r->dead_dir[ndir++] = d->key;
 			continue;
 		}
 		if (bpf_map_lookup_and_delete_elem(m->hists_fd, &d->key, r->vals))
@@ -289,9 +297,21 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 			return err;
 		r->pruned++;
 	}
-	if (slots && m->grace_period)
+	/* a batch stops at a key it cannot delete: those one by one (never: only we delete them) */
+	done = ndir;
+	if (ndir && bpf_map_delete_batch(m->keydir_fd, r->dead_dir, &done, NULL) && done < ndir) {
+		for (i = 0, j = 0; i < r->ndead; i++) {
+			struct sh_keyloc *d = &r->dead[i];
+
+			if (d->slot == SH_SLOT_HASH)
+				continue;
+			if (j++ >= done && bpf_map_delete_elem(m->keydir_fd, &d->key))
+				d->slot = SH_SLOT_HASH - 1;	/* not ours to free */
+		}
+	}
+	if (ndir && m->grace_period)
 		m->grace_period();
-	for (i = 0; slots && i < r->ndead; i++) {
+	for (i = 0; ndir && i < r->ndead; i++) {
 		struct sh_keyloc *d = &r->dead[i];
 
 		size_t stride = (size_t)m->slot_stride * r->vsize;

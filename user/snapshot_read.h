@@ -23,6 +23,7 @@ struct sh_reader {
 	bool have_exited;	/* ... read in this reading */
 	struct sh_keyloc *dead;	/* keys marked dead in this reading */
 	size_t ndead, dead_cap;
+	struct sh_key *dead_dir;	/* ... those in slots: their directory entries (dead_cap) */
 	/*
 	 * The key each slot held at the last reading, once the key
 	 * directory confirmed it (a key the kernel is still writing into
@@ -48,8 +49,7 @@ struct sh_maps {
 	__u32 nr_slots;		/* the slot array (schedhist.h "Keys"), 0 = none: */
 	__u32 slot_stride;	/*   entries per CPU */
 	void *slots_mem;	/*   (CPU, slot) -> histograms, mapped */
-	const struct sh_key *slot_keys_mem;	/* slot -> key, mapped */
-	int slot_keys_fd;	/*   slot -> key */
+	struct sh_key *slot_keys_mem;	/*   slot -> key, mapped */
 	int keydir_fd;		/*   key -> slot */
 	int free_fd;		/*   the free slots */
 	void (*grace_period)(void);	/* waits until no program run of before is running */
