@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Snapshot -> report: select the span, name keys, percentiles, rank. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +296,11 @@ static int add_rec(struct sh_report *r, size_t *n, const struct sh_entry *e,
  * all, then moving them into rank order, was two copies of hundreds of
  * bytes per key).
  */
+/* report_build() clears a group around its totals and percentiles: they are adjacent */
+_Static_assert(offsetof(struct sh_group, pct) == offsetof(struct sh_group, t) +
+	       sizeof(struct sh_totals) && offsetof(struct sh_group, nkeys) ==
+	       offsetof(struct sh_group, pct) + sizeof(struct sh_pcts), "sh_group layout");
+
 int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report_spec *sp,
 		 const struct sh_cgroups *cg, double span_s)
 {
@@ -340,7 +346,9 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		const struct rank_rec *x = &r->order[i];
 		struct sh_group *g = &r->groups[i];
 
-		memset(g, 0, sizeof(*g));
+		/* all but the totals and their percentiles, which are set whole below */
+		memset(g, 0, offsetof(struct sh_group, t));
+		memset(&g->nkeys, 0, sizeof(*g) - offsetof(struct sh_group, nkeys));
 		name_group(g, x->e, sp->key_type, cg);
 		if (x->e) {
 			g->key = x->e->key;

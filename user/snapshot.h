@@ -53,6 +53,12 @@ struct sh_snapshot {
 	__u64 stats_cum[SH_STAT_NR];	/* since start */
 	struct sh_totals exited_cum;	/* cumulative totals of pruned keys */
 	bool keep_pruned;		/* keep pruned entries (cgroups, since start) */
+	/*
+	 * Keep each entry's buckets since start (sh_entry::cum.slots; by
+	 * default): only reports since start read them, the rest of cum is
+	 * always kept
+	 */
+	bool cum_buckets;
 	size_t keep_limit;		/* ... at most this many; the rest go to exited */
 	size_t nkept;			/* pruned entries kept so far */
 	__u64 exited_keys;		/* how many keys were pruned */

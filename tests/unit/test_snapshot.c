@@ -797,6 +797,47 @@ static void test_unchanged(void)
 	snapshot_free(&s);
 }
 
+/*
+ * Without buckets since start (no report since start is made): each
+ * interval's buckets are still exact over several readings of it, and
+ * cum keeps its count and sum (the run's totals), its buckets 0.
+ */
+static void test_no_cum_buckets(void)
+{
+	struct sh_snapshot s;
+	struct pcpu_vals v;
+	struct sh_entry *e;
+
+	vals_init(&v, 2, sizeof(struct sh_hist));
+	CHECK(snapshot_init(&s) == 0);
+	s.cum_buckets = false;
+	record(&v, 0, 1500, 3);
+	snapshot_begin(&s, 1);
+	e = ingest_b(&s, 7, &v, 5, false);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(1500)], 3);
+	/* a second reading of the same interval adds to it */
+	record(&v, 1, 70000, 2);
+	snapshot_begin_read(&s, 1);
+	e = ingest_b(&s, 7, &v, 5, false);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(1500)], 3);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(70000)], 2);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 5);
+	/* the next interval's first reading starts from its own waits only */
+	record(&v, 0, 1500, 4);
+	snapshot_begin(&s, 2);
+	e = ingest_b(&s, 7, &v, 5, false);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(1500)], 4);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(70000)], 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 4);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->sum_ns, 6000);
+	CHECK_EQ_U64(e->cum.count, 9);
+	CHECK_EQ_U64(e->cum.sum_ns, 3 * 1500 + 2 * 70000 + 4 * 1500);
+	CHECK_EQ_U64(e->cum.slots[bucket_of(1500)], 0);
+
+	free(v.buf);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	TEST(test_sum_and_delta);
@@ -814,5 +855,6 @@ int main(void)
 	TEST(test_comm_keys);
 	TEST(test_growth);
 	TEST(test_unchanged);
+	TEST(test_no_cum_buckets);
 	return test_summary();
 }
