@@ -33,7 +33,7 @@ P[pid]=$SH_PID
 start_sh tiny -i 1 -k tid --max-keys 16 --cumulative -v
 P[tiny]=$SH_PID
 # the first keys go to slots (schedhist.h "Keys": half the capacity, at
-# most 1024 and 4 MiB of histograms), the others to the key map, where the
+# most 4 MiB of histograms), the others to the key map, where the
 # kernel folds gone keys: HCAP is the key map's share
 declare -A HCAP
 for n in tid pid tiny; do
