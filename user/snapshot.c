@@ -175,7 +175,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 				       const void *vals, int ncpu, size_t stride, __u32 birth,
 				       bool final)
 {
-	__u32 slots[SH_NBUCKETS] = {}, count = 0;
+	__u32 slots[SH_NBUCKETS] = {}, dv[SH_NBUCKETS], count = 0;
 	__u64 sum = 0;
 	struct sh_totals d = {};	/* all but the buckets: those are added in place */
 	bool exited = e->key.id == SH_EXITED_ID && !e->key.comm[0], seen_comm = false;
@@ -228,28 +228,26 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	 * already counted: exact across counter wrap-around as long as the
 	 * true difference stays below 2^32 (see SH_READ_PERIOD_S).
 	 */
+	for (i = 0; i < SH_NBUCKETS; i++)
+		dv[i] = slots[i] - e->raw_slots[i] - (exited ? s->gone.slots[i] : 0);
+	memcpy(e->raw_slots, slots, sizeof(e->raw_slots));
 	/*
-	 * Each bucket's difference straight into the interval's (set by the
-	 * interval's first reading of the entry, added by the others) and,
-	 * when reports since start are made, the total's: one loop each
-	 * way, which -O2 vectorizes
+	 * The differences into the interval's buckets (set by the interval's
+	 * first reading of the entry, added by the others) and, when reports
+	 * since start are made, the total's
 	 */
 	if (e->interval != s->interval) {
 		memset(&e->delta.count, 0, sizeof(e->delta) - offsetof(struct sh_totals, count));
 		e->interval = s->interval;
 		for (i = 0; i < SH_NBUCKETS; i++)
-			e->delta.slots[i] = (__u32)(slots[i] - e->raw_slots[i] -
-						    (exited ? s->gone.slots[i] : 0));
+			e->delta.slots[i] = dv[i];
 	} else {
 		for (i = 0; i < SH_NBUCKETS; i++)
-			e->delta.slots[i] += (__u32)(slots[i] - e->raw_slots[i] -
-						     (exited ? s->gone.slots[i] : 0));
+			e->delta.slots[i] += dv[i];
 	}
 	if (s->cum_buckets)
 		for (i = 0; i < SH_NBUCKETS; i++)
-			e->cum.slots[i] += (__u32)(slots[i] - e->raw_slots[i] -
-						   (exited ? s->gone.slots[i] : 0));
-	memcpy(e->raw_slots, slots, sizeof(e->raw_slots));
+			e->cum.slots[i] += dv[i];
 	d.count = (__u32)(count - e->raw_count - (exited ? s->gone.count : 0));
 	d.sum_ns = sum - e->raw_sum_ns - (exited ? s->gone.sum_ns : 0);
 	e->raw_count = count;
