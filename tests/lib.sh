@@ -178,6 +178,22 @@ switch_trace_end() {
 # tids PID...: every thread id of these processes, one a line.
 tids() { local p; for p in "$@"; do ls /proc/"$p"/task; done; }
 
+# trace_blame SWITCHES SPINNERS WDIR CDIR: "N WMAIN CMAIN", N the switches
+# in SWITCHES (switch_trace_stop) from a thread of cgroup CDIR's processes
+# to a thread of the "tid TID" lines of SPINNERS (the spinners helper's
+# output), WMAIN and CMAIN the switch-ins of cgroups WDIR's and CDIR's
+# main threads (each process's first: the shell that joined the cgroup,
+# so some of its switches were outside it). While those processes live.
+trace_blame() {
+	local main_in n
+	main_in() { awk '{print $3}' /proc/"$(head -1 "$1/cgroup.procs")"/schedstat; }
+	n=$(awk 'FILENAME == ARGV[1] { c[$1] = 1; next }
+		FILENAME == ARGV[2] { if ($1 == "tid") s[$2] = 1; next }
+		($1 in c) && ($2 in s) { n++ } END { print n + 0 }' \
+		<(tids $(cat "$4/cgroup.procs")) "$2" "$1")
+	echo "$n $(main_in "$3") $(main_in "$4")"
+}
+
 # cgroup_mount [CTRL]: mount point of the cgroup2 hierarchy, or of the v1
 # hierarchy carrying controller CTRL, read from /proc/self/mountinfo.
 cgroup_mount() {

@@ -38,12 +38,6 @@ for i in $(seq 1 1200); do
 	sleep 0.05
 done
 [ "$(cat "$TMP"/[abc].out | grep -c '^tid')" -eq 5 ] || fail "the spinners did not finish"
-# switch-ins of a's and b's main threads (each process's first: the shell
-# that joined the cgroup, so some of its switches were outside it)
-main_in() { awk '{print $3}' /proc/"$(head -1 "$PARENT/$1/cgroup.procs")"/schedstat; }
-awk '/^tid/ {print $2}' "$TMP/a.out" >"$TMP/a.spin"
-tids $(cat "$PARENT/b/cgroup.procs") >"$TMP/b.tids"
-echo "$(main_in a) $(main_in b)" >"$TMP/main"
 # the kernel's pairs, all of them, before the poller ends
 MAP=$(named_map_id "$CUL" culprit_map) || fail "no culprit_map held by schedhist"
 bpftool map dump id "$MAP" -j >"$TMP/map.json" || fail "cannot dump the culprit map"
@@ -54,13 +48,14 @@ PCPU=$(named_map_id "$CUL" pcpu) || fail "no pcpu map held by schedhist"
 bpftool map dump id "$PCPU" -j >"$TMP/pcpu.json" || fail "cannot dump the per-CPU array"
 for p in $CUL $TXT; do stop_sh "$p" || fail "schedhist exited with $?"; done
 switch_trace_stop "$TMP/switches"
+trace_blame "$TMP/switches" "$TMP/a.out" "$PARENT/a" "$PARENT/b" >"$TMP/blame"
 
 python3 - "$TMP" "$PARENT" "$MNT" <<'PY'
 import json, os, sys
 tmp, parent, mnt = sys.argv[1:]
 rel = parent[len(mnt):]
 ids = {x: os.stat(f"{parent}/{x}").st_ino for x in "abc"}
-amain, bmain = (int(x) for x in open(f"{tmp}/main").read().split())
+tb, amain, bmain = (int(x) for x in open(f"{tmp}/blame").read().split())
 name = {ids[x]: x for x in ids}
 r = json.loads(open(f"{tmp}/cul.out").read().splitlines()[-1])
 groups = {g["key"]: g for g in r["groups"]}
@@ -98,16 +93,11 @@ def share(cl, key, g):
 # schedhist's program did not see or could not time (merged, no_start:
 # counted in the same report).
 if ca:
-    spin = set(open(f"{tmp}/a.spin").read().split())
-    bt = set(open(f"{tmp}/b.tids").read().split())
-    sw = [l.split() for l in open(f"{tmp}/switches")]
-    tb = sum(1 for p, n in sw if n in spin and p in bt)
-    tall = sum(1 for p, n in sw if n in spin)
     ev = r["events"]
     slack = ev.get("merged", 0) + ev["no_start"]
     got = sum(c["count"] for c in ca if c["key"] == f"{rel}/b")
-    print(f"a behind b: {got} waits; the trace: {tb} of the spinner's {tall} switch-ins "
-          f"after b; a's main thread {amain} switch-ins, b's {bmain}, merged + no_start {slack}")
+    print(f"a behind b: {got} waits; the trace: {tb} switches from b to a's spinner; "
+          f"a's main thread {amain} switch-ins, b's {bmain}, merged + no_start {slack}")
     if not tb - bmain - slack <= got <= tb + amain + slack:
         bad.append(f"a: {got} waits behind b, the trace says {tb} "
                    f"(-{bmain + slack}, +{amain + slack})")

@@ -65,11 +65,6 @@ for i in $(seq 1 1200); do
 	sleep 0.05
 done
 [ "$(cat "$TMP"/[abc].out | grep -c '^tid')" -eq 5 ] || fail "the spinners did not finish"
-# switch-ins of a's and b's main threads (each process's first: the shell
-# that joined the cgroup, so some of its switches were outside it)
-main_in() { awk '{print $3}' /proc/"$(head -1 "$PARENT/$1/cgroup.procs")"/schedstat; }
-awk '/^tid/ {print $2}' "$TMP/a.out" >"$TMP/a.spin"
-tids $(cat "$PARENT/b/cgroup.procs") >"$TMP/b.tids"
 # a's threads all block now: two more reports, and the exporter has
 # published a reading taken after a's last wait (it publishes each reading
 # right after the report of that reading is printed)
@@ -81,7 +76,7 @@ done
 [ "$(wc -l <"$TMP/cul.out")" -ge $((n + 2)) ] || fail "no report after the spinners"
 scrape "$port" >"$TMP/s1.txt"
 switch_trace_stop "$TMP/switches"
-echo "$(main_in a) $(main_in b)" >"$TMP/main"
+trace_blame "$TMP/switches" "$TMP/a.out" "$PARENT/a" "$PARENT/b" >"$TMP/blame"
 scrape "$port" -H 'Accept: application/openmetrics-text;version=1.0.0' >"$TMP/om.txt"
 # a Prometheus scrape after that one (the same values for a): a hang
 # guard of 60 s (Prometheus starts scraping some seconds after it is up)
@@ -165,11 +160,7 @@ else:
     # switch-ins), b's main thread's switches before it joined b (at most
     # its switch-ins), and the switches schedhist's program did not see
     # or could not time (merged, no_start: counted in the run's reports)
-    amain, bmain = (int(x) for x in open(f"{tmp}/main").read().split())
-    spin = set(open(f"{tmp}/a.spin").read().split())
-    bt = set(open(f"{tmp}/b.tids").read().split())
-    sw = [l.split() for l in open(f"{tmp}/switches")]
-    tb = sum(1 for p, n in sw if n in spin and p in bt)
+    tb, amain, bmain = (int(x) for x in open(f"{tmp}/blame").read().split())
     slack = 0
     for line in open(f"{tmp}/cul.out"):
         ev = json.loads(line)["events"]
