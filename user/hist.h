@@ -9,17 +9,21 @@
 
 /* A histogram summed over CPUs, for one interval or since start. */
 struct sh_totals {
-	__u64 slots[SH_NBUCKETS];	/* waits per bucket (schedhist.h) */
+	/*
+	 * The totals first, in one 64-byte line but @has_min, the buckets
+	 * last: a pass that reads only the totals touches one line
+	 */
 	__u64 count;			/* waits */
 	__u64 sum_ns;			/* sum of waits */
 	__u64 max_ns;			/* longest wait, 0 if unknown */
-	__u32 max_tid;			/* who had it: tid, pid, cpu, comm */
+	__u64 min_ns;			/* shortest wait */
+	__u32 max_tid;			/* who had the longest: tid, pid, cpu, comm */
 	__u32 max_pid;
 	__u32 max_cpu;
-	char max_comm[SH_COMM_LEN];
 	__u32 max_epoch;		/* kernel epoch the max was recorded in */
+	char max_comm[SH_COMM_LEN];
 	bool has_min;			/* min_ns is known (the kernel's exact min) */
-	__u64 min_ns;			/* shortest wait */
+	__u64 slots[SH_NBUCKETS];	/* waits per bucket (schedhist.h) */
 };
 
 /*

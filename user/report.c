@@ -285,8 +285,6 @@ static int add_rec(struct sh_report *r, size_t *n, const struct sh_entry *e,
 		.below_min_count = sp->min_count && t->count < sp->min_count, .e = e, .t = t
 	};
 	(*n)++;
-	/* in the order of the entries, as the groups were before ranking: the same max */
-	totals_add(&r->all, t);
 	return 0;
 }
 
@@ -339,12 +337,26 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	}
 	if (exited.count && add_rec(r, &n, NULL, &exited, sp))
 		return -1;
-	r->all_pct = totals_pcts(&r->all);
 	if (n)	/* order is NULL until the first record */
 		sort_ranks(r->order, r->order + r->cap, n, &ctx);
 	for (i = 0; i < n; i++) {
 		const struct rank_rec *x = &r->order[i];
 		struct sh_group *g = &r->groups[i];
+
+		/*
+		 * the entry and totals of a few groups ahead on their way
+		 * into the cache meanwhile: rank order is a random walk of
+		 * the entries
+		 */
+		if (i + 4 < n) {
+			const char *t = (const char *)r->order[i + 4].t;
+			size_t o;
+
+			if (r->order[i + 4].e)
+				__builtin_prefetch(r->order[i + 4].e);
+			for (o = 0; o < sizeof(struct sh_totals); o += 64)
+				__builtin_prefetch(t + o);
+		}
 
 		/* all but the totals and their percentiles, which are set whole below */
 		memset(g, 0, offsetof(struct sh_group, t));
@@ -359,7 +371,10 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		g->t = *x->t;
 		g->below_min_count = x->below_min_count;
 		group_percentiles(g);
+		/* while the group is in the cache (in rank order: ties of max go to the first) */
+		totals_add(&r->all, &g->t);
 	}
+	r->all_pct = totals_pcts(&r->all);
 	r->ngroups = n;
 	fold_rest(r, sp->top);
 	return 0;

@@ -12,24 +12,28 @@
 #include "hist.h"
 
 struct sh_entry {
+	/*
+	 * What every pass over the entries reads first, in one cache line:
+	 * a pass that skips an entry touches nothing else of it
+	 */
 	struct sh_key key;
 	struct sh_entry *next;		/* hash chain */
-	__u32 raw_slots[SH_NBUCKETS];	/* last reading, summed mod 2^32 */
+	__u32 interval;			/* of @delta (see there) */
+	__u32 gen;			/* generation it was last read in */
+	__u32 birth;			/* the kernel key's incarnation (sh_hist::birth) */
 	__u32 raw_count;
 	__u64 raw_sum_ns;
+	bool pruned;			/* removed from the kernel map: freed after the report */
+	bool kept;			/* pruned, but kept (keep_pruned) */
 	/*
 	 * This interval, when @interval is the snapshot's: it is emptied
 	 * at the entry's first reading of an interval, not by a pass over
 	 * every entry at its start (read it with snapshot_delta())
 	 */
 	struct sh_totals delta;
-	__u32 interval;
-	struct sh_totals cum;		/* since start */
+	__u32 raw_slots[SH_NBUCKETS];	/* last reading, summed mod 2^32 */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest task name */
-	__u32 birth;			/* the kernel key's incarnation (sh_hist::birth) */
-	__u32 gen;			/* generation it was last read in */
-	bool pruned;			/* removed from the kernel map: freed after the report */
-	bool kept;			/* pruned, but kept (keep_pruned) */
+	struct sh_totals cum;		/* since start */
 };
 
 /* Raw (kernel-side, modulo 2^32) counts of keys the kernel folded. */
