@@ -83,6 +83,8 @@ OUTDIR=bench/results
 ALL_ARMS="none floor clock sh:offcpu:none sh:offcpu+runq+blocked:none"
 for k in none comm tid cgroup; do ALL_ARMS="$ALL_ARMS sh:runq:$k"; done
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
+# the fallback where the run queue clock is out of reach: bpf_ktime_get_ns() per stamp
+ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup:clock=ktime"
 # issue 13: --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks"

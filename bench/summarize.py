@@ -87,7 +87,7 @@ def arm_name(arm):
 
 ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid", "sh:runq:cgroup",
          "sh:offcpu:none", "sh:offcpu+runq+blocked:none", "sh:runq:none:wakeup",
-         "sh:runq:comm:wakeup", "sh:runq:comm:auto:culprits", "sh:runq:cgroup:auto:culprits",
+         "sh:runq:none:wakeup:clock=ktime", "sh:runq:comm:wakeup", "sh:runq:comm:auto:culprits", "sh:runq:cgroup:auto:culprits",
          "sh:runq:comm:auto:stacks", "runqlat"]
 arms = [a for a in ORDER if a in data] + sorted(
     a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:", "pair:")))
@@ -334,7 +334,9 @@ def target(name, value, limit, fmt, ok=None):
     if value is None:
         p(f"| {name} | not measured | {limit} | – |")
         return
-    p(f"| {name} | {fmt.format(value)} | {limit} | {'met' if ok else 'MISSED'} |")
+    # ok "": a figure shown with the targets, not one of them
+    p(f"| {name} | {fmt.format(value)} | {limit} | "
+      f"{'' if ok == '' else 'met' if ok else 'MISSED'} |")
 
 
 pairs = [a for a in data if a.startswith("pair:")]
@@ -400,6 +402,9 @@ for k in ("comm", "cgroup"):
 v = med(per_switch("sh:runq:none:wakeup"))
 target("runq/none --method wakeup per switch", v, "≤ 239 ns (before this change)", "{:.0f} ns",
        v is not None and v <= 239)
+v = med(per_switch("sh:runq:none:wakeup:clock=ktime"))
+target("runq/none --method wakeup --clock=ktime per switch (the clock before this change)", v,
+       "–", "{:.0f} ns", "")
 for a, lim in (("poller:1000:summary", 1), ("poller:1000:json", 1), ("poller:1000", 2),
                ("poller:10000:summary", 10), ("poller:10000:json", 10)):
     v = med(series(a, "cpu_ms_per_interval"))

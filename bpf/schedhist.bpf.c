@@ -26,7 +26,9 @@
  *            every time is the run queue's clock (rq->clock, reached as
  *            next->se.cfs_rq->rq, CONFIG_FAIR_GROUP_SCHED).
  *   wakeup   fallback: sched_wakeup/sched_wakeup_new stamp the wakeup and
- *            every time is bpf_ktime_get_ns().
+ *            every time is the run queue clock too where the kernel lets
+ *            a program reach it (clock SH_CLOCK_RQ), else
+ *            bpf_ktime_get_ns() (SH_CLOCK_KTIME).
  *
  * Maps:
  *   tasks    sched_info method: the task table, an array indexed by tid
@@ -108,6 +110,7 @@
 /* Settings, fixed before load so the verifier prunes what is unused. */
 const volatile __u32 metrics = 1 << SH_METRIC_OFFCPU;	/* bit per enum sh_metric */
 const volatile __u32 method = SH_METHOD_SCHED_INFO;
+const volatile __u32 clock_src = SH_CLOCK_RQ;	/* enum sh_clock; the sched_info method's is rq */
 const volatile __u32 key_type = SH_KEY_NONE;
 const volatile __u32 nr_cpus = 1;		/* possible CPUs: the per-CPU copies */
 const volatile __u32 filter_tgid = 0;		/* -p: 0 = every process */
@@ -1031,7 +1034,8 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 				     unsigned int prev_state, const __u32 M_, const bool NAT_)
 {
 	/* this CPU's run queue clock, updated by __schedule just before */
-	__u64 now = NATIVE ? prev->se.cfs_rq->rq->clock : bpf_ktime_get_ns();
+	__u64 now = NATIVE || clock_src == SH_CLOCK_RQ ? prev->se.cfs_rq->rq->clock
+						       : bpf_ktime_get_ns();
 
 	/* switch-out times: offcpu and blocked, and runq by wakeup stamps */
 	if (NATIVE && (prev_state & TASK_DEAD))
@@ -1077,7 +1081,14 @@ static __always_inline int on_wakeup(struct task_struct *p, __u32 flags)
 		return 0;
 	s = bpf_task_storage_get(&task_st, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s) {
-		s->wake_ts = bpf_ktime_get_ns();
+		/*
+		 * the clock of the run queue @p is now on, updated under its
+		 * lock just before (ttwu_queue(), sched_ttwu_pending(),
+		 * ttwu_runnable(), wake_up_new_task()): the stamp
+		 * sched_info_enqueue() takes
+		 */
+		s->wake_ts = clock_src == SH_CLOCK_RQ ? p->se.cfs_rq->rq->clock
+						      : bpf_ktime_get_ns();
 		s->c.flags |= flags;
 	}
 	return 0;

@@ -82,9 +82,22 @@ enum sh_method {
 	SH_METHOD_SCHED_INFO = 0,
 	/*
 	 * Fallback: sched_wakeup/sched_wakeup_new programs stamp the wakeup;
-	 * every time is bpf_ktime_get_ns() (CLOCK_MONOTONIC).
+	 * every time is the clock of enum sh_clock.
 	 */
 	SH_METHOD_WAKEUP = 1,
+};
+
+/* The clock every time of a run is read from: one domain end to end. */
+enum sh_clock {
+	/*
+	 * The run queue clock of the CPU concerned (rq->clock, reached as
+	 * task->se.cfs_rq->rq, CONFIG_FAIR_GROUP_SCHED), the clock
+	 * sched_info uses, updated by the scheduler just before each
+	 * tracepoint this program reads it at: a load, no helper call
+	 */
+	SH_CLOCK_RQ = 0,
+	/* bpf_ktime_get_ns() (CLOCK_MONOTONIC): the wakeup method where rq->clock is out of reach */
+	SH_CLOCK_KTIME = 1,
 };
 
 /* What the histograms are keyed by. */

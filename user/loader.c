@@ -115,33 +115,51 @@ static bool has_member(const struct btf *btf, const char *sname, const char *mna
 	return false;
 }
 
-int loader_probe_method(const char **why)
+/* The first of @n (struct, member) pairs @btf lacks, said in @msg (@len bytes); false if none. */
+static bool missing_member(const struct btf *btf, const char *const (*need)[2], size_t n,
+			   char *msg, size_t len)
 {
-	static const char *const need[][2] = {
-		{ "task_struct", "sched_info" },	/* CONFIG_SCHED_INFO */
-		{ "sched_info", "last_queued" },
-		{ "sched_info", "run_delay" },
-		{ "sched_info", "pcount" },
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!has_member(btf, need[i][0], need[i][1])) {
+			snprintf(msg, len, "the kernel's BTF has no %s::%s", need[i][0], need[i][1]);
+			return true;
+		}
+	}
+	return false;
+}
+
+int loader_probe_method(const char **why, int *clock)
+{
+	static const char *const rq_clock[][2] = {
 		{ "task_struct", "se" },
 		{ "sched_entity", "cfs_rq" },
 		{ "cfs_rq", "rq" },			/* CONFIG_FAIR_GROUP_SCHED */
 		{ "rq", "clock" },
 	};
+	static const char *const info[][2] = {
+		{ "task_struct", "sched_info" },	/* CONFIG_SCHED_INFO */
+		{ "sched_info", "last_queued" },
+		{ "sched_info", "run_delay" },
+		{ "sched_info", "pcount" },
+	};
 	static char msg[128];
 	struct btf *btf = btf__load_vmlinux_btf();
-	size_t i;
 
 	*why = NULL;
+	*clock = SH_CLOCK_KTIME;
 	if (!btf) {
 		*why = "no kernel BTF";
 		return SH_METHOD_WAKEUP;
 	}
-	for (i = 0; i < sizeof(need) / sizeof(need[0]) && !*why; i++) {
-		if (!has_member(btf, need[i][0], need[i][1])) {
-			snprintf(msg, sizeof(msg), "the kernel's BTF has no %s::%s", need[i][0],
-				 need[i][1]);
+	if (!missing_member(btf, rq_clock, sizeof(rq_clock) / sizeof(rq_clock[0]), msg,
+			    sizeof(msg))) {
+		*clock = SH_CLOCK_RQ;
+		if (missing_member(btf, info, sizeof(info) / sizeof(info[0]), msg, sizeof(msg)))
 			*why = msg;
-		}
+	} else {
+		*why = msg;
 	}
 	btf__free(btf);
 	return *why ? SH_METHOD_WAKEUP : SH_METHOD_SCHED_INFO;
@@ -307,7 +325,7 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	const char *why;
 	bool hooks, keyed, tasks;
 	size_t vsize;
-	int err, m, i;
+	int err, m, i, clock;
 
 	memset(l, 0, sizeof(*l));
 	libbpf_set_print(libbpf_print);
@@ -325,15 +343,22 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	for (m = 0; m < SH_METRIC_NR; m++)
 		l->nmetrics += !!(sp->metrics & (1U << m));
 
-	l->method = loader_probe_method(&why);
+	l->method = loader_probe_method(&why, &clock);
 	if (sp->method == SH_METHOD_SCHED_INFO && l->method != SH_METHOD_SCHED_INFO) {
 		pr_warn("--method sched_info: not on this kernel (%s)\n", why);
 		return -1;
 	}
-	if (sp->method == SH_METHOD_WAKEUP)
+	if (sp->clock == SH_CLOCK_RQ && clock != SH_CLOCK_RQ) {
+		pr_warn("--clock rq: not on this kernel (%s)\n", why);
+		return -1;
+	}
+	/* ktime is the wakeup method's clock (options.c refuses it with --method sched_info) */
+	if (sp->method == SH_METHOD_WAKEUP || sp->clock == SH_CLOCK_KTIME)
 		l->method = SH_METHOD_WAKEUP;
-	if (l->method == SH_METHOD_WAKEUP && sp->method == SH_METHOD_AUTO)
+	if (l->method == SH_METHOD_WAKEUP && sp->method == SH_METHOD_AUTO &&
+	    sp->clock != SH_CLOCK_KTIME)
 		pr_info("method wakeup: %s\n", why);
+	l->clock = sp->clock == SH_CLOCK_KTIME ? SH_CLOCK_KTIME : clock;
 
 	skel = schedhist_bpf__open();
 	if (!skel) {
@@ -343,6 +368,7 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	l->skel = skel;
 	skel->rodata->metrics = sp->metrics;
 	skel->rodata->method = l->method;
+	skel->rodata->clock_src = l->clock;
 	skel->rodata->key_type = sp->key_type;
 	skel->rodata->nr_cpus = l->ncpus;
 	skel->rodata->filter_tgid = sp->pid;
@@ -477,9 +503,9 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	for (i = nprogs - 1; i >= 0; i--)
 		if (tps[i].want && attach(l, progs[i], links[i], tps[i].name))
 			goto fail;
-	pr_info("attached %d program(s), method %s, %d possible CPUs, key map capacity %u"
+	pr_info("attached %d program(s), method %s, clock %s, %d possible CPUs, key map capacity %u"
 		" (%u in slots) + [other]%s, task table %u entries\n", l->nlinks,
-		method_name(l->method), l->ncpus, keyed ? sp->max_keys : 0, l->nr_slots,
+		method_name(l->method), clock_name(l->clock), l->ncpus, keyed ? sp->max_keys : 0, l->nr_slots,
 		l->reclaims ? " + [exited]" : "",
 		l->method == SH_METHOD_SCHED_INFO ? l->task_slots : 0);
 	return 0;

@@ -47,6 +47,7 @@ struct sh_loader {
 	struct bpf_link **switch_link;	/* the sched_switch program's (NULL once detached) */
 	__u32 task_slots;	/* task table entries (1 with the wakeup method: unused) */
 	int method;		/* enum sh_method in use */
+	int clock;		/* enum sh_clock in use */
 	__u32 metrics;		/* bit per enum sh_metric measured */
 	int nmetrics;		/* histograms per key (one per metric) */
 	bool reclaims;		/* the kernel folds gone keys into [exited] */
@@ -64,6 +65,7 @@ struct sh_cgroup_cfg {
 struct loader_spec {
 	__u32 metrics;		/* bit per enum sh_metric */
 	int method;		/* enum sh_method, or SH_METHOD_AUTO */
+	int clock;		/* enum sh_clock, or SH_CLOCK_AUTO */
 	int key_type;		/* enum sh_key_type */
 	pid_t pid;		/* only this process, 0 = all */
 	__u32 cgroup_depth;	/* -k cgroup roll-up depth, 0 = none */
@@ -104,9 +106,11 @@ void loader_read_end(struct sh_loader *l);
  * Which method the running kernel allows for run-queue waits: its BTF
  * has task_struct::sched_info (last_queued, run_delay, pcount) and the
  * run queue clock through se.cfs_rq->rq->clock. SH_METHOD_SCHED_INFO or
- * SH_METHOD_WAKEUP; @why says what is missing for the former.
+ * SH_METHOD_WAKEUP; @why says what is missing for the former. *@clock:
+ * SH_CLOCK_RQ where that clock is reachable (the wakeup method then
+ * reads it too), else SH_CLOCK_KTIME.
  */
-int loader_probe_method(const char **why);
+int loader_probe_method(const char **why, int *clock);
 
 
 /* Keys the kernel side has made in the key map since the start. */

@@ -219,8 +219,10 @@ static int setup(struct poller *p)
 	ls = loader_spec_of(o, &cgcfg);
 	if (loader_start(&p->l, &ls))
 		return SH_EXIT_FAIL;
-	for (i = 0; i < p->nsnap; i++)
+	for (i = 0; i < p->nsnap; i++) {
 		p->snaps[i].method = p->l.method;
+		p->snaps[i].clock = p->l.clock;
+	}
 	if (reader_init(&p->rd, p->l.ncpus, p->l.nmetrics)) {
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;

@@ -35,6 +35,7 @@ const int sh_overflow_stats[SH_NOVERFLOW] = { SH_STAT_MAP_FULL, SH_STAT_NO_MEM }
 const char *metric_name(int m) { return metric_names[m]; }
 const char *metric_words(int m) { return metric_text[m]; }
 const char *method_name(int m) { return m == SH_METHOD_SCHED_INFO ? "sched_info" : "wakeup"; }
+const char *clock_name(int c) { return c == SH_CLOCK_RQ ? "rq" : "ktime"; }
 const char *key_name(int k) { return key_names[k]; }
 const char *unit_name(int u) { return unit_names[u]; }
 __u64 unit_ns(int u) { return unit_nsecs[u]; }
@@ -55,6 +56,17 @@ int metric_lookup(const char *s) { return lookup(metric_names, ARRAY_LEN(metric_
 int key_lookup(const char *s) { return lookup(key_names, ARRAY_LEN(key_names), s); }
 int unit_lookup(const char *s) { return lookup(unit_names, ARRAY_LEN(unit_names), s); }
 int sort_lookup(const char *s) { return lookup(sort_names, ARRAY_LEN(sort_names), s); }
+
+int clock_lookup(const char *s)
+{
+	if (!strcmp(s, "auto"))
+		return SH_CLOCK_AUTO;
+	if (!strcmp(s, "rq"))
+		return SH_CLOCK_RQ;
+	if (!strcmp(s, "ktime"))
+		return SH_CLOCK_KTIME;
+	return -2;
+}
 
 int method_lookup(const char *s)
 {

@@ -38,6 +38,8 @@ enum hm_lines {
 
 /* --method auto: the kernel's sched_info where it has it, else wakeup hooks */
 #define SH_METHOD_AUTO (-1)
+/* --clock auto: the run queue clock where a program can reach it, else ktime */
+#define SH_CLOCK_AUTO (-1)
 
 /* enum sh_metric: "offcpu", "runq", "blocked" */
 const char *metric_name(int metric);
@@ -45,6 +47,8 @@ const char *metric_name(int metric);
 const char *metric_words(int metric);
 /* enum sh_method, as in -v, JSON and --method: "sched_info", "wakeup" */
 const char *method_name(int method);
+/* enum sh_clock, as in -v, JSON and --clock: "rq", "ktime" */
+const char *clock_name(int clock);
 /* enum sh_key_type: "none", "comm", "pid", "tid", "cpu", "cgroup" */
 const char *key_name(int key_type);
 /* enum sh_unit: "ns", "us", "ms" */
@@ -70,6 +74,8 @@ extern const int sh_overflow_stats[SH_NOVERFLOW];
 int metric_lookup(const char *s);
 /* "auto" too, as SH_METHOD_AUTO (-1): -2 if none. */
 int method_lookup(const char *s);
+/* "auto" too, as SH_CLOCK_AUTO (-1): -2 if none. */
+int clock_lookup(const char *s);
 int key_lookup(const char *s);
 int unit_lookup(const char *s);
 int sort_lookup(const char *s);

@@ -59,6 +59,7 @@ enum {
 	OPT_USER,
 	OPT_PRINT,
 	OPT_METHOD,
+	OPT_CLOCK,
 	OPT_PROM_CLASSIC,
 	OPT_MIN_COUNT,
 	OPT_CULPRITS,
@@ -116,6 +117,8 @@ struct parse_state {
 
 static int set_metrics(struct parse_state *st, const struct opt_def *d, const char *arg);
 static int set_method(struct parse_state *st, const struct opt_def *d, const char *arg);
+static int set_clock(struct parse_state *st, const struct opt_def *d, const char *arg);
+static const char *check_clock(const struct parse_state *st);
 static int set_key(struct parse_state *st, const struct opt_def *d, const char *arg);
 static int set_listen(struct parse_state *st, const struct opt_def *d, const char *arg);
 static int show_version(struct parse_state *st, const struct opt_def *d, const char *arg);
@@ -136,8 +139,18 @@ static const char *check_task_table(const struct parse_state *st)
 
 	if (n & (n - 1))
 		return "invalid --task-table: want a power of two from 1 to " STR(TASK_TABLE_LIMIT);
-	return st->o->method == SH_METHOD_WAKEUP
-		       ? "--task-table needs the sched_info method (--method wakeup keeps no table)"
+	if (st->o->method == SH_METHOD_WAKEUP)
+		return "--task-table needs the sched_info method (--method wakeup keeps no table)";
+	return st->o->clock == SH_CLOCK_KTIME
+		       ? "--task-table needs the sched_info method (--clock ktime is the wakeup method's)"
+		       : NULL;
+}
+
+/* ktime is the wakeup method's clock: sched_info's times are all the run queue's */
+static const char *check_clock(const struct parse_state *st)
+{
+	return st->o->clock == SH_CLOCK_KTIME && st->o->method == SH_METHOD_SCHED_INFO
+		       ? "--clock ktime needs the wakeup method (sched_info reads the run queue clock)"
 		       : NULL;
 }
 
@@ -151,6 +164,9 @@ static const struct opt_def opt_defs[] = {
 	{ "method", OPT_METHOD, "HOW",
 	  "runq/blocked from: auto (default), sched_info (kernel accounting), wakeup (hooks)",
 	  T_CUSTOM, FIELD(method), .set = set_method },
+	{ "clock", OPT_CLOCK, "CLOCK",
+	  "times from: auto (default), rq (run queue clock), ktime (wakeup method only)",
+	  T_CUSTOM, FIELD(clock), .set = set_clock, .check = check_clock },
 	{ "key", 'k', "KEY", "histogram per: none (default), comm, pid, tid, cpu, cgroup",
 	  T_CUSTOM, FIELD(key_type), .set = set_key },
 	{ "pids", 'P', NULL, "same as -k pid (one histogram per process)",
@@ -489,6 +505,16 @@ static int set_method(struct parse_state *st, const struct opt_def *d, const cha
 	return -1;
 }
 
+static int set_clock(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	int c = clock_lookup(arg);
+
+	if (c < SH_CLOCK_AUTO)
+		return usage_error("unknown clock '%s': use auto, rq or ktime", arg);
+	st->o->clock = c;
+	return -1;
+}
+
 /* -k KEY, -P and -L: one key, however spelled. */
 static int set_key(struct parse_state *st, const struct opt_def *d, const char *arg)
 {
@@ -621,6 +647,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->metrics = 1U << SH_METRIC_OFFCPU;
 	o->method = SH_METHOD_AUTO;
+	o->clock = SH_CLOCK_AUTO;
 	o->unit = SH_UNIT_US;
 	o->max_keys = DEFAULT_MAX_KEYS;
 	o->heatmap_lines = HM_LINE_P50 | HM_LINE_P99;

@@ -19,6 +19,7 @@ struct options {
 	int metric;		/* enum sh_metric: the first of @metrics */
 	__u32 metrics;		/* -M: bit per enum sh_metric measured */
 	int method;		/* --method: enum sh_method, or SH_METHOD_AUTO */
+	int clock;		/* --clock: enum sh_clock, or SH_CLOCK_AUTO */
 	int key_type;		/* enum sh_key_type */
 	__u64 interval_ns;	/* 0: one report at the end */
 	__u64 count;		/* reports to print, 0 = unlimited */

@@ -150,9 +150,9 @@ void render_json(struct outbuf *b, const struct sh_report *r)
 	ob_printf(b, "{\"schema\":%d,\"host\":", SH_JSON_SCHEMA);
 	json_string(b, u.nodename);
 	ob_printf(b, ",\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
-		     "\"method\":\"%s\",\"key\":\"%s\",\"groups\":[",
+		     "\"method\":\"%s\",\"clock\":\"%s\",\"key\":\"%s\",\"groups\":[",
 		  ts, r->span_s, r->cumulative ? "true" : "false", metric_name(r->metric),
-		  method_name(r->method), key_name(r->key_type));
+		  method_name(r->method), clock_name(r->clock), key_name(r->key_type));
 	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
 		if (i)
 			ob_chr(b, ',');

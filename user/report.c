@@ -311,6 +311,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	r->span_s = span_s;
 	r->metric = s->metric;
 	r->method = s->method;
+	r->clock = s->clock;
 	r->key_type = sp->key_type;
 	r->cumulative = sp->cumulative;
 	r->ngroups = 0;

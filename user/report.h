@@ -71,6 +71,7 @@ struct sh_report {
 	double span_s;			/* seconds covered: interval or since start */
 	int metric;			/* enum sh_metric */
 	int method;			/* enum sh_method */
+	int clock;			/* enum sh_clock */
 	int key_type;			/* enum sh_key_type */
 	bool cumulative;		/* since start, not the interval */
 	struct sh_group *groups;	/* ranked, largest first; [rest] not included */

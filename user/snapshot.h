@@ -49,6 +49,7 @@ struct sh_snapshot {
 	size_t nentries;		/* live entries */
 	int metric;			/* enum sh_metric of this snapshot */
 	int method;			/* enum sh_method that measured it */
+	int clock;			/* enum sh_clock it was measured with */
 	__u32 gen;			/* generation of the current reading */
 	__u32 interval;			/* of the current interval (sh_entry::interval) */
 	__u32 epoch;			/* kernel epoch this interval's maxes belong to */

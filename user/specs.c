@@ -25,6 +25,7 @@ struct heatmap_spec heatmap_spec_of(const struct options *o)
 struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgroup_cfg *cg)
 {
 	return (struct loader_spec){ .metrics = o->metrics, .method = o->method,
+				     .clock = o->clock,
 				     .key_type = o->key_type, .pid = o->pid,
 				     .cgroup_depth = o->cgroup_depth, .max_keys = o->max_keys,
 				     .task_table = o->task_table, .culprits = o->culprits, .stacks = o->stacks, .cg = *cg };

@@ -72,6 +72,10 @@ check 2 "unknown metric ''" -M offcpu,
 check 2 "unknown metric ''" -M ,runq
 check 2 "metric 'runq' named twice" -M runq,offcpu,runq
 check 2 "unknown method 'fast'" --method fast
+check 2 "unknown clock 'tsc'" --clock tsc
+check 2 "--clock ktime needs the wakeup method" --clock ktime --method sched_info
+check 2 "--clock ktime needs the wakeup method" --method sched_info --clock ktime
+check 2 "--task-table needs the sched_info method \\(--clock ktime" --clock ktime --task-table 4
 check 2 "unknown metric 'off\?cpu'" -M "$(printf 'off\ncpu')"	# stays one line
 check 2 "unknown key ''" -k ""
 check 2 "unknown key 'TID'" -k TID
@@ -136,7 +140,7 @@ check 2 "option '--cumulative' takes no argument" --cumulative=yes
 check 2 "ambiguous option '--c'" --c 1
 check 2 "unknown option '--bogus'" --bogus=3
 for opt in -M -k -i -n -d --unit -p -c --cgroup-depth --cgroup-hier --top --sort --min-wait \
-	--heatmap --heatmap-key --max-keys --method; do
+	--heatmap --heatmap-key --max-keys --method --clock; do
 	check 2 "option '$opt' needs an argument" -d 1 "$opt"
 done
 # a --heatmap path that cannot be: refused before anything is loaded

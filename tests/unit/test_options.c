@@ -556,6 +556,8 @@ static void test_names(void)
 	CHECK(!strcmp(stat_name(SH_STAT_MERGED), "merged"));
 	CHECK(!strcmp(method_name(SH_METHOD_SCHED_INFO), "sched_info"));
 	CHECK(!strcmp(method_name(SH_METHOD_WAKEUP), "wakeup"));
+	CHECK(!strcmp(clock_name(SH_CLOCK_RQ), "rq"));
+	CHECK(!strcmp(clock_name(SH_CLOCK_KTIME), "ktime"));
 }
 
 /* Every name looks up to its value, and back; anything else is refused. */
@@ -578,6 +580,11 @@ static void test_lookups(void)
 	CHECK_EQ_U64(method_lookup("wakeup"), SH_METHOD_WAKEUP);
 	CHECK(method_lookup("Wakeup") < SH_METHOD_AUTO);
 	CHECK(method_lookup("") < SH_METHOD_AUTO);
+	CHECK_EQ_U64(clock_lookup("auto"), (__u64)SH_CLOCK_AUTO);
+	CHECK_EQ_U64(clock_lookup("rq"), SH_CLOCK_RQ);
+	CHECK_EQ_U64(clock_lookup("ktime"), SH_CLOCK_KTIME);
+	CHECK(clock_lookup("tsc") < SH_CLOCK_AUTO);
+	CHECK(clock_lookup("") < SH_CLOCK_AUTO);
 	CHECK_EQ_U64(metric_lookup("OFFCPU"), (__u64)-1);
 	CHECK_EQ_U64(key_lookup(""), (__u64)-1);
 	CHECK_EQ_U64(unit_lookup("s"), (__u64)-1);
