@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# One run measures all three metrics of the same waits
+# (-M offcpu,runq,blocked): off-CPU wait = blocked time + run-queue latency,
+# wait by wait, by each method and clock: sched_info, the wakeup hooks with
+# the run queue clock (--method wakeup) and with bpf_ktime_get_ns()
+# (--clock ktime). The accounting identity holds for every metric of each.
+#
+# The workload: a 20 ms sleeper competing with two spinners, all pinned to
+# CPU 1 (no migration: a wait starts and ends on one run queue). The
+# sleeper is a shell gated on a FIFO until the three instances run, then
+# exec()s into the sleeper: its pid is known before it starts, so each
+# instance watches that process only (-p) and its event counters are that
+# process's. Its waits as "msleep" (after the prctl(PR_SET_NAME)) all begin
+# at a switch-out every instance saw, so for each instance, in the msleep
+# group:
+#  - offcpu and runq count the same switch-ins, and blocked those that
+#    ended a sleep: offcpu - blocked is the waits that began with a
+#    preemption, at most the process's own involuntary switches (nivcsw);
+#  - offcpu's sum is blocked's plus runq's: exactly, by construction (a
+#    preempted wait is all runq, and the run queue clock stamped its
+#    switch-out and sched_info's enqueue alike; a wait after a sleep is
+#    split at the wakeup).
+# What can move a wait out of that, and how many, comes from the same
+# run: a switch-in the kernel counted and no event showed ("merged": its
+# queue time goes into the next runq wait), and a wait some metric could
+# not record (no_start: a switch-out no event showed; clock_skew). Each
+# moves at most one wait, so counts may differ by that many and sums by
+# that many times the longest wait. The gated shell's own first wait is
+# one of those (nothing before it was seen), under its own name, so the
+# bound is never 0 (about two waits of the 2 s measured); a systematic
+# error in any metric, or one metric's histogram in another's place, is
+# far beyond it.
+. "$(dirname "$0")/../lib.sh"
+need_root
+[ "$(nproc)" -ge 2 ] || skip "needs CPU 1 for the pinned workload"
+
+mkfifo "$TMP/go"
+(
+	read -r _ <"$TMP/go"
+	exec taskset -c 1 "$HELPERS/sleeper" -m 20 -t 2 -N msleep
+) >"$TMP/sleep.out" &
+SLP=$!
+CHILD_PIDS+=($SLP)
+ids=
+for inst in "si --method sched_info" "wk --method wakeup" "kt --clock ktime"; do
+	# shellcheck disable=SC2086
+	start_sh ${inst%% *} -M offcpu,runq,blocked -k comm -p "$SLP" --cumulative -i 1 -j \
+		${inst#* }
+	remember_ids
+	ids="$ids $SH_IDS"
+done
+"$HELPERS/spinners" -n 2 -c 1 -t 3 -N mspin -x >/dev/null &
+CHILD_PIDS+=($!)
+echo go >"$TMP/go"
+wait "$SLP" || fail "sleeper failed"
+for p in "${SH_PIDS[@]}"; do stop_sh "$p" || fail "schedhist exited with $?"; done
+assert_unloaded $ids
+for n in si wk kt; do
+	for m in offcpu runq blocked; do
+		python3 "$(dirname "$0")/../identity.py" "$TMP/$n.out" --cumulative --metric "$m" ||
+			fail "$n: identity of $m"
+	done
+done
+
+python3 - "$TMP" <<'PY' || fail "offcpu != blocked + runq"
+import json, sys
+t = sys.argv[1]
+f = open(f"{t}/sleep.out").read().split()
+nivcsw = int(f[f.index("nivcsw") + 1])
+slept = int(f[f.index("slept") + 1])
+bad = 0
+for name, method, clock in (("si", "sched_info", "rq"), ("wk", "wakeup", "rq"),
+                            ("kt", "wakeup", "ktime")):
+    last = {}
+    for line in open(f"{t}/{name}.out"):
+        r = json.loads(line)
+        assert (r["method"], r["clock"]) == (method, clock), (name, r["method"], r["clock"])
+        last[r["metric"]] = r	# cumulative: the last report of each metric is the run
+    assert sorted(last) == ["blocked", "offcpu", "runq"], sorted(last)
+    g = {}
+    for m, r in last.items():
+        gs = [x for x in r["groups"] if x["key"] == "msleep"]
+        assert gs, f"{name}: no msleep group for {m}"
+        g[m] = gs[0]
+    off, rq, blk = g["offcpu"], g["runq"], g["blocked"]
+    moved = last["runq"]["events"]["merged"] + sum(
+        r["lost"]["no_start"] + r["lost"]["clock_skew"] for r in last.values())
+    longest = max(off["max_ns"], rq["max_ns"], blk["max_ns"])
+    diff = off["sum_ns"] - blk["sum_ns"] - rq["sum_ns"]
+    print(f"{name} ({method}, clock {clock}): offcpu {off['count']} waits {off['sum_ns']} ns, "
+          f"blocked {blk['count']} {blk['sum_ns']}, runq {rq['count']} {rq['sum_ns']}; "
+          f"offcpu - blocked - runq {diff} ns; waits moved at most {moved}, longest "
+          f"{longest} ns; sleeper: {slept} sleeps, {nivcsw} preemptions")
+    if off["count"] < slept / 2:
+        print("  too few of the sleeper's waits recorded"); bad += 1
+    if abs(off["count"] - rq["count"]) > moved:
+        print("  offcpu and runq counted different switch-ins"); bad += 1
+    if not -moved <= off["count"] - blk["count"] <= nivcsw + moved:
+        print("  offcpu - blocked is not the waits that began with a preemption"); bad += 1
+    if abs(diff) > moved * longest:
+        print("  offcpu's sum is not blocked's plus runq's"); bad += 1
+    # a blocked wait is a sleep of 20 ms less the few us from arming its timer to the
+    # switch-out (a wait that began with a preemption is not blocked at all)
+    if rq["sum_ns"] <= 0 or blk["sum_ns"] < 0.95 * 20000000 * (blk["count"] - moved):
+        print("  runq empty, or blocked waits shorter than the sleeps"); bad += 1
+sys.exit(1 if bad else 0)
+PY
