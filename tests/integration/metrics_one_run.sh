@@ -26,18 +26,21 @@
 # queue time goes into the next runq wait), and a wait some metric could
 # not record (no_start: a switch-out no event showed; clock_skew). Each
 # moves at most one wait, so counts may differ by that many and sums by
-# that many times the longest wait. The gated shell's own first wait is
-# one of those (nothing before it was seen), under its own name, so the
-# bound is never 0 (about two waits of the 2 s measured); a systematic
-# error in any metric, or one metric's histogram in another's place, is
-# far beyond it.
+# that many times the longest wait. The shell's first wait after the
+# instances attached is one of those (nothing before it was seen), so the
+# shell passes a first gate, says so and waits at a second one until
+# every instance has reported since: the counts of that report are the
+# baseline, and only what the counters gained after it is allowed. In a
+# run where nothing moved (the usual case) the checks are exact.
 . "$(dirname "$0")/../lib.sh"
 need_root
 [ "$(nproc)" -ge 2 ] || skip "needs CPU 1 for the pinned workload"
 
-mkfifo "$TMP/go"
+mkfifo "$TMP/go1" "$TMP/go2"
 (
-	read -r _ <"$TMP/go"
+	read -r _ <"$TMP/go1"
+	: >"$TMP/gate1"
+	read -r _ <"$TMP/go2"
 	exec taskset -c 1 "$HELPERS/sleeper" -m 20 -t 2 -N msleep
 ) >"$TMP/sleep.out" &
 SLP=$!
@@ -45,14 +48,28 @@ CHILD_PIDS+=($SLP)
 ids=
 for inst in "si --method sched_info" "wk --method wakeup" "kt --clock ktime"; do
 	# shellcheck disable=SC2086
-	start_sh ${inst%% *} -M offcpu,runq,blocked -k comm -p "$SLP" --cumulative -i 1 -j \
-		${inst#* }
+	start_sh ${inst%% *} -M offcpu,runq,blocked -k comm -p "$SLP" --cumulative -i 200ms \
+		-j ${inst#* }
 	remember_ids
 	ids="$ids $SH_IDS"
 done
+echo go >"$TMP/go1"
+for i in $(seq 1 600); do [ -e "$TMP/gate1" ] && break; sleep 0.1; done	# a hang guard only
+[ -e "$TMP/gate1" ] || fail "the gated shell did not pass its first gate"
+# the shell is at its second gate (or on its way, nothing it does counts as moved):
+# a whole report (one line per metric) of each instance from here on is the baseline
+for n in si wk kt; do
+	b=$(wc -l <"$TMP/$n.out")
+	for i in $(seq 1 600); do	# a hang guard only: reports come every 200 ms
+		[ "$(wc -l <"$TMP/$n.out")" -ge $((b / 3 * 3 + 6)) ] && break
+		sleep 0.05
+	done
+	[ "$(wc -l <"$TMP/$n.out")" -ge $((b / 3 * 3 + 6)) ] || fail "$n: no report after the first gate"
+	echo $((b / 3 * 3 + 6)) >"$TMP/$n.base"
+done
 "$HELPERS/spinners" -n 2 -c 1 -t 3 -N mspin -x >/dev/null &
 CHILD_PIDS+=($!)
-echo go >"$TMP/go"
+echo go >"$TMP/go2"
 wait "$SLP" || fail "sleeper failed"
 for p in "${SH_PIDS[@]}"; do stop_sh "$p" || fail "schedhist exited with $?"; done
 assert_unloaded $ids
@@ -72,20 +89,25 @@ slept = int(f[f.index("slept") + 1])
 bad = 0
 for name, method, clock in (("si", "sched_info", "rq"), ("wk", "wakeup", "rq"),
                             ("kt", "wakeup", "ktime")):
-    last = {}
-    for line in open(f"{t}/{name}.out"):
+    base_lines = int(open(f"{t}/{name}.base").read())
+    last, base = {}, {}
+    for i, line in enumerate(open(f"{t}/{name}.out")):
         r = json.loads(line)
         assert (r["method"], r["clock"]) == (method, clock), (name, r["method"], r["clock"])
         last[r["metric"]] = r	# cumulative: the last report of each metric is the run
-    assert sorted(last) == ["blocked", "offcpu", "runq"], sorted(last)
+        if i < base_lines:
+            base[r["metric"]] = r	# ... and the last before base_lines the baseline
+    assert sorted(last) == ["blocked", "offcpu", "runq"] == sorted(base), (sorted(last), sorted(base))
     g = {}
     for m, r in last.items():
         gs = [x for x in r["groups"] if x["key"] == "msleep"]
         assert gs, f"{name}: no msleep group for {m}"
         g[m] = gs[0]
     off, rq, blk = g["offcpu"], g["runq"], g["blocked"]
-    moved = last["runq"]["events"]["merged"] + sum(
-        r["lost"]["no_start"] + r["lost"]["clock_skew"] for r in last.values())
+    def moves(rs):
+        return rs["runq"]["events"]["merged"] + sum(
+            r["lost"]["no_start"] + r["lost"]["clock_skew"] for r in rs.values())
+    moved = moves(last) - moves(base)
     longest = max(off["max_ns"], rq["max_ns"], blk["max_ns"])
     diff = off["sum_ns"] - blk["sum_ns"] - rq["sum_ns"]
     print(f"{name} ({method}, clock {clock}): offcpu {off['count']} waits {off['sum_ns']} ns, "
