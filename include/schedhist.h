@@ -96,7 +96,7 @@ enum sh_clock {
 	 * tracepoint this program reads it at: a load, no helper call
 	 */
 	SH_CLOCK_RQ = 0,
-	/* bpf_ktime_get_ns() (CLOCK_MONOTONIC): the wakeup method where rq->clock is out of reach */
+	/* bpf_ktime_get_ns() (CLOCK_MONOTONIC): the wakeup method's where rq->clock is not */
 	SH_CLOCK_KTIME = 1,
 };
 

@@ -123,7 +123,8 @@ static bool missing_member(const struct btf *btf, const char *const (*need)[2], 
 
 	for (i = 0; i < n; i++) {
 		if (!has_member(btf, need[i][0], need[i][1])) {
-			snprintf(msg, len, "the kernel's BTF has no %s::%s", need[i][0], need[i][1]);
+			snprintf(msg, len, "the kernel's BTF has no %s::%s", need[i][0],
+				 need[i][1]);
 			return true;
 		}
 	}
@@ -505,7 +506,8 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 			goto fail;
 	pr_info("attached %d program(s), method %s, clock %s, %d possible CPUs, key map capacity %u"
 		" (%u in slots) + [other]%s, task table %u entries\n", l->nlinks,
-		method_name(l->method), clock_name(l->clock), l->ncpus, keyed ? sp->max_keys : 0, l->nr_slots,
+		method_name(l->method), clock_name(l->clock), l->ncpus,
+		keyed ? sp->max_keys : 0, l->nr_slots,
 		l->reclaims ? " + [exited]" : "",
 		l->method == SH_METHOD_SCHED_INFO ? l->task_slots : 0);
 	return 0;

@@ -168,18 +168,24 @@ fi
 if command -v strace >/dev/null; then
 	sleep 60 &
 	victim=$!
+	CHILD_PIDS+=($victim)
 	# (LeakSanitizer, in the ASan build, cannot run under ptrace)
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	strace -f -qq -o /dev/null -e trace=kill -e inject=kill:delay_enter=2000000:when=2 \
 		"$SCHEDHIST" -p "$victim" -d 10 >"$TMP/o" 2>"$TMP/e" &
 	st=$!
 	CHILD_PIDS+=($st)
-	for i in $(seq 1 100); do
+	# a hang guard, not a bound on speed (as start_sh's): it ends as soon as
+	# the programs are loaded, or at once if schedhist ended before
+	for i in $(seq 1 1200); do
 		sh=$(pgrep -P $st | head -1)
 		[ -n "$sh" ] && [ -n "$(prog_ids "$sh")" ] && break
+		kill -0 $st 2>/dev/null || break
 		sleep 0.05
 	done
-	[ -n "$(prog_ids "$sh")" ] || fail "schedhist under strace never loaded its programs"
+	[ -n "$sh" ] && [ -n "$(prog_ids "$sh")" ] ||
+		fail "schedhist under strace never loaded its programs (after $((i / 20)) s;" \
+		     "stderr: $(cat "$TMP/e"))"
 	sleep 0.3
 	kill -KILL $victim
 	wait $victim 2>/dev/null
