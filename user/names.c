@@ -13,6 +13,9 @@ static const char *const metric_text[SH_METRIC_NR] = {
 	"run-queue latency (runnable: woken or preempted, to switch-in)",
 	"blocked time (switch-out while not runnable, to runnable again)",
 };
+static const char *const method_names[] = { [SH_METHOD_SCHED_INFO] = "sched_info",
+					     [SH_METHOD_WAKEUP] = "wakeup" };
+static const char *const clock_names[] = { [SH_CLOCK_RQ] = "rq", [SH_CLOCK_KTIME] = "ktime" };
 static const char *const key_names[] = { "none", "comm", "pid", "tid", "cpu", "cgroup" };
 static const char *const unit_names[SH_UNIT_NR] = { "ns", "us", "ms" };
 static const __u64 unit_nsecs[SH_UNIT_NR] = { 1, 1000, 1000000 };
@@ -34,8 +37,8 @@ const int sh_overflow_stats[SH_NOVERFLOW] = { SH_STAT_MAP_FULL, SH_STAT_NO_MEM }
 
 const char *metric_name(int m) { return metric_names[m]; }
 const char *metric_words(int m) { return metric_text[m]; }
-const char *method_name(int m) { return m == SH_METHOD_SCHED_INFO ? "sched_info" : "wakeup"; }
-const char *clock_name(int c) { return c == SH_CLOCK_RQ ? "rq" : "ktime"; }
+const char *method_name(int m) { return method_names[m]; }
+const char *clock_name(int c) { return clock_names[c]; }
 const char *key_name(int k) { return key_names[k]; }
 const char *unit_name(int u) { return unit_names[u]; }
 __u64 unit_ns(int u) { return unit_nsecs[u]; }
@@ -57,27 +60,21 @@ int key_lookup(const char *s) { return lookup(key_names, ARRAY_LEN(key_names), s
 int unit_lookup(const char *s) { return lookup(unit_names, ARRAY_LEN(unit_names), s); }
 int sort_lookup(const char *s) { return lookup(sort_names, ARRAY_LEN(sort_names), s); }
 
-int clock_lookup(const char *s)
+_Static_assert(SH_METHOD_AUTO == -1 && SH_CLOCK_AUTO == -1, "\"auto\" is -1 in both");
+
+/* A name of @names, or "auto" as -1: -2 if neither. */
+static int lookup_auto(const char *const *names, size_t n, const char *s)
 {
+	int i;
+
 	if (!strcmp(s, "auto"))
-		return SH_CLOCK_AUTO;
-	if (!strcmp(s, "rq"))
-		return SH_CLOCK_RQ;
-	if (!strcmp(s, "ktime"))
-		return SH_CLOCK_KTIME;
-	return -2;
+		return -1;
+	i = lookup(names, n, s);
+	return i < 0 ? -2 : i;
 }
 
-int method_lookup(const char *s)
-{
-	if (!strcmp(s, "auto"))
-		return SH_METHOD_AUTO;
-	if (!strcmp(s, "sched_info"))
-		return SH_METHOD_SCHED_INFO;
-	if (!strcmp(s, "wakeup"))
-		return SH_METHOD_WAKEUP;
-	return -2;
-}
+int method_lookup(const char *s) { return lookup_auto(method_names, ARRAY_LEN(method_names), s); }
+int clock_lookup(const char *s) { return lookup_auto(clock_names, ARRAY_LEN(clock_names), s); }
 
 int heatmap_lines_lookup(const char *s)
 {
