@@ -39,7 +39,7 @@ need_root
 mkfifo "$TMP/go1" "$TMP/go2"
 (
 	read -r _ <"$TMP/go1"
-	: >"$TMP/gate1"
+	echo gate1 >"$TMP/gate1"
 	read -r _ <"$TMP/go2"
 	exec taskset -c 1 "$HELPERS/sleeper" -m 20 -t 2 -N msleep
 ) >"$TMP/sleep.out" &
@@ -54,8 +54,7 @@ for inst in "si --method sched_info" "wk --method wakeup" "kt --clock ktime"; do
 	ids="$ids $SH_IDS"
 done
 echo go >"$TMP/go1"
-for i in $(seq 1 600); do [ -e "$TMP/gate1" ] && break; sleep 0.1; done	# a hang guard only
-[ -e "$TMP/gate1" ] || fail "the gated shell did not pass its first gate"
+wait_for "$TMP/gate1" '^gate1' 60	# a hang guard only
 # the shell is at its second gate (or on its way, nothing it does counts as moved):
 # a whole report (one line per metric) of each instance from here on is the baseline
 for n in si wk kt; do
