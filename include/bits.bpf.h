@@ -2,7 +2,9 @@
 /*
  * Bit arithmetic for the BPF target. The BPF ISA has no count-leading-zeros
  * instruction and Debian's clang 14 crashes lowering __builtin_clzll for
- * it, so log2 is a binary search with shifts and compares. Nor has it a
+ * it, so log2 is a binary search with shifts and compares down to a
+ * byte, then a load from a 256-byte table (in the program's .rodata: four
+ * cache lines, hot; three steps fewer per wait). Nor has it a
  * set-on-condition or conditional move: a compare the compiler lowers to
  * a branch costs a misprediction whenever the waits' magnitudes vary, so
  * every compare on the wait here is arithmetic (SH_GT). Plain C:
@@ -15,6 +17,12 @@
 /* 1 if @a > @b, else 0, without a branch; both below 2^63 (b - a wraps above 2^63 iff a > b). */
 #define SH_GT(a, b) ((__u32)(((__u64)(b) - (__u64)(a)) >> 63))
 
+/* floor(log2(b)) of a byte (0 for 0): the last three steps of the search as one load. */
+static const __u8 sh_log2_byte[256] = {
+	[2 ... 3] = 1, [4 ... 7] = 2, [8 ... 15] = 3, [16 ... 31] = 4,
+	[32 ... 63] = 5, [64 ... 127] = 6, [128 ... 255] = 7,
+};
+
 /* floor(log2(v)) for 1 <= v < 2^63; 0 for v == 0. */
 static __always_inline __u32 sh_log2(__u64 v)
 {
@@ -23,10 +31,7 @@ static __always_inline __u32 sh_log2(__u64 v)
 	s = SH_GT(v, 0xFFFFFFFFULL) << 5; v >>= s; r = s;
 	s = SH_GT(v, 0xFFFF) << 4; v >>= s; r |= s;
 	s = SH_GT(v, 0xFF) << 3; v >>= s; r |= s;
-	s = SH_GT(v, 0xF) << 2; v >>= s; r |= s;
-	s = SH_GT(v, 0x3) << 1; v >>= s; r |= s;
-	r |= (__u32)(v >> 1);
-	return r;
+	return r | sh_log2_byte[v & 0xff];
 }
 
 /*

@@ -9,10 +9,12 @@
 # starts another). The threads are born after schedhist attached and are
 # asleep for good (in pause()) when their schedstat is read and schedhist
 # stopped, so both count exactly the same waits.
-# Four instances at once: sched_info (the default here), sched_info with
+# Five instances at once: sched_info (the default here), sched_info with
 # a task table of 4 entries (--task-table 4: nearly every task finds its
 # entry taken and keeps its state in task storage, and takes an entry,
-# bringing its state along, when an owner exits), and the wakeup-hook
+# bringing its state along, when an owner exits), sched_info measuring
+# the three metrics at once (-M offcpu,runq,blocked: the switch program's
+# fast path for several metrics computes runq on its own), and the wakeup-hook
 # fallback with each of its clocks (--method wakeup: the run queue clock
 # here; --clock ktime: bpf_ktime_get_ns(), a kernel whose run queue clock
 # a program cannot reach); all see the same sched_switch events.
@@ -28,7 +30,7 @@
 #    one wait per missing arrival; the bound is the thread's longest wait
 #    as the wakeup instance saw it (the same kind of wait, a timeslice of
 #    the others, in the same run).
-#  - the two sched_info instances record exactly the same waits.
+#  - the three sched_info instances record exactly the same runq waits.
 #  - wakeup (either clock): the same switch-ins, so the same count per thread, but for
 #    switch-ins the kernel counts no wait for (the task was not queued by
 #    sched_info's account: a no_start of the sched_info instances), which
@@ -54,6 +56,10 @@ remember_ids
 ids=$SH_IDS
 start_sh st -M runq -k tid -j --method sched_info --task-table 4
 ST=$SH_PID
+remember_ids
+ids="$ids $SH_IDS"
+start_sh al -M offcpu,runq,blocked -k tid -j --method sched_info
+AL=$SH_PID
 remember_ids
 ids="$ids $SH_IDS"
 start_sh wk -M runq -k tid -j --method wakeup
@@ -90,16 +96,18 @@ for p in $a $b; do
 done
 stop_sh "$SI" || fail "sched_info instance exited with $?"
 stop_sh "$ST" || fail "sched_info instance with a task table of 4 exited with $?"
+stop_sh "$AL" || fail "sched_info instance of three metrics exited with $?"
 stop_sh "$WK" || fail "wakeup instance exited with $?"
 stop_sh "$KT" || fail "wakeup instance with --clock ktime exited with $?"
 assert_unloaded $ids
 
-python3 - "$TMP/si.out" "$TMP/st.out" "$TMP/wk.out" "$TMP/kt.out" "$TMP/final" <<'PY' || fail "oracle"
+python3 - "$TMP/si.out" "$TMP/st.out" "$TMP/wk.out" "$TMP/kt.out" "$TMP/final" \
+	"$TMP/al.out" <<'PY' || fail "oracle"
 import json, sys
-def report(path, method, name, clock="rq"):
+def report(path, method, name, clock="rq", metrics=1):
     rs = [json.loads(l) for l in open(path)]
-    assert len(rs) == 1, f"{path}: want one report at SIGINT, got {len(rs)}"
-    r = rs[0]
+    assert len(rs) == metrics, f"{path}: want {metrics} report line(s) at SIGINT, got {len(rs)}"
+    r = [x for x in rs if x["metric"] == "runq"][0]
     assert r["metric"] == "runq" and r["key"] == "tid" and r["method"] == method, r["method"]
     assert r["clock"] == clock, f"{name}: clock {r['clock']}, want {clock}"
     ev, lost = r["events"], r["lost"]
@@ -110,6 +118,7 @@ si, gs = report(sys.argv[1], "sched_info", "sched_info")
 st, gt = report(sys.argv[2], "sched_info", "sched_info, task table 4")
 wk, gw = report(sys.argv[3], "wakeup", "wakeup")
 kt, gk = report(sys.argv[4], "wakeup", "wakeup, clock ktime", "ktime")
+al, ga = report(sys.argv[6], "sched_info", "sched_info, three metrics", metrics=3)
 final = [l.split() for l in open(sys.argv[5])]
 assert len(final) == 6, f"{len(final)} threads, want 6"
 bad, short = 0, 0
@@ -117,8 +126,8 @@ bad, short = 0, 0
 extra = {"wakeup": 0, "wakeup, clock ktime": 0}
 for tid, run_delay, pcount in final:
     run_delay, pcount = int(run_delay), int(pcount)
-    s, t, w, k = gs.get(tid), gt.get(tid), gw.get(tid), gk.get(tid)
-    if s is None or t is None or w is None or k is None:
+    s, t, w, k, a = gs.get(tid), gt.get(tid), gw.get(tid), gk.get(tid), ga.get(tid)
+    if s is None or t is None or w is None or k is None or a is None:
         print(f"tid {tid} missing from a report"); bad += 1; continue
     print(f"tid {tid} ({s['comm']}): pcount {pcount}, run_delay {run_delay}; sched_info "
           f"count {s['count']} sum {s['sum_ns']}; task table 4 count {t['count']} sum "
@@ -135,8 +144,10 @@ for tid, run_delay, pcount in final:
             # short only by the last arrivals, unseen, each at most a wait
             print(f"  {name}: sum_ns short of run_delay by {run_delay - g['sum_ns']} ns with "
                   f"{missing} arrival(s) unseen"); bad += 1
-    if (t["count"], t["sum_ns"], t["max_ns"]) != (s["count"], s["sum_ns"], s["max_ns"]):
-        print("  task table 4: not the same waits as sched_info"); bad += 1
+    for name, g in (("task table 4", t), ("three metrics", a)):
+        if (g["count"], g["sum_ns"], g["max_ns"]) != (s["count"], s["sum_ns"], s["max_ns"]):
+            print(f"  {name}: count {g['count']} sum {g['sum_ns']} max {g['max_ns']}: not the "
+                  "same waits as sched_info"); bad += 1
     short += pcount - s["count"]
     for name, g in (("wakeup", w), ("wakeup, clock ktime", k)):
         if g["count"] < s["count"]:
@@ -148,7 +159,8 @@ for tid, run_delay, pcount in final:
         print("  mean wait under 100 us: the 1% bound would not hold"); bad += 1
     if pcount < 50:
         print("  too few timeslices for a meaningful check"); bad += 1
-    for r, g in (("sched_info", s), ("task table 4", t), ("wakeup", w), ("wakeup, clock ktime", k)):
+    for r, g in (("sched_info", s), ("task table 4", t), ("three metrics", a), ("wakeup", w),
+                 ("wakeup, clock ktime", k)):
         if g["max_tid"] != int(tid):
             print(f"  {r}: worst offender {g.get('max_tid')} is not the thread itself"); bad += 1
 merged = si["events"]["merged"]
