@@ -186,6 +186,14 @@ static int setup_snapshots(struct poller *p)
 		s->metric = m;
 		/* removed cgroups keep their own line in reports since start */
 		s->keep_pruned = o->cumulative && o->key_type == SH_KEY_CGROUP;
+		/*
+		 * buckets since start: only --cumulative reports read them
+		 * (fleet mode adds up its interval reports' buckets, and
+		 * reads its reports since start for the names still live);
+		 * keeping them costs every changed key 6 more cache lines
+		 * a reading
+		 */
+		s->cum_buckets = o->cumulative;
 		s->keep_limit = o->max_keys;	/* bounded: older ones fold into [exited] */
 	}
 	return 0;

@@ -177,9 +177,9 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 				       const void *vals, int ncpu, size_t stride, __u32 birth,
 				       bool final)
 {
-	__u32 slots[SH_NBUCKETS] = {}, dv[SH_NBUCKETS], count = 0;
+	__u32 slots[SH_NBUCKETS], dv[SH_NBUCKETS], count = 0;
 	__u64 sum = 0;
-	struct sh_totals d = {};	/* all but the buckets: those are added in place */
+	struct sh_totals d;	/* all but the buckets (added in place): cleared below */
 	bool exited = e->key.id == SH_EXITED_ID && !e->key.comm[0], seen_comm = false;
 	int c, i;
 
@@ -203,13 +203,17 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	}
 	e->birth = birth;
 
+	/* (a memset of all 400 bytes, or of the buckets, was a slow "rep stos" per key) */
+	memset(&d, 0, offsetof(struct sh_totals, slots));
+	memcpy(slots, ((const struct sh_hist *)vals)->slots, sizeof(slots));
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
 
 		/* 40 buckets, then the last: a multiple of the vector width, so -O2 vectorizes it */
-		for (i = 0; i < SH_NBUCKETS - 1; i++)
+		for (i = 0; c && i < SH_NBUCKETS - 1; i++)
 			slots[i] += v->slots[i];
-		slots[SH_NBUCKETS - 1] += v->slots[SH_NBUCKETS - 1];
+		if (c)
+			slots[SH_NBUCKETS - 1] += v->slots[SH_NBUCKETS - 1];
 		count += v->count;
 		sum += v->sum_ns;
 		const struct sh_max *m = &v->max[s->epoch & 1];

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Two instances over the same workload: interval reports (-i) of one add up
 # exactly to the final cumulative report of the other for threads born
-# after both attached; cumulative reports are monotone.
+# after both attached; cumulative reports are monotone, their buckets
+# hold every wait of their count.
 . "$(dirname "$0")/../lib.sh"
 need_root
 
@@ -44,6 +45,11 @@ for tid in tids:
         v = get(r, tid, "count")
         assert v >= prev, "cumulative count went down"
         prev = v
+    # the buckets since start are kept (and count every wait of the count)
+    for r in cu:
+        for g in r["groups"]:
+            b = sum(x["count"] for x in g["buckets"])
+            assert b == g["count"], f"{g['key']}: buckets since start hold {b} of {g['count']}"
     m = max(get(r, tid, "max_ns") for r in iv)
     mc = get(cu[-1], tid, "max_ns")
     assert abs(m - mc) <= 2000, f"max of the intervals {m} != cumulative max {mc}"
