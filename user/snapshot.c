@@ -209,11 +209,15 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
 
-		/* 40 buckets, then the last: a multiple of the vector width, so -O2 vectorizes it */
-		for (i = 0; c && i < SH_NBUCKETS - 1; i++)
-			slots[i] += v->slots[i];
-		if (c)
+		/*
+		 * (CPU 0's are copied above) 40 buckets, then the last: a
+		 * multiple of the vector width, so -O2 vectorizes it
+		 */
+		if (c) {
+			for (i = 0; i < SH_NBUCKETS - 1; i++)
+				slots[i] += v->slots[i];
 			slots[SH_NBUCKETS - 1] += v->slots[SH_NBUCKETS - 1];
+		}
 		count += v->count;
 		sum += v->sum_ns;
 		const struct sh_max *m = &v->max[s->epoch & 1];
