@@ -870,7 +870,8 @@ static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 no
 /*
  * Record the waits that @t's switch-in ends: of @off ns (offcpu), @rq
  * (runq) and, after a sleep (@slept), @off - @rq (blocked); a nonzero
- * *_err is the reason that one is unknown.
+ * *_err is the reason that one is unknown (for blocked, also a negative
+ * @off - @rq: clock skew).
  */
 static __always_inline void record_waits(struct sh_pcpu *pc, struct task_struct *t,
 					 struct task_struct *prev, struct task_core *c, __u64 off,
@@ -882,6 +883,9 @@ static __always_inline void record_waits(struct sh_pcpu *pc, struct task_struct 
 	__u32 cpu, ep;
 	int over = 0;
 
+	/* blocked below zero: only when two CPUs' clocks disagree */
+	if (HAS(SH_METRIC_BLOCKED) && slept && !b_err && off < rq)
+		b_err = SH_STAT_CLOCK_SKEW;
 	/* no histogram needed (nor a key made) when nothing is recorded */
 	if ((!HAS(SH_METRIC_OFFCPU) || off_err) && (!HAS(SH_METRIC_RUNQ) || rq_err) &&
 	    (!HAS(SH_METRIC_BLOCKED) || !slept || b_err)) {
@@ -980,9 +984,7 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 		c->rd_base = rd + (now - lq);
 		c->pcount = pcount + 1;
 		c->flags = flags & ~(TS_SLEPT | TS_NEW);
-		if (HAS(SH_METRIC_BLOCKED) && slept && off < rq)
-			b_err = SH_STAT_CLOCK_SKEW;
-		record_waits(pc, t, prev, c, off, 0, rq, 0, b_err, slept, M_);
+		record_waits(pc, t, prev, c, off, 0, rq, 0, 0, slept, M_);
 		return;
 	}
 	if (NATIVE) {
@@ -1020,14 +1022,10 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	/*
 	 * blocked: only waits that began with a sleep (the rest is runq):
 	 * switch-out to enqueue, the wait less its queued part (with the
-	 * wakeup method, wake_ts - out_ts); below zero only when two CPUs'
-	 * clocks disagree
+	 * wakeup method, wake_ts - out_ts), known when both are
 	 */
-	if (HAS(SH_METRIC_BLOCKED) && slept) {
+	if (HAS(SH_METRIC_BLOCKED) && slept)
 		b_err = off_err ? off_err : rq_err;
-		if (!b_err && off < rq)
-			b_err = SH_STAT_CLOCK_SKEW;
-	}
 	record_waits(pc, t, prev, c, off, off_err, rq, rq_err, b_err, slept, M_);
 }
 
