@@ -52,7 +52,9 @@
 # utime+stime in 10 ms ticks kept in the CSV too), VmHWM, VmRSS (steady,
 # after the warm-up) and the maps' bytes_memlock.
 #
-# --poller 'KEYS:OUTPUT ...' (OUTPUT text, summary, json or stacks) measures
+# --poller 'KEYS:OUTPUT ...' (OUTPUT text, summary, json, stacks, or mem3:
+# --summary of -M offcpu,runq,blocked, whose values are three times as
+# big, so that keys go to the key map as well: the memory model's) measures
 # only the poller, with those key counts and outputs, in each of the
 # POLL_REPEATS repeats (-r N sets both).
 # Output: bench/results/DATE.csv (every sample) and DATE.md (header,
@@ -111,6 +113,9 @@ POLLER_RUNS=
 for n in $KEY_COUNTS; do POLLER_RUNS="$POLLER_RUNS $n:text"; done
 for n in 1000 10000; do POLLER_RUNS="$POLLER_RUNS $n:summary $n:json"; done
 for n in 1 100 1000; do POLLER_RUNS="$POLLER_RUNS $n:stacks"; done
+# three metrics (values 3 x as big: fewer slots, keys in the key map too),
+# for the memory model's key map element (summarize.py)
+POLLER_RUNS="$POLLER_RUNS 1000:mem3 10000:mem3"
 POLLER_ONLY=
 
 usage() {
@@ -130,7 +135,7 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] && [ -n "$2" ] || usage
 		POLLER_RUNS=$2 POLLER_ONLY=1 PAIRS= OUTDIR=bench/results/tmp; shift
 		for a in $POLLER_RUNS; do
-			[[ $a =~ ^[1-9][0-9]{0,4}:(text|summary|json|stacks)$ ]] ||
+			[[ $a =~ ^[1-9][0-9]{0,4}:(text|summary|json|stacks|mem3)$ ]] ||
 				{ echo "run.sh: bad poller run '$a' (want KEYS:OUTPUT)" >&2; usage; }
 		done ;;
 	--arms)
@@ -463,8 +468,12 @@ cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/"$1"/stat; }
 # (--stacks: text with each key's max stack).
 measure_poller() {
 	local r=$1 n=$2 mode=$3 arm="poller:$2" i ns0 ns1 tk0 tk1 maps m bytes name ids out
+	local metric=offcpu
 	[ "$mode" = text ] || arm="poller:$n:$mode"
-	case $mode in text) out= ;; summary) out=--summary ;; json) out=-j ;; stacks) out=--stacks ;; esac
+	case $mode in
+	text) out= ;; summary) out=--summary ;; json) out=-j ;; stacks) out=--stacks ;;
+	mem3) out=--summary metric=offcpu,runq,blocked ;;
+	esac
 	"$KEYS" -n "$n" -p "$KEY_PERIOD_MS" -t $((POLL_INTERVALS + 60)) >"$TMP/keys.out" 2>&1 &
 	KEYS_PID=$!
 	for i in $(seq 1 200); do
@@ -475,7 +484,7 @@ measure_poller() {
 	grep -q '^ready' "$TMP/keys.out" || die "bench/keys -n $n did not start within 10 s"
 	# the default --max-keys (10240) holds the 10000 threads of -p KEYS
 	# shellcheck disable=SC2086
-	"$SCHEDHIST" -M offcpu -k tid -p "$KEYS_PID" -i 1 $out >/dev/null 2>"$TMP/arm.err" &
+	"$SCHEDHIST" -M "$metric" -k tid -p "$KEYS_PID" -i 1 $out >/dev/null 2>"$TMP/arm.err" &
 	ARM_PID=$!
 	for i in $(seq 1 200); do
 		grep -q '^Tracing' "$TMP/arm.err" && break

@@ -279,45 +279,54 @@ if pollers:
     p("")
     # The memory model (user/loader.h): the first keys go to the slot array,
     # allocated whole; the others to the key map (one element each, per-CPU
-    # histograms); every key has a key directory entry.
+    # histograms); every key has a key directory entry. With one metric
+    # every key here fits in slots, so the key map's element is measured
+    # with three metrics (mem3: values 3 x as big, a third of the slots).
     ncpu = int(args.possible_cpus) if args.possible_cpus.isdigit() else int(args.cpus)
-    MAX_KEYS, SLOT_BYTES, ALIGN = 10240, 4 << 20, 8
-    nslots = lambda cpus: min(MAX_KEYS // 2, SLOT_BYTES // (HIST_BYTES * cpus) // ALIGN * ALIGN)
+    MAX_KEYS, SLOT_BYTES, ALIGN = 10240, 6 << 20, 8
+    nslots = lambda cpus, nm=1: min(MAX_KEYS, SLOT_BYTES // (nm * HIST_BYTES * cpus) // ALIGN * ALIGN)
     stride = lambda n: -(-n // ALIGN) * ALIGN
-    S = nslots(ncpu)
-    pts = {int(a.split(":")[1]): a for a in pollers}
-    small = [n for n in pts if n <= S]
-    big = [n for n in pts if n > S]
-    m = lambda n, what: med(series(pts[n], "memlock_" + what))
-    if small and big and all(m(n, w) is not None for n in small + big for w in ("hists", "keydir")):
-        n0, n1 = max(small), max(big)
-        # key map: empty but [other], [exited] and its buckets at n0; n1 - S keys at n1
-        per_key = (m(n1, "hists") - m(n0, "hists")) / (n1 - S)
-        elem = per_key - ncpu * HIST_BYTES
-        hfixed = m(n0, "hists")
-        dir_key = (m(n1, "keydir") - m(n0, "keydir")) / (n1 - n0)
-        dfixed = m(n0, "keydir") - n0 * dir_key
-        slots_b = med(series(pts[n0], "memlock_slots")) or 0
+    pow2 = lambda n: 1 << (n - 1).bit_length()
+    S, S3 = nslots(ncpu), nslots(ncpu, 3)
+    pts = {int(a.split(":")[1]): a for a in pollers if not a.endswith(":mem3")}
+    m3 = {int(a.split(":")[1]): a for a in pollers if a.endswith(":mem3")}
+    m = lambda a, what: med(series(a, "memlock_" + what))
+    have = lambda *xs: all(x is not None for x in xs)
+    if 1000 in pts and 10000 in pts and 1000 in m3 and 10000 in m3 and S3 < 10000 and \
+            have(m(pts[1000], "keydir"), m(pts[10000], "keydir"), m(m3[1000], "hists"),
+                 m(m3[10000], "hists")):
+        # the key map: [other], [exited] and its buckets at 1000 keys (all in
+        # slots), 10000 - S3 keys more at 10000
+        per_key3 = (m(m3[10000], "hists") - m(m3[1000], "hists")) / (10000 - S3)
+        elem = per_key3 - ncpu * 3 * HIST_BYTES
+        hfixed3 = m(m3[1000], "hists")
+        buckets3 = hfixed3 - 2 * (ncpu * 3 * HIST_BYTES + elem)
+        per_bucket = buckets3 / pow2(MAX_KEYS - S3 + 2)
+        dir_key = (m(pts[10000], "keydir") - m(pts[1000], "keydir")) / 9000
+        dfixed = m(pts[1000], "keydir") - 1000 * dir_key
+        slots_b = med(series(pts[1000], "memlock_slots")) or 0
         Sb = nslots(BIG_CPUS)
         big_slots = stride(Sb) * BIG_CPUS * HIST_BYTES
-        big_hash = (BIG_KEYS - Sb) * (BIG_CPUS * HIST_BYTES + elem) + hfixed
+        hfixed64 = per_bucket * pow2(MAX_KEYS - Sb + 2) + 2 * (BIG_CPUS * HIST_BYTES + elem)
+        big_hash = (BIG_KEYS - Sb) * (BIG_CPUS * HIST_BYTES + elem) + hfixed64
         big_dir = BIG_KEYS * dir_key + dfixed
         fit = big_slots + big_hash + big_dir
         # the budget's own figure: 1 000 keys
-        fit1000 = big_slots + (1000 - Sb) * (BIG_CPUS * HIST_BYTES + elem) + hfixed + \
+        fit1000 = big_slots + (1000 - Sb) * (BIG_CPUS * HIST_BYTES + elem) + hfixed64 + \
             1000 * dir_key + dfixed
         p("### Map memory")
         p("")
-        p(f"Here ({ncpu} possible CPUs, one metric): {S} slots, {slots_b / 1024:.0f} KiB allocated "
-          f"whole; the key map holds the keys beyond them: {per_key:.0f} B per key "
-          f"({ncpu} x {HIST_BYTES} B of histogram plus {elem:.0f} B of element, key and per-CPU "
-          f"pointer, fitted between {n0} and {n1} keys) and {hfixed / 1024:.0f} KiB fixed (its "
-          f"bucket array and [other], [exited]); the key directory {dir_key:.0f} B per key and "
+        p(f"Here ({ncpu} possible CPUs): one metric, {S} slots (every key of these runs), "
+          f"{slots_b / 1024:.0f} KiB allocated whole. The key map's element, measured with "
+          f"three metrics ({S3} slots, the keys beyond in the key map): {per_key3:.0f} B per "
+          f"key = {ncpu} x 3 x {HIST_BYTES} B of histograms plus {elem:.0f} B of element, key "
+          f"and per-CPU pointer (fitted between 1000 and 10000 keys); {per_bucket:.0f} B per "
+          f"bucket of its bucket array; the key directory {dir_key:.0f} B per key and "
           f"{dfixed / 1024:.0f} KiB fixed.")
         p("")
         p(f"Formula: **slots x CPUs x {HIST_BYTES} B + (keys - slots) x (CPUs x {HIST_BYTES} B "
-          f"+ {elem:.0f} B) + keys x {dir_key:.0f} B + buckets**, slots = min(--max-keys / 2, "
-          f"4 MiB / ({HIST_BYTES} B x CPUs) in whole multiples of {ALIGN}), the "
+          f"+ {elem:.0f} B) + keys x {dir_key:.0f} B + buckets**, slots = min(--max-keys, "
+          f"6 MiB / ({HIST_BYTES} B x CPUs) in whole multiples of {ALIGN}), the "
           f"array {ALIGN}-slot aligned per CPU. For {BIG_KEYS} keys on a "
           f"{BIG_CPUS}-CPU host: {Sb} slots ({big_slots / 2**20:.2f} MiB), {BIG_KEYS - Sb} keys in "
           f"the key map ({big_hash / 2**20:.2f} MiB), the directory {big_dir / 2**20:.2f} MiB: "

@@ -52,8 +52,9 @@
  *            (slot_keys, mapped by the poller too), no hash lookup.
  *            keydir (hash, key -> slot or
  *            SH_SLOT_HASH) says where each key is; free_slots (a stack)
- *            holds the free slots. Only the poller frees a slot: a key
- *            whose task or cgroup is gone is marked here.
+ *            holds the free slots. The kernel takes slots; the poller
+ *            frees the slots of gone keys it was left (marked), the
+ *            kernel those it folds (see Reclaim).
  *   hists    per-CPU hash, key -> one histogram per metric, for the keys
  *            made while no slot was free. Per-CPU (like slots) so the hot
  *            path increments plain memory: no atomics, no shared cache
@@ -75,15 +76,20 @@
  *
  * Reclaim: when a task is freed (sched_process_free: after its last
  * switch) or a cgroup released (cgroup_release: after its last css_set
- * reference), its key (-k tid, pid, cgroup) can take no more waits. A key
- * in a slot is marked (SH_BIRTH_DEAD) and the poller frees the slot at
- * its next reading. For one in the key map: while
- * the map holds at most fold_above keys (512, or half the capacity) the
- * key is only marked (SH_BIRTH_DEAD):
- * the poller removes it at its next reading, atomically with reading its
- * last values, so the waits stay under their own key. Beyond, it
- * is folded into the [exited] entry and deleted here, in the kernel, so
- * no storm of short-lived tasks can fill the map between two readings. A
+ * reference), its key (-k tid, pid, cgroup) can take no more waits.
+ * While its place holds few keys (the key map at most fold_above keys,
+ * the slots at most slot_fold_above taken: 512, or half the capacity)
+ * the key is only marked (SH_BIRTH_DEAD): the poller removes it at its
+ * next reading, atomically with reading its last values (a slot: after
+ * a grace period), so the waits stay under their own key. Beyond, it
+ * is folded into the [exited] entry here, in the kernel, and deleted (a
+ * slot zeroed and freed), so no storm of short-lived tasks can fill the
+ * slots or the map between two readings. A slot is freed here only when
+ * no program run can still be writing it: a tid whose task is freed (a
+ * grace period after its last switch) and not taken by a new task, a
+ * pid whose last task is freed (the last reference to its signal
+ * struct) likewise, a released cgroup (ids are never reused); else it
+ * is marked and the poller frees it. A
  * fold moves counts from one key to another, which a reading in progress
  * would see half done: while the poller reads (sh_reading, with an RCU
  * grace period after setting it so that no fold is in flight) keys are
@@ -119,6 +125,7 @@ const volatile __u32 cgroup_depth = 0;		/* roll-up depth, 0 = none */
 const volatile __u64 filter_cgid = 0;		/* -c: subtree root, 0 = none */
 const volatile __u32 filter_cglevel = 0;	/* -c: level of that root */
 const volatile __u32 fold_above = 0;		/* fold gone keys once more keys are live */
+const volatile __u32 slot_fold_above = 0;	/* ... and gone keys in slots once more slots are taken */
 const volatile bool culprits = false;		/* --culprits: blame runq waits on prev */
 const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
 const volatile __u32 task_mask = 0;		/* task table entries - 1 (a power of two - 1) */
@@ -133,6 +140,8 @@ volatile __u32 sh_reading;
 __u32 sh_births = 1;
 /* Keys made by this side and not deleted yet (the poller subtracts its own deletes). */
 __u32 sh_live_keys;
+/* Slots taken and not freed yet (the poller subtracts the ones it frees). */
+__u32 sh_slots_taken;
 /* Keys made by this side since the start (a key is made, then reclaimed or still there). */
 __u64 sh_keys_made;
 
@@ -252,8 +261,8 @@ struct {
  * slot i at entry c * slot_stride + i (value size and max_entries set by
  * the poller, which maps it); slot_keys: the key each slot holds
  * (SH_FREE_ID: none); keydir: key -> its slot, or SH_SLOT_HASH;
- * free_slots: the free slots. The kernel takes slots; the poller frees
- * them (a slot whose key is gone is only marked here).
+ * free_slots: the free slots. The kernel takes slots; a gone key's slot
+ * is freed by the poller (marked) or by the kernel (folded: Reclaim).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -561,6 +570,7 @@ static __noinline __u32 key_slot(const struct sh_key *key)
 		if (sk) {
 			*sk = *key;
 			__sync_fetch_and_add(&sh_keys_made, 1);
+			__sync_fetch_and_add(&sh_slots_taken, 1);
 		}
 		return i;
 	}
@@ -1146,6 +1156,27 @@ int BPF_PROG(schedhist_wakeup_new, struct task_struct *p)
 
 /* ---- reclaim: fold a gone key into [exited], delete it ---- */
 
+/* (libbpf's own bpf_ksym_exists() is from 1.2; Debian 12 has 1.1) */
+#ifndef bpf_ksym_exists
+#define bpf_ksym_exists(sym) (!!(sym))
+#endif
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
+
+/* A task has id @id now (a tid or tgid reused); true when that cannot be told. */
+static __always_inline bool tid_in_use(__s32 id)
+{
+	struct task_struct *t;
+
+	if (!bpf_ksym_exists(bpf_task_from_pid))
+		return true;
+	t = bpf_task_from_pid(id);
+	if (!t)
+		return false;
+	bpf_task_release(t);
+	return true;
+}
+
 /* @dst += @src, keeping per epoch slot the newer or longer max. */
 static __always_inline void fold_hist(struct sh_hist *dst, const struct sh_hist *src)
 {
@@ -1176,6 +1207,7 @@ static __always_inline void fold_hist(struct sh_hist *dst, const struct sh_hist 
 struct fold_ctx {
 	struct sh_key *key;
 	struct sh_hist *dst;	/* this CPU's copy of [exited] */
+	__u32 slot;		/* fold_slot_cpu(): the slot folded */
 };
 
 static long fold_cpu(__u32 cpu, struct fold_ctx *c)
@@ -1194,16 +1226,83 @@ static long fold_cpu(__u32 cpu, struct fold_ctx *c)
 	return 0;
 }
 
+/* A slot's copy of @cpu: into this CPU's [exited], then zeroed for the slot's next key. */
+static long fold_slot_cpu(__u32 cpu, struct fold_ctx *c)
+{
+	CONFIG_METRICS;
+	struct sh_hist *src = slot_hists(c->slot, cpu);
+
+	if (!src)
+		return 1;	/* never: the slot index is below nr_slots */
+	if (HAS(SH_METRIC_OFFCPU)) {
+		fold_hist(c->dst + IDX(SH_METRIC_OFFCPU), src + IDX(SH_METRIC_OFFCPU));
+		__builtin_memset(src + IDX(SH_METRIC_OFFCPU), 0, sizeof(*src));
+	}
+	if (HAS(SH_METRIC_RUNQ)) {
+		fold_hist(c->dst + IDX(SH_METRIC_RUNQ), src + IDX(SH_METRIC_RUNQ));
+		__builtin_memset(src + IDX(SH_METRIC_RUNQ), 0, sizeof(*src));
+	}
+	if (HAS(SH_METRIC_BLOCKED)) {
+		fold_hist(c->dst + IDX(SH_METRIC_BLOCKED), src + IDX(SH_METRIC_BLOCKED));
+		__builtin_memset(src + IDX(SH_METRIC_BLOCKED), 0, sizeof(*src));
+	}
+	return 0;
+}
+
+/*
+ * The gone key @key has slot @i: fold every CPU's copy into this CPU's
+ * [exited], zero them, and free the slot, here in the kernel, so that a
+ * storm of short-lived tasks never waits for the poller to free slots.
+ * Only for a key no program run can be writing to (@recyclable, see
+ * reclaim()'s callers). The slot is taken from its key first (slot_keys,
+ * then the directory): a run that finds the key now finds no slot.
+ * False when not done (the caller marks the key for the poller).
+ */
+static __always_inline bool recycle_slot(struct sh_key *key, __u32 i)
+{
+	struct sh_key ex = { .id = SH_EXITED_ID };
+	struct fold_ctx c = { .key = key, .slot = i };
+	struct sh_hist *h0;
+	struct sh_key *sk;
+	struct sh_pcpu *pc;
+	__u32 zero = 0;
+
+	h0 = slot_hists(i, 0);
+	sk = bpf_map_lookup_elem(&slot_keys, &i);
+	c.dst = bpf_map_lookup_elem(&hists, &ex);
+	pc = bpf_map_lookup_elem(&pcpu, &zero);
+	if (!h0 || !sk || !c.dst || !pc)
+		return false;
+	/* one folder per slot: -k pid's frees of two threads may race on two CPUs */
+	if (__sync_fetch_and_or(&h0->birth, SH_BIRTH_FOLDING) & SH_BIRTH_FOLDING)
+		return true;
+	/* the id first: a torn key never matches a task's */
+	sk->id = SH_FREE_ID;
+	__builtin_memset(sk->comm, 0, sizeof(sk->comm));
+	bpf_map_delete_elem(&keydir, key);
+	if (stacks)
+		bpf_map_delete_elem(&stack_map, key);
+	bpf_loop(nr_cpus, fold_slot_cpu, &c, 0);
+	/* (the push takes the stack's lock: the zeroing is seen by the slot's next taker) */
+	bpf_map_push_elem(&free_slots, &i, 0);
+	__sync_fetch_and_sub(&sh_slots_taken, 1);
+	pc->reclaimed++;
+	return true;
+}
+
 /*
  * The task or cgroup of @key is gone: no wait can be recorded under it
- * any more. A key in a slot is marked for the poller, which frees the
- * slot. A key in the key map too, or (map over fold_above keys, poller
- * not reading) every CPU's copy is folded into this CPU's [exited] and
- * the key deleted; see the top of this file. Runs in the RCU callback or workqueue that
- * frees the object: never nested with itself on one CPU, so this CPU's
- * [exited] has one writer.
+ * any more. While its map holds at most fold_above keys (slots:
+ * slot_fold_above), or the poller is reading, the key is only marked
+ * for the poller, which removes it with its last values (the waits stay
+ * under their own key). Beyond, a key in a slot that no program run can
+ * still write (@recyclable) is folded into [exited] and its slot freed
+ * (recycle_slot()); a key in the key map is folded likewise and
+ * deleted; see the top of this file. Runs in the RCU callback or
+ * workqueue that frees the object: never nested with itself on one CPU,
+ * so this CPU's [exited] has one writer.
  */
-static __always_inline void reclaim(struct sh_key *key)
+static __always_inline void reclaim(struct sh_key *key, bool recyclable)
 {
 	struct sh_key ex = { .id = SH_EXITED_ID };
 	struct fold_ctx c = { .key = key };
@@ -1213,8 +1312,14 @@ static __always_inline void reclaim(struct sh_key *key)
 
 	ip = nr_slots ? bpf_map_lookup_elem(&keydir, key) : 0;
 	if (ip && *ip != SH_SLOT_HASH) {
-		/* a slot: only marked, the poller frees it (a slot has no fold) */
-		h = slot_hists(*ip, bpf_get_smp_processor_id());
+		__u32 i = *ip;
+
+		if (i >= nr_slots)	/* never; a bound for the verifier */
+			return;
+		if (recyclable && !sh_reading && sh_slots_taken > slot_fold_above &&
+		    recycle_slot(key, i))
+			return;
+		h = slot_hists(i, bpf_get_smp_processor_id());
 		if (h)
 			h->birth |= SH_BIRTH_DEAD;
 		return;
@@ -1252,6 +1357,7 @@ SEC("tp_btf/sched_process_free")
 int BPF_PROG(schedhist_task_free, struct task_struct *p)
 {
 	struct sh_key key = {};
+	bool sole;
 	CONFIG_METHOD;
 
 	/* the task's last switch is behind it (and may have gone unseen) */
@@ -1261,17 +1367,28 @@ int BPF_PROG(schedhist_task_free, struct task_struct *p)
 		return 0;
 	if (key_type == SH_KEY_TID) {
 		key.id = (__u32)p->pid;
+		/*
+		 * No run can write the slot of a tid whose task is freed
+		 * (its last switch is a grace period behind), unless the tid
+		 * went to a new task meanwhile (a pid is freed at release,
+		 * before this): then the slot is left to the poller
+		 */
+		sole = nr_slots && !tid_in_use(p->pid);
 	} else {
 		/*
 		 * -k pid: the process is gone once no thread of it is live;
 		 * every task freed after that retries, so a thread still
 		 * exiting when the first one was freed is folded by its own.
+		 * Its slot is freed here only by the last of its tasks to go
+		 * (the signal struct's last reference: no thread of it can
+		 * run again), and only if its tgid has no new owner.
 		 */
 		if (p->signal->live.counter)
 			return 0;
 		key.id = (__u32)p->tgid;
+		sole = nr_slots && p->signal->sigcnt.refs.counter == 1 && !tid_in_use(p->tgid);
 	}
-	reclaim(&key);
+	reclaim(&key, sole);
 	return 0;
 }
 
@@ -1287,7 +1404,8 @@ int BPF_PROG(schedhist_cgroup_release, struct cgroup *cgrp, const char *path)
 	if (!mine || mine->root != cgrp->root)
 		return 0;
 	key.id = cgrp->kn->id;
-	reclaim(&key);
+	/* released: no task is in it or below it, and a cgroup id is never reused */
+	reclaim(&key, true);
 	return 0;
 }
 

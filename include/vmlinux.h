@@ -96,7 +96,12 @@ typedef struct {
 	int counter;
 } atomic_t;
 
+typedef struct refcount_struct {
+	atomic_t refs;
+} refcount_t;
+
 struct signal_struct {
+	refcount_t sigcnt;
 	atomic_t live;
 };
 

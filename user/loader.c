@@ -379,14 +379,6 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	skel->rodata->filter_cglevel = cg->filter_level;
 	skel->rodata->culprits = sp->culprits;
 	skel->rodata->stacks = sp->stacks;
-	/*
-	 * gone keys stay (marked) for the poller while the map holds at most
-	 * half its capacity, and at most FOLD_ABOVE live keys: beyond, a fork
-	 * storm would keep thousands of dead keys around, and every new key
-	 * takes a fresh element that the kernel's caches (refilled in the
-	 * background) may not have at that instant (no_mem)
-	 */
-	skel->rodata->fold_above = sp->max_keys / 2 < FOLD_ABOVE ? sp->max_keys / 2 : FOLD_ABOVE;
 
 	/*
 	 * Wakeup programs only for the wakeup method: sched_wakeup when a
@@ -438,7 +430,7 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	 * the slot array takes the first keys, the key map the rest (and
 	 * [other], [exited]): --max-keys in all (see loader.h)
 	 */
-	l->nr_slots = keyed ? sp->max_keys / 2 : 0;
+	l->nr_slots = keyed ? sp->max_keys : 0;
 	/* (the byte cap in whole strides: the array is slot_stride entries per CPU) */
 	if (l->nr_slots && l->nr_slots > SH_SLOT_BYTES / (vsize * l->ncpus) / SH_SLOT_ALIGN *
 					 SH_SLOT_ALIGN)
@@ -446,6 +438,18 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	l->slot_stride = (l->nr_slots + SH_SLOT_ALIGN - 1) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
 	skel->rodata->nr_slots = l->nr_slots;
 	skel->rodata->slot_stride = l->slot_stride;
+	/*
+	 * gone keys stay (marked) for the poller while their place (the
+	 * slots, the key map) holds at most half its capacity, and at most
+	 * FOLD_ABOVE keys: beyond, a fork storm would fill it with dead keys
+	 * between two readings (and in the key map, every new key takes a
+	 * fresh element that the kernel's caches, refilled in the
+	 * background, may not have at that instant: no_mem); the kernel
+	 * folds them into [exited] then, and frees their slots itself
+	 */
+	skel->rodata->fold_above = (sp->max_keys - l->nr_slots) / 2 < FOLD_ABOVE ?
+				   (sp->max_keys - l->nr_slots) / 2 : FOLD_ABOVE;
+	skel->rodata->slot_fold_above = l->nr_slots / 2 < FOLD_ABOVE ? l->nr_slots / 2 : FOLD_ABOVE;
 	bpf_map__set_max_entries(skel->maps.hists, keyed ? sp->max_keys - l->nr_slots + 2 : 1);
 	bpf_map__set_max_entries(skel->maps.slots, l->nr_slots ? l->slot_stride * l->ncpus : 1);
 	bpf_map__set_max_entries(skel->maps.slot_keys, l->nr_slots ? l->nr_slots : 1);
@@ -501,6 +505,7 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		goto fail;
 
 	l->live_keys = &skel->bss->sh_live_keys;
+	l->slots_taken = &skel->bss->sh_slots_taken;
 	for (i = nprogs - 1; i >= 0; i--)
 		if (tps[i].want && attach(l, progs[i], links[i], tps[i].name))
 			goto fail;

@@ -16,14 +16,14 @@ struct bpf_link;
 /* Task table entries at most (48 B each: 1.5 MiB); see bpf/schedhist.bpf.c "tasks". */
 #define SH_TASK_SLOTS_MAX 32768U
 /*
- * Slots of the slot array (see schedhist.h "Keys"): at most half of
- * --max-keys (the key map keeps the other half, where the kernel folds
- * gone keys during a storm of short-lived tasks), and at most
- * SH_SLOT_BYTES of per-CPU histograms over all possible CPUs (an array
- * is allocated whole: 4 MiB is 7080 slots of one metric on 2 CPUs, 216 on
- * 64: the cap in whole SH_SLOT_ALIGN).
+ * Slots of the slot array (see schedhist.h "Keys"): --max-keys, but at
+ * most SH_SLOT_BYTES of per-CPU histograms over all possible CPUs (an
+ * array is allocated whole: 6 MiB is 10768 slots of one metric on 2
+ * CPUs, the default --max-keys, and 336 on 64: the cap in whole
+ * SH_SLOT_ALIGN); the key map takes the keys beyond. The kernel frees
+ * the slots of gone keys itself during a storm of short-lived tasks.
  */
-#define SH_SLOT_BYTES (4U << 20)
+#define SH_SLOT_BYTES (6U << 20)
 /* Slot array entries per CPU: nr_slots rounded up to this, so no CPU's block shares a cache line. */
 #define SH_SLOT_ALIGN 8U
 
@@ -52,6 +52,7 @@ struct sh_loader {
 	int nmetrics;		/* histograms per key (one per metric) */
 	bool reclaims;		/* the kernel folds gone keys into [exited] */
 	__u32 *live_keys;	/* the BPF side's count of its keys (its .bss) */
+	__u32 *slots_taken;	/* ... and of its slots taken (sh_slots_taken) */
 };
 
 /* What the cgroup options resolved to (see user/cgroup.h). */

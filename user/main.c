@@ -241,6 +241,7 @@ static int setup(struct poller *p)
 	}
 	p->maps = (struct sh_maps){ .pcpu_fd = p->l.pcpu_fd, .hists_fd = p->l.hists_fd,
 				    .key_type = o->key_type, .live_keys = p->l.live_keys,
+				    .slots_taken = p->l.slots_taken,
 				    .nr_slots = p->l.nr_slots, .slot_stride = p->l.slot_stride,
 				    .slots_mem = p->l.slots_mem, .slot_keys_mem = p->l.slot_keys_mem,
 				    .keydir_fd = p->l.keydir_fd,

@@ -50,8 +50,24 @@ static int fixed_str(char *buf, __u64 ns, __u64 u, int dec)
 	if (ns <= UINT64_MAX / p10[dec]) {
 		__u64 x = ns * p10[dec];
 
-		q = x / u;
-		r = x % u;
+		/* the units' divisors as constants: a multiply, not a 64-bit division, per field */
+		switch (u) {
+		case 1000:
+			q = x / 1000;
+			r = x % 1000;
+			break;
+		case 1000000:
+			q = x / 1000000;
+			r = x % 1000000;
+			break;
+		case 1000000000:
+			q = x / 1000000000;
+			r = x % 1000000000;
+			break;
+		default:
+			q = x / u;
+			r = x % u;
+		}
 	} else {
 		unsigned __int128 x = (unsigned __int128)ns * p10[dec];
 

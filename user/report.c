@@ -166,8 +166,8 @@ static inline int cmp_rank(const struct rank_rec *x, const struct rank_rec *y,
  * inlined (qsort's call per comparison was most of the ranking's time),
  * runs of 8 sorted by insertion, then merged through @tmp (@n records).
  */
-static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
-		       const struct rank_ctx *groups)
+static void merge_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
+			const struct rank_ctx *groups)
 {
 	struct rank_rec *src = a, *dst = tmp, *t;
 	size_t i, j, k, w, lo, mid, hi;
@@ -202,6 +202,100 @@ static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
 	}
 	if (src != a)
 		memcpy(a, src, n * sizeof(*a));
+}
+
+/* Below this many records the merge sort; above, the radix sort first. */
+#define RADIX_MIN 256
+
+/* What the radix sort moves: the sort key made ascending, and where the record was. */
+struct radix_pair {
+	__u64 k;
+	__u64 at;
+};
+
+/*
+ * Sort @n records by cmp_rank(), stably. Thousands of keys: a radix sort
+ * of (sort key, position) pairs on what cmp_rank() compares first (the
+ * --min-count mark, then the sort key, largest first), over only the
+ * bytes of the key that differ between records, then the records put in
+ * that order in place, and each run of equal sort keys (ties: rare for
+ * sums, common for counts) merge-sorted by the whole comparison. The
+ * merge sort alone made 14 passes of branchy comparisons over 10 000
+ * records; this is a few linear passes. The result is the same order:
+ * both are stable and the runs end up ordered by cmp_rank().
+ */
+static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
+		       const struct rank_ctx *ctx)
+{
+	/* @tmp holds n records of 48 bytes: room for the two arrays of 16-byte pairs */
+	_Static_assert(2 * sizeof(struct radix_pair) <= sizeof(struct rank_rec),
+		       "radix pairs fit in the scratch records");
+	struct radix_pair *p = (struct radix_pair *)tmp, *q = p + n, *t;
+	__u64 all_or = 0, all_and = ~0ULL, flags = 0;
+	size_t i, j, cnt[256];
+	int b;
+
+	if (n < RADIX_MIN) {
+		merge_ranks(a, tmp, n, ctx);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		p[i].k = ~a[i].key;	/* largest key first */
+		p[i].at = i;
+		all_or |= p[i].k;
+		all_and &= p[i].k;
+		flags |= a[i].below_min_count;
+	}
+	/* least significant byte first; a byte every key shares orders nothing */
+	for (b = 0; b < 8 + (flags != 0); b++) {
+		int sh = 8 * b;
+
+		if (b < 8 && !(((all_or ^ all_and) >> sh) & 0xff))
+			continue;
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[b < 8 ? (p[i].k >> sh) & 0xff : !!a[p[i].at].below_min_count]++;
+		for (i = 0, j = 0; i < 256; i++) {
+			size_t c = cnt[i];
+
+			cnt[i] = j;
+			j += c;
+		}
+		for (i = 0; i < n; i++)
+			q[cnt[b < 8 ? (p[i].k >> sh) & 0xff : !!a[p[i].at].below_min_count]++] = p[i];
+		t = p;
+		p = q;
+		q = t;
+	}
+	/*
+	 * The records into that order, in place, one cycle of the
+	 * permutation at a time (record i takes record p[i].at's place; a
+	 * done position is marked by pointing at itself)
+	 */
+	for (i = 0; i < n; i++) {
+		struct rank_rec x;
+		size_t k;
+
+		if (p[i].at == i)
+			continue;
+		x = a[i];
+		j = i;
+		while ((k = p[j].at) != i) {
+			a[j] = a[k];
+			p[j].at = j;
+			j = k;
+		}
+		a[j] = x;
+		p[j].at = j;
+	}
+	/* runs of equal (mark, key): the rest of the comparison decides (the pairs are done with) */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && a[j].key == a[i].key &&
+				a[j].below_min_count == a[i].below_min_count; j++)
+			;
+		if (j - i > 1)
+			merge_ranks(a + i, tmp, j - i, ctx);
+	}
 }
 
 /* Groups move (realloc, ranking): names kept inside a group follow it. */

@@ -195,7 +195,10 @@ static int read_fixed(struct sh_snapshot *snaps, int n, struct sh_reader *r, int
  * only once the key directory names that slot for it: the kernel writes
  * slot_keys after the directory entry, and a key read while it is being
  * written can be torn. Values counted before that are read next time:
- * the kernel's counts are cumulative. Only the poller frees slots.
+ * the kernel's counts are cumulative. A slot found free (SH_FREE_ID)
+ * after holding a key was freed by the kernel, its key folded into
+ * [exited] (counted in reclaimed: snapshot_vanished() then prunes the
+ * key's entry).
  */
 static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		      const struct sh_maps *m)
@@ -216,8 +219,17 @@ static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	}
 	for (i = 0; i < m->nr_slots; i++) {
 		memcpy(&k, (const void *)&m->slot_keys_mem[i], sizeof(k));
-		if (k.id == SH_FREE_ID)
+		if (k.id == SH_FREE_ID) {
+			/*
+			 * freed by the kernel (its key folded into [exited]):
+			 * the entry of its last key is not this slot's any more
+			 */
+			if (r->slot_seen[i].id != SH_FREE_ID) {
+				r->slot_seen[i].id = SH_FREE_ID;
+				memset(&r->slot_ent[(size_t)i * n], 0, n * sizeof(*r->slot_ent));
+			}
 			continue;
+		}
 		if (memcmp(&k, &r->slot_seen[i], sizeof(k))) {
 			if (bpf_map_lookup_elem(m->keydir_fd, &k, &at) || at != i)
 				continue;	/* being written, or torn: next reading */
@@ -332,6 +344,8 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		/* (the push, a system call, orders the zeroing before the slot's next taker) */
 		if (bpf_map_update_elem(m->free_fd, NULL, &d->slot, BPF_ANY))
 			return -errno;
+		if (m->slots_taken)
+			__sync_fetch_and_sub(m->slots_taken, 1);
 		r->pruned++;
 	}
 	r->ndead = 0;

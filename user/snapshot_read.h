@@ -46,6 +46,7 @@ struct sh_maps {
 	int hists_fd;
 	int key_type;
 	__u32 *live_keys;	/* the kernel's count of its keys (sh_live_keys), or NULL */
+	__u32 *slots_taken;	/* ... of its slots taken (sh_slots_taken), or NULL */
 	__u32 nr_slots;		/* the slot array (schedhist.h "Keys"), 0 = none: */
 	__u32 slot_stride;	/*   entries per CPU */
 	void *slots_mem;	/*   (CPU, slot) -> histograms, mapped */

@@ -18,9 +18,10 @@ TX=$SH_PID
 MAP=$(hists_map_id "$JS") || fail "no hists map for $JS"
 DIR=$(named_map_id "$JS" keydir) || fail "no keydir map for $JS"
 SLOTS=$(map_max_entries "$(named_map_id "$JS" slot_keys)")
-# half of --max-keys in slots, the rest (and [other], [exited]) in the key map
-[ "$SLOTS" -eq 32 ] && [ "$(map_max_entries "$MAP")" -eq 34 ] ||
-	fail "capacity: $SLOTS slots, key map $(map_max_entries "$MAP"); want 32 and 32 + 2"
+# all of --max-keys in slots (64 x 296 B is far below the byte cap), the
+# key map only [other] and [exited]
+[ "$SLOTS" -eq 64 ] && [ "$(map_max_entries "$MAP")" -eq 2 ] ||
+	fail "capacity: $SLOTS slots, key map $(map_max_entries "$MAP"); want 64 and 0 + 2"
 "$HELPERS/threads" -n 500 -m 10 -t 4 -N many >"$TMP/threads.out" &
 CHILD_PIDS+=($!)
 wait_for "$TMP/threads.out" '^ready'
@@ -38,7 +39,7 @@ stop_sh "$TX" || fail "text instance exited with $?"
 echo "most keys seen in the kernel: $max (in slots: $smax)"
 [ "$max" -le 66 ] || fail "the kernel held $max keys, more than 64 + [other] + [exited]"
 [ "$max" -eq 66 ] || fail "the key map and slots never filled ($max keys)"
-[ "$smax" -eq 32 ] || fail "the slots never filled ($smax of 32)"
+[ "$smax" -eq 64 ] || fail "the slots never filled ($smax of 64)"
 
 python3 "$(dirname "$0")/../identity.py" "$TMP/js.out" --min-reports 4 || fail "identity"
 python3 - "$TMP/js.out" <<'PY' || fail "overflow accounting"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Slots are reused, and a reused slot starts from zero. Under -M runq -k
-# tid --max-keys 8 (4 slots, 4 keys in the key map) with -c on a cgroup of
+# tid --max-keys 8 (8 slots; gone keys are left to the poller while at
+# most 4 are taken, so a wave of 4 is freed by the poller) with -c on a cgroup of
 # this test's own, four waves of the spinners helper run one after the
 # other in that cgroup, each 4 tasks (its main thread and 3 spinners),
 # each wave only once the poller has freed every slot of the one before
@@ -29,7 +30,7 @@ mkdir "$G" || fail "cannot create $G"
 start_sh a -M runq -k tid --max-keys 8 -c "$G" "${HIER[@]}" --cumulative -i 1 -j -v
 A=$SH_PID
 DIR=$(named_map_id "$A" keydir) || fail "no keydir map"
-[ "$(map_max_entries "$(named_map_id "$A" slot_keys)")" -eq 4 ] || fail "want 4 slots for --max-keys 8"
+[ "$(map_max_entries "$(named_map_id "$A" slot_keys)")" -eq 8 ] || fail "want 8 slots for --max-keys 8"
 
 thread_state() { sed 's/^.*) //' "/proc/$1/task/$2/stat" | cut -c1; }
 # reports_after N: wait until the instance has printed more than N lines

@@ -7,10 +7,10 @@
 # the only suppressions (tests/valgrind.supp) are two bpf() parameter
 # checks inside libbpf's own feature probe, each justified there. The run
 # itself must still be right (one report a second, the identity).
-# --max-keys 2048: 1024 slots, the rest in the key map, where the kernel
-# folds gone keys; the default's 5120 slots, each freed by the poller,
-# made every interval of the churn several times the work under memcheck
-# (the run ran near the suite's time limit) and tested nothing more.
+# --max-keys 2048: 2048 slots, where the kernel folds gone keys and frees
+# their slots once more than 512 are taken; more slots made every
+# interval of the churn several times the work under memcheck (the run
+# ran near the suite's time limit) and tested nothing more.
 . "$(dirname "$0")/../lib.sh"
 need_root
 command -v valgrind >/dev/null || skip "valgrind not installed (Debian package valgrind)"

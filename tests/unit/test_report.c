@@ -640,9 +640,12 @@ static void test_rerank(void)
 }
 
 /*
- * Ranking thousands of groups (the merge sort's runs and merges, an odd
- * count): every group once, each pair in order by the rule of --sort
- * (sum, then count, then name), on many ties of sum and count.
+ * Ranking thousands of groups (the radix sort, its runs of ties and their
+ * merge sort, an odd count): every group once, each pair in order by the
+ * rule of --sort (the --min-count mark, the sort key, then sum, count and
+ * name), on many ties; in three shapes: 16 sums (every run a tie), sums
+ * spread over five bytes with --min-count marking a quarter (the mark's
+ * own pass), and --sort count (4 counts: runs of hundreds).
  */
 static void test_rank_many(void)
 {
@@ -650,43 +653,63 @@ static void test_rank_many(void)
 	struct sh_group *gs = calloc(N, sizeof(*gs)), *spare = calloc(N, sizeof(*spare));
 	struct rank_rec *order = calloc(2 * N, sizeof(*order));
 	struct sh_report r = {};
-	__u64 x = 12345, ids = 0;
-	size_t i;
-	int bad = 0;
+	int bad = 0, shape;
 
 	CHECK(gs && spare && order);
-	for (i = 0; i < N; i++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		gs[i].key.id = i;
-		snprintf(gs[i].idbuf, sizeof(gs[i].idbuf), "%zu", i);
-		gs[i].name_in_idbuf = true;
-		gs[i].t.sum_ns = (x >> 60) * 1000;	/* 16 values: ties */
-		gs[i].t.count = (x >> 58) & 3;
-	}
-	r.groups = gs;
-	r.spare = spare;
-	r.order = order;
-	r.ngroups = N;
-	r.cap = N;
-	report_rank(&r, SH_SORT_SUM, 0, 0);
-	for (i = 0; i < N; i++) {
-		const struct sh_group *a = &r.groups[i], *b = &r.groups[i + 1];
+	for (shape = 0; shape < 3; shape++) {
+		int sort = shape == 2 ? SH_SORT_COUNT : SH_SORT_SUM;
+		__u64 x = 12345 + shape, ids = 0, min_count = shape == 1 ? 1 : 0;
+		size_t i;
 
-		ids += a->key.id;
-		bad += strcmp(a->name, a->idbuf) != 0;
-		if (i + 1 == N)
-			break;
-		if (a->t.sum_ns != b->t.sum_ns)
-			bad += a->t.sum_ns < b->t.sum_ns;
-		else if (a->t.count != b->t.count)
-			bad += a->t.count < b->t.count;
-		else
-			bad += strcmp(a->name, b->name) >= 0;
+		for (i = 0; i < N; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			memset(&gs[i], 0, sizeof(gs[i]));
+			gs[i].key.id = i;
+			snprintf(gs[i].idbuf, sizeof(gs[i].idbuf), "%zu", i);
+			gs[i].name_in_idbuf = true;
+			/* shape 1: 40 bits of sum, one in 8 shared with another group */
+			gs[i].t.sum_ns = shape == 1 ? (x >> 24) & ~7ULL : (x >> 60) * 1000;
+			gs[i].t.count = (x >> 58) & 3;
+		}
+		memset(&r, 0, sizeof(r));
+		r.groups = gs;
+		r.spare = spare;
+		r.order = order;
+		r.ngroups = N;
+		r.cap = N;
+		report_rank(&r, sort, 0, min_count);
+		for (i = 0; i < N; i++) {
+			const struct sh_group *a = &r.groups[i], *b = &r.groups[i + 1];
+			__u64 ka, kb;
+
+			ids += a->key.id;
+			bad += strcmp(a->name, a->idbuf) != 0;
+			bad += a->below_min_count != (a->t.count < min_count);
+			if (i + 1 == N)
+				break;
+			ka = sort == SH_SORT_COUNT ? a->t.count : a->t.sum_ns;
+			kb = sort == SH_SORT_COUNT ? b->t.count : b->t.sum_ns;
+			if (a->below_min_count != b->below_min_count)
+				bad += a->below_min_count;
+			else if (ka != kb)
+				bad += ka < kb;
+			else if (a->t.sum_ns != b->t.sum_ns)
+				bad += a->t.sum_ns < b->t.sum_ns;
+			else if (a->t.count != b->t.count)
+				bad += a->t.count < b->t.count;
+			else
+				bad += strcmp(a->name, b->name) >= 0;
+		}
+		CHECK_EQ_U64(bad, 0);
+		CHECK_EQ_U64(ids, (__u64)N * (N - 1) / 2);
+		/* the groups swapped with the spare array: sort those again next time */
+		if (r.groups != gs) {
+			spare = gs;
+			gs = r.groups;
+		}
 	}
-	CHECK_EQ_U64(bad, 0);
-	CHECK_EQ_U64(ids, (__u64)N * (N - 1) / 2);
-	free(r.groups);
-	free(r.spare);
+	free(gs);
+	free(spare);
 	free(order);
 }
 
