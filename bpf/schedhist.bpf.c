@@ -1210,42 +1210,48 @@ struct fold_ctx {
 	__u32 slot;		/* fold_slot_cpu(): the slot folded */
 };
 
-static long fold_cpu(__u32 cpu, struct fold_ctx *c)
+/*
+ * One CPU's value (a histogram per metric) @src into @dst; with @zero,
+ * @src is zeroed after (a slot, for its next key).
+ */
+static __always_inline void fold_value(struct sh_hist *dst, struct sh_hist *src, bool zero)
 {
 	CONFIG_METRICS;
+
+	if (HAS(SH_METRIC_OFFCPU)) {
+		fold_hist(dst + IDX(SH_METRIC_OFFCPU), src + IDX(SH_METRIC_OFFCPU));
+		if (zero)
+			__builtin_memset(src + IDX(SH_METRIC_OFFCPU), 0, sizeof(*src));
+	}
+	if (HAS(SH_METRIC_RUNQ)) {
+		fold_hist(dst + IDX(SH_METRIC_RUNQ), src + IDX(SH_METRIC_RUNQ));
+		if (zero)
+			__builtin_memset(src + IDX(SH_METRIC_RUNQ), 0, sizeof(*src));
+	}
+	if (HAS(SH_METRIC_BLOCKED)) {
+		fold_hist(dst + IDX(SH_METRIC_BLOCKED), src + IDX(SH_METRIC_BLOCKED));
+		if (zero)
+			__builtin_memset(src + IDX(SH_METRIC_BLOCKED), 0, sizeof(*src));
+	}
+}
+
+static long fold_cpu(__u32 cpu, struct fold_ctx *c)
+{
 	struct sh_hist *src = bpf_map_lookup_percpu_elem(&hists, c->key, cpu);
 
-	if (!src)
-		return 0;
-	if (HAS(SH_METRIC_OFFCPU))
-		fold_hist(c->dst + IDX(SH_METRIC_OFFCPU), src + IDX(SH_METRIC_OFFCPU));
-	if (HAS(SH_METRIC_RUNQ))
-		fold_hist(c->dst + IDX(SH_METRIC_RUNQ), src + IDX(SH_METRIC_RUNQ));
-	if (HAS(SH_METRIC_BLOCKED))
-		fold_hist(c->dst + IDX(SH_METRIC_BLOCKED), src + IDX(SH_METRIC_BLOCKED));
+	if (src)
+		fold_value(c->dst, src, false);
 	return 0;
 }
 
 /* A slot's copy of @cpu: into this CPU's [exited], then zeroed for the slot's next key. */
 static long fold_slot_cpu(__u32 cpu, struct fold_ctx *c)
 {
-	CONFIG_METRICS;
 	struct sh_hist *src = slot_hists(c->slot, cpu);
 
 	if (!src)
 		return 1;	/* never: the slot index is below nr_slots */
-	if (HAS(SH_METRIC_OFFCPU)) {
-		fold_hist(c->dst + IDX(SH_METRIC_OFFCPU), src + IDX(SH_METRIC_OFFCPU));
-		__builtin_memset(src + IDX(SH_METRIC_OFFCPU), 0, sizeof(*src));
-	}
-	if (HAS(SH_METRIC_RUNQ)) {
-		fold_hist(c->dst + IDX(SH_METRIC_RUNQ), src + IDX(SH_METRIC_RUNQ));
-		__builtin_memset(src + IDX(SH_METRIC_RUNQ), 0, sizeof(*src));
-	}
-	if (HAS(SH_METRIC_BLOCKED)) {
-		fold_hist(c->dst + IDX(SH_METRIC_BLOCKED), src + IDX(SH_METRIC_BLOCKED));
-		__builtin_memset(src + IDX(SH_METRIC_BLOCKED), 0, sizeof(*src));
-	}
+	fold_value(c->dst, src, true);
 	return 0;
 }
 
@@ -1296,13 +1302,14 @@ static __always_inline bool recycle_slot(struct sh_key *key, __u32 i)
  * slot_fold_above), or the poller is reading, the key is only marked
  * for the poller, which removes it with its last values (the waits stay
  * under their own key). Beyond, a key in a slot that no program run can
- * still write (@recyclable) is folded into [exited] and its slot freed
+ * still write (@recyclable, and no task has the id @reuse_id now, when
+ * not 0) is folded into [exited] and its slot freed
  * (recycle_slot()); a key in the key map is folded likewise and
  * deleted; see the top of this file. Runs in the RCU callback or
  * workqueue that frees the object: never nested with itself on one CPU,
  * so this CPU's [exited] has one writer.
  */
-static __always_inline void reclaim(struct sh_key *key, bool recyclable)
+static __always_inline void reclaim(struct sh_key *key, bool recyclable, __s32 reuse_id)
 {
 	struct sh_key ex = { .id = SH_EXITED_ID };
 	struct fold_ctx c = { .key = key };
@@ -1316,8 +1323,9 @@ static __always_inline void reclaim(struct sh_key *key, bool recyclable)
 
 		if (i >= nr_slots)	/* never; a bound for the verifier */
 			return;
+		/* (the reuse check, a task lookup, only once the rest says fold) */
 		if (recyclable && !sh_reading && sh_slots_taken > slot_fold_above &&
-		    recycle_slot(key, i))
+		    !(reuse_id && tid_in_use(reuse_id)) && recycle_slot(key, i))
 			return;
 		h = slot_hists(i, bpf_get_smp_processor_id());
 		if (h)
@@ -1371,9 +1379,9 @@ int BPF_PROG(schedhist_task_free, struct task_struct *p)
 		 * No run can write the slot of a tid whose task is freed
 		 * (its last switch is a grace period behind), unless the tid
 		 * went to a new task meanwhile (a pid is freed at release,
-		 * before this): then the slot is left to the poller
+		 * before this: reclaim() checks): then the slot is left to the poller
 		 */
-		sole = nr_slots && !tid_in_use(p->pid);
+		sole = true;
 	} else {
 		/*
 		 * -k pid: the process is gone once no thread of it is live;
@@ -1386,9 +1394,10 @@ int BPF_PROG(schedhist_task_free, struct task_struct *p)
 		if (p->signal->live.counter)
 			return 0;
 		key.id = (__u32)p->tgid;
-		sole = nr_slots && p->signal->sigcnt.refs.counter == 1 && !tid_in_use(p->tgid);
+		sole = p->signal->sigcnt.refs.counter == 1;
 	}
-	reclaim(&key, sole);
+	/* (the id is the task's tid or tgid, as the key's) */
+	reclaim(&key, sole, (__s32)key.id);
 	return 0;
 }
 
@@ -1405,7 +1414,7 @@ int BPF_PROG(schedhist_cgroup_release, struct cgroup *cgrp, const char *path)
 		return 0;
 	key.id = cgrp->kn->id;
 	/* released: no task is in it or below it, and a cgroup id is never reused */
-	reclaim(&key, true);
+	reclaim(&key, true, 0);
 	return 0;
 }
 
