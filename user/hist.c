@@ -6,12 +6,71 @@
 
 #include "hist.h"
 
+/*
+ * The 8 decimal digits of @x (< 10^8) at once, one per byte (0 to 9, not
+ * yet ASCII), the first digit in the lowest byte: the halves of 4 digits,
+ * then the pairs, then the digits, each split in every lane of the word
+ * together by multiplying with a fixed-point reciprocal (10486 / 2^20 for
+ * 100 below 10^4, 103 / 2^10 for 10 below 10^2: exact over those ranges).
+ * No division chain from one digit to the next, as a loop of "/ 100" is.
+ */
+static inline __u64 digits8(__u32 x)
+{
+	__u64 halves = x / 10000 | (__u64)(x % 10000) << 32;
+	__u64 hundreds = (halves * 10486 >> 20) & (0x7FULL << 32 | 0x7F);
+	__u64 pairs = (halves - 100 * hundreds) << 16 | hundreds;
+	__u64 tens = (pairs * 103 >> 10) & (0xFULL << 48 | 0xFULL << 32 | 0xFULL << 16 | 0xF);
+
+	return tens | (pairs - 10 * tens) << 8;
+}
+
+/* @d (digits8()'s bytes) as 8 ASCII digits at @buf. */
+static inline void put8(char *buf, __u64 d)
+{
+	d |= 0x3030303030303030ULL;
+	memcpy(buf, &d, 8);
+}
+
+/* @x (< 10^8) without leading zeros at @buf, which has room for 8 bytes; returns the length. */
+static inline int put_upto8(char *buf, __u32 x)
+{
+	__u64 d = digits8(x);
+	int zeros;
+
+	if (!x) {
+		buf[0] = '0';
+		return 1;
+	}
+	/* leading zero digits are zero bytes at the low end */
+	zeros = __builtin_ctzll(d) >> 3;
+	put8(buf, d >> (8 * zeros));
+	return 8 - zeros;
+}
+
 int fmt_u64(char *buf, __u64 v)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
+	int n;
+
+	if (v < 100000000) {
+		n = put_upto8(buf, (__u32)v);
+	} else if (v < 10000000000000000ULL) {
+		n = put_upto8(buf, (__u32)(v / 100000000));
+		put8(buf + n, digits8((__u32)(v % 100000000)));
+		n += 8;
+	} else {
+		__u64 hi = v / 100000000;
+
+		n = put_upto8(buf, (__u32)(hi / 100000000));
+		put8(buf + n, digits8((__u32)(hi % 100000000)));
+		put8(buf + n + 8, digits8((__u32)(v % 100000000)));
+		n += 16;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+int fmt_u64_right(char *buf, __u64 v, int width)
+{
 	static const __u64 pow10[20] = {
 		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
 		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
@@ -19,37 +78,17 @@ int fmt_u64(char *buf, __u64 v)
 		10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
 		10000000000000000000ULL,
 	};
-	int len = 1, n;
-	__u32 w;
+	int len = 1, pad;
 
-	/* the length first (about 1.23 digits per bit), then the digits in place, from the end */
+	/* the length first (about 1.23 digits per bit), so the digits go where they stay */
 	if (v) {
 		len = (64 - __builtin_clzll(v)) * 1233 >> 12;
 		len += v >= pow10[len];
 	}
-	n = len;
-	buf[n] = '\0';
-	/* two digits per division; in 32 bits once the value fits, a cheaper division */
-	while (v >= 1ULL << 32) {
-		unsigned d = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		buf[--n] = pairs[d + 1];
-		buf[--n] = pairs[d];
-	}
-	for (w = (__u32)v; w >= 100; w /= 100) {
-		unsigned d = (w % 100) * 2;
-
-		buf[--n] = pairs[d + 1];
-		buf[--n] = pairs[d];
-	}
-	if (w >= 10) {
-		buf[--n] = pairs[w * 2 + 1];
-		buf[--n] = pairs[w * 2];
-	} else {
-		buf[--n] = (char)('0' + w);
-	}
-	return len;
+	pad = width > len ? width - len : 0;
+	memset(buf, ' ', 16);
+	fmt_u64(buf + pad, v);
+	return pad + len;
 }
 
 __u64 bucket_edge(int i)
@@ -194,16 +233,28 @@ static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, i
 
 void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *out)
 {
-	__u64 total = 0, seen = 0, rank;
-	int i = 0, k;
+	__u64 total, seen = 0, rank, acc[4] = { 0, 0, 0, 0 };
+	int i, k;
 
-	for (k = 0; k < SH_NBUCKETS; k++)
-		total += t->slots[k];
-	for (k = 0; k < n; k++) {
-		if (!total) {
+	/* four sums side by side: one add after another was a chain of 41 */
+	for (k = 0; k + 4 <= SH_NBUCKETS; k += 4) {
+		acc[0] += t->slots[k];
+		acc[1] += t->slots[k + 1];
+		acc[2] += t->slots[k + 2];
+		acc[3] += t->slots[k + 3];
+	}
+	for (; k < SH_NBUCKETS; k++)
+		acc[0] += t->slots[k];
+	total = acc[0] + acc[1] + acc[2] + acc[3];
+	if (!total) {
+		for (k = 0; k < n; k++)
 			out[k] = 0;
-			continue;
-		}
+		return;
+	}
+	/* no rank falls in the empty buckets below the first wait */
+	for (i = 0; !t->slots[i]; i++)
+		;
+	for (k = 0; k < n; k++) {
 		rank = quantile_rank(q[k], total);
 		/* ranks grow with q: go on from the bucket of the previous one */
 		for (; i < SH_NBUCKETS; i++) {

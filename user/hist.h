@@ -33,6 +33,17 @@ struct sh_totals {
  */
 int fmt_u64(char *buf, __u64 v);
 
+/* What fmt_u64_right() may write: 16 columns of padding and 20 digits, with slack. */
+#define FMT_RIGHT_ROOM 48
+
+/*
+ * @v in decimal right-aligned in @width columns (at most 16) at @buf,
+ * which has FMT_RIGHT_ROOM bytes of room, written in place (no copy from
+ * a scratch buffer); not NUL-terminated. Returns the bytes written: the
+ * larger of @width and the digits.
+ */
+int fmt_u64_right(char *buf, __u64 v, int width);
+
 /*
  * The grid of schedhist.h. Upper edge of bucket @i in ns, floor(1e9 *
  * 2^(i-30)): the longest wait it holds (0 for bucket 0); UINT64_MAX for the

@@ -6,6 +6,7 @@
 
 #include "outbuf.h"
 #include "hist.h"
+#include "hugemem.h"
 
 char *ob_grow(struct outbuf *b, size_t n)
 {
@@ -21,7 +22,8 @@ char *ob_grow(struct outbuf *b, size_t n)
 		}
 		cap *= 2;
 	}
-	p = realloc(b->p, cap);
+	/* a report of thousands of keys is MiBs: on huge pages then (hugemem.h) */
+	p = big_realloc(b->p, b->cap, cap);
 	if (!p) {
 		b->failed = true;
 		return NULL;
@@ -100,6 +102,6 @@ const char *ob_cstr(struct outbuf *b)
 
 void ob_free(struct outbuf *b)
 {
-	free(b->p);
+	big_free(b->p, b->cap);
 	memset(b, 0, sizeof(*b));
 }

@@ -35,17 +35,16 @@ static int tie_rounds_up(__u64 ns, __u64 u, __u64 q)
 }
 
 /*
- * ns / u with @dec decimals into @buf (at least 32 bytes), rounded as
- * printf("%.*f") rounds the double, but in integers: several times
- * faster. Returns the length.
+ * ns / u in units of 10^-@dec into *@q, rounded as printf("%.*f") rounds
+ * the double, but in integers: several times faster. false when the
+ * double cannot tell (a tie beyond 2^53 ns): then printf's own answer.
  */
-static int fixed_str(char *buf, __u64 ns, __u64 u, int dec)
+static bool scaled_round(__u64 ns, __u64 u, int dec, __u64 *q_out)
 {
 	static const __u64 p10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
 				     100000000 };
 	__u64 q, r;
-	char digits[48];
-	int len, i, o = 0, up;
+	int up;
 
 	if (ns <= UINT64_MAX / p10[dec]) {
 		__u64 x = ns * p10[dec];
@@ -77,11 +76,26 @@ static int fixed_str(char *buf, __u64 ns, __u64 u, int dec)
 	if (2 * (unsigned __int128)r == u) {
 		up = tie_rounds_up(ns, u, q);
 		if (up < 0)
-			return snprintf(buf, 32, "%.*f", dec, (double)ns / (double)u);
+			return false;
 		q += (__u64)up;
 	} else {
 		q += 2 * (unsigned __int128)r > u;
 	}
+	*q_out = q;
+	return true;
+}
+
+/* ns / u with @dec decimals into @buf (at least 32 bytes), as printf("%.*f"); returns the length. */
+static int fixed_str(char *buf, __u64 ns, __u64 u, int dec)
+{
+	char digits[48];
+	int len, i, o = 0;
+	__u64 q;
+
+	if (!scaled_round(ns, u, dec, &q))
+		return snprintf(buf, 32, "%.*f", dec, (double)ns / (double)u);
+	if (!dec)	/* whole units, most waits: the digits are the string */
+		return fmt_u64(buf, q);
 	len = fmt_u64(digits, q);
 	if (len + dec + 3 > 32)
 		return snprintf(buf, 32, "%.*f", dec, (double)ns / (double)u);
@@ -134,13 +148,37 @@ void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
 	buf[len] = '\0';
 }
 
-/* A wait in @unit, right-aligned in @width columns (" %9s"-style columns). */
+/*
+ * @len bytes of @w (a 32-byte buffer) right-aligned in @width (at most 16)
+ * columns: fixed-size copies of 16 and 32 bytes, which the compiler
+ * inlines, instead of a memset and a memcpy of a few bytes each through
+ * the C library at every field of every row.
+ */
+static void put_right32(struct outbuf *b, const char w[32], int len, int width)
+{
+	int pad = width > len ? width - len : 0;
+	char *d = ob_room(b, 48);
+
+	if (!d)
+		return;
+	memset(d, ' ', 16);
+	memcpy(d + pad, w, 32);
+	ob_commit(b, (size_t)(pad + len));
+}
+
+/* A wait in @unit, right-aligned in @width columns (" %9s"-style columns, at most 16). */
 static void put_wait(struct outbuf *b, __u64 ns, int unit, int width)
 {
-	char w[32];
-	int len = wait_str(w, ns, unit);
+	__u64 u = unit_ns(unit), q;
+	char w[32], *d;
 
-	ob_pad(b, w, (size_t)len, width, true);
+	/* whole units (wait_str()'s first case): the digits written in place */
+	if ((unit == SH_UNIT_NS || ns >= 100 * u) && scaled_round(ns, u, 0, &q)) {
+		if ((d = ob_room(b, FMT_RIGHT_ROOM)))
+			ob_commit(b, (size_t)fmt_u64_right(d, q, width));
+		return;
+	}
+	put_right32(b, w, wait_str(w, ns, unit), width);
 }
 
 /*
@@ -441,7 +479,8 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 	ob_printf(b, "  %s\n", "MAX_BY (tid pid comm cpu)");
 	for (j = 0; j < n; j++) {
 		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
-		char num[24];
+
+		char *d;
 		__u64 v[6] = { g->t.count ? g->t.sum_ns / g->t.count : 0, g->pct.p50, g->pct.p90,
 			       g->pct.p99, g->pct.p999, g->t.max_ns };
 
@@ -450,7 +489,8 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 		else
 			ob_pad(b, name, summary_name(name, g), w, false);
 		ob_chr(b, ' ');
-		ob_pad(b, num, (size_t)fmt_u64(num, g->t.count), 10, true);
+		if ((d = ob_room(b, FMT_RIGHT_ROOM)))
+			ob_commit(b, (size_t)fmt_u64_right(d, g->t.count, 10));
 		for (i = 0; i < 6; i++) {
 			ob_chr(b, ' ');
 			put_wait(b, v[i], sp->unit, 9);
@@ -532,6 +572,7 @@ void render_text(struct outbuf *b, const struct sh_report *r, const struct rende
 	}
 	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
 		const struct sh_group *g = i < r->ngroups ? &r->groups[i] : &r->rest;
+
 
 		if (r->key_type != SH_KEY_NONE) {
 			if (i)

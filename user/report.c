@@ -7,19 +7,43 @@
 #include <string.h>
 
 #include "report.h"
+#include "hugemem.h"
+
+_Static_assert(sizeof(struct sh_pcts) == 4 * sizeof(__u64) &&
+	       offsetof(struct sh_pcts, p90) == sizeof(__u64) &&
+	       offsetof(struct sh_pcts, p99) == 2 * sizeof(__u64) &&
+	       offsetof(struct sh_pcts, p999) == 3 * sizeof(__u64), "sh_pcts is p50..p999 in order");
+
+/*
+ * The percentiles of @t written into @p in place (a struct returned and
+ * then copied was 16-byte loads of 8-byte stores: a stall per group).
+ */
+static void pcts_into(const struct sh_totals *t, struct sh_pcts *p)
+{
+	static const double q[4] = { 0.50, 0.90, 0.99, 0.999 };
+
+	totals_quantiles(t, q, 4, &p->p50);
+}
 
 struct sh_pcts totals_pcts(const struct sh_totals *t)
 {
-	static const double q[4] = { 0.50, 0.90, 0.99, 0.999 };
-	__u64 v[4];
+	struct sh_pcts p;
 
-	totals_quantiles(t, q, 4, v);
-	return (struct sh_pcts){ .p50 = v[0], .p90 = v[1], .p99 = v[2], .p999 = v[3] };
+	pcts_into(t, &p);
+	return p;
 }
 
 void group_percentiles(struct sh_group *g)
 {
-	g->pct = totals_pcts(&g->t);
+	pcts_into(&g->t, &g->pct);
+}
+
+/* Free the arrays of @r (each of r->cap elements, order twice that). */
+static void report_free_arrays(struct sh_report *r)
+{
+	big_free(r->groups, r->cap * sizeof(*r->groups));
+	big_free(r->spare, r->cap * sizeof(*r->spare));
+	big_free(r->order, 2 * r->cap * sizeof(*r->order));
 }
 
 /* Room for twice as many groups (and records). 0, or -1 when out of memory. */
@@ -30,22 +54,27 @@ static int grow(struct sh_report *r)
 	 * the arrays in steady state (a doubling is a jump of tens of kB
 	 * that would look like a leak in a flat-RSS check)
 	 */
-	size_t cap = r->cap ? r->cap * 2 : 256;
-	struct sh_group *g = realloc(r->groups, cap * sizeof(*g));
-	struct sh_group *sp;
-	struct rank_rec *ord;
+	size_t cap = r->cap ? r->cap * 2 : 256, gsz = sizeof(struct sh_group);
+	size_t osz = 2 * sizeof(struct rank_rec);	/* the records and the merge sort's scratch */
+	/* on huge pages once large (hugemem.h): the groups are made in rank order, a random walk */
+	struct sh_group *g = big_realloc(NULL, 0, cap * gsz);
+	struct sh_group *sp = big_realloc(NULL, 0, cap * gsz);
+	struct rank_rec *ord = big_realloc(NULL, 0, cap * osz);
 
-	if (!g)
+	if (!g || !sp || !ord) {
+		big_free(g, cap * gsz);
+		big_free(sp, cap * gsz);
+		big_free(ord, cap * osz);
 		return -1;
+	}
+	/* the groups and records so far kept (spare is scratch) */
+	if (r->cap) {
+		memcpy(g, r->groups, r->cap * gsz);
+		memcpy(ord, r->order, r->cap * osz);
+	}
+	report_free_arrays(r);
 	r->groups = g;
-	sp = realloc(r->spare, cap * sizeof(*sp));
-	if (!sp)
-		return -1;
 	r->spare = sp;
-	/* twice: the records and the merge sort's scratch */
-	ord = realloc(r->order, 2 * cap * sizeof(*ord));
-	if (!ord)
-		return -1;
 	r->order = ord;
 	r->cap = cap;
 	return 0;
@@ -398,7 +427,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 {
 	struct rank_ctx ctx = { .key_type = sp->key_type, .cg = cg };
 	struct sh_totals exited;
-	struct sh_entry *e;
+	struct sh_entry *e = NULL;
 	size_t it = 0, i, n = 0;
 
 	clock_gettime(CLOCK_REALTIME, &r->when);
@@ -410,23 +439,40 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	r->cumulative = sp->cumulative;
 	r->ngroups = 0;
 	r->nall = 0;
-	r->live_keys = 0;
 	memset(&r->all, 0, sizeof(r->all));
 	memcpy(r->stats, sp->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
 
+	r->live_keys = s->nlive;
 	memset(&exited, 0, sizeof(exited));
 	if (sp->cumulative)
 		exited = s->exited_cum;
-	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));) {
-		const struct sh_totals *t = sp->cumulative ? &e->cum : snapshot_delta(s, e);
+	/*
+	 * Since start: every entry. The interval: only the entries read with
+	 * new counts in it (the others' delta is empty), in the order read,
+	 * each on its way into the cache a few entries ahead.
+	 */
+	for (i = 0;; i++) {
+		const struct sh_totals *t;
 
+		if (sp->cumulative) {
+			if (!(e = snapshot_next(s, &it, e)))
+				break;
+			t = &e->cum;
+		} else {
+			if (i == s->ntouched)
+				break;
+			if (i + 8 < s->ntouched) {
+				__builtin_prefetch(s->touched[i + 8]);
+				__builtin_prefetch((char *)s->touched[i + 8] + 64);
+			}
+			e = s->touched[i];
+			t = &e->delta;
+		}
 		if (e->key.id == SH_EXITED_ID) {
 			/* the kernel's folds: one [exited] with the poller's own */
 			totals_add(&exited, t);
 			continue;
 		}
-		if (!e->pruned && e->key.id != SH_OTHER_ID)
-			r->live_keys++;
 		if (t->count && add_rec(r, &n, e, t, sp))
 			return -1;
 	}
@@ -465,11 +511,16 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		}
 		g->t = *x->t;
 		g->below_min_count = x->below_min_count;
-		group_percentiles(g);
-		/* while the group is in the cache (in rank order: ties of max go to the first) */
-		totals_add(&r->all, &g->t);
+		/*
+		 * the percentiles and the all line from the copy's source: a
+		 * read of the group's totals just after the block copy wrote
+		 * them waited for its stores (in rank order: ties of max go
+		 * to the first)
+		 */
+		pcts_into(x->t, &g->pct);
+		totals_add(&r->all, x->t);
 	}
-	r->all_pct = totals_pcts(&r->all);
+	pcts_into(&r->all, &r->all_pct);
 	r->ngroups = n;
 	fold_rest(r, sp->top);
 	return 0;
@@ -477,9 +528,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 
 void report_free(struct sh_report *r)
 {
-	free(r->groups);
-	free(r->spare);
-	free(r->order);
+	report_free_arrays(r);
 	memset(r, 0, sizeof(*r));
 }
 

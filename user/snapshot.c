@@ -6,8 +6,11 @@
 
 #include "snapshot.h"
 #include "hash.h"
+#include "hugemem.h"
 
 #define INITIAL_SLOTS 1024
+/* an entry on cache lines of its own: the first holds what every pass reads */
+#define ENTRY_BYTES ((sizeof(struct sh_entry) + 63) / 64 * 64)
 
 _Static_assert(sizeof(struct sh_key) % sizeof(__u64) == 0, "sh_key is whole 64-bit words");
 
@@ -23,25 +26,74 @@ int snapshot_init(struct sh_snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->cum_buckets = true;
+	/* a new entry's interval (0) is never the snapshot's: its delta starts empty */
+	s->interval = 1;
 	s->nslots = INITIAL_SLOTS;
 	s->table = calloc(s->nslots, sizeof(*s->table));
-	return s->table ? 0 : -1;
+	s->touched_cap = INITIAL_SLOTS;
+	s->touched = calloc(s->touched_cap, sizeof(*s->touched));
+	return s->table && s->touched ? 0 : -1;
+}
+
+/* [other] and [exited]: the snapshot's own keys, not a task's or a cgroup's, never pruned. */
+static bool synthetic_key(const struct sh_key *k)
+{
+	return k->id == SH_OTHER_ID || k->id == SH_EXITED_ID;
+}
+
+/* @e pruned (its kernel key gone) or not, counted in nlive. */
+static void set_pruned(struct sh_snapshot *s, struct sh_entry *e, bool pruned)
+{
+	if (e->pruned == pruned)
+		return;
+	e->pruned = pruned;
+	if (!synthetic_key(&e->key))
+		s->nlive += pruned ? (size_t)-1 : 1;
 }
 
 void snapshot_free(struct sh_snapshot *s)
 {
 	size_t i;
 
-	for (i = 0; s->table && i < s->nslots; i++) {
-		struct sh_entry *e = s->table[i], *n;
-
-		for (; e; e = n) {
-			n = e->next;
-			free(e);
-		}
-	}
+	for (i = 0; i < s->nblocks; i++)
+		huge_unmap(s->blocks[i], HUGE_MIN);
+	free(s->blocks);
 	free(s->table);
+	free(s->touched);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Room for an entry: a freed one, else the next of the newest block. NULL when out of memory. */
+static struct sh_entry *entry_alloc(struct sh_snapshot *s)
+{
+	struct sh_entry *e = s->free_entries;
+	void **blocks, *b;
+
+	if (e) {
+		s->free_entries = e->next;
+		return e;
+	}
+	if (s->bump == s->bump_end) {
+		blocks = realloc(s->blocks, (s->nblocks + 1) * sizeof(*blocks));
+		if (!blocks)
+			return NULL;
+		s->blocks = blocks;
+		/* the first block on small pages: a host of a few hundred keys uses a part of it */
+		if (!(b = huge_map(HUGE_MIN, s->nblocks > 0)))
+			return NULL;
+		s->blocks[s->nblocks++] = b;
+		s->bump = b;
+		s->bump_end = s->bump + HUGE_MIN / ENTRY_BYTES * ENTRY_BYTES;
+	}
+	e = (struct sh_entry *)s->bump;
+	s->bump += ENTRY_BYTES;
+	return e;
+}
+
+static void entry_free(struct sh_snapshot *s, struct sh_entry *e)
+{
+	e->next = s->free_entries;
+	s->free_entries = e;
 }
 
 struct sh_entry *snapshot_find(struct sh_snapshot *s, const struct sh_key *key)
@@ -92,6 +144,7 @@ void snapshot_begin(struct sh_snapshot *s, __u32 epoch)
 	 * much as the reading at thousands of keys: cold cache lines)
 	 */
 	s->interval++;
+	s->ntouched = 0;
 	memset(s->stats_delta, 0, sizeof(s->stats_delta));
 	snapshot_begin_read(s, epoch);
 }
@@ -127,9 +180,17 @@ static struct sh_entry *entry_get(struct sh_snapshot *s, const struct sh_key *ke
 		return e;
 	if (s->nentries >= s->nslots)
 		grow(s);
-	/* on a line of its own: the first line holds what every pass reads */
-	e = aligned_alloc(64, (sizeof(*e) + 63) / 64 * 64);
-	if (!e)
+	if (s->nentries >= s->touched_cap) {
+		/* room to list every entry, this one too: listing one never fails */
+		size_t cap = 2 * s->touched_cap;
+		struct sh_entry **t = realloc(s->touched, cap * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		s->touched = t;
+		s->touched_cap = cap;
+	}
+	if (!(e = entry_alloc(s)))
 		return NULL;
 	memset(e, 0, sizeof(*e));
 	e->key = *key;
@@ -137,6 +198,8 @@ static struct sh_entry *entry_get(struct sh_snapshot *s, const struct sh_key *ke
 	e->next = s->table[h];
 	s->table[h] = e;
 	s->nentries++;
+	if (!synthetic_key(key))
+		s->nlive++;
 	return e;
 }
 
@@ -192,7 +255,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 		memset(e->raw_slots, 0, sizeof(e->raw_slots));
 		e->raw_count = 0;
 		e->raw_sum_ns = 0;
-		e->pruned = false;
+		set_pruned(s, e, false);
 		if (e->kept) {
 			e->kept = false;
 			s->nkept--;
@@ -249,6 +312,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	if (e->interval != s->interval) {
 		memset(&e->delta, 0, offsetof(struct sh_totals, slots));
 		e->interval = s->interval;
+		s->touched[s->ntouched++] = e;
 		for (i = 0; i < SH_NBUCKETS; i++)
 			e->delta.slots[i] = dv[i];
 	} else {
@@ -274,7 +338,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	totals_add_meta(&e->cum, &d);
 	e->gen = s->gen;
 	if (final && !e->pruned) {
-		e->pruned = true;
+		set_pruned(s, e, true);
 		s->newly_pruned++;
 	}
 	return e;
@@ -296,7 +360,7 @@ void snapshot_vanished(struct sh_snapshot *s)
 		    e->key.id == SH_EXITED_ID)
 			continue;
 		fold_gone(s, e);
-		e->pruned = true;
+		set_pruned(s, e, true);
 		s->newly_pruned++;
 	}
 }
@@ -342,14 +406,16 @@ struct sh_entry *snapshot_next(struct sh_snapshot *s, size_t *it, struct sh_entr
 
 void snapshot_gc(struct sh_snapshot *s)
 {
-	size_t i;
+	struct sh_entry *doomed = NULL, *e;
+	bool listed = false;
+	size_t i, j;
 
 	/* only entries pruned since the last call are new to keep or free: no pass for none */
 	if (!s->newly_pruned)
 		return;
 	s->newly_pruned = 0;
 	for (i = 0; i < s->nslots; i++) {
-		struct sh_entry **pp = &s->table[i], *e;
+		struct sh_entry **pp = &s->table[i];
 
 		while ((e = *pp)) {
 			if (e->pruned && !e->kept && s->keep_pruned && s->nkept < s->keep_limit) {
@@ -363,9 +429,23 @@ void snapshot_gc(struct sh_snapshot *s)
 			totals_add(&s->exited_cum, &e->cum);
 			s->exited_keys++;
 			*pp = e->next;
-			free(e);
+			/* freed below, once the list of this interval's entries is rid of it */
+			listed |= e->interval == s->interval;
+			e->next = doomed;
+			doomed = e;
 			s->nentries--;
 		}
+	}
+	if (listed) {
+		/* what stays in the table now is not pruned, or kept */
+		for (i = 0, j = 0; i < s->ntouched; i++)
+			if (!s->touched[i]->pruned || s->touched[i]->kept)
+				s->touched[j++] = s->touched[i];
+		s->ntouched = j;
+	}
+	while ((e = doomed)) {
+		doomed = e->next;
+		entry_free(s, e);
 	}
 }
 

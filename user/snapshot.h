@@ -75,6 +75,26 @@ struct sh_snapshot {
 	struct sh_raw gone;
 	__u64 wraps;			/* readings with >= 2^32 events since the last */
 	size_t newly_pruned;		/* entries pruned since the last snapshot_gc() */
+	size_t nlive;			/* entries of kernel keys not pruned ([other], [exited] not) */
+	/*
+	 * The entries read with new counts in this interval, in the order
+	 * read: the only ones whose delta is not empty. A report of the
+	 * interval walks these, not the hash table of every entry (a cache
+	 * miss per entry, most of them idle on a big host). Room for every
+	 * entry: an entry is listed once an interval.
+	 */
+	struct sh_entry **touched;
+	size_t ntouched;
+	size_t touched_cap;
+	/*
+	 * Entries come from blocks of HUGE_MIN bytes (hugemem.h), the second
+	 * and later ones on huge pages: entries made one after the other lie
+	 * side by side, and walking thousands of them costs few TLB misses
+	 */
+	void **blocks;			/* the mapped blocks */
+	size_t nblocks;
+	char *bump, *bump_end;		/* the newest block's unused part */
+	struct sh_entry *free_entries;	/* freed entries, chained by next */
 };
 
 int snapshot_init(struct sh_snapshot *s);

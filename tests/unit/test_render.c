@@ -186,10 +186,14 @@ static char *text_of(const struct sh_report *r, const struct options *o)
 	struct outbuf b = {};
 
 	rs = render_spec_of(o);
+	char *t;
+
 	render_text(&b, r, &rs);
-	if (!ob_cstr(&b))
+	/* a copy: the buffer's memory is the outbuf's to free (ob_free) */
+	if (!ob_cstr(&b) || !(t = strdup(b.p)))
 		abort();
-	return b.p;
+	ob_free(&b);
+	return t;
 }
 
 static void golden_case(const char *name, const struct sh_report *r, const struct options *o)

@@ -73,6 +73,30 @@ static struct sh_entry *find(struct sh_snapshot *s, __u64 id)
 	return snapshot_find(s, &k);
 }
 
+/*
+ * What the snapshot keeps count of without a walk, against a walk: nlive
+ * (entries not pruned, [other] and [exited] not counted) and the list of
+ * this interval's entries (each entry whose delta is this interval's,
+ * once, and no other: a freed one would be read after its free).
+ */
+static void check_counts(struct sh_snapshot *s)
+{
+	struct sh_entry *e;
+	size_t it = 0, live = 0, cur = 0, i, listed;
+
+	for (e = NULL; (e = snapshot_next(s, &it, e));) {
+		live += !e->pruned && e->key.id != SH_OTHER_ID && e->key.id != SH_EXITED_ID;
+		if (e->interval != s->interval)
+			continue;
+		cur++;
+		for (i = 0, listed = 0; i < s->ntouched; i++)
+			listed += s->touched[i] == e;
+		CHECK_EQ_U64(listed, 1);
+	}
+	CHECK_EQ_U64(s->nlive, live);
+	CHECK_EQ_U64(s->ntouched, cur);
+}
+
 /* Sum over CPUs, then the difference to the previous reading, at several layouts. */
 static void check_sums(int ncpu, size_t stride)
 {
@@ -550,6 +574,7 @@ static void test_prune_gc(void)
 	ingest(&s, 2, &v2, false);
 	ingest(&s, 3, &v3, false);
 	CHECK_EQ_U64(snapshot_recorded(&s), 18);
+	check_counts(&s);
 
 	/* key 2 gets 1 more wait, then its task is gone: the final reading */
 	record(&v2, 0, 2000, 1);
@@ -564,8 +589,14 @@ static void test_prune_gc(void)
 	CHECK_EQ_U64(e->cum.count, 9);
 	CHECK(!find(&s, 1)->pruned);
 	CHECK_EQ_U64(snapshot_recorded(&s), 21);
+	check_counts(&s);
+	CHECK_EQ_U64(s.nlive, 2);
 
+	/* key 2, the one read with new counts in this interval, is freed: off the list */
+	CHECK_EQ_U64(s.ntouched, 1);
 	snapshot_gc(&s);
+	check_counts(&s);
+	CHECK_EQ_U64(s.ntouched, 0);
 	CHECK_EQ_U64(s.nentries, 2);
 	CHECK(find(&s, 2) == NULL);
 	CHECK(find(&s, 1) != NULL);
@@ -593,13 +624,17 @@ static void test_prune_gc(void)
 	CHECK_EQ_U64(e->delta.count, 9);
 	CHECK(!e->pruned);
 	CHECK_EQ_U64(snapshot_recorded(&s), 30);
+	check_counts(&s);
+	CHECK_EQ_U64(s.ntouched, 1);
 
 	/* pruning every key empties the table */
 	ingest(&s, 1, &v1, true);
 	ingest(&s, 2, &v2, true);
 	ingest(&s, 3, &v3, true);
 	snapshot_gc(&s);
+	check_counts(&s);
 	CHECK_EQ_U64(s.nentries, 0);
+	CHECK_EQ_U64(s.ntouched, 0);
 	CHECK_EQ_U64(s.exited_keys, 4);
 	CHECK_EQ_U64(s.exited_cum.count, 30);
 	CHECK_EQ_U64(snapshot_recorded(&s), 30);
@@ -637,6 +672,10 @@ static void test_keep_pruned(void)
 	CHECK_EQ_U64(s.exited_cum.count, 0);
 	e = find(&s, 8);
 	CHECK(e && e->pruned && e->cum.count == 5);
+	/* kept: still on the interval's list, not live */
+	check_counts(&s);
+	CHECK_EQ_U64(s.ntouched, 1);
+	CHECK_EQ_U64(s.nlive, 0);
 	/* no new counts: a zero delta in the next interval, the same total */
 	snapshot_begin(&s, 3);
 	CHECK(e && snapshot_delta(&s, e)->count == 0);
@@ -648,6 +687,7 @@ static void test_keep_pruned(void)
 	snapshot_gc(&s);
 	CHECK(find(&s, 8) != NULL);
 	CHECK(find(&s, 9) == NULL);
+	check_counts(&s);
 	CHECK_EQ_U64(s.exited_keys, 1);
 	CHECK_EQ_U64(s.nkept, 1);
 	CHECK_EQ_U64(snapshot_recorded(&s), 5 + 7);

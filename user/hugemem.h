@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The poller's large arrays on transparent huge pages. At 10 000 keys a
+ * report walks tens of MiB (the snapshot's entries, the groups, the
+ * ranking's records, the output) in an order no prefetcher follows, and
+ * with 4 KiB pages nearly every entry was a TLB miss too: a third of
+ * building the report (measured, bench/results). Only mappings of at
+ * least HUGE_MIN bytes are marked for huge pages (madvise MADV_HUGEPAGE,
+ * which the kernel's "madvise" mode, the usual default, honours): a host
+ * with a few hundred keys keeps its small arrays on small pages, so the
+ * resident memory does not grow by a 2 MiB page per array.
+ */
+#ifndef SH_HUGEMEM_H
+#define SH_HUGEMEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A huge page of x86-64 and arm64 (4 KiB base pages): the unit of these mappings. */
+#define HUGE_MIN ((size_t)2 << 20)
+
+/*
+ * @size bytes of zeroed memory mapped on their own, aligned to HUGE_MIN
+ * (@size rounded up to it), marked for huge pages when @huge. NULL when
+ * out of memory. Free with huge_unmap().
+ */
+void *huge_map(size_t size, bool huge);
+void huge_unmap(void *p, size_t size);
+
+/*
+ * Grow or shrink @p, of @old bytes (NULL when 0), to @size bytes, keeping
+ * the first min(@old, @size): below HUGE_MIN from malloc(), from there on
+ * huge_map(), marked for huge pages. NULL when out of memory (@p kept).
+ * Free with big_free(@p, the last @size).
+ */
+void *big_realloc(void *p, size_t old, size_t size);
+void big_free(void *p, size_t size);
+
+#endif /* SH_HUGEMEM_H */
