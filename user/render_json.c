@@ -65,6 +65,24 @@ static void make_bucket_heads(void)
 	}
 }
 
+/*
+ * Through a cursor @d into room taken beforehand: @s (a string literal,
+ * its length known at compile time), then a field's name and @v in
+ * decimal (fmt_u64() writes a NUL after the digits: room for it too).
+ */
+#define put_lit(d, s) do {				\
+	memcpy((d), (s), sizeof(s) - 1);		\
+	(d) += sizeof(s) - 1;				\
+} while (0)
+#define put_field(d, name, v) do {			\
+	put_lit(d, name);				\
+	(d) += fmt_u64((d), (v));			\
+} while (0)
+/* A group's numbers: 14 fields of at most 14 bytes of name and 20 digits, and the NUL. */
+#define NUMBERS_ROOM 512
+/* Its buckets: the head, then each bucket's object (head, 20 digits, brace), the NUL, the end. */
+#define BUCKETS_ROOM (16 + SH_NBUCKETS * (BUCKET_HEAD + 22) + 4)
+
 /* -k cgroup: the names read from the path (cgroup_names.h), those found only */
 static void json_cgroup_labels(struct outbuf *b, const char *path)
 {
@@ -88,6 +106,7 @@ static void json_cgroup_labels(struct outbuf *b, const char *path)
 
 static void json_group(struct outbuf *b, const struct sh_group *g)
 {
+	char *d, *start;
 	int i, first = 1;
 
 	ob_str(b, "{\"key\":");
@@ -100,40 +119,54 @@ static void json_group(struct outbuf *b, const struct sh_group *g)
 		field(b, ",\"cgroup_id\":", g->key.id);
 		json_cgroup_labels(b, g->name);
 	}
+	/*
+	 * The numbers written through a cursor into room taken once (the
+	 * names go through name_put(), whose escapes have no small bound):
+	 * an append per field reloaded and stored the buffer's length, a
+	 * chain of dozens of store-to-load round trips per group
+	 */
+	if (!(d = start = ob_room(b, NUMBERS_ROOM)))
+		return;
 	if (g->nkeys)
-		field(b, ",\"keys\":", g->nkeys);
-	field(b, ",\"count\":", g->t.count);
-	field(b, ",\"sum_ns\":", g->t.sum_ns);
-	field(b, ",\"avg_ns\":", g->t.count ? g->t.sum_ns / g->t.count : 0);
-	field(b, ",\"max_ns\":", g->t.max_ns);
+		put_field(d, ",\"keys\":", g->nkeys);
+	put_field(d, ",\"count\":", g->t.count);
+	put_field(d, ",\"sum_ns\":", g->t.sum_ns);
+	put_field(d, ",\"avg_ns\":", g->t.count ? g->t.sum_ns / g->t.count : 0);
+	put_field(d, ",\"max_ns\":", g->t.max_ns);
 	if (g->t.has_min)
-		field(b, ",\"min_ns\":", g->t.min_ns);
-	field(b, ",\"p50_ns\":", g->pct.p50);
-	field(b, ",\"p90_ns\":", g->pct.p90);
-	field(b, ",\"p99_ns\":", g->pct.p99);
-	field(b, ",\"p999_ns\":", g->pct.p999);
+		put_field(d, ",\"min_ns\":", g->t.min_ns);
+	put_field(d, ",\"p50_ns\":", g->pct.p50);
+	put_field(d, ",\"p90_ns\":", g->pct.p90);
+	put_field(d, ",\"p99_ns\":", g->pct.p99);
+	put_field(d, ",\"p999_ns\":", g->pct.p999);
 	if (g->t.max_tid) {
-		field(b, ",\"max_tid\":", g->t.max_tid);
-		field(b, ",\"max_pid\":", g->t.max_pid);
-		field(b, ",\"max_cpu\":", g->t.max_cpu);
-		ob_str(b, ",\"max_comm\":");
-		json_string(b, g->t.max_comm);
+		put_field(d, ",\"max_tid\":", g->t.max_tid);
+		put_field(d, ",\"max_pid\":", g->t.max_pid);
+		put_field(d, ",\"max_cpu\":", g->t.max_cpu);
+		put_lit(d, ",\"max_comm\":");
 	}
+	ob_commit(b, (size_t)(d - start));
+	if (g->t.max_tid)
+		json_string(b, g->t.max_comm);
 	if (g->below_min_count)
 		ob_str(b, ",\"below_min_count\":true");
 	extra_json(b, g);
-	ob_str(b, ",\"buckets\":[");
 	pthread_once(&bucket_heads_once, make_bucket_heads);
+	if (!(d = start = ob_room(b, BUCKETS_ROOM)))
+		return;
+	put_lit(d, ",\"buckets\":[");
 	for (i = 0; i < SH_NBUCKETS; i++) {
 		if (!g->t.slots[i])
 			continue;
 		/* the first without its leading comma */
-		ob_mem(b, bucket_head[i] + first, bucket_head_len[i] - (size_t)first);
-		ob_u64(b, g->t.slots[i]);
-		ob_chr(b, '}');
+		memcpy(d, bucket_head[i] + first, bucket_head_len[i] - (size_t)first);
+		d += bucket_head_len[i] - (size_t)first;
+		d += fmt_u64(d, g->t.slots[i]);
+		*d++ = '}';
 		first = 0;
 	}
-	ob_str(b, "]}");
+	put_lit(d, "]}");
+	ob_commit(b, (size_t)(d - start));
 }
 
 void render_json(struct outbuf *b, const struct sh_report *r)

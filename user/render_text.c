@@ -148,37 +148,39 @@ void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
 	buf[len] = '\0';
 }
 
+/* What wait_right() may write: 16 columns of padding, a wait of 31 bytes, slack for its copies. */
+#define WAIT_ROOM 64
+
 /*
- * @len bytes of @w (a 32-byte buffer) right-aligned in @width (at most 16)
- * columns: fixed-size copies of 16 and 32 bytes, which the compiler
- * inlines, instead of a memset and a memcpy of a few bytes each through
- * the C library at every field of every row.
+ * A wait in @unit right-aligned in @width columns (" %9s"-style columns,
+ * at most 16) at cursor @d, which has WAIT_ROOM bytes of room; returns
+ * the cursor after it. Whole units (wait_str()'s first case, most waits)
+ * are written in place; the rest from wait_str()'s buffer with copies of
+ * a fixed size, which the compiler inlines (a memset and a memcpy of a
+ * few bytes through the C library at every field were a tenth of a row).
  */
-static void put_right32(struct outbuf *b, const char w[32], int len, int width)
-{
-	int pad = width > len ? width - len : 0;
-	char *d = ob_room(b, 48);
-
-	if (!d)
-		return;
-	memset(d, ' ', 16);
-	memcpy(d + pad, w, 32);
-	ob_commit(b, (size_t)(pad + len));
-}
-
-/* A wait in @unit, right-aligned in @width columns (" %9s"-style columns, at most 16). */
-static void put_wait(struct outbuf *b, __u64 ns, int unit, int width)
+static char *wait_right(char *d, __u64 ns, int unit, int width)
 {
 	__u64 u = unit_ns(unit), q;
-	char w[32], *d;
+	char w[32];
+	int len, pad;
 
-	/* whole units (wait_str()'s first case): the digits written in place */
-	if ((unit == SH_UNIT_NS || ns >= 100 * u) && scaled_round(ns, u, 0, &q)) {
-		if ((d = ob_room(b, FMT_RIGHT_ROOM)))
-			ob_commit(b, (size_t)fmt_u64_right(d, q, width));
-		return;
-	}
-	put_right32(b, w, wait_str(w, ns, unit), width);
+	if ((unit == SH_UNIT_NS || ns >= 100 * u) && scaled_round(ns, u, 0, &q))
+		return d + fmt_u64_right(d, q, width);
+	len = wait_str(w, ns, unit);
+	pad = width > len ? width - len : 0;
+	memset(d, ' ', 16);
+	memcpy(d + pad, w, 32);
+	return d + pad + len;
+}
+
+/* The same appended to @b. */
+static void put_wait(struct outbuf *b, __u64 ns, int unit, int width)
+{
+	char *d = ob_room(b, WAIT_ROOM);
+
+	if (d)
+		ob_commit(b, (size_t)(wait_right(d, ns, unit, width) - d));
 }
 
 /*
@@ -479,8 +481,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 	ob_printf(b, "  %s\n", "MAX_BY (tid pid comm cpu)");
 	for (j = 0; j < n; j++) {
 		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
-
-		char *d;
+		char *d, *start;
 		__u64 v[6] = { g->t.count ? g->t.sum_ns / g->t.count : 0, g->pct.p50, g->pct.p90,
 			       g->pct.p99, g->pct.p999, g->t.max_ns };
 
@@ -488,13 +489,19 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 			ob_pad(b, nc.buf + nc.at[j], nc.at[j + 1] - nc.at[j], w, false);
 		else
 			ob_pad(b, name, summary_name(name, g), w, false);
-		ob_chr(b, ' ');
-		if ((d = ob_room(b, FMT_RIGHT_ROOM)))
-			ob_commit(b, (size_t)fmt_u64_right(d, g->t.count, 10));
+		/*
+		 * the numbers through a cursor into room taken once: an
+		 * append per field reloaded and stored the buffer's length
+		 */
+		if (!(d = start = ob_room(b, 1 + FMT_RIGHT_ROOM + 6 * (1 + WAIT_ROOM))))
+			return;
+		*d++ = ' ';
+		d += fmt_u64_right(d, g->t.count, 10);
 		for (i = 0; i < 6; i++) {
-			ob_chr(b, ' ');
-			put_wait(b, v[i], sp->unit, 9);
+			*d++ = ' ';
+			d = wait_right(d, v[i], sp->unit, 9);
 		}
+		ob_commit(b, (size_t)(d - start));
 		if (cgs) {
 			extra_share(share, sizeof(share), g->cgs.has_throttle, g->cgs.throttled_ns, r);
 			ob_chr(b, ' ');
@@ -509,16 +516,25 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 			ob_pad(b, top, strlen(top), 24, false);
 		}
 		if (g->t.max_tid) {
-			ob_str(b, "  ");
-			ob_u64(b, g->t.max_tid);
-			ob_chr(b, ' ');
-			ob_u64(b, g->t.max_pid);
-			ob_chr(b, ' ');
+			if (!(d = start = ob_room(b, 2 + 2 * 21)))
+				return;
+			memcpy(d, "  ", 2);
+			d += 2;
+			d += fmt_u64(d, g->t.max_tid);
+			*d++ = ' ';
+			d += fmt_u64(d, g->t.max_pid);
+			*d++ = ' ';
+			ob_commit(b, (size_t)(d - start));
 			name_put(b, g->t.max_comm, ESC_TEXT);
-			ob_chr(b, ' ');
-			ob_u64(b, g->t.max_cpu);
+			if (!(d = start = ob_room(b, 1 + 21 + 1)))
+				return;
+			*d++ = ' ';
+			d += fmt_u64(d, g->t.max_cpu);
+			*d++ = '\n';
+			ob_commit(b, (size_t)(d - start));
+		} else {
+			ob_chr(b, '\n');
 		}
-		ob_chr(b, '\n');
 	}
 }
 
