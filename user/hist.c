@@ -6,54 +6,11 @@
 
 #include "hist.h"
 
-/*
- * The 8 decimal digits of @x (< 10^8) at once, one per byte (0 to 9, not
- * yet ASCII), the first digit in the lowest byte: the halves of 4 digits,
- * then the pairs, then the digits, each split in every lane of the word
- * together by multiplying with a fixed-point reciprocal (10486 / 2^20 for
- * 100 below 10^4, 103 / 2^10 for 10 below 10^2: exact over those ranges).
- * No division chain from one digit to the next, as a loop of "/ 100" is.
- */
-static inline __u64 digits8(__u32 x)
-{
-	__u64 halves = x / 10000 | (__u64)(x % 10000) << 32;
-	__u64 hundreds = (halves * 10486 >> 20) & (0x7FULL << 32 | 0x7F);
-	__u64 pairs = (halves - 100 * hundreds) << 16 | hundreds;
-	__u64 tens = (pairs * 103 >> 10) & (0xFULL << 48 | 0xFULL << 32 | 0xFULL << 16 | 0xF);
-
-	return tens | (pairs - 10 * tens) << 8;
-}
-
-/* @d (digits8()'s bytes) as 8 ASCII digits at @buf. */
-static inline void put8(char *buf, __u64 d)
-{
-	d |= 0x3030303030303030ULL;
-	memcpy(buf, &d, 8);
-}
-
-/* @x (< 10^8) without leading zeros at @buf, which has room for 8 bytes; returns the length. */
-static inline int put_upto8(char *buf, __u32 x)
-{
-	__u64 d = digits8(x);
-	int zeros;
-
-	if (!x) {
-		buf[0] = '0';
-		return 1;
-	}
-	/* leading zero digits are zero bytes at the low end */
-	zeros = __builtin_ctzll(d) >> 3;
-	put8(buf, d >> (8 * zeros));
-	return 8 - zeros;
-}
-
-int fmt_u64(char *buf, __u64 v)
+int fmt_u64_big(char *buf, __u64 v)
 {
 	int n;
 
-	if (v < 100000000) {
-		n = put_upto8(buf, (__u32)v);
-	} else if (v < 10000000000000000ULL) {
+	if (v < 10000000000000000ULL) {
 		n = put_upto8(buf, (__u32)(v / 100000000));
 		put8(buf + n, digits8((__u32)(v % 100000000)));
 		n += 8;
@@ -69,25 +26,17 @@ int fmt_u64(char *buf, __u64 v)
 	return n;
 }
 
-int fmt_u64_right(char *buf, __u64 v, int width)
+int fmt_u64_right_big(char *buf, __u64 v, int width)
 {
-	static const __u64 pow10[20] = {
-		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
-		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
-		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
-		10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
-		10000000000000000000ULL,
-	};
-	int len = 1, pad;
+	/* 9 digits and more (v >= 10^8): the length from the digits' own count */
+	int len = v >= 10000000000000000ULL ? 17 + (v >= 100000000000000000ULL) +
+						(v >= 1000000000000000000ULL) +
+						(v >= 10000000000000000000ULL)
+					    : 16 - (__builtin_ctzll(digits8((__u32)(v / 100000000))) >> 3);
+	int pad = width > len ? width - len : 0;
 
-	/* the length first (about 1.23 digits per bit), so the digits go where they stay */
-	if (v) {
-		len = (64 - __builtin_clzll(v)) * 1233 >> 12;
-		len += v >= pow10[len];
-	}
-	pad = width > len ? width - len : 0;
 	memset(buf, ' ', 16);
-	fmt_u64(buf + pad, v);
+	fmt_u64_big(buf + pad, v);
 	return pad + len;
 }
 

@@ -4,6 +4,7 @@
 #define SH_HIST_H
 
 #include <stdbool.h>
+#include <string.h>
 #include <linux/types.h>
 #include "schedhist.h"
 
@@ -27,14 +28,67 @@ struct sh_totals {
 };
 
 /*
+ * The 8 decimal digits of @x (< 10^8) at once, one per byte (0 to 9, not
+ * yet ASCII), the first digit in the lowest byte: the halves of 4 digits,
+ * then the pairs, then the digits, each split in every lane of the word
+ * together by multiplying with a fixed-point reciprocal (10486 / 2^20 for
+ * 100 below 10^4, 103 / 2^10 for 10 below 10^2: exact over those ranges).
+ * No division chain from one digit to the next, as a loop of "/ 100" is.
+ */
+static inline __u64 digits8(__u32 x)
+{
+	__u64 halves = x / 10000 | (__u64)(x % 10000) << 32;
+	__u64 hundreds = (halves * 10486 >> 20) & (0x7FULL << 32 | 0x7F);
+	__u64 pairs = (halves - 100 * hundreds) << 16 | hundreds;
+	__u64 tens = (pairs * 103 >> 10) & (0xFULL << 48 | 0xFULL << 32 | 0xFULL << 16 | 0xF);
+
+	return tens | (pairs - 10 * tens) << 8;
+}
+
+/* @d (digits8()'s bytes) as 8 ASCII digits at @buf. */
+static inline void put8(char *buf, __u64 d)
+{
+	d |= 0x3030303030303030ULL;
+	memcpy(buf, &d, 8);
+}
+
+/* @x (< 10^8) without leading zeros at @buf, which has room for 8 bytes; returns the length. */
+static inline int put_upto8(char *buf, __u32 x)
+{
+	__u64 d = digits8(x);
+	/* leading zero digits are zero bytes at the low end; 0 is one digit */
+	int zeros = x ? __builtin_ctzll(d) >> 3 : 7;
+
+	put8(buf, d >> (8 * zeros));
+	return 8 - zeros;
+}
+
+/* fmt_u64() of 9 digits and more. */
+int fmt_u64_big(char *buf, __u64 v);
+
+/*
  * @v in decimal into @buf (at least 21 bytes), NUL-terminated; returns the
  * length. The renderers' number formatting: several times faster than
- * printf's, which dominated the poller's CPU at thousands of keys.
+ * printf's, which dominated the poller's CPU at thousands of keys; inline
+ * up to 8 digits (counts, ids, waits in us): a call per number cost more
+ * than its digits.
  */
-int fmt_u64(char *buf, __u64 v);
+static inline int fmt_u64(char *buf, __u64 v)
+{
+	int n;
+
+	if (v >= 100000000)
+		return fmt_u64_big(buf, v);
+	n = put_upto8(buf, (__u32)v);
+	buf[n] = '\0';
+	return n;
+}
 
 /* What fmt_u64_right() may write: 16 columns of padding and 20 digits, with slack. */
 #define FMT_RIGHT_ROOM 48
+
+/* fmt_u64_right() of 9 digits and more. */
+int fmt_u64_right_big(char *buf, __u64 v, int width);
 
 /*
  * @v in decimal right-aligned in @width columns (at most 16) at @buf,
@@ -42,7 +96,21 @@ int fmt_u64(char *buf, __u64 v);
  * a scratch buffer); not NUL-terminated. Returns the bytes written: the
  * larger of @width and the digits.
  */
-int fmt_u64_right(char *buf, __u64 v, int width);
+static inline int fmt_u64_right(char *buf, __u64 v, int width)
+{
+	__u64 d;
+	int zeros, len, pad;
+
+	if (v >= 100000000)
+		return fmt_u64_right_big(buf, v, width);
+	d = digits8((__u32)v);
+	zeros = v ? __builtin_ctzll(d) >> 3 : 7;
+	len = 8 - zeros;
+	pad = width > len ? width - len : 0;
+	memset(buf, ' ', 16);
+	put8(buf + pad, d >> (8 * zeros));
+	return pad + len;
+}
 
 /*
  * The grid of schedhist.h. Upper edge of bucket @i in ns, floor(1e9 *
