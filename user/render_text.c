@@ -174,15 +174,6 @@ static char *wait_right(char *d, __u64 ns, int unit, int width)
 	return d + pad + len;
 }
 
-/* The same appended to @b. */
-static void put_wait(struct outbuf *b, __u64 ns, int unit, int width)
-{
-	char *d = ob_room(b, WAIT_ROOM);
-
-	if (d)
-		ob_commit(b, (size_t)(wait_right(d, ns, unit, width) - d));
-}
-
 /*
  * The rows' fixed part, "%13s -> %-11s : ", of every bucket in every
  * unit: the same for every key of every report, made once.
@@ -190,6 +181,10 @@ static void put_wait(struct outbuf *b, __u64 ns, int unit, int width)
 #define ROW_LABEL 48
 static char row_label[SH_UNIT_NR][SH_NBUCKETS][ROW_LABEL];
 static unsigned char row_label_len[SH_UNIT_NR][SH_NBUCKETS];
+/* and each unit's histogram head, "%10s%-5s%13s : count      distribution\n" */
+#define HIST_HEAD 64
+static char hist_head[SH_UNIT_NR][HIST_HEAD];
+static unsigned char hist_head_len[SH_UNIT_NR];
 static pthread_once_t row_labels_once = PTHREAD_ONCE_INIT;
 
 static void make_row_labels(void)
@@ -197,6 +192,10 @@ static void make_row_labels(void)
 	char lo[32], hi[32];
 	int u, i;
 
+	for (u = 0; u < SH_UNIT_NR; u++)
+		hist_head_len[u] = (unsigned char)snprintf(hist_head[u], HIST_HEAD,
+							   "%*s%-5s%*s : count      distribution\n",
+							   10, "", unit_name(u), 13, "");
 	for (u = 0; u < SH_UNIT_NR; u++)
 		for (i = 0; i < SH_NBUCKETS; i++) {
 			/* a row counts the waits w with lo < w <= hi; the first 0 <= w <= hi */
@@ -270,7 +269,8 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 	if (below > max)
 		max = below;
 
-	ob_printf(b, "%*s%-5s%*s : count      distribution\n", 10, "", unit_name(sp->unit), 13, "");
+	pthread_once(&row_labels_once, make_row_labels);
+	ob_mem(b, hist_head[sp->unit], hist_head_len[sp->unit]);
 	if (below) {
 		char lim[32], left[64];
 
@@ -279,7 +279,6 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 		ob_printf(b, "%28s : ", left);
 		count_and_bar(b, below, max);
 	}
-	pthread_once(&row_labels_once, make_row_labels);
 	for (i = start; i <= last; i++) {
 		ob_mem(b, row_label[sp->unit][i], row_label_len[sp->unit][i]);
 		count_and_bar(b, t->slots[i], max);
@@ -287,26 +286,33 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 }
 
 /* "  @label @value" of the stats line. */
-static void stat_field(struct outbuf *b, const char *label, __u64 ns, int unit)
-{
-	ob_str(b, label);
-	put_wait(b, ns, unit, 0);
-}
+/* At cursor @d (room taken): @label (a string literal), then a wait in @unit. */
+#define stat_field(d, label, ns, unit) do {		\
+	memcpy((d), (label), sizeof(label) - 1);	\
+	(d) = wait_right((d) + sizeof(label) - 1, (ns), (unit), 0); \
+} while (0)
 
 static void print_stats_line(struct outbuf *b, const struct sh_totals *t, const struct sh_pcts *p,
 			     const struct render_spec *sp, bool who)
 {
-	ob_str(b, "count ");
-	ob_u64(b, t->count);
-	stat_field(b, "  avg ", t->count ? t->sum_ns / t->count : 0, sp->unit);
+	/* the numbers through a cursor into room taken once (see print_summary()) */
+	char *d = ob_room(b, 8 + 21 + 7 * (8 + WAIT_ROOM)), *start = d;
+
+	if (!d)
+		return;
+	memcpy(d, "count ", 6);
+	d += 6;
+	d += fmt_u64(d, t->count);
+	stat_field(d, "  avg ", t->count ? t->sum_ns / t->count : 0, sp->unit);
 	/* the exact min, where the kernel kept it (not for [exited]) */
 	if (t->has_min)
-		stat_field(b, "  min ", t->min_ns, sp->unit);
-	stat_field(b, "  p50 ", p->p50, sp->unit);
-	stat_field(b, "  p90 ", p->p90, sp->unit);
-	stat_field(b, "  p99 ", p->p99, sp->unit);
-	stat_field(b, "  p99.9 ", p->p999, sp->unit);
-	stat_field(b, "  max ", t->max_ns, sp->unit);
+		stat_field(d, "  min ", t->min_ns, sp->unit);
+	stat_field(d, "  p50 ", p->p50, sp->unit);
+	stat_field(d, "  p90 ", p->p90, sp->unit);
+	stat_field(d, "  p99 ", p->p99, sp->unit);
+	stat_field(d, "  p99.9 ", p->p999, sp->unit);
+	stat_field(d, "  max ", t->max_ns, sp->unit);
+	ob_commit(b, (size_t)(d - start));
 	if (who && t->max_tid) {
 		ob_str(b, "  tid ");
 		ob_u64(b, t->max_tid);
