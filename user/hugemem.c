@@ -26,8 +26,7 @@ void *huge_map(size_t size, bool huge)
 	head = (HUGE_MIN - ((uintptr_t)p & (HUGE_MIN - 1))) & (HUGE_MIN - 1);
 	if (head)
 		munmap(p, head);
-	if (HUGE_MIN - head)
-		munmap(p + head + len, HUGE_MIN - head);
+	munmap(p + head + len, HUGE_MIN - head);
 	p += head;
 	/* advice only: where the kernel has no huge pages the mapping works as it is */
 	if (huge)

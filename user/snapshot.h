@@ -89,7 +89,9 @@ struct sh_snapshot {
 	/*
 	 * Entries come from blocks of HUGE_MIN bytes (hugemem.h), the second
 	 * and later ones on huge pages: entries made one after the other lie
-	 * side by side, and walking thousands of them costs few TLB misses
+	 * side by side, and walking thousands of them costs few TLB misses.
+	 * A freed entry is kept for the next new key; the blocks are given
+	 * back by snapshot_free() (the most entries ever live at once)
 	 */
 	void **blocks;			/* the mapped blocks */
 	size_t nblocks;

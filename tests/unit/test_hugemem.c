@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Unit tests of user/hugemem.c: mappings aligned to HUGE_MIN, and
+ * big_realloc() keeping the contents as an array grows from malloc()'s
+ * memory to a mapping of its own and back.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hugemem.h"
+#include "check.h"
+
+/* @n bytes at @p hold the pattern of their offsets from @seed. */
+static int pattern_ok(const unsigned char *p, size_t n, unsigned seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != (unsigned char)(i * 7 + seed))
+			return 0;
+	return 1;
+}
+
+static void fill(unsigned char *p, size_t n, unsigned seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (unsigned char)(i * 7 + seed);
+}
+
+/*
+ * 1 when the mapping that starts at @p is marked for huge pages ("hg" in
+ * its VmFlags, /proc/self/smaps), 0 when not, -1 when not found.
+ */
+static int advised_huge(const void *p)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/smaps", "r");
+	int in = 0, ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = lo == (uintptr_t)p;
+			continue;
+		}
+		if (in && !strncmp(line, "VmFlags:", 8)) {
+			ret = strstr(line, " hg") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/* huge_map(): zeroed, aligned to a huge page, whole huge pages writable, advised as asked */
+static void test_map(void)
+{
+	int huge, thp = !access("/sys/kernel/mm/transparent_hugepage", F_OK);
+
+	for (huge = 0; huge < 2; huge++) {
+		size_t size = HUGE_MIN + 100;
+		unsigned char *p = huge_map(size, huge);
+		size_t i, nonzero = 0;
+
+		CHECK(p != NULL);
+		if (!p)
+			continue;
+		CHECK(((uintptr_t)p & (HUGE_MIN - 1)) == 0);
+		/*
+		 * its own mapping: the advice is on it alone (a kernel built
+		 * without transparent huge pages takes none)
+		 */
+		CHECK_EQ_U64(advised_huge(p), huge && thp);
+		for (i = 0; i < 2 * HUGE_MIN; i += 4096)
+			nonzero += p[i] != 0;
+		CHECK_EQ_U64(nonzero, 0);
+		/* the size rounded up to whole huge pages: the last byte of the second is ours */
+		p[2 * HUGE_MIN - 1] = 1;
+		huge_unmap(p, size);
+	}
+	CHECK(huge_map(0, true) == NULL);
+}
+
+/* big_realloc(): the contents kept across every change of size and of kind of memory */
+static void test_realloc(void)
+{
+	static const size_t sizes[] = { 4096, HUGE_MIN - 1, HUGE_MIN, 3 * HUGE_MIN + 5,
+					3 * HUGE_MIN + 900, 8 * HUGE_MIN, 1000, 16 };
+	unsigned char *p = NULL;
+	size_t old = 0, i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t keep = old < sizes[i] ? old : sizes[i];
+		unsigned char *q = big_realloc(p, old, sizes[i]);
+
+		CHECK(q != NULL);
+		if (!q)
+			break;
+		CHECK(pattern_ok(q, keep, 3));
+		if (sizes[i] >= HUGE_MIN)
+			CHECK(((uintptr_t)q & (HUGE_MIN - 1)) == 0);
+		fill(q, sizes[i], 3);
+		p = q;
+		old = sizes[i];
+	}
+	big_free(p, old);
+}
+
+int main(void)
+{
+	TEST(test_map);
+	TEST(test_realloc);
+	return test_summary();
+}
