@@ -120,19 +120,25 @@ static int fixed_str(char *buf, __u64 ns, __u64 u, int dec)
 }
 
 /* fmt_wait() into @buf of at least 32 bytes; returns the length. */
-static int wait_str(char *buf, __u64 ns, int unit)
+/* The decimals a wait of @ns shows in @unit: none from 100 units (and in ns), else 3 digits. */
+static int wait_decimals(__u64 ns, int unit)
 {
 	__u64 u = unit_ns(unit), s;
 	int dec = 2;
 
 	if (unit == SH_UNIT_NS || ns >= 100 * u)
-		return fixed_str(buf, ns, u, 0);
+		return 0;
 	if (ns >= 10 * u)
-		return fixed_str(buf, ns, u, 1);
+		return 1;
 	/* below 1 too: 3 significant digits, or small buckets all read "0.00" */
 	for (s = ns; s > 0 && s < u && dec < 8; s *= 10)
 		dec++;
-	return fixed_str(buf, ns, u, dec);
+	return dec;
+}
+
+static int wait_str(char *buf, __u64 ns, int unit)
+{
+	return fixed_str(buf, ns, unit_ns(unit), wait_decimals(ns, unit));
 }
 
 void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
@@ -154,18 +160,18 @@ void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
 /*
  * A wait in @unit right-aligned in @width columns (" %9s"-style columns,
  * at most 16) at cursor @d, which has WAIT_ROOM bytes of room; returns
- * the cursor after it. Whole units (wait_str()'s first case, most waits)
- * are written in place; the rest from wait_str()'s buffer with copies of
+ * the cursor after it. Whole units (no decimals: most waits) are written
+ * in place; the rest from wait_str()'s buffer with copies of
  * a fixed size, which the compiler inlines (a memset and a memcpy of a
  * few bytes through the C library at every field were a tenth of a row).
  */
 static char *wait_right(char *d, __u64 ns, int unit, int width)
 {
-	__u64 u = unit_ns(unit), q;
 	char w[32];
 	int len, pad;
+	__u64 q;
 
-	if ((unit == SH_UNIT_NS || ns >= 100 * u) && scaled_round(ns, u, 0, &q))
+	if (!wait_decimals(ns, unit) && scaled_round(ns, unit_ns(unit), 0, &q))
 		return d + fmt_u64_right(d, q, width);
 	len = wait_str(w, ns, unit);
 	pad = width > len ? width - len : 0;
