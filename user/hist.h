@@ -52,12 +52,17 @@ static inline void put8(char *buf, __u64 d)
 	memcpy(buf, &d, 8);
 }
 
+/* The leading zeros of @d, digits8(@x): zero bytes at the low end; 0 is one digit. */
+static inline int digits8_zeros(__u32 x, __u64 d)
+{
+	return x ? __builtin_ctzll(d) >> 3 : 7;
+}
+
 /* @x (< 10^8) without leading zeros at @buf, which has room for 8 bytes; returns the length. */
 static inline int put_upto8(char *buf, __u32 x)
 {
 	__u64 d = digits8(x);
-	/* leading zero digits are zero bytes at the low end; 0 is one digit */
-	int zeros = x ? __builtin_ctzll(d) >> 3 : 7;
+	int zeros = digits8_zeros(x, d);
 
 	put8(buf, d >> (8 * zeros));
 	return 8 - zeros;
@@ -104,7 +109,7 @@ static inline int fmt_u64_right(char *buf, __u64 v, int width)
 	if (v >= 100000000)
 		return fmt_u64_right_big(buf, v, width);
 	d = digits8((__u32)v);
-	zeros = v ? __builtin_ctzll(d) >> 3 : 7;
+	zeros = digits8_zeros((__u32)v, d);
 	len = 8 - zeros;
 	pad = width > len ? width - len : 0;
 	memset(buf, ' ', 16);

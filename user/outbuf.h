@@ -62,6 +62,17 @@ static inline void ob_chr(struct outbuf *b, char c)
 	}
 }
 
+/*
+ * Rows written through a cursor @d into room taken once (ob_room(), then
+ * ob_commit() of what was written): an append per field reloads and
+ * stores the buffer's length. @s is a string literal: its length is
+ * known at compile time.
+ */
+#define put_lit(d, s) do {				\
+	memcpy((d), (s), sizeof(s) - 1);		\
+	(d) += sizeof(s) - 1;				\
+} while (0)
+
 /* @n copies of @c. */
 void ob_fill(struct outbuf *b, char c, size_t n);
 /* @v in decimal. */

@@ -15,11 +15,6 @@
 #include "cgroup_names.h"
 #include "render_extra.h"
 
-/* @name (a string literal: its length known at compile time) then @v in decimal */
-#define field(b, name, v) do {				\
-	ob_mem((b), (name), sizeof(name) - 1);		\
-	ob_u64((b), (v));				\
-} while (0)
 
 void json_string(struct outbuf *b, const char *s)
 {
@@ -66,14 +61,10 @@ static void make_bucket_heads(void)
 }
 
 /*
- * Through a cursor @d into room taken beforehand: @s (a string literal,
- * its length known at compile time), then a field's name and @v in
- * decimal (fmt_u64() writes a NUL after the digits: room for it too).
+ * At cursor @d (outbuf.h put_lit()): a field's name (a string literal)
+ * and @v in decimal (fmt_u64() writes a NUL after the digits: room for
+ * it too).
  */
-#define put_lit(d, s) do {				\
-	memcpy((d), (s), sizeof(s) - 1);		\
-	(d) += sizeof(s) - 1;				\
-} while (0)
 #define put_field(d, name, v) do {			\
 	put_lit(d, name);				\
 	(d) += fmt_u64((d), (v));			\
@@ -116,7 +107,8 @@ static void json_group(struct outbuf *b, const struct sh_group *g)
 		json_string(b, g->comm);
 	}
 	if (g->is_cgroup && !g->synthetic && g->key.id != SH_OTHER_ID) {
-		field(b, ",\"cgroup_id\":", g->key.id);
+		ob_str(b, ",\"cgroup_id\":");
+		ob_u64(b, g->key.id);
 		json_cgroup_labels(b, g->name);
 	}
 	/*

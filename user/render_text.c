@@ -294,8 +294,8 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 /* "  @label @value" of the stats line. */
 /* At cursor @d (room taken): @label (a string literal), then a wait in @unit. */
 #define stat_field(d, label, ns, unit) do {		\
-	memcpy((d), (label), sizeof(label) - 1);	\
-	(d) = wait_right((d) + sizeof(label) - 1, (ns), (unit), 0); \
+	put_lit(d, label);				\
+	(d) = wait_right((d), (ns), (unit), 0);		\
 } while (0)
 
 static void print_stats_line(struct outbuf *b, const struct sh_totals *t, const struct sh_pcts *p,
@@ -306,8 +306,7 @@ static void print_stats_line(struct outbuf *b, const struct sh_totals *t, const 
 
 	if (!d)
 		return;
-	memcpy(d, "count ", 6);
-	d += 6;
+	put_lit(d, "count ");
 	d += fmt_u64(d, t->count);
 	stat_field(d, "  avg ", t->count ? t->sum_ns / t->count : 0, sp->unit);
 	/* the exact min, where the kernel kept it (not for [exited]) */
@@ -530,8 +529,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 		if (g->t.max_tid) {
 			if (!(d = start = ob_room(b, 2 + 2 * 21)))
 				return;
-			memcpy(d, "  ", 2);
-			d += 2;
+			put_lit(d, "  ");
 			d += fmt_u64(d, g->t.max_tid);
 			*d++ = ' ';
 			d += fmt_u64(d, g->t.max_pid);
