@@ -99,7 +99,7 @@ CORE_SRCS := user/hugemem.c user/outbuf.c user/names.c user/parse.c user/log.c u
 	user/culprits.c user/stacks.c user/cgstat.c user/render_extra.c \
 	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
 	user/prom_series.c user/render_prom.c user/prom_native.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
-	user/specs.c user/live_page.c \
+	user/specs.c user/live_page.c user/kmem.c \
 	user/cgroup_names.c
 APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/extra_read.c user/main.c \
 	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c user/live.c
@@ -124,7 +124,7 @@ FUZZ_CFLAGS := -g -O1 $(FUZZ_SAN) $(WARN) $(WERROR) -std=gnu11 -D_GNU_SOURCE -Ii
 # and the key maker for the poller measurement; see bench/run.sh.
 BENCH_BPF_OBJS := $(OUTPUT)/bench/floor.bpf.o
 BENCH_SKELS := $(OUTPUT)/bench/floor.skel.h
-BENCH_BINS := $(OUTPUT)/bench/floor $(OUTPUT)/bench/keys
+BENCH_BINS := $(OUTPUT)/bench/floor $(OUTPUT)/bench/keys $(OUTPUT)/bench/kmem
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS) $(FUZZ_OBJS)
@@ -182,13 +182,17 @@ $(OUTPUT)/bench/keys: bench/keys.c | $(OUTPUT)/bench
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -pthread -o $@
 
+$(OUTPUT)/bench/kmem: bench/kmem.c $(OUTPUT)/user/kmem.o | $(OUTPUT)/bench
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/user/kmem.o -o $@
+
 bench: $(OUTPUT)/schedhist $(BENCH_BINS) $(OUTPUT)/tests/helpers/churn
 
 unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests
 
 # heatmap_layout.sh draws worst-case heatmaps with test_heatmap --svg-dir
-integration: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/tests/test_heatmap
+integration: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/tests/test_heatmap $(OUTPUT)/bench/kmem
 	$(Q)OUTPUT=$(OUTPUT) tests/run-integration.sh
 
 # Every test: unit (also under ASan+UBSan), then integration (which runs

@@ -50,7 +50,9 @@
 # stacks of every key's max each interval): CPU per
 # interval (ns precision from /proc/PID/task/*/schedstat; /proc/PID/stat
 # utime+stime in 10 ms ticks kept in the CSV too), VmHWM, VmRSS (steady,
-# after the warm-up) and the maps' bytes_memlock.
+# after the warm-up) and the maps' bytes_memlock, printed at the end beside
+# every map's memory from its definition (bench/kmem) for 2, 64 and 384
+# possible CPUs.
 #
 # --poller 'KEYS:OUTPUT ...' (OUTPUT text, summary, json, stacks, or mem3:
 # --summary of -M offcpu,runq,blocked, whose values are three times as
@@ -590,5 +592,51 @@ python3 bench/summarize.py "$CSV" \
 	--workloads "best of $BEST_OF runs each of pipe pinned: taskset -c 0 perf bench sched pipe -l $PIPE_PINNED_LOOPS; pipe: perf bench sched pipe -l $PIPE_LOOPS; messaging: perf bench sched messaging -g $MSG_GROUPS -l $MSG_LOOPS; ns/event: taskset -c 0 perf bench sched pipe -l $STATS_LOOPS with kernel.bpf_stats_enabled=1; poller: bench/keys -p $KEY_PERIOD_MS, schedhist -M offcpu -k tid -p KEYS -i 1, CPU over $POLL_INTERVALS intervals" \
 	--hist-bytes "$HIST_BYTES" --pcpu-bytes "$PCPU_BYTES" \
 	--elapsed "$elapsed" >"$MD" || die "summarize.py failed"
+# every map's kernel memory from its definition (bench/kmem, user/kmem.c)
+# for 2, 64 and 384 possible CPUs at the issue's key counts, beside what
+# bpftool map show said here in the poller runs (default --max-keys, so
+# also the definition at that capacity on this host's CPUs)
+kmem_section() {
+	local arm metrics keys
+	echo
+	echo "## Kernel memory of every map, from its definition (bench/kmem) and from bpftool"
+	for arm in poller:1000:summary:1:1000 poller:1000:mem3:3:1000 poller:10000:summary:1:10000; do
+		metrics=$(echo "$arm" | cut -d: -f4) keys=$(echo "$arm" | cut -d: -f5)
+		"$OUTPUT/bench/kmem" -M "$metrics" -n 10240 "$(possible_cpus)" >"$TMP/kmem.here"
+		"$OUTPUT/bench/kmem" -M "$metrics" -n "$keys" 2 64 384 >"$TMP/kmem.big"
+		python3 - "$CSV" "$(echo "$arm" | cut -d: -f1-3)" "$TMP/kmem.here" "$TMP/kmem.big" \
+			"$metrics" "$keys" <<'PY'
+import csv, statistics, sys
+rows, arm, here, big, metrics, keys = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+got = {}
+for r in csv.DictReader(open(rows)):
+    if r["arm"] == arm and r["measure"].startswith("memlock_"):
+        got.setdefault(r["measure"][8:], []).append(float(r["value"]))
+def table(path):
+    t = {}
+    for l in open(path):
+        f = l.split()
+        t.setdefault(f[1], {})[int(f[0])] = int(f[3] if f[1] != "total" else f[3])
+    return t
+h, b = table(here), table(big)
+print(f"\n{metrics} metric(s), -k tid: {keys} keys at 2 / 64 / 384 possible CPUs; "
+      f"bpftool beside the definition at --max-keys 10240 here ({arm})\n")
+print("| map | bpftool here | definition here | 2 CPUs | 64 CPUs | 384 CPUs |")
+print("|---|---:|---:|---:|---:|---:|")
+tot = 0
+for name in b:
+    cpus_here = next(iter(h[name]))
+    if name == "globals":
+        bt = sum(statistics.median(v) for k, v in got.items() if k.endswith(("rodata", ".data", ".bss")))
+    elif name == "total":
+        bt = tot
+    else:
+        bt = statistics.median(got[name]) if name in got else 0
+    tot += bt if name != "total" else 0
+    print(f"| {name} | {bt:.0f} | {h[name][cpus_here]} | {b[name][2]} | {b[name][64]} | {b[name][384]} |")
+PY
+	done
+}
+kmem_section >>"$MD" || die "kernel memory section failed"
 log "wrote $CSV and $MD (${elapsed} s of measuring)"
 cat "$MD"

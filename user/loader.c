@@ -15,6 +15,7 @@
 #include "schedhist.h"
 #include "schedhist.skel.h"
 #include "loader.h"
+#include "kmem.h"
 #include "cgroup.h"
 #include "log.h"
 
@@ -325,6 +326,9 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	struct schedhist_bpf *skel;
 	const char *why;
 	bool hooks, keyed, tasks;
+	struct kmem_plan plan;
+	struct kmem_cfg kc;
+	__u32 max_keys;
 	size_t vsize;
 	int err, m, i, clock;
 
@@ -428,14 +432,37 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	/*
 	 * the slot array takes the first keys, the key map the rest (and
-	 * [other], [exited]): --max-keys in all (see loader.h)
+	 * [other], [exited]): --max-keys in all (see loader.h), or fewer when
+	 * the maps would not fit --max-kernel-mem on this many CPUs
 	 */
-	l->nr_slots = keyed ? sp->max_keys : 0;
-	/* (the byte cap in whole strides: the array is slot_stride entries per CPU) */
-	if (l->nr_slots && l->nr_slots > SH_SLOT_BYTES / (vsize * l->ncpus) / SH_SLOT_ALIGN *
-					 SH_SLOT_ALIGN)
-		l->nr_slots = SH_SLOT_BYTES / (vsize * l->ncpus) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
-	l->slot_stride = (l->nr_slots + SH_SLOT_ALIGN - 1) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
+	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
+				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
+				.task_slots = l->task_slots, .culprits = sp->culprits,
+				.stacks = sp->stacks };
+	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
+		if (sp->max_keys_set)
+			pr_warn("--max-keys %u needs %llu MiB of kernel memory on %d possible CPUs, "
+				"above --max-kernel-mem %llu MiB: raise it or lower --max-keys\n",
+				sp->max_keys, (unsigned long long)(plan.total + (1 << 20) - 1) >> 20,
+				l->ncpus, (unsigned long long)sp->max_kernel_mem >> 20);
+		else
+			pr_warn("--max-kernel-mem %llu MiB is too small: these settings need %llu MiB "
+				"on %d possible CPUs for a single key\n",
+				(unsigned long long)sp->max_kernel_mem >> 20,
+				(unsigned long long)(plan.total + (1 << 20) - 1) >> 20, l->ncpus);
+		loader_close(l);
+		return -2;
+	}
+	max_keys = kc.max_keys;
+	if (keyed && max_keys < sp->max_keys)
+		pr_info("--max-kernel-mem %llu MiB holds %u keys on %d possible CPUs (of %u asked): "
+			"the keys beyond go to [other]\n", (unsigned long long)sp->max_kernel_mem >> 20,
+			max_keys, l->ncpus, sp->max_keys);
+	l->max_keys = keyed ? max_keys : 0;
+	l->kmem_bytes = plan.total;
+	l->kmem_budget = sp->max_kernel_mem;
+	l->nr_slots = plan.nr_slots;
+	l->slot_stride = plan.slot_stride;
 	skel->rodata->nr_slots = l->nr_slots;
 	skel->rodata->slot_stride = l->slot_stride;
 	/*
@@ -447,24 +474,24 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	 * background, may not have at that instant: no_mem); the kernel
 	 * folds them into [exited] then, and frees their slots itself
 	 */
-	skel->rodata->fold_above = (sp->max_keys - l->nr_slots) / 2 < FOLD_ABOVE ?
-				   (sp->max_keys - l->nr_slots) / 2 : FOLD_ABOVE;
+	skel->rodata->fold_above = (max_keys - l->nr_slots) / 2 < FOLD_ABOVE ?
+				   (max_keys - l->nr_slots) / 2 : FOLD_ABOVE;
 	skel->rodata->slot_fold_above = l->nr_slots / 2 < FOLD_ABOVE ? l->nr_slots / 2 : FOLD_ABOVE;
-	bpf_map__set_max_entries(skel->maps.hists, keyed ? sp->max_keys - l->nr_slots + 2 : 1);
+	bpf_map__set_max_entries(skel->maps.hists, keyed ? max_keys - l->nr_slots + 2 : 1);
 	bpf_map__set_max_entries(skel->maps.slots, l->nr_slots ? l->slot_stride * l->ncpus : 1);
 	bpf_map__set_max_entries(skel->maps.slot_keys, l->nr_slots ? l->nr_slots : 1);
 	bpf_map__set_max_entries(skel->maps.free_slots, l->nr_slots ? l->nr_slots : 1);
 	/* every key of either place, and [other] and [exited] */
-	bpf_map__set_max_entries(skel->maps.keydir, l->nr_slots ? sp->max_keys + 2 : 1);
+	bpf_map__set_max_entries(skel->maps.keydir, l->nr_slots ? max_keys + 2 : 1);
 	/*
 	 * --culprits: a few culprits per key (the poller removes idle pairs);
 	 * --stacks: one entry per key of the key map (key cpu: per CPU)
 	 */
 	if (sp->culprits)
 		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
-					 (sp->max_keys + 2));
+					 (max_keys + 2));
 	if (sp->stacks)
-		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? sp->max_keys + 2 :
+		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
 	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
 	    bpf_map__set_value_size(skel->maps.slots, vsize) ||
@@ -510,11 +537,13 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		if (tps[i].want && attach(l, progs[i], links[i], tps[i].name))
 			goto fail;
 	pr_info("attached %d program(s), method %s, clock %s, %d possible CPUs, key map capacity %u"
-		" (%u in slots) + [other]%s, task table %u entries\n", l->nlinks,
+		" (%u in slots) + [other]%s, task table %u entries, kernel memory %llu bytes at most"
+		" (--max-kernel-mem %llu MiB)\n", l->nlinks,
 		method_name(l->method), clock_name(l->clock), l->ncpus,
-		keyed ? sp->max_keys : 0, l->nr_slots,
+		l->max_keys, l->nr_slots,
 		l->reclaims ? " + [exited]" : "",
-		l->method == SH_METHOD_SCHED_INFO ? l->task_slots : 0);
+		l->method == SH_METHOD_SCHED_INFO ? l->task_slots : 0,
+		(unsigned long long)l->kmem_bytes, (unsigned long long)l->kmem_budget >> 20);
 	return 0;
 fail:
 	loader_close(l);

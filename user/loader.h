@@ -53,6 +53,9 @@ struct sh_loader {
 	bool reclaims;		/* the kernel folds gone keys into [exited] */
 	__u32 *live_keys;	/* the BPF side's count of its keys (its .bss) */
 	__u32 *slots_taken;	/* ... and of its slots taken (sh_slots_taken) */
+	__u32 max_keys;		/* keys the maps hold (--max-keys, or what the budget fits) */
+	__u64 kmem_bytes;	/* kernel memory of the maps at the worst (user/kmem.h) */
+	__u64 kmem_budget;	/* --max-kernel-mem, bytes */
 };
 
 /* What the cgroup options resolved to (see user/cgroup.h). */
@@ -71,6 +74,8 @@ struct loader_spec {
 	pid_t pid;		/* only this process, 0 = all */
 	__u32 cgroup_depth;	/* -k cgroup roll-up depth, 0 = none */
 	__u32 max_keys;		/* key map capacity, [other] beyond */
+	bool max_keys_set;	/* ... given: refused, not lowered, when over the budget */
+	__u64 max_kernel_mem;	/* the maps' kernel memory at most, bytes */
 	__u32 task_table;	/* task table entries (a power of two), 0 = from pid_max */
 	bool culprits;		/* --culprits: the culprit map (runq waits blamed on prev) */
 	bool stacks;		/* --stacks: the stack map (the max wait's kernel stack) */
@@ -79,7 +84,8 @@ struct loader_spec {
 
 /*
  * Load and attach. On failure prints one line saying what failed and why,
- * cleans up, and returns -1 (nothing stays loaded).
+ * cleans up, and returns -1 (nothing stays loaded), or -2 when the maps
+ * do not fit --max-kernel-mem (a usage error).
  */
 int loader_start(struct sh_loader *l, const struct loader_spec *sp);
 /* Detach the programs (the maps stay readable for a final snapshot). */

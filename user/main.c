@@ -225,11 +225,14 @@ static int setup(struct poller *p)
 	if ((ret = setup_outputs(p)) || (ret = setup_snapshots(p)))
 		return ret;
 	ls = loader_spec_of(o, &cgcfg);
-	if (loader_start(&p->l, &ls))
-		return SH_EXIT_FAIL;
+	if ((ret = loader_start(&p->l, &ls)))
+		return ret == -2 ? SH_EXIT_USAGE : SH_EXIT_FAIL;
 	for (i = 0; i < p->nsnap; i++) {
 		p->snaps[i].method = p->l.method;
 		p->snaps[i].clock = p->l.clock;
+		p->snaps[i].kmem = (struct kmem_usage){ .bytes = p->l.kmem_bytes,
+							 .budget = p->l.kmem_budget,
+							 .keys = p->l.max_keys };
 	}
 	if (reader_init(&p->rd, p->l.ncpus, p->l.nmetrics)) {
 		pr_warn("out of memory\n");

@@ -31,6 +31,8 @@
 #define MIN_INTERVAL_NS (10ULL * 1000000)		/* 10 ms */
 #define MAX_DURATION_NS (365ULL * 86400 * NSEC_PER_SEC)	/* one year */
 #define MAX_KEYS_LIMIT 1000000				/* --max-keys ceiling */
+#define DEFAULT_MAX_KERNEL_MEM 64			/* --max-kernel-mem default, MiB */
+#define MAX_KERNEL_MEM_LIMIT 1048576			/* --max-kernel-mem ceiling, MiB (1 TiB) */
 #define DEFAULT_MAX_KEYS 10240
 #define TASK_TABLE_LIMIT 1048576			/* --task-table ceiling: 32 MiB */
 #define FLEET_INTERVAL_NS (5 * NSEC_PER_SEC)		/* --listen/--prom-file without -i */
@@ -65,6 +67,7 @@ enum {
 	OPT_CULPRITS,
 	OPT_STACKS,
 	OPT_LIVE,
+	OPT_MAX_KERNEL_MEM,
 };
 
 /* How an option's value is parsed into its field. */
@@ -249,6 +252,10 @@ static const struct opt_def opt_defs[] = {
 	  "keys the kernel keeps, the first ones in slots (default 10240); new keys beyond go to [other]",
 	  T_UINT, FIELD(max_keys), 1, MAX_KEYS_LIMIT,
 	  .err = "invalid --max-keys '%s': want 1 to " STR(MAX_KEYS_LIMIT) },
+	{ "max-kernel-mem", OPT_MAX_KERNEL_MEM, "MIB",
+	  "kernel memory the maps may take at most, in MiB (default 64); fewer keys fit on more CPUs",
+	  T_UINT, FIELD(max_kernel_mem_mib), 1, MAX_KERNEL_MEM_LIMIT,
+	  .err = "invalid --max-kernel-mem '%s': want 1 to " STR(MAX_KERNEL_MEM_LIMIT) " (MiB)" },
 	{ "task-table", OPT_TASK_TABLE, "N",
 	  "task table entries, a power of two (default: pid_max's, at most 32768)",
 	  T_UINT, FIELD(task_table), 1, TASK_TABLE_LIMIT,
@@ -650,6 +657,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	o->clock = SH_CLOCK_AUTO;
 	o->unit = SH_UNIT_US;
 	o->max_keys = DEFAULT_MAX_KEYS;
+	o->max_kernel_mem_mib = DEFAULT_MAX_KERNEL_MEM;
 	o->heatmap_lines = HM_LINE_P50 | HM_LINE_P99;
 
 	shortopts[n++] = ':';
@@ -701,6 +709,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	}
 	o->print = o->live ? false : st.fleet ? given(&st, OPT_PRINT) : true;
 	o->sort_set = given(&st, OPT_SORT);
+	o->max_keys_set = given(&st, OPT_MAX_KEYS);
 
 	/* the rules between options, in the table's order */
 	for (i = 0; i < N_OPTS; i++)

@@ -31,6 +31,8 @@ struct options {
 	bool json;		/* JSON Lines instead of text */
 	int verbose;		/* -v count */
 	__u32 max_keys;		/* capacity of the key map, [other] beyond */
+	bool max_keys_set;	/* --max-keys was given: it must fit --max-kernel-mem */
+	__u32 max_kernel_mem_mib; /* --max-kernel-mem: the maps' kernel memory at most, MiB */
 	__u32 task_table;	/* --task-table entries, 0 = from pid_max */
 	/* cgroups */
 	const char *cgroup_path; /* -c: trace only this subtree */

@@ -418,6 +418,20 @@ static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 	}
 	family_end(e);
 
+	family(e, "schedhist_kernel_memory_bytes",
+	       "Kernel memory of schedhist's BPF maps, bytes: reserved (every map at its worst, " \
+	       "every hash entry taken) and budget (--max-kernel-mem).", TYPE_GAUGE);
+	label(e, "kind", "reserved");
+	value(e, M_GAUGE, views[0].kmem.bytes);
+	label(e, "kind", "budget");
+	value(e, M_GAUGE, views[0].kmem.budget);
+	family_end(e);
+	family(e, "schedhist_kernel_memory_keys",
+	       "Keys the kernel maps hold at most (--max-keys, or fewer to fit --max-kernel-mem).", TYPE_GAUGE);
+	label(e, "key_type", key_name(views[0].key_type));
+	value(e, M_GAUGE, views[0].kmem.keys);
+	family_end(e);
+
 	for (i = 0; i < PROM_COUNTER_NR; i++)
 		if (put_counters(e, views, nv, (int)i))
 			e->out.oom = true;

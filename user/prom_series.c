@@ -255,6 +255,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 	}
 	memcpy(v->stats, since->stats, sizeof(v->stats));
 	v->live_keys = since->live_keys;
+	v->kmem = since->kmem;
 	return 0;
 }
 

@@ -77,6 +77,7 @@ struct prom_view {
 	struct sh_totals other;		/* key="[other]" (every key type but none) */
 	__u64 stats[SH_STAT_NR];	/* event counters since start */
 	__u64 live_keys;		/* keys in the kernel map at the last update */
+	struct kmem_usage kmem;		/* the kernel maps' memory */
 	__u64 updates;			/* prom_view_update() calls */
 	bool culprits;			/* export the culprit families (--culprits, runq) */
 };

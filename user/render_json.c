@@ -192,6 +192,8 @@ void render_json(struct outbuf *b, const struct sh_report *r)
 	for (s = 0; s < SH_STAT_NR; s++)
 		ob_printf(b, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(s),
 			  (uint64_t)r->stats[s]);
-	ob_printf(b, ",\"recorded\":%" PRIu64 ",\"live_keys\":%" PRIu64 "}}\n",
-		  (uint64_t)r->all.count, (uint64_t)r->live_keys);
+	ob_printf(b, ",\"recorded\":%" PRIu64 ",\"live_keys\":%" PRIu64 "},\"kernel_memory\":{"
+		     "\"bytes\":%" PRIu64 ",\"budget\":%" PRIu64 ",\"keys\":%" PRIu64 "}}\n",
+		  (uint64_t)r->all.count, (uint64_t)r->live_keys, (uint64_t)r->kmem.bytes,
+		  (uint64_t)r->kmem.budget, (uint64_t)r->kmem.keys);
 }

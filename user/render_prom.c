@@ -286,6 +286,17 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 		fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",
 			metric_name(views[j].metric), key_name(views[j].key_type),
 			(uint64_t)views[j].live_keys);
+	family(f, om, "schedhist_kernel_memory_bytes", "gauge",
+	       "Kernel memory of schedhist's BPF maps, bytes: reserved (every map at its worst, " \
+	       "every hash entry taken) and budget (--max-kernel-mem).");
+	fprintf(f, "schedhist_kernel_memory_bytes{kind=\"reserved\"} %" PRIu64 "\n",
+		(uint64_t)views[0].kmem.bytes);
+	fprintf(f, "schedhist_kernel_memory_bytes{kind=\"budget\"} %" PRIu64 "\n",
+		(uint64_t)views[0].kmem.budget);
+	family(f, om, "schedhist_kernel_memory_keys", "gauge",
+	       "Keys the kernel maps hold at most (--max-keys, or fewer to fit --max-kernel-mem).");
+	fprintf(f, "schedhist_kernel_memory_keys{key_type=\"%s\"} %" PRIu64 "\n",
+		key_name(views[0].key_type), (uint64_t)views[0].kmem.keys);
 	for (i = 0; i < PROM_COUNTER_NR; i++)
 		if (put_counters(f, views, nv, om, (int)i))
 			return -1;

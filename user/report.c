@@ -443,6 +443,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	memcpy(r->stats, sp->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
 
 	r->live_keys = s->nlive;
+	r->kmem = s->kmem;
 	memset(&exited, 0, sizeof(exited));
 	if (sp->cumulative)
 		exited = s->exited_cum;

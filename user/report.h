@@ -85,6 +85,7 @@ struct sh_report {
 	struct sh_pcts all_pct;		/* of @all */
 	__u64 stats[SH_STAT_NR];	/* event counters of the same span */
 	__u64 live_keys;		/* keys in the kernel map now */
+	struct kmem_usage kmem;		/* the kernel maps' memory and key capacity */
 };
 
 /* The percentiles of @t. */

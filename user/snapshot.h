@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "hist.h"
+#include "kmem.h"
 
 struct sh_entry {
 	/*
@@ -50,6 +51,7 @@ struct sh_snapshot {
 	int metric;			/* enum sh_metric of this snapshot */
 	int method;			/* enum sh_method that measured it */
 	int clock;			/* enum sh_clock it was measured with */
+	struct kmem_usage kmem;		/* the kernel maps' memory (set by the poller) */
 	__u32 gen;			/* generation of the current reading */
 	__u32 interval;			/* of the current interval (sh_entry::interval) */
 	__u32 epoch;			/* kernel epoch this interval's maxes belong to */

@@ -28,6 +28,8 @@ struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgrou
 				     .clock = o->clock,
 				     .key_type = o->key_type, .pid = o->pid,
 				     .cgroup_depth = o->cgroup_depth, .max_keys = o->max_keys,
+				     .max_keys_set = o->max_keys_set,
+				     .max_kernel_mem = (__u64)o->max_kernel_mem_mib << 20,
 				     .task_table = o->task_table, .culprits = o->culprits, .stacks = o->stacks, .cg = *cg };
 }
 

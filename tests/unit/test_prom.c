@@ -424,8 +424,11 @@ static void test_render(void)
 	CHECK(has_line(t, "schedhist_build_info{version=\"" SCHEDHIST_VERSION "\"} 1"));
 	CHECK(!strstr(t, "# EOF"));
 	CHECK(!strstr(t, "# UNIT"));
-	/* 42 series lines, 9 other samples, 2 comment lines per family */
-	CHECK_EQ_U64(count_lines(t, ""), PROM_LINES_PER_KEY + 9 + 2 * 6);
+	CHECK(has_line(t, "# TYPE schedhist_kernel_memory_bytes gauge"));
+	CHECK(has_line(t, "schedhist_kernel_memory_bytes{kind=\"reserved\"} 0"));
+	CHECK(has_line(t, "schedhist_kernel_memory_keys{key_type=\"none\"} 0"));
+	/* 42 series lines, 12 other samples, 2 comment lines per family */
+	CHECK_EQ_U64(count_lines(t, ""), PROM_LINES_PER_KEY + 12 + 2 * 8);
 	CHECK_EQ_U64(prom_view_series(&r.v), 1);
 
 	om = expose(&r.v, true);
@@ -790,8 +793,11 @@ static void test_two_metrics(void)
 	CHECK(sample(buf, "schedhist_events_total{metric=\"runq\"}") == 7);
 	CHECK(sample(buf, "schedhist_lost_events_total{metric=\"offcpu\",reason=\"clock_skew\"}")
 	      == 0);
-	/* two metrics: 2 x (42 x 2 keys + 8) samples + build info, 2 comment lines a family */
-	CHECK_EQ_U64(count_lines(buf, ""), 2 * (2 * PROM_LINES_PER_KEY + 8) + 1 + 2 * 6);
+	/*
+	 * two metrics: 2 x (42 x 2 keys + 8) samples + build info and the
+	 * 3 kernel memory samples, 2 comment lines a family
+	 */
+	CHECK_EQ_U64(count_lines(buf, ""), 2 * (2 * PROM_LINES_PER_KEY + 8) + 4 + 2 * 8);
 	free(buf);
 	rig_free(&r[0]);
 	rig_free(&r[1]);

@@ -628,7 +628,9 @@ static void test_keys(void)
 	/* the counters: reasons in text order, values as in text (checked above) */
 	CHECK(!strcmp(fams[2].name, "schedhist_lost_events_total") && fams[2].nmetrics == 4);
 	CHECK(fams[2].m[3].value == 4);	/* clock_skew: 2 per reading */
-	CHECK(!strcmp(fams[5].name, "schedhist_build_info") && fams[5].m[0].value == 1);
+	CHECK(!strcmp(fams[5].name, "schedhist_kernel_memory_bytes") && fams[5].nmetrics == 2);
+	CHECK(!strcmp(fams[6].name, "schedhist_kernel_memory_keys") && fams[6].nmetrics == 1);
+	CHECK(!strcmp(fams[7].name, "schedhist_build_info") && fams[7].m[0].value == 1);
 	rig_free(&r);
 }
 

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Unit tests of user/kmem.c: the maps' kernel memory from their
+ * definitions, and fitting the key capacity into --max-kernel-mem (the
+ * largest that fits, a capacity given that does not fit refused, a
+ * budget too small for one key refused). The per-map figures against
+ * the kernel's own are tests/integration/kmem_bpftool.sh's.
+ */
+#include <string.h>
+
+#include "schedhist.h"
+#include "loader.h"
+#include "kmem.h"
+#include "check.h"
+
+#define MIB (1ULL << 20)
+
+static struct kmem_cfg cfg(int ncpus, int nmetrics, __u32 keys)
+{
+	return (struct kmem_cfg){ .ncpus = ncpus, .nmetrics = nmetrics, .keyed = true,
+				  .max_keys = keys, .task_slots = 32768 };
+}
+
+/* The key map's value: one sh_hist per metric per CPU (and a list node each), behind an element. */
+static void test_formula(void)
+{
+	struct kmem_cfg c = cfg(384, 1, 1000);
+	struct kmem_plan p;
+	__u64 sum = 0;
+	int i;
+
+	kmem_layout(&c, &p);
+	CHECK_EQ_U64(sizeof(struct sh_hist), 296);
+	CHECK_EQ_U64(p.entry_bytes[KMEM_HISTS], 56 + 24 + 8 + 384 * (296 + 8));
+	/* the slots: 6 MiB at most, in whole strides of SH_SLOT_ALIGN */
+	CHECK_EQ_U64(p.nr_slots, SH_SLOT_BYTES / (384 * 296) / SH_SLOT_ALIGN * SH_SLOT_ALIGN);
+	CHECK_EQ_U64(p.max_entries[KMEM_HISTS], 1000 - p.nr_slots + 2);
+	CHECK_EQ_U64(p.max_entries[KMEM_KEYDIR], 1002);
+	for (i = 0; i < KMEM_NR; i++)
+		sum += p.bytes[i];
+	CHECK_EQ_U64(p.total, sum);
+	/* about 114 MB at 1000 keys on 384 CPUs by the bench formula of 12-02, 121 MB with the list nodes */
+	CHECK(p.total > 110 * 1000 * 1000ULL && p.total < 125 * 1000 * 1000ULL);
+	/* three metrics: three histograms per value */
+	c.nmetrics = 3;
+	kmem_layout(&c, &p);
+	CHECK_EQ_U64(p.entry_bytes[KMEM_HISTS], 56 + 24 + 8 + 384 * (3 * 296 + 8));
+	/* keys none: no key maps at all */
+	c = cfg(384, 1, 10240);
+	c.keyed = false;
+	kmem_layout(&c, &p);
+	CHECK_EQ_U64(p.nr_slots, 0);
+	CHECK_EQ_U64(p.max_entries[KMEM_HISTS], 1);
+	CHECK(p.total < 8 * MIB);
+}
+
+static void test_fit(void)
+{
+	struct kmem_cfg c = cfg(2, 1, 10240), more;
+	struct kmem_plan p, q;
+
+	/* 2 CPUs: the default capacity fits the default budget as asked */
+	CHECK(!kmem_fit(&c, 64 * MIB, false, &p));
+	CHECK_EQ_U64(c.max_keys, 10240);
+	CHECK(p.total <= 64 * MIB);
+	/* 384 CPUs: fewer keys, the most that fit */
+	c = cfg(384, 1, 10240);
+	CHECK(!kmem_fit(&c, 64 * MIB, false, &p));
+	CHECK(c.max_keys < 10240 && c.max_keys > 100);
+	CHECK(p.total <= 64 * MIB);
+	more = c;
+	more.max_keys++;
+	kmem_layout(&more, &q);
+	CHECK(q.total > 64 * MIB);
+	/* --max-keys given: refused, not lowered, with what it needs */
+	c = cfg(384, 1, 10240);
+	CHECK(kmem_fit(&c, 64 * MIB, true, &p) == -1);
+	CHECK_EQ_U64(c.max_keys, 10240);
+	CHECK(p.total > 1000 * MIB);
+	/* too small for a single key: refused either way */
+	c = cfg(2, 1, 10240);
+	CHECK(kmem_fit(&c, 1 * MIB, false, &p) == -1);
+	CHECK_EQ_U64(c.max_keys, 10240);
+	/* keys none over the budget: nothing to lower */
+	c = cfg(2, 1, 10240);
+	c.keyed = false;
+	CHECK(kmem_fit(&c, 1 * MIB, false, &p) == -1);
+}
+
+/* Memory only grows with the capacity (kmem_fit()'s search relies on it). */
+static void test_monotone(void)
+{
+	struct kmem_cfg c = cfg(64, 2, 1);
+	struct kmem_plan p;
+	__u64 last = 0;
+	__u32 k;
+
+	c.culprits = c.stacks = true;
+	for (k = 1; k < 5000; k += 7) {
+		c.max_keys = k;
+		kmem_layout(&c, &p);
+		CHECK(p.total >= last);
+		last = p.total;
+	}
+}
+
+int main(void)
+{
+	TEST(test_formula);
+	TEST(test_fit);
+	TEST(test_monotone);
+	return test_summary();
+}
