@@ -570,7 +570,7 @@ void render_text(struct outbuf *b, const struct sh_report *r, const struct rende
 			  (uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW]);
 	if (r->stats[SH_STAT_MAP_FULL])
 		ob_printf(b, "overflow: key map full, %" PRIu64 " waits of new keys counted "
-			     "under [other] (raise --max-keys)\n",
+			     "under [other] (raise --max-keys or --max-kernel-mem)\n",
 			  (uint64_t)r->stats[SH_STAT_MAP_FULL]);
 	if (r->stats[SH_STAT_NO_MEM])
 		ob_printf(b, "overflow: no kernel memory for a new key at the time, %" PRIu64
