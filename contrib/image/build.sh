@@ -37,11 +37,12 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 buildah umount "$ctr" >/dev/null
 
 # The default command is the exporter of the DaemonSet (contrib/kubernetes/):
-# run-queue latency per cgroup at depth 2 (the pod level under kubepods),
+# run-queue latency per cgroup at depth 2 (the pod level under kubepods)
+# and its culprits,
 # every address of the pod's network, privileges dropped once attached.
 buildah config \
 	--entrypoint '["/usr/sbin/schedhist"]' \
-	--cmd '["-M", "runq", "-k", "cgroup", "--cgroup-depth", "2", "--top", "100", "--listen", "0.0.0.0:9464", "--user", "nobody"]' \
+	--cmd '["-M", "runq", "-k", "cgroup", "--cgroup-depth", "2", "--top", "100", "--culprits", "--listen", "0.0.0.0:9464", "--user", "nobody"]' \
 	--port 9464/tcp \
 	--label org.opencontainers.image.title=schedhist \
 	--label org.opencontainers.image.version="$version" \
