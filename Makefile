@@ -11,6 +11,8 @@
 #   make bench            the overhead benchmark's helpers in $(OUTPUT)/bench
 #                         (run it with bench/run.sh, as root)
 #   make install          PREFIX, DESTDIR, BINDIR, MANDIR, DATADIR honoured
+#   make image            the container image localhost/schedhist:VERSION
+#                         (buildah, as root; contrib/image/build.sh)
 #   make V=1              show the commands
 #
 # vmlinux.h: include/vmlinux.h is a trimmed, hand-kept header with only the
@@ -128,12 +130,12 @@ BENCH_BINS := $(OUTPUT)/bench/floor $(OUTPUT)/bench/keys $(OUTPUT)/bench/kmem
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS) $(FUZZ_OBJS)
-.PHONY: all clean install uninstall test unit integration asan fuzz helpers help bench
+.PHONY: all clean install uninstall test unit integration asan fuzz helpers help bench image
 
 all: $(OUTPUT)/schedhist
 
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 $(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/tests/helpers $(OUTPUT)/bench \
 		$(OUTPUT)/fuzz/obj:
@@ -229,6 +231,11 @@ install: $(OUTPUT)/schedhist
 	if [ -f contrib/prometheus/schedhist.rules.yml ]; then \
 		install -D -m 0644 contrib/prometheus/schedhist.rules.yml \
 			$(DESTDIR)$(DATADIR)/prometheus/schedhist.rules.yml; fi
+
+# The container image localhost/schedhist:$(VERSION), from scratch with
+# buildah: the binary, its libraries and the man page (contrib/image/build.sh)
+image: $(OUTPUT)/schedhist
+	$(Q)contrib/image/build.sh $(OUTPUT)/schedhist $(VERSION)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/schedhist $(DESTDIR)$(MANDIR)/man8/schedhist.8

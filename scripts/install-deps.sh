@@ -21,14 +21,17 @@
 #           libclang-rt-14-dev (libFuzzer and the sanitizers' runtimes),
 #           valgrind (memcheck run), strace (fault injection at startup),
 #           lintian, systemd (systemd-analyze) and man-db (the Debian package
-#           test: lint, the unit's verification and its security score)
+#           test: lint, the unit's verification and its security score),
+#           podman, buildah and runc (the container image, built and run, and
+#           the Kubernetes pod under podman kube play), python3-yaml (the
+#           manifests parsed), libcap2-bin (capsh: runs without a capability)
 set -eu
 build="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 libmicrohttpd-dev libcap-ng-dev libncurses-dev"
 deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
 test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
 prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
-systemd man-db tmux"
+systemd man-db tmux podman buildah runc python3-yaml libcap2-bin"
 pkgs=$build
 case "${1:-}" in
 "") ;;

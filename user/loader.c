@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <cap-ng.h>
 
 #include "schedhist.h"
 #include "schedhist.skel.h"
@@ -31,7 +32,7 @@ static const char *hint(int err)
 {
 	if (err == EPERM || err == EACCES)
 		return geteuid() ? " (run as root, or with CAP_BPF and CAP_PERFMON)"
-				 : " (is BPF restricted by lockdown or a security module?)";
+				 : " (is BPF restricted by lockdown, a security module or a seccomp profile?)";
 	return "";
 }
 
@@ -320,6 +321,40 @@ static __u32 task_table_size(void)
 	return n;
 }
 
+#ifndef CAP_BPF
+#define CAP_BPF 39	/* Linux 5.8; older uapi headers lack it */
+#endif
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+
+int loader_preflight(void)
+{
+	bool admin, bpf, perfmon;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		pr_warn("kernel BTF not found at /sys/kernel/btf/vmlinux: schedhist needs a kernel "
+			"built with CONFIG_DEBUG_INFO_BTF=y (in a container: mount /sys/kernel/btf)\n");
+		return -1;
+	}
+	if (capng_get_caps_process()) {
+		pr_warn("cannot read this process's capabilities\n");
+		return -1;
+	}
+	/* loading needs CAP_BPF, attaching tracepoints CAP_PERFMON; CAP_SYS_ADMIN stands for both */
+	admin = capng_have_capability(CAPNG_EFFECTIVE, CAP_SYS_ADMIN);
+	bpf = admin || capng_have_capability(CAPNG_EFFECTIVE, CAP_BPF);
+	perfmon = admin || capng_have_capability(CAPNG_EFFECTIVE, CAP_PERFMON);
+	if (!bpf || !perfmon) {
+		pr_warn("missing capabilit%s %s%s%s: %s %s (podman --cap-add, Kubernetes "
+			"securityContext.capabilities.add)\n", bpf || perfmon ? "y" : "ies",
+			bpf ? "" : "CAP_BPF", bpf || perfmon ? "" : " and ", perfmon ? "" : "CAP_PERFMON",
+			geteuid() ? "run as root, or grant" : "grant", bpf || perfmon ? "it" : "them");
+		return -1;
+	}
+	return 0;
+}
+
 int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 {
 	const struct sh_cgroup_cfg *cg = &sp->cg;
@@ -334,11 +369,6 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 
 	memset(l, 0, sizeof(*l));
 	libbpf_set_print(libbpf_print);
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		pr_warn("kernel BTF not found at /sys/kernel/btf/vmlinux: schedhist needs a kernel "
-			"built with CONFIG_DEBUG_INFO_BTF=y\n");
-		return -1;
-	}
 	l->ncpus = libbpf_num_possible_cpus();
 	if (l->ncpus <= 0) {
 		pr_warn("cannot count possible CPUs: %s\n", strerror(-l->ncpus));

@@ -83,6 +83,13 @@ struct loader_spec {
 };
 
 /*
+ * What loading needs from the host and the process, checked before
+ * anything is loaded: the kernel's BTF and the capabilities CAP_BPF and
+ * CAP_PERFMON (or CAP_SYS_ADMIN). 0, or -1 after one line naming what is
+ * missing.
+ */
+int loader_preflight(void);
+/*
  * Load and attach. On failure prints one line saying what failed and why,
  * cleans up, and returns -1 (nothing stays loaded), or -2 when the maps
  * do not fit --max-kernel-mem (a usage error).

@@ -102,7 +102,7 @@ static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *u
 		else
 			pr_warn("no cgroup2 hierarchy is mounted (see /proc/self/mountinfo): "
 				"-k cgroup and -c need one, or --cgroup-hier CTRL for v1\n");
-		return SH_EXIT_FAIL;
+		return SH_EXIT_USAGE;	/* like a missing BTF: a host it cannot run on */
 	}
 	if (o->cgroup_path) {
 		if (cg_lookup(cg, o->cgroup_path, &cfg->filter_id, &cfg->filter_level, err,
@@ -216,6 +216,9 @@ static int setup(struct poller *p)
 		return ret;
 	log_set_level(o->verbose);
 	p->rspec = report_spec_of(o);
+	/* a host or container schedhist cannot run on is a usage error, like a bad option */
+	if (loader_preflight())
+		return SH_EXIT_USAGE;
 	if ((ret = setup_cgroups(o, &p->cg, &p->use_cg, &cgcfg)))
 		return ret;
 	if (loop_init()) {

@@ -312,7 +312,7 @@ static const char usage_tail[] =
 	"  schedhist -M runq -k cgroup --cgroup-depth 2 --listen 9464 --user nobody\n"
 	"                                 Prometheus exporter on 127.0.0.1:9464\n"
 	"\n"
-	"Exit status: 0 ok, 1 runtime failure, 2 usage error.\n"
+	"Exit status: 0 ok, 1 runtime failure, 2 usage error or a host it cannot run on.\n"
 	"See schedhist(8) for the exact definitions and the output formats.\n";
 
 static void print_help(FILE *f)
