@@ -16,6 +16,9 @@
 #    mount namespace, from a tmpfs only it sees: names resolve through
 #    /proc/PID/root
 #  - folded stacks (text) of the same run carry the same totals
+#  - bounded: with --max-keys 4 the profile map holds 4 entries and the
+#    stack map 8 stacks; the rest is counted (seen = recorded + map_full,
+#    stacks lost) and warned about
 . "$(dirname "$0")/../lib.sh"
 need_root
 command -v unshare >/dev/null || skip "unshare not installed (Debian package util-linux)"
@@ -24,6 +27,9 @@ start_sh js --profile -k tid -j
 JS=$SH_PID
 start_sh folded --profile -M offcpu
 FOLDED=$SH_PID
+# bounded: 4 entries, 8 stacks; what does not fit is counted
+start_sh cap --profile -k tid -j --max-keys 4
+CAP=$SH_PID
 
 "$HELPERS/waiters" -m 10 -t 2 >"$TMP/fp.txt" &
 A=$!
@@ -39,7 +45,7 @@ D=$!
 CHILD_PIDS+=("$A" "$B" "$C" "$D")
 wait "$A" "$B" "$C" "$D" || fail "the workload failed"
 [ ! -e "$TMP/ns/waiters_ns" ] || fail "the tmpfs is visible outside its namespace: no test"
-for p in $JS $FOLDED; do stop_sh "$p" || fail "schedhist exited with $?: $(cat "$TMP"/*.err)"; done
+for p in $JS $FOLDED $CAP; do stop_sh "$p" || fail "schedhist exited with $?: $(cat "$TMP"/*.err)"; done
 
 python3 - "$TMP" <<'PY' || exit 1
 import json, re, sys
@@ -104,6 +110,17 @@ for comm in ("w_pipe", "w_sleep", "w_futex"):
     if not any(re.match(rf"^{comm};.*{ufunc[comm]};.*;{kpath[comm]}[^;]*_\[k\];.*__schedule_\[k\]$", k)
                for k in folded):
         bad.append(f"folded {comm}: no comm;user...;kernel..._[k] line with {ufunc[comm]}")
+c = json.loads(open(f"{tmp}/cap.out").read().splitlines()[-1])
+ce = c["events"]
+print(f"--max-keys 4: {ce}")
+if ce["entries"] > 4 or not ce["map_full"] or not ce["map_full_ns"]:
+    bad.append(f"--max-keys 4: {ce['entries']} entries, map_full {ce['map_full']}")
+if ce["seen"] != ce["recorded"] + ce["map_full"]:
+    bad.append(f"--max-keys 4: events do not add up: {ce}")
+if not ce["kstack_lost"] + ce["ustack_lost"]:
+    bad.append(f"--max-keys 4: 8 stacks held every stack of the host's tasks: {ce}")
+if "not kept (profile map full" not in open(f"{tmp}/cap.err").read():
+    bad.append("--max-keys 4: no warning on stderr")
 for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
