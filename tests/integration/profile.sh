@@ -16,6 +16,7 @@
 #    mount namespace, from a tmpfs only it sees: names resolve through
 #    /proc/PID/root
 #  - folded stacks (text) of the same run carry the same totals
+#  - -M blocked and -M runq of the same waits add up to -M offcpu
 #  - bounded: with --max-keys 4 the profile map holds 4 entries and the
 #    stack map 8 stacks; the rest is counted (seen = recorded + map_full,
 #    stacks lost) and warned about
@@ -30,6 +31,11 @@ FOLDED=$SH_PID
 # bounded: 4 entries, 8 stacks; what does not fit is counted
 start_sh cap --profile -k tid -j --max-keys 4
 CAP=$SH_PID
+# the other metrics: blocked + runq is offcpu, thread by thread
+start_sh blocked --profile -M blocked -k tid -j
+BLK=$SH_PID
+start_sh runq --profile -M runq -k tid -j
+RQ=$SH_PID
 
 "$HELPERS/waiters" -m 10 -t 2 >"$TMP/fp.txt" &
 A=$!
@@ -45,7 +51,7 @@ D=$!
 CHILD_PIDS+=("$A" "$B" "$C" "$D")
 wait "$A" "$B" "$C" "$D" || fail "the workload failed"
 [ ! -e "$TMP/ns/waiters_ns" ] || fail "the tmpfs is visible outside its namespace: no test"
-for p in $JS $FOLDED $CAP; do stop_sh "$p" || fail "schedhist exited with $?: $(cat "$TMP"/*.err)"; done
+for p in $JS $FOLDED $CAP $BLK $RQ; do stop_sh "$p" || fail "schedhist exited with $?: $(cat "$TMP"/*.err)"; done
 
 python3 - "$TMP" <<'PY' || exit 1
 import json, re, sys
@@ -110,6 +116,21 @@ for comm in ("w_pipe", "w_sleep", "w_futex"):
     if not any(re.match(rf"^{comm};.*{ufunc[comm]};.*;{kpath[comm]}[^;]*_\[k\];.*__schedule_\[k\]$", k)
                for k in folded):
         bad.append(f"folded {comm}: no comm;user...;kernel..._[k] line with {ufunc[comm]}")
+# all five instances see every wait of the workload (attached before it,
+# stopped after): per thread, blocked + runq = offcpu (1 %, below)
+def tid_waits(name):
+    rep = json.loads(open(f"{tmp}/{name}.out").read().splitlines()[-1])
+    return {g["key"]: g["wait_ns"] for g in rep["groups"]}
+blk, rq = tid_waits("blocked"), tid_waits("runq")
+for run in ("fp", "nofp", "stripped", "ns"):
+    for t in (l.split() for l in open(f"{tmp}/{run}.txt") if l.startswith("thread ")):
+        tid, off = t[3], groups[t[3]]["wait_ns"] if t[3] in groups else 0
+        b, q = blk.get(tid, 0), rq.get(tid, 0)
+        # each instance stamps each switch itself, at its own place in
+        # the tracepoint's program list: a thread's stamps differ by the
+        # other programs' run times, microseconds per wait on a busy host
+        if not b or abs(b + q - off) > 0.01 * off:
+            bad.append(f"{run} {t[1]}: blocked {b} + runq {q} ns != offcpu {off} ns")
 c = json.loads(open(f"{tmp}/cap.out").read().splitlines()[-1])
 ce = c["events"]
 print(f"--max-keys 4: {ce}")
