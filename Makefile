@@ -102,16 +102,18 @@ CORE_SRCS := user/hugemem.c user/outbuf.c user/names.c user/parse.c user/log.c u
 	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
 	user/prom_series.c user/render_prom.c user/prom_native.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
 	user/specs.c user/live_page.c user/kmem.c \
-	user/cgroup_names.c
+	user/cgroup_names.c user/flamegraph.c
 APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/extra_read.c user/main.c \
-	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c user/live.c
+	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c user/live.c \
+	user/symbolize.c user/profile.c
 APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))
 CORE_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
-HELPER_BINS := $(patsubst tests/helpers/%.c,$(OUTPUT)/tests/helpers/%,$(HELPER_SRCS))
+HELPER_BINS := $(patsubst tests/helpers/%.c,$(OUTPUT)/tests/helpers/%,$(HELPER_SRCS)) \
+	$(OUTPUT)/tests/helpers/waiters_nofp $(OUTPUT)/tests/helpers/waiters_stripped
 
 # Fuzz targets: clang's libFuzzer (libclang-rt-14-dev) with ASan+UBSan; the
 # pure modules are rebuilt with coverage instrumentation for them.
@@ -141,7 +143,7 @@ $(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/tests/helpers $(OUTPUT)/bench
 		$(OUTPUT)/fuzz/obj:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/schedhist.h include/vmlinux.h include/bits.bpf.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/schedhist.h include/schedhist_profile.h include/vmlinux.h include/bits.bpf.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@
@@ -165,9 +167,20 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h include/bits.bpf.h $(CORE_O
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) -lm -o $@
 
+# helpers keep frame pointers: --profile's tests walk their user stacks
 $(OUTPUT)/tests/helpers/%: tests/helpers/%.c | $(OUTPUT)/tests/helpers
 	$(call msg,HELPER,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude $< -pthread -o $@
+	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude $< \
+		-pthread -o $@
+
+# profile.sh's other binaries: waiters without frame pointers, and stripped
+$(OUTPUT)/tests/helpers/waiters_nofp: tests/helpers/waiters.c | $(OUTPUT)/tests/helpers
+	$(call msg,HELPER,$@)
+	$(Q)$(CC) $(CFLAGS) -fomit-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE $< -pthread -o $@
+
+$(OUTPUT)/tests/helpers/waiters_stripped: $(OUTPUT)/tests/helpers/waiters
+	$(call msg,STRIP,$@)
+	$(Q)$(LLVM_STRIP) --strip-all $< -o $@
 
 helpers: $(HELPER_BINS)
 

@@ -18,7 +18,9 @@
 # METRICS -k KEY --method METHOD --FLAG): runq with every key, offcpu, the
 # three metrics at once, runq by the wakeup-hook fallback, runq with
 # --culprits (comm, cgroup: next to the same arm without it) and with
-# --stacks (comm); and runqlat from Debian's
+# --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
+# every switch) and offcputime (libbpf-tools, its job), side by side; and
+# runqlat from Debian's
 # libbpf-tools (installed with apt-get if missing). Each repeat runs every
 # arm once, in a new random order; with each arm attached:
 #   1. stats off: `perf bench sched pipe` pinned to CPU 0 (every switch on
@@ -69,6 +71,7 @@ set -u
 cd "$(dirname "$0")/.."
 OUTPUT=${OUTPUT:-.output}
 RUNQLAT=/usr/sbin/runqlat
+OFFCPUTIME=/usr/sbin/offcputime
 LOCK=/tmp/schedhist-cpu.lock
 
 # Workload sizes (loops), full run; --quick scales them down.
@@ -91,7 +94,7 @@ ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup:clock=ktime"
 # issue 13: --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
-ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks"
+ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
 STEPS="clock sched_info table storage hist max hash"
 for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
@@ -317,6 +320,13 @@ start_arm() {
 			>/dev/null 2>"$TMP/arm.err" &
 		# "Tracing" comes once every program is attached
 		ready='^Tracing' want=1 ;;
+	profile)
+		"$SCHEDHIST" --profile -M offcpu >/dev/null 2>"$TMP/arm.err" &
+		ready='^Tracing' want=1 ;;
+	offcputime)
+		# silent until it ends: its one sched_switch link is the sign
+		"$OFFCPUTIME" 100000 >/dev/null 2>"$TMP/arm.err" &
+		want=1 ready= ;;
 	runqlat)
 		# its "Tracing" line is block-buffered: count its attached links
 		"$RUNQLAT" 1000 >/dev/null 2>"$TMP/arm.err" &

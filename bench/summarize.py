@@ -82,13 +82,15 @@ def arm_name(arm):
         return name + (f" --method {parts[3]}" if len(parts) > 3 else "")
     return {"none": "none (nothing attached)", "floor": "floor (empty programs)",
             "clock": "clock (floor + bpf_ktime_get_ns)",
-            "runqlat": "runqlat (libbpf-tools)"}.get(arm, arm)
+            "runqlat": "runqlat (libbpf-tools)",
+            "profile": "--profile -M offcpu (kernel and user stacks)",
+            "offcputime": "offcputime (libbpf-tools)"}.get(arm, arm)
 
 
 ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid", "sh:runq:cgroup",
          "sh:offcpu:none", "sh:offcpu+runq+blocked:none", "sh:runq:none:wakeup",
          "sh:runq:none:wakeup:clock=ktime", "sh:runq:comm:wakeup", "sh:runq:comm:auto:culprits", "sh:runq:cgroup:auto:culprits",
-         "sh:runq:comm:auto:stacks", "runqlat"]
+         "sh:runq:comm:auto:stacks", "runqlat", "profile", "offcputime"]
 arms = [a for a in ORDER if a in data] + sorted(
     a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:", "pair:")))
 STEPS = [("step:clock", "the run queue's clock (prev->se.cfs_rq->rq->clock, two guarded loads)"),
@@ -396,6 +398,10 @@ d = over_floor("sh:runq:none")
 target("runq/none per switch − floor", d, "≤ 40 ns", "{:.0f} ns", d is not None and d <= 40)
 q = med(per_repeat(lambda x, r: x / r, per_switch("sh:runq:none"), per_switch("runqlat")))
 target("runq/none per switch / runqlat's", q, "≤ 0.15", "{:.2f}", q is not None and q <= 0.15)
+if "profile" in data and "offcputime" in data:
+    q = med(per_repeat(lambda x, o: x / o, per_switch("profile"), per_switch("offcputime")))
+    target("--profile per switch / offcputime's (both stacks)", q, "≤ 0.5", "{:.2f}",
+           q is not None and q <= 0.5)
 for k, lim in (("comm", 80), ("tid", 80), ("cgroup", 90)):
     d = over_floor(f"sh:runq:{k}")
     target(f"runq/{k} per switch − floor", d, f"≤ {lim} ns", "{:.0f} ns", d is not None and d <= lim)

@@ -16,7 +16,9 @@
 #   --test: python3 and python3-jsonschema (JSON checks, every report validated
 #           against docs/report.schema.json), mandoc (man page lint),
 #           libxml2-utils (xmllint for the heatmap SVG), linux-perf (workloads),
-#           procps, chromium (renders the heatmap to PNG in a test), prometheus
+#           procps, chromium (renders the heatmap to PNG in a test), prometheus,
+#           libbpf-tools (offcputime: the reference of --profile's test and bench arm),
+#           util-linux (unshare: a process in another mount namespace),
 #           (promtool and a real server scraping --listen), curl, iproute2 (ss),
 #           libclang-rt-14-dev (libFuzzer and the sanitizers' runtimes),
 #           valgrind (memcheck run), strace (fault injection at startup),
@@ -31,7 +33,8 @@ libmicrohttpd-dev libcap-ng-dev libncurses-dev"
 deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
 test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
 prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
-systemd man-db tmux podman buildah runc python3-yaml libcap2-bin"
+systemd man-db tmux podman buildah runc python3-yaml libcap2-bin \
+libbpf-tools util-linux"
 pkgs=$build
 case "${1:-}" in
 "") ;;

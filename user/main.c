@@ -27,6 +27,7 @@
 #include "live.h"
 #include "cgroup.h"
 #include "loop.h"
+#include "profile.h"
 #include "log.h"
 
 /* Outputs at most: stdout, heatmap, exporter, live page, live view. */
@@ -455,6 +456,23 @@ static void teardown(struct poller *p)
 	cg_close(&p->cg);
 }
 
+/* --profile: its own loader and loop (profile.h); the exit code. */
+static int profile(const struct options *o)
+{
+	struct profile_spec sp = {
+		.metric = o->metric, .key_type = o->key_type, .tgid = (__u32)o->pid,
+		.interval_ns = o->interval_ns, .count = o->count, .duration_ns = o->duration_ns,
+		.cumulative = o->cumulative, .json = o->json, .unit = o->unit, .top = o->top,
+		.max_entries = o->max_keys, .flamegraph = o->flamegraph,
+	};
+	int ret = options_check_pid(o);
+
+	if (ret)
+		return ret;
+	log_set_level(o->verbose);
+	return profile_run(&sp);
+}
+
 int main(int argc, char **argv)
 {
 	static struct poller p;
@@ -463,6 +481,8 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &p.o);
 	if (ret >= 0)
 		return ret;
+	if (p.o.profile)
+		return profile(&p.o);
 	ret = setup(&p);
 	if (!ret) {
 		ret = run(&p);

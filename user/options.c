@@ -68,6 +68,8 @@ enum {
 	OPT_STACKS,
 	OPT_LIVE,
 	OPT_MAX_KERNEL_MEM,
+	OPT_PROFILE,
+	OPT_FLAMEGRAPH,
 };
 
 /* How an option's value is parsed into its field. */
@@ -158,6 +160,8 @@ static const char *check_clock(const struct parse_state *st)
 }
 
 static const char *check_live(const struct parse_state *st);
+static const char *check_profile(const struct parse_state *st);
+static const char *check_flamegraph(const struct parse_state *st);
 static const char *check_task_table(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
@@ -229,6 +233,12 @@ static const struct opt_def opt_defs[] = {
 	{ "stacks", OPT_STACKS, NULL,
 	  "the kernel stack the task of each key's longest wait left the CPU with",
 	  T_FLAG, FIELD(stacks) },
+	{ "profile", OPT_PROFILE, NULL,
+	  "wait time per (task, kernel stack, user stack): folded stacks, or -j top stacks",
+	  T_FLAG, FIELD(profile), .check = check_profile },
+	{ "flamegraph", OPT_FLAMEGRAPH, "FILE",
+	  "with --profile: write an SVG flame graph of the run so far to FILE each report",
+	  T_STRING, FIELD(flamegraph), .err = "empty --flamegraph path", .check = check_flamegraph },
 	{ "live", OPT_LIVE, NULL,
 	  "full-screen live view in the terminal: keys sorted, p99 trend (q quits)",
 	  T_FLAG, FIELD(live), .check = check_live },
@@ -309,6 +319,8 @@ static const char usage_tail[] =
 	"  schedhist -M runq -k comm --summary --sort p99 --top 10 -i 5   tail triage\n"
 	"  schedhist -M runq -k comm --sort p99 --live   live view in the terminal (q quits)\n"
 	"  schedhist -M runq -j -i 10     JSON Lines for collectors\n"
+	"  schedhist --profile -M blocked -p 1234 -d 30 --flamegraph wait.svg > wait.folded\n"
+	"                                 where process 1234 sleeps: folded stacks, flame graph\n"
 	"  schedhist -M runq -k cgroup --cgroup-depth 2 --listen 9464 --user nobody\n"
 	"                                 Prometheus exporter on 127.0.0.1:9464\n"
 	"\n"
@@ -622,6 +634,29 @@ static const char *check_json(const struct parse_state *st)
 {
 	return st->fleet && !given(st, OPT_PRINT) ? "-j with --listen or --prom-file needs --print"
 						   : NULL;
+}
+
+/* the profile is its own mode: one metric, a task key, stdout only */
+static const char *check_profile(const struct parse_state *st)
+{
+	const struct options *o = st->o;
+
+	if (o->metrics & (o->metrics - 1))
+		return "--profile measures one metric: -M offcpu, runq or blocked";
+	if (o->key_type == SH_KEY_CPU || o->key_type == SH_KEY_CGROUP)
+		return "--profile groups by -k none, comm, pid or tid";
+	if (o->cgroup_path || o->culprits || o->stacks || o->heatmap || o->live || st->fleet ||
+	    o->summary || given(st, OPT_SORT) || given(st, OPT_MIN_WAIT) ||
+	    given(st, OPT_MIN_COUNT) || given(st, OPT_TASK_TABLE) || given(st, OPT_METHOD) ||
+	    given(st, OPT_CLOCK))
+		return "--profile takes only -M, -k, -p, -i, -n, -d, --cumulative, --unit, -m, "
+		       "--top, --max-keys, --flamegraph, -j and -v";
+	return NULL;
+}
+
+static const char *check_flamegraph(const struct parse_state *st)
+{
+	return st->o->profile ? NULL : "--flamegraph needs --profile";
 }
 
 static const char *check_live(const struct parse_state *st)

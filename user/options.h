@@ -46,6 +46,8 @@ struct options {
 	__u64 min_count;	/* --min-count: keys with fewer waits rank last, 0 = off */
 	bool culprits;		/* --culprits: who held the CPU when runq waits ended */
 	bool stacks;		/* --stacks: kernel stack of each key's longest wait */
+	bool profile;		/* --profile: wait per (task, kernel stack, user stack) */
+	const char *flamegraph;	/* --profile's SVG flame graph path, NULL = none */
 	__u64 min_wait_ns;	/* text histogram starts at this bucket */
 	const char *heatmap;	/* SVG path, NULL = none */
 	const char *heatmap_key; /* key shown in the heatmap, NULL = all */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * --profile: where tasks wait, per (task, kernel stack, user stack), from
+ * bpf/profile.bpf.c. Its own loop: load and attach the profile object,
+ * read its cumulative map every second (new processes' maps are read
+ * then, see symbolize.h), and every interval diff it against the last
+ * report's reading into folded stacks (text), the top stacks per key
+ * (JSON Lines) and the SVG flame graph of the run so far (--flamegraph).
+ */
+#ifndef SH_PROFILE_USER_H
+#define SH_PROFILE_USER_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct profile_spec {
+	int metric;		/* enum sh_metric */
+	int key_type;		/* SH_KEY_NONE, _COMM, _PID or _TID: the JSON groups */
+	__u32 tgid;		/* -p: 0 = every process */
+	__u64 interval_ns;	/* 0: one report at the end */
+	__u64 count;		/* reports, 0 = unlimited */
+	__u64 duration_ns;	/* 0 = until a signal */
+	bool cumulative;	/* reports since start */
+	bool json;		/* JSON Lines instead of folded stacks */
+	int unit;		/* enum sh_unit: the folded stacks' values */
+	__u32 top;		/* JSON: stacks per key (0: SH_PROF_TOP) */
+	__u32 max_entries;	/* profile map cap; the stack map holds twice as many */
+	const char *flamegraph;	/* SVG path, NULL = none */
+};
+
+/* Stacks per key in a JSON report unless --top says otherwise. */
+#define SH_PROF_TOP 10
+
+/* Run the profile until the count, the duration or a stop signal. An exit code. */
+int profile_run(const struct profile_spec *sp);
+
+#endif /* SH_PROFILE_USER_H */
