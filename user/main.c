@@ -470,6 +470,8 @@ static int profile(const struct options *o)
 	if (ret)
 		return ret;
 	log_set_level(o->verbose);
+	if (loader_preflight())
+		return SH_EXIT_USAGE;
 	return profile_run(&sp);
 }
 
