@@ -213,7 +213,7 @@ integration: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/tests/test_heatmap $(O
 # Every test: unit (also under ASan+UBSan), then integration (which runs
 # some tests against the ASan binary, and the fuzz targets); one summary
 # line at the end.
-test: $(OUTPUT)/schedhist $(UNIT_BINS) $(HELPER_BINS) asan fuzz
+test: $(OUTPUT)/schedhist $(UNIT_BINS) $(HELPER_BINS) $(OUTPUT)/bench/kmem asan fuzz
 	$(Q)OUTPUT=$(OUTPUT) tests/run-all.sh
 
 $(OUTPUT)/fuzz/obj/%.o: user/%.c $(wildcard user/*.h) include/schedhist.h | $(OUTPUT)/fuzz/obj
