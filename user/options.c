@@ -65,6 +65,7 @@ enum {
 	OPT_CULPRITS,
 	OPT_STACKS,
 	OPT_LIVE,
+	OPT_USAGE,
 };
 
 /* How an option's value is parsed into its field. */
@@ -123,6 +124,7 @@ static int set_key(struct parse_state *st, const struct opt_def *d, const char *
 static int set_listen(struct parse_state *st, const struct opt_def *d, const char *arg);
 static int show_version(struct parse_state *st, const struct opt_def *d, const char *arg);
 static int show_help(struct parse_state *st, const struct opt_def *d, const char *arg);
+static int show_usage(struct parse_state *st, const struct opt_def *d, const char *arg);
 static const char *check_count(const struct parse_state *st);
 static const char *check_cgroup_depth(const struct parse_state *st);
 static const char *check_cgroup_hier(const struct parse_state *st);
@@ -159,7 +161,7 @@ static const char *check_task_table(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
 	{ "metric", 'M', "LIST",
-	  "what to measure: offcpu (default), runq, blocked, or a list: offcpu,runq",
+	  "what to measure: offcpu, runq, blocked or a list (default offcpu; runq for INTERVAL [COUNT])",
 	  T_CUSTOM, .set = set_metrics },
 	{ "method", OPT_METHOD, "HOW",
 	  "runq/blocked from: auto (default), sched_info (kernel accounting), wakeup (hooks)",
@@ -274,7 +276,10 @@ static const struct opt_def opt_defs[] = {
 	{ "verbose", 'v', NULL, "print event counters; twice: libbpf's log",
 	  T_COUNT, FIELD(verbose) },
 	{ "version", 'V', NULL, "print the version and exit", T_CUSTOM, .set = show_version },
-	{ "help", 'h', NULL, "print this help and exit", T_CUSTOM, .set = show_help },
+	{ "help", 'h', NULL, "print this help and exit (also -?, as runqlat)",
+	  T_CUSTOM, .set = show_help },
+	{ "usage", OPT_USAGE, NULL, "print a short usage message and exit",
+	  T_CUSTOM, .set = show_usage },
 };
 
 _Static_assert(N_OPTS <= sizeof(((struct parse_state *)0)->given), "parse_state.given too small");
@@ -556,6 +561,33 @@ static int show_help(struct parse_state *st, const struct opt_def *d, const char
 	return SH_EXIT_OK;
 }
 
+/* runqlat's --usage: the synopsis, every option on it, no explanations. */
+static int show_usage(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	size_t i;
+	int col = printf("Usage: schedhist");
+
+	for (i = 0; i < N_OPTS; i++) {
+		char item[64];
+		int n;
+
+		d = &opt_defs[i];
+		if (d->val < 256)
+			n = snprintf(item, sizeof(item), " [-%c%s%s]", d->val, d->arg ? " " : "",
+				     d->arg ? d->arg : "");
+		else
+			n = snprintf(item, sizeof(item), " [--%s%s%s]", d->name, d->arg ? "=" : "",
+				     d->arg ? d->arg : "");
+		if (col + n > 79) {
+			printf("\n           ");
+			col = 16 - 5;
+		}
+		col += printf("%s", item);
+	}
+	printf("%s [INTERVAL [COUNT]]\n", col + 20 > 79 ? "\n           " : "");
+	return SH_EXIT_OK;
+}
+
 static const char *check_count(const struct parse_state *st)
 {
 	return !given(st, 'i') ? "a count needs an interval (-i)" : NULL;
@@ -641,6 +673,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	char shortopts[N_OPTS * 2 + 2];
 	const struct opt_def *d;
 	const char *why;
+	bool positional_interval;
 	size_t i, n = 0;
 	int c, r;
 
@@ -671,6 +704,9 @@ int parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == ':')
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		/* runqlat's -? is its help; getopt returns '?' for it and for an unknown option */
+		if (c == '?' && optopt == '?')
+			return show_help(&st, def_of('h'), NULL);
 		d = def_of(c);
 		if (!d)
 			return option_error(argv[optind - 1], optopt);
@@ -679,6 +715,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	}
 
 	/* runqlat-compatible positionals: [interval [count]] */
+	positional_interval = optind < argc;
 	if (optind < argc &&
 	    (r = positional(&st, 'i', argv[optind++], "interval given twice (-i and positional)")) >= 0)
 		return r;
@@ -687,6 +724,15 @@ int parse_options(int argc, char **argv, struct options *o)
 		return r;
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
+	/*
+	 * runqlat's command line, INTERVAL [COUNT] as arguments, asks runqlat's
+	 * question: how long tasks wait for a CPU. schedhist's own -i keeps
+	 * the default metric, off-CPU wait; -M always wins.
+	 */
+	if (positional_interval && !given(&st, 'M')) {
+		o->metrics = 1U << SH_METRIC_RUNQ;
+		o->metric = SH_METRIC_RUNQ;
+	}
 
 	/* the live view takes the terminal: no reports on it, a reading a second */
 	if (o->live && !given(&st, 'i')) {

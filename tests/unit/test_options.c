@@ -303,6 +303,18 @@ static void test_positionals(void)
 	/* "--" ends the options */
 	PARSE_OK(&o, "--", "7");
 	CHECK_EQ_U64(o.interval_ns, 7 * SEC);
+
+	/* runqlat's command line measures runqlat's metric; -i keeps offcpu; -M wins */
+	PARSE_OK(&o, "-P", "1", "3");
+	CHECK_EQ_U64(o.metric, SH_METRIC_RUNQ);
+	CHECK_EQ_U64(o.metrics, 1U << SH_METRIC_RUNQ);
+	CHECK_EQ_U64(o.key_type, SH_KEY_PID);
+	PARSE_OK(&o, "-i", "1", "-n", "3");
+	CHECK_EQ_U64(o.metrics, 1U << SH_METRIC_OFFCPU);
+	PARSE_OK(&o, "-M", "offcpu", "1");
+	CHECK_EQ_U64(o.metrics, 1U << SH_METRIC_OFFCPU);
+	PARSE_OK(&o, "-M", "blocked,runq", "1");
+	CHECK_EQ_U64(o.metrics, (1U << SH_METRIC_RUNQ) | (1U << SH_METRIC_BLOCKED));
 }
 
 static void test_options_set(void)
@@ -510,6 +522,19 @@ static void test_help_version(void)
 	CHECK(!err.text[0]);
 	CHECK_EQ_U64(parse_cap(&o, ARGS("-V"), &out, &err), SH_EXIT_OK);
 	CHECK(!strncmp(out.text, "schedhist ", 10));
+
+	/* runqlat's -? is --help; its --usage prints the synopsis */
+	CHECK_EQ_U64(parse_cap(&o, ARGS("-?"), &out, &err), SH_EXIT_OK);
+	CHECK(strstr(out.text, "Examples:") != NULL);
+	CHECK(!err.text[0]);
+	CHECK_EQ_U64(parse_cap(&o, ARGS("--usage"), &out, &err), SH_EXIT_OK);
+	CHECK(!strncmp(out.text, "Usage: schedhist [-M LIST]", 26));
+	CHECK(strstr(out.text, "[--listen=ADDR]") != NULL);
+	CHECK(strstr(out.text, "[INTERVAL [COUNT]]\n") != NULL);
+	CHECK(!strstr(out.text, "Examples:"));
+	CHECK(!err.text[0]);
+	/* an unknown letter is still a usage error, not help */
+	PARSE_USAGE("-z");
 }
 
 /*
