@@ -226,6 +226,35 @@ int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups 
 	return 0;
 }
 
+/* no report has this generation: a seeded reading is never taken for a report's own */
+#define SEED_GEN (~0ULL)
+
+int cgstats_seed(struct sh_cgstats *c, const struct sh_cgroups *cg)
+{
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (c->n || !cg->nnames)
+		return 0;
+	if (!(c->v = calloc(cg->nnames, sizeof(*c->v))))
+		return -1;
+	c->cap = cg->nnames;
+	/* cg->names is sorted by id, as c->v must be */
+	for (i = 0; i < cg->nnames; i++) {
+		const struct cg_name *nm = &cg->names[i];
+		struct sh_cgstat_prev *p = &c->v[c->n];
+
+		if (snprintf(dir, sizeof(dir), "%s%s", cg->mount,
+			     strcmp(nm->path, "/") ? nm->path : "") >= (int)sizeof(dir))
+			continue;
+		cgstat_read(dir, &p->raw);
+		p->id = nm->id;
+		p->gen = SEED_GEN;
+		c->n++;
+	}
+	return 0;
+}
+
 void cgstats_free(struct sh_cgstats *c)
 {
 	free(c->v);

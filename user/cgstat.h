@@ -68,6 +68,13 @@ struct sh_cgroups;
  * reports of one interval (one per metric, same @gen) share one reading.
  */
 int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen);
+
+/*
+ * Take a first reading of every cgroup @cg knows (walked at start), so
+ * that the first report has deltas too: PSI and throttling from the first
+ * interval. -1 when out of memory.
+ */
+int cgstats_seed(struct sh_cgstats *c, const struct sh_cgroups *cg);
 void cgstats_free(struct sh_cgstats *c);
 
 #endif /* SH_CGSTAT_H */

@@ -221,7 +221,7 @@ static int human(char *buf, size_t n, __u64 ns, int scale, const char **unit)
 	return u;
 }
 
-/* A bucket's range in human units: "16.8-33.6 ms", "512 ns-1.02 us", ">= 550 s". */
+/* A bucket's range in human units: "15.6-31.3 ms", "954 ns-1.91 us", ">= 524288 s". */
 static void bucket_range(char *buf, size_t n, int i)
 {
 	char a[24], b[24];

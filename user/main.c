@@ -253,6 +253,11 @@ static int setup(struct poller *p)
 	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)
 		cg_walk(&p->cg, 0);
+	/* and read their cpu.stat and cpu.pressure: the first report has deltas */
+	if (p->use_cg && extras_start(&p->xt, &p->cg)) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
 	/* fleet mode: drop privileges (the map fds stay usable), then serve */
 	if (p->ex && (ret = exporter_drop(p->ex, p->maps.pcpu_fd, p->rd.pcpu)))
 		return ret;
