@@ -323,6 +323,52 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 				  "no reading yet\n", false) : ret;
 }
 
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/*
+ * /healthz, for readiness probes: ready once the programs are attached
+ * (the server starts only then) and a first reading is published; not
+ * ready again when readings stop coming (a stuck poller), with why.
+ */
+static enum MHD_Result send_healthz(struct http_server *h, struct MHD_Connection *c)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	unsigned int status = MHD_HTTP_OK;
+	char body[128];
+	__u64 at, age;
+	int n;
+
+	pthread_mutex_lock(&h->lock);
+	at = h->read_ns;
+	pthread_mutex_unlock(&h->lock);
+	age = at ? now_ns() - at : 0;
+	if (!at) {
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		n = snprintf(body, sizeof(body), "starting: attached, no reading yet\n");
+	} else if (h->stale_ns && age > h->stale_ns) {
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		n = snprintf(body, sizeof(body), "stale: last reading %.1f s ago (%d intervals)\n",
+			     age / 1e9, HTTP_STALE_READINGS);
+	} else {
+		n = snprintf(body, sizeof(body), "ok: last reading %.1f s ago\n", age / 1e9);
+	}
+	r = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
@@ -345,8 +391,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return send_metrics(h, c);
 	if (!strcmp(url, "/"))
 		return send_index(h, c);
+	if (!strcmp(url, "/healthz"))
+		return send_healthz(h, c);
 	return send_static(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
-			   "not found: the metrics are at /metrics\n", false);
+			   "not found: the metrics are at /metrics, readiness at /healthz\n", false);
 }
 
 /* libmicrohttpd's complaints (bad requests, limits hit): only with -vv. */
@@ -454,6 +502,15 @@ void http_publish(struct http_server *h, char *text, size_t text_len, char *om, 
 			h->page[i] = fresh[i];
 		page_unref(old[i]);
 	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+void http_reading_done(struct http_server *h)
+{
+	__u64 t = now_ns();
+
+	pthread_mutex_lock(&h->lock);
+	h->read_ns = t;
 	pthread_mutex_unlock(&h->lock);
 }
 

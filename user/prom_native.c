@@ -367,7 +367,8 @@ static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 	else
 		snprintf(help, sizeof(help),
 			 "How long tasks waited, in seconds, since schedhist started; the label "
-			 "metric says which wait (offcpu = runq + blocked).");
+			 "metric says which wait. Never sum across metric: offcpu = runq + "
+			 "blocked, wait by wait, so a sum counts each wait twice.");
 	family(e, "schedhist_wait_seconds", help, TYPE_HISTOGRAM);
 	for (j = 0; j < nv; j++)
 		if (put_view(e, &views[j]))

@@ -248,7 +248,8 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 	else
 		snprintf(help, sizeof(help),
 			 "How long tasks waited, in seconds, since schedhist started; the label "
-			 "metric says which wait (offcpu = runq + blocked).");
+			 "metric says which wait. Never sum across metric: offcpu = runq + "
+			 "blocked, wait by wait, so a sum counts each wait twice.");
 	family(f, om, "schedhist_wait_seconds", "histogram", help);
 	if (om)
 		fputs("# UNIT schedhist_wait_seconds seconds\n", f);

@@ -37,7 +37,8 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .user = o->user, .metrics = o->metrics,
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
-				       .prom_classic = o->prom_classic, .culprits = o->culprits };
+				       .prom_classic = o->prom_classic, .culprits = o->culprits,
+				       .interval_ns = o->interval_ns };
 }
 
 struct live_page_spec live_page_spec_of(const struct options *o)

@@ -651,6 +651,7 @@ static void test_two_views(void)
 	v[1] = b.v;
 	CHECK(same_as_text(v, 2, fams, &nf) == 2);
 	CHECK(strstr(fams[0].help, "the label metric says which wait") != NULL);
+	CHECK(strstr(fams[0].help, "Never sum across metric") != NULL);
 	CHECK(!strcmp(fams[0].m[0].lval[0], "runq") && fams[0].m[0].count == 2);
 	CHECK(!strcmp(fams[0].m[1].lval[0], "offcpu") && fams[0].m[1].count == 4);
 	CHECK(fams[1].nmetrics == 2);	/* events_total of each */
