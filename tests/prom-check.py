@@ -35,6 +35,7 @@ FAMILIES = {
 OPTIONAL = {
     'schedhist_culprit_wait_seconds_total': ('metric=', 'key_type=', 'key=', 'culprit='),
     'schedhist_culprit_waits_total': ('metric=', 'key_type=', 'key=', 'culprit='),
+    'schedhist_cgroup_periods_total': ('metric=', 'key_type="cgroup"', 'key='),
     'schedhist_cgroup_throttled_periods_total': ('metric=', 'key_type="cgroup"', 'key='),
     'schedhist_cgroup_throttled_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),
     'schedhist_cgroup_pressure_some_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),

@@ -18,6 +18,7 @@ struct sh_cgstat {
 	bool has_throttle;		/* nr_throttled and throttled_ns are known */
 	bool has_some;			/* pressure_some_ns is known */
 	bool has_full;			/* pressure_full_ns is known */
+	__u64 nr_periods;		/* quota periods that had runnable tasks (with has_throttle) */
 	__u64 nr_throttled;		/* periods throttled */
 	__u64 throttled_ns;		/* time throttled (summed over the CPUs) */
 	__u64 pressure_some_ns;		/* some task runnable and not running */

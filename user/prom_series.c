@@ -324,6 +324,11 @@ const struct prom_counter_family prom_counters[PROM_COUNTER_NR] = {
 		"schedhist_culprit_waits_total",
 		"Waits of the key that ended behind the culprit (as "
 		"schedhist_culprit_wait_seconds_total).", false, true },
+	[PROM_CG_PERIODS] = {
+		"schedhist_cgroup_periods_total",
+		"Quota periods in which the cgroup had runnable tasks (cpu.stat nr_periods), since "
+		"schedhist exported it: throttled_periods over this is the throttled fraction of "
+		"the quota's time.", false, false },
 	[PROM_THROTTLED_PERIODS] = {
 		"schedhist_cgroup_throttled_periods_total",
 		"Times the cgroup was throttled, out of CPU quota for the rest of a period "
@@ -345,6 +350,9 @@ const struct prom_counter_family prom_counters[PROM_COUNTER_NR] = {
 bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val)
 {
 	switch (f) {
+	case PROM_CG_PERIODS:
+		*val = s->cg.nr_periods;
+		return s->cg.has_throttle;
 	case PROM_THROTTLED_PERIODS:
 		*val = s->cg.nr_throttled;
 		return s->cg.has_throttle;

@@ -118,6 +118,7 @@ int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 
 enum prom_counter {
 	PROM_CULPRIT_SECONDS,		/* schedhist_culprit_wait_seconds_total */
 	PROM_CULPRIT_WAITS,		/* schedhist_culprit_waits_total */
+	PROM_CG_PERIODS,		/* schedhist_cgroup_periods_total */
 	PROM_THROTTLED_PERIODS,		/* schedhist_cgroup_throttled_periods_total */
 	PROM_THROTTLED_SECONDS,		/* schedhist_cgroup_throttled_seconds_total */
 	PROM_PRESSURE_SOME,		/* schedhist_cgroup_pressure_some_seconds_total */
@@ -135,7 +136,7 @@ struct prom_counter_family {
 extern const struct prom_counter_family prom_counters[PROM_COUNTER_NR];
 
 /*
- * The cgroup counter @f (PROM_THROTTLED_PERIODS..PROM_PRESSURE_FULL) of
+ * The cgroup counter @f (PROM_CG_PERIODS..PROM_PRESSURE_FULL) of
  * @s into *@val (ns for the seconds ones): false when absent.
  */
 bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val);

@@ -345,6 +345,7 @@ static void test_cgstat(void)
 		     "some avg10=1.00 avg60=0 avg300=0 total=1000\n"
 		     "full avg10=0.00 avg60=0 avg300=0 total=500\n", &a);
 	CHECK(a.has_throttle && a.nr_throttled == 45 && a.throttled_ns == 4000000);
+	CHECK_EQ_U64(a.nr_periods, 50);
 	CHECK(a.has_some && a.pressure_some_ns == 1000000 && a.has_full &&
 	      a.pressure_full_ns == 500000);
 	/* v1 cpu controller: ns, no pressure file */
@@ -354,10 +355,11 @@ static void test_cgstat(void)
 	cgstat_parse("usage_usec 100\nuser_usec 50\n", "some avg10=0 avg60=0 avg300=0 total=7\n", &b);
 	CHECK(!b.has_throttle && b.has_some && !b.has_full);
 	/* deltas: known where both readings are */
-	cgstat_parse("nr_throttled 50\nthrottled_usec 5000\n",
+	cgstat_parse("nr_periods 60\nnr_throttled 50\nthrottled_usec 5000\n",
 		     "some avg10=0 avg60=0 avg300=0 total=3000\n", &b);
 	cgstat_delta(&b, &a, &d);
 	CHECK(d.has_throttle && d.nr_throttled == 5 && d.throttled_ns == 1000000);
+	CHECK_EQ_U64(d.nr_periods, 10);
 	CHECK(d.has_some && d.pressure_some_ns == 2000000 && !d.has_full);
 	/* a counter that went back: unknown, not a huge number */
 	cgstat_delta(&a, &b, &d);

@@ -989,11 +989,13 @@ static void test_cgroup_counters(void)
 	free(t1);
 
 	cgs[0] = (struct sh_cgstat){ .has_throttle = true, .has_some = true, .has_full = true,
-				     .nr_throttled = 9, .throttled_ns = 900000000,
+				     .nr_periods = 12, .nr_throttled = 9, .throttled_ns = 900000000,
 				     .pressure_some_ns = 950000000, .pressure_full_ns = 1500 };
 	cgs[1] = (struct sh_cgstat){ .has_throttle = true };	/* known zero, no cpu.pressure */
 	read_cgroups(&r, k, 3, paths, cgs);
 	t1 = expose(&r.v, false);
+	CHECK(has_line(t1, "# TYPE schedhist_cgroup_periods_total counter"));
+	CHECK(has_line(t1, CG("periods_total", "/thr") " 12"));
 	CHECK(has_line(t1, "# TYPE schedhist_cgroup_throttled_periods_total counter"));
 	CHECK(has_line(t1, "# TYPE schedhist_cgroup_throttled_seconds_total counter"));
 	CHECK(has_line(t1, "# TYPE schedhist_cgroup_pressure_some_seconds_total counter"));
@@ -1005,8 +1007,8 @@ static void test_cgroup_counters(void)
 	CHECK(has_line(t1, CG("throttled_periods_total", "/nopsi") " 0"));
 	CHECK(has_line(t1, CG("throttled_seconds_total", "/nopsi") " 0"));
 	CHECK(!strstr(t1, CG("pressure_some_seconds_total", "/nopsi")));
-	/* /none and [other]: none; 4 of /thr, 2 of /nopsi */
-	CHECK_EQ_U64(count_lines(t1, "schedhist_cgroup_"), 6);
+	/* /none and [other]: none; 5 of /thr, 3 of /nopsi */
+	CHECK_EQ_U64(count_lines(t1, "schedhist_cgroup_"), 8);
 
 	/* /thr removed and made again: id 44, whose first reading has no delta */
 	for (i = 1; i < 4; i++)
