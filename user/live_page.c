@@ -10,6 +10,7 @@
 #include "live_page.h"
 #include "render.h"
 #include "escape.h"
+#include "render_extra.h"
 
 #ifndef SCHEDHIST_VERSION
 #define SCHEDHIST_VERSION "0.0.0-dev"
@@ -44,7 +45,15 @@ int live_page_add(struct sh_live_page *lp, const struct sh_report *r)
 		w->count = g->t.count;
 		w->avg = g->t.count ? g->t.sum_ns / g->t.count : 0;
 		w->p50 = g->pct.p50;
+		w->p90 = g->pct.p90;
 		w->p99 = g->pct.p99;
+		w->p999 = g->pct.p999;
+		/* the columns of --summary for these options */
+		extra_share(w->throttled, sizeof(w->throttled), g->cgs.has_throttle,
+			    g->cgs.throttled_ns, r);
+		extra_pressure(w->psi_some, sizeof(w->psi_some), g->cgs.has_some,
+			       g->cgs.pressure_some_ns, r);
+		extra_top_culprit(w->culprit, sizeof(w->culprit), g);
 		w->max = g->t.max_ns;
 		w->max_tid = g->t.max_tid;
 		name_escape(w->max_comm, sizeof(w->max_comm), g->t.max_comm);
@@ -66,7 +75,8 @@ int live_page_render(const struct sh_live_page *lp, char **buf, size_t *len)
 {
 	const struct live_page_spec *o = &lp->spec;
 	FILE *f = open_memstream(buf, len);
-	char host[72] = "?", hv[160], v[5][32], ts[32];
+	char host[72] = "?", hv[160], v[6][32], ts[32];
+	bool cgs = o->key_type == SH_KEY_CGROUP;
 	unsigned int refresh = (unsigned int)((o->interval_ns + 999999999ULL) / 1000000000ULL);
 	size_t i;
 
@@ -101,21 +111,37 @@ int live_page_render(const struct sh_live_page *lp, char **buf, size_t *len)
 	}
 	fputs("Prometheus metrics at <a href=\"/metrics\">/metrics</a></p>\n", f);
 	heatmap_svg(f, &lp->hm);
-	fprintf(f, "<table id=\"top\">\n<tr><th>%s</th><th>count</th><th>avg %s</th><th>p50 %s</th>"
-		   "<th>p99 %s</th><th>max %s</th><th>max by (tid comm)</th></tr>\n",
-		key_name(o->key_type), unit_name(o->unit), unit_name(o->unit), unit_name(o->unit),
-		unit_name(o->unit));
+	/* the columns of the --summary table for the same options */
+	fprintf(f, "<table id=\"top\">\n<tr><th>%s</th><th>count</th>", key_name(o->key_type));
+	for (i = 0; i < 6; i++)
+		fprintf(f, "<th>%s %s</th>", (const char *[]){ "avg", "p50", "p90", "p99", "p99.9",
+							      "max" }[i], unit_name(o->unit));
+	if (cgs)
+		fputs("<th>throttled</th><th>psi some</th>", f);
+	if (o->culprits)
+		fputs("<th>top culprit</th>", f);
+	fputs("<th>max by (tid comm)</th></tr>\n", f);
 	for (i = 0; i < lp->nrows; i++) {
 		const struct lp_row *w = &lp->rows[i];
 
-		fmt_wait(v[0], sizeof(v[0]), w->avg, o->unit);
-		fmt_wait(v[1], sizeof(v[1]), w->p50, o->unit);
-		fmt_wait(v[2], sizeof(v[2]), w->p99, o->unit);
-		fmt_wait(v[3], sizeof(v[3]), w->max, o->unit);
+		const __u64 ns[6] = { w->avg, w->p50, w->p90, w->p99, w->p999, w->max };
+		size_t j;
+
 		fputs("<tr class=\"key\"><td>", f);
 		html(f, w->name);
-		fprintf(f, "</td><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>",
-			(uint64_t)w->count, v[0], v[1], v[2], v[3]);
+		fprintf(f, "</td><td>%" PRIu64 "</td>", (uint64_t)w->count);
+		for (j = 0; j < 6; j++) {
+			fmt_wait(v[j], sizeof(v[j]), ns[j], o->unit);
+			fprintf(f, "<td>%s</td>", v[j]);
+		}
+		if (cgs)
+			fprintf(f, "<td>%s</td><td>%s</td>", w->throttled, w->psi_some);
+		if (o->culprits) {
+			fputs("<td>", f);
+			html(f, w->culprit);
+			fputs("</td>", f);
+		}
+		fputs("<td>", f);
 		if (w->max_tid) {
 			fprintf(f, "%u ", w->max_tid);
 			html(f, w->max_comm);

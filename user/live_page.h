@@ -22,7 +22,9 @@
 /* A row of the table: a key of the latest report. */
 struct lp_row {
 	char name[160];			/* escaped (escape.h), cut */
-	__u64 count, avg, p50, p99, max;	/* waits, ns */
+	__u64 count, avg, p50, p90, p99, p999, max;	/* waits, ns */
+	char throttled[16], psi_some[16];	/* -k cgroup: shares of the span, "-" when unknown */
+	char culprit[192];		/* --culprits: the top culprit and its share, or "-" */
 	__u32 max_tid;			/* who had the max */
 	char max_comm[64];		/* escaped */
 };
@@ -34,6 +36,7 @@ struct live_page_spec {
 	int key_type;			/* enum sh_key_type */
 	int unit;			/* enum sh_unit of the table */
 	__u64 interval_ns;		/* the page reloads itself this often (rounded up to 1 s) */
+	bool culprits;			/* --culprits (runq): a TOP_CULPRIT column, as --summary */
 };
 
 struct sh_live_page {

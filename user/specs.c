@@ -45,7 +45,8 @@ struct live_page_spec live_page_spec_of(const struct options *o)
 {
 	return (struct live_page_spec){ .hm = heatmap_spec_of(o), .metric = o->metric,
 					.key_type = o->key_type, .unit = o->unit,
-					.interval_ns = o->interval_ns };
+					.interval_ns = o->interval_ns,
+					.culprits = o->culprits && o->metric == SH_METRIC_RUNQ };
 }
 
 struct live_spec live_spec_of(const struct options *o)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "culprits.h"
 #include "check.h"
 #include "options.h"
 #include "live_page.h"
@@ -74,8 +75,53 @@ static void test_page(void)
 	live_page_free(&lp);
 }
 
+/*
+ * The table has the columns of --summary for the same options: p90 and
+ * p99.9 always, throttled and PSI with -k cgroup ("-" when unknown), the
+ * top culprit with --culprits.
+ */
+static void test_summary_columns(void)
+{
+	char *argv[] = { "schedhist", "-M", "runq", "-k", "cgroup", "--culprits", "--listen",
+			 "9999", NULL };
+	struct sh_culprit_list l = { .n = 1 };
+	struct sh_group g = {};
+	struct sh_report r = {};
+	struct sh_live_page lp;
+	struct live_page_spec sp;
+	struct options o;
+	size_t len;
+	char *page;
+
+	CHECK(parse_options(8, argv, &o) == -1);
+	sp = live_page_spec_of(&o);
+	CHECK(sp.culprits);
+	CHECK(!live_page_init(&lp, &sp));
+	g.name = "/web";
+	g.t.count = 10;
+	g.t.slots[12] = 10;
+	g.pct.p90 = 1500000;
+	g.pct.p999 = 2500000;
+	g.cgs.has_some = true;
+	g.cgs.pressure_some_ns = 250000000;
+	l.c[0] = (struct sh_culprit){ .name = "/batch", .count = 10, .sum_ns = 4000 };
+	g.culprits = &l;
+	r.groups = &g;
+	r.ngroups = r.nall = 1;
+	r.span_s = 1.0;
+	CHECK(!live_page_add(&lp, &r));
+	CHECK(!live_page_render(&lp, &page, &len));
+	CHECK(strstr(page, "<th>p90 us</th><th>p99 us</th><th>p99.9 us</th>") != NULL);
+	CHECK(strstr(page, "<th>throttled</th><th>psi some</th><th>top culprit</th>") != NULL);
+	CHECK(strstr(page, "<td>1500</td>") && strstr(page, "<td>2500</td>"));
+	CHECK(strstr(page, "<td>-</td><td>25.0%</td><td>/batch 100%</td>") != NULL);
+	free(page);
+	live_page_free(&lp);
+}
+
 int main(void)
 {
 	TEST(test_page);
+	TEST(test_summary_columns);
 	return test_summary();
 }
