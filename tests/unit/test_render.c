@@ -1127,7 +1127,7 @@ static void check_examples(const char *path, int least)
 			args[0] = '\0';
 			continue;
 		}
-		if (strstr(line, " COUNT ") && strstr(line, "MAX_BY")) {
+		if (strstr(line, " COUNT ") && strstr(line, "MAX_BY (")) {
 			char cmd[512];
 
 			if (args[0] && !man) {
