@@ -351,6 +351,46 @@ static int put_counters(struct enc *e, const struct prom_view *views, size_t nv,
 	return 0;
 }
 
+/* One sample of schedhist_interval_max_wait_seconds: key @key's max @m. */
+static void max_sample(struct enc *e, const struct prom_view *v, const char *key,
+		       const struct prom_max *m)
+{
+	char tid[16];
+
+	snprintf(tid, sizeof(tid), "%u", (unsigned)m->tid);
+	key_labels(e, metric_name(v->metric), v->key_type, key);
+	label(e, "tid", tid);
+	label(e, "comm", m->comm);
+	pb_double(&e->sub, VALUE, (double)m->ns / 1e9);
+	pb_msg(&e->met, M_GAUGE, &e->sub);
+	pb_msg(&e->fam, MF_METRIC, &e->met);
+}
+
+/* The gauge of the interval's exact max, as render_prom() writes it. */
+static int put_max(struct enc *e, const struct prom_view *views, size_t nv)
+{
+	size_t j, i, n;
+
+	if (!prom_max_present(views, nv))
+		return 0;
+	family(e, "schedhist_interval_max_wait_seconds", PROM_MAX_HELP, TYPE_GAUGE);
+	for (j = 0; j < nv; j++) {
+		const struct prom_view *v = &views[j];
+		struct prom_series **sorted = prom_view_sorted(v, &n);
+
+		if (!sorted)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (prom_max_now(v, &sorted[i]->max))
+				max_sample(e, v, sorted[i]->key, &sorted[i]->max);
+		free(sorted);
+		if (v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
+			max_sample(e, v, PROM_OTHER, &v->other_max);
+	}
+	family_end(e);
+	return 0;
+}
+
 static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 {
 	static const char *const reasons[] = { "no_start", "filtered", "dropped", "clock_skew" };
@@ -418,6 +458,9 @@ static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 		value(e, M_GAUGE, views[j].live_keys);
 	}
 	family_end(e);
+
+	if (put_max(e, views, nv))
+		e->out.oom = true;
 
 	for (i = 0; i < PROM_COUNTER_NR; i++)
 		if (put_counters(e, views, nv, (int)i))

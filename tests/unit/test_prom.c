@@ -193,6 +193,20 @@ static void add_waits(struct fake *k, __u64 ns, __u32 n)
 	k->h.sum_ns += ns * n;
 }
 
+/* The kernel's max of epoch @epoch: a wait of @ns by task @tid named @comm (one of @n). */
+static void set_max(struct fake *k, __u32 epoch, __u64 ns, __u32 tid, const char *comm)
+{
+	struct sh_max *m = &k->h.max[epoch & 1];
+
+	memset(m, 0, sizeof(*m));
+	m->ns = ns;
+	m->min_ns = ns;
+	m->epoch = epoch;
+	m->tid = tid;
+	m->pid = tid;
+	snprintf(m->comm, sizeof(m->comm), "%s", comm);
+}
+
 static void feed(struct sh_snapshot *s, struct fake *k, int key_type, bool final)
 {
 	struct sh_key key = { .id = k->id };
@@ -616,6 +630,79 @@ static void test_top_other(void)
 		check_monotone(t[i], t[i + 1]);
 	for (i = 0; i < 3; i++)
 		free(t[i]);
+	rig_free(&r);
+}
+
+#define MAXG "schedhist_interval_max_wait_seconds{metric=\"offcpu\",key_type=\"comm\",key="
+
+/*
+ * The interval's exact max per exported key, with the task that had it:
+ * the kernel's max, not a bucket edge; only the keys exported (the rest in
+ * [other], the largest of them); the latest interval's only, absent for a
+ * key without waits in it, the family absent when no key had any.
+ */
+static void test_interval_max(void)
+{
+	const char *const args[] = { "-k", "comm", "--top", "2", NULL };
+	struct fake a = { .comm = "a" }, b = { .comm = "b" }, c = { .comm = "c" };
+	struct fake d = { .comm = "d" };
+	struct rig r;
+	char *t, *om;
+
+	rig_init(&r, args);
+	rig_begin(&r);
+	add_waits(&a, 3000000, 3);	/* ranked by sum: a, b; c and d to [other] */
+	add_waits(&b, 2000000, 2);
+	add_waits(&c, 1000, 1);
+	add_waits(&d, 1000, 1);
+	set_max(&a, (__u32)r.v.updates + 1, 5123457, 11, "a-worker \"x\"");
+	set_max(&b, (__u32)r.v.updates + 1, 2000001, 22, "b");
+	set_max(&c, (__u32)r.v.updates + 1, 1001, 33, "c");
+	set_max(&d, (__u32)r.v.updates + 1, 1500, 44, "d");
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	feed(&r.s, &d, SH_KEY_COMM, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(has_line(t, "# HELP schedhist_interval_max_wait_seconds " PROM_MAX_HELP));
+	CHECK(has_line(t, "# TYPE schedhist_interval_max_wait_seconds gauge"));
+	CHECK(has_line(t, MAXG "\"a\",tid=\"11\",comm=\"a-worker \\\"x\\\"\"} 0.005123457"));
+	CHECK(has_line(t, MAXG "\"b\",tid=\"22\",comm=\"b\"} 0.002000001"));
+	CHECK(has_line(t, MAXG "\"[other]\",tid=\"44\",comm=\"d\"} 0.0000015"));
+	/* bounded: one sample per exported key, none for c or d on their own */
+	CHECK_EQ_U64(count_lines(t, "schedhist_interval_max_wait_seconds{"), 3);
+	free(t);
+	om = expose(&r.v, true);
+	CHECK(has_line(om, "# TYPE schedhist_interval_max_wait_seconds gauge"));
+	CHECK(has_line(om, "# UNIT schedhist_interval_max_wait_seconds seconds"));
+	CHECK(has_line(om, MAXG "\"b\",tid=\"22\",comm=\"b\"} 0.002000001"));
+	free(om);
+
+	/* the next interval: a's new max, b and [other] had no wait */
+	rig_begin(&r);
+	add_waits(&a, 1000000, 1);
+	set_max(&a, (__u32)r.v.updates + 1, 1000000, 12, "a");
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	feed(&r.s, &d, SH_KEY_COMM, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(has_line(t, MAXG "\"a\",tid=\"12\",comm=\"a\"} 0.001"));
+	CHECK_EQ_U64(count_lines(t, "schedhist_interval_max_wait_seconds{"), 1);
+	free(t);
+
+	/* no wait at all: no family */
+	rig_begin(&r);
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	feed(&r.s, &d, SH_KEY_COMM, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(!strstr(t, "schedhist_interval_max_wait_seconds"));
+	free(t);
 	rig_free(&r);
 }
 
@@ -1048,6 +1135,7 @@ int main(void)
 	TEST(test_escaping);
 	TEST(test_prune_monotone);
 	TEST(test_top_other);
+	TEST(test_interval_max);
 	TEST(test_churn_bounded);
 	TEST(test_keep_pruned);
 	TEST(test_cgroup_labels);

@@ -605,6 +605,11 @@ static void test_keys(void)
 	rig_read(&r, k, 4);
 	add_waits(&k[1], 40000, 1);
 	add_waits(&k[1], 1000000000ULL, 1);	/* exactly 1 s: index 0, (0.5 s, 1 s] */
+	/* the kernel's max of this reading's epoch: the interval's max gauge */
+	k[1].h.max[(r.v.updates + 1) & 1] = (struct sh_max){
+		.ns = 1000000000ULL, .min_ns = 40000, .epoch = (__u32)r.v.updates + 1,
+		.tid = 7, .pid = 7, .comm = "alpha-w",
+	};
 	rig_read(&r, k, 4);
 	CHECK(same_as_text(&r.v, 1, fams, &nf) == 4);
 	CHECK(fams[0].nmetrics == 4);
@@ -628,7 +633,13 @@ static void test_keys(void)
 	/* the counters: reasons in text order, values as in text (checked above) */
 	CHECK(!strcmp(fams[2].name, "schedhist_lost_events_total") && fams[2].nmetrics == 4);
 	CHECK(fams[2].m[3].value == 4);	/* clock_skew: 2 per reading */
-	CHECK(!strcmp(fams[5].name, "schedhist_build_info") && fams[5].m[0].value == 1);
+	/* the interval's max: a gauge of alpha only (the others had no max), tid and comm */
+	CHECK(!strcmp(fams[5].name, "schedhist_interval_max_wait_seconds"));
+	CHECK(fams[5].type == 1 && fams[5].nmetrics == 1 && fams[5].m[0].value == 1);
+	CHECK(fams[5].m[0].nlabels == 5 && !strcmp(fams[5].m[0].lval[2], "alpha"));
+	CHECK(!strcmp(fams[5].m[0].lname[3], "tid") && !strcmp(fams[5].m[0].lval[3], "7"));
+	CHECK(!strcmp(fams[5].m[0].lname[4], "comm") && !strcmp(fams[5].m[0].lval[4], "alpha-w"));
+	CHECK(!strcmp(fams[6].name, "schedhist_build_info") && fams[6].m[0].value == 1);
 	rig_free(&r);
 }
 
