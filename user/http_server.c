@@ -303,6 +303,16 @@ static enum MHD_Result send_index(struct http_server *h, struct MHD_Connection *
 		    : ret;
 }
 
+/* /live.json: the live page's table, once published (only with the live page). */
+static enum MHD_Result send_live_json(struct http_server *h, struct MHD_Connection *c)
+{
+	bool none;
+	enum MHD_Result ret = send_page(h, c, HTTP_PAGE_LIVE_JSON, "application/json", &none);
+
+	return none ? send_static(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
+				  "not found: no live page\n", false) : ret;
+}
+
 static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection *c)
 {
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -393,6 +403,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return send_index(h, c);
 	if (!strcmp(url, "/healthz"))
 		return send_healthz(h, c);
+	if (!strcmp(url, "/live.json"))
+		return send_live_json(h, c);
 	return send_static(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
 			   "not found: the metrics are at /metrics, readiness at /healthz\n", false);
 }
@@ -527,17 +539,25 @@ void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len)
 	pthread_mutex_unlock(&h->lock);
 }
 
-void http_publish_live(struct http_server *h, char *html, size_t len)
+/* Make @data (taken over) page @which from now on; out of memory: keep the old one. */
+static void publish_one(struct http_server *h, int which, char *data, size_t len)
 {
-	struct http_page *fresh = new_page(h, html, len), *old = NULL;
+	struct http_page *fresh = new_page(h, data, len), *old;
 
 	if (!fresh)
-		return;	/* out of memory: keep serving the previous page */
+		return;
 	pthread_mutex_lock(&h->lock);
-	old = h->page[HTTP_PAGE_LIVE];
-	h->page[HTTP_PAGE_LIVE] = fresh;
+	old = h->page[which];
+	h->page[which] = fresh;
 	page_unref(old);
 	pthread_mutex_unlock(&h->lock);
+}
+
+void http_publish_live(struct http_server *h, char *html, size_t len, char *json,
+		       size_t json_len)
+{
+	publish_one(h, HTTP_PAGE_LIVE, html, len);
+	publish_one(h, HTTP_PAGE_LIVE_JSON, json, json_len);
 }
 
 void http_stop(struct http_server *h)

@@ -42,6 +42,7 @@ enum http_page_id {
 	HTTP_PAGE_OPENMETRICS = 1,	/* /metrics, OpenMetrics */
 	HTTP_PAGE_LIVE = 2,		/* "/", the live page */
 	HTTP_PAGE_PROTOBUF = 3,		/* /metrics, the protobuf exposition (native histograms) */
+	HTTP_PAGE_LIVE_JSON = 4,	/* /live.json, the live page's table */
 	HTTP_PAGE_NR
 };
 
@@ -85,11 +86,13 @@ int http_start(struct http_server *h);
 void http_publish(struct http_server *h, char *text, size_t text_len, char *om, size_t om_len);
 
 /*
- * Make @html (malloc()ed) the page served at "/" from now on (the live
- * page, live_page.h); until the first call "/" links to /metrics. Takes
- * it over, even on failure.
+ * Make @html and @json (malloc()ed) the pages served at "/" and
+ * /live.json from now on (the live page and its table, live_page.h);
+ * until the first call "/" links to /metrics and /live.json is not
+ * found. Takes them over, even on failure.
  */
-void http_publish_live(struct http_server *h, char *html, size_t len);
+void http_publish_live(struct http_server *h, char *html, size_t len, char *json,
+		       size_t json_len);
 
 /* Stop serving (waits for the server thread) and free everything. */
 void http_stop(struct http_server *h);

@@ -257,7 +257,8 @@ static const struct opt_def opt_defs[] = {
 	  .err = "invalid --task-table '%s': want a power of two from 1 to " STR(TASK_TABLE_LIMIT),
 	  .check = check_task_table },
 	{ "listen", OPT_LISTEN, "ADDR",
-	  "serve Prometheus metrics at http://ADDR/metrics (readiness: /healthz); ADDR: [IP:]PORT",
+	  "serve Prometheus metrics at http://ADDR/metrics, a live page at / (its table: "
+	  "/live.json; readiness: /healthz); ADDR: [IP:]PORT",
 	  T_CUSTOM, FIELD(listen), .set = set_listen },
 	{ "prom-file", OPT_PROM_FILE, "FILE",
 	  "rewrite FILE with Prometheus metrics every interval (atomic rename)",
