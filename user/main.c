@@ -26,6 +26,7 @@
 #include "outputs.h"
 #include "live.h"
 #include "cgroup.h"
+#include "cgroup_names.h"
 #include "loop.h"
 #include "log.h"
 
@@ -111,8 +112,12 @@ static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *u
 			return SH_EXIT_USAGE;
 		}
 	}
-	pr_info("cgroup hierarchy %s at %s\n", o->cgroup_hier ? o->cgroup_hier : "cgroup2",
-		cg->mount);
+	/* a directory named like a unit is one only where systemd manages the hierarchy */
+	cg_names_systemd(cg_systemd_detect(cg->mount, "/run/systemd/system"));
+	pr_info("cgroup hierarchy %s at %s (%s)\n", o->cgroup_hier ? o->cgroup_hier : "cgroup2",
+		cg->mount, cg_systemd_detect(cg->mount, "/run/systemd/system")
+				   ? "managed by systemd: unit names shown"
+				   : "not managed by systemd: no unit names");
 	return 0;
 }
 
