@@ -13,6 +13,8 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../prom-lib.sh"
 need_root
 not_reports "$TMP/profile"	# Chromium's profile: its own JSON files
+# /live.json is the page's table, not a report
+not_reports "$TMP/live1.json" "$TMP/live2.json" "$TMP/static"
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$CHROME" ] || skip "Chromium not installed (Debian package chromium)"
 
@@ -39,7 +41,7 @@ done
 dom "$TMP/a.html"
 c1=$(columns "$TMP/a.html")
 [ "$c1" -ge 1 ] || fail "the rendered page has no heatmap column"
-grep -q '<table id="top">' "$TMP/a.html" || fail "no table of the top keys"
+grep -q '<table id="top" data-reading="[^"]' "$TMP/a.html" || fail "no table of the top keys"
 grep -q '<td>lpspin</td>' "$TMP/a.html" || fail "the workload is not in the top keys"
 grep -q '<noscript><meta http-equiv="refresh" content="1"></noscript>' "$TMP/a.html" ||
 	fail "without scripts the page does not reload itself every interval (1 s, from 0.5)"
