@@ -66,6 +66,7 @@ enum {
 	OPT_STACKS,
 	OPT_LIVE,
 	OPT_USAGE,
+	OPT_PIDNSS,
 };
 
 /* How an option's value is parsed into its field. */
@@ -169,12 +170,14 @@ static const struct opt_def opt_defs[] = {
 	{ "clock", OPT_CLOCK, "CLOCK",
 	  "times from: auto (default), rq (run queue clock), ktime (wakeup method only)",
 	  T_CUSTOM, FIELD(clock), .set = set_clock, .check = check_clock },
-	{ "key", 'k', "KEY", "histogram per: none (default), comm, pid, tid, cpu, cgroup",
+	{ "key", 'k', "KEY", "histogram per: none (default), comm, pid, tid, cpu, cgroup, pidns",
 	  T_CUSTOM, FIELD(key_type), .set = set_key },
 	{ "pids", 'P', NULL, "same as -k pid (one histogram per process)",
 	  T_CUSTOM, FIELD(key_type), .min = SH_KEY_PID, .set = set_key },
 	{ "tids", 'L', NULL, "same as -k tid (one histogram per thread)",
 	  T_CUSTOM, FIELD(key_type), .min = SH_KEY_TID, .set = set_key },
+	{ "pidnss", OPT_PIDNSS, NULL, "same as -k pidns (one histogram per PID namespace)",
+	  T_CUSTOM, FIELD(key_type), .min = SH_KEY_PIDNS, .set = set_key },
 	{ "interval", 'i', "DUR",
 	  "print a report every DUR, 10ms to 1 day (seconds unless suffixed: 500ms, 2s)",
 	  T_DURATION, FIELD(interval_ns), MIN_INTERVAL_NS, MAX_INTERVAL_NS, NSEC_PER_SEC,
@@ -521,7 +524,7 @@ static int set_clock(struct parse_state *st, const struct opt_def *d, const char
 	return -1;
 }
 
-/* -k KEY, -P and -L: one key, however spelled. */
+/* -k KEY, -P, -L and --pidnss: one key, however spelled. */
 static int set_key(struct parse_state *st, const struct opt_def *d, const char *arg)
 {
 	struct options *o = st->o;
@@ -530,10 +533,11 @@ static int set_key(struct parse_state *st, const struct opt_def *d, const char *
 	if (d->arg) {
 		k = key_lookup(arg);
 		if (k < 0)
-			return usage_error("unknown key '%s': use none, comm, pid, tid, cpu or cgroup",
-					   arg);
+			return usage_error("unknown key '%s': use none, comm, pid, tid, cpu, cgroup "
+					   "or pidns", arg);
 	}
-	if ((given(st, 'k') || given(st, 'P') || given(st, 'L')) && o->key_type != k)
+	if ((given(st, 'k') || given(st, 'P') || given(st, 'L') || given(st, OPT_PIDNSS)) &&
+	    o->key_type != k)
 		return usage_error("conflicting keys: -k %s and -k %s", key_name(o->key_type),
 				   key_name(k));
 	o->key_type = k;
@@ -604,7 +608,8 @@ static const char *check_culprits(const struct parse_state *st)
 	if (!(st->o->metrics & (1U << SH_METRIC_RUNQ)))
 		return "--culprits needs -M runq (it blames run-queue waits)";
 	if (st->o->key_type == SH_KEY_NONE || st->o->key_type == SH_KEY_CPU)
-		return "--culprits needs -k comm, pid, tid or cgroup (culprits are keys of that type)";
+		return "--culprits needs -k comm, pid, tid, cgroup or pidns (culprits are keys of that "
+		       "type)";
 	return NULL;
 }
 

@@ -13,6 +13,7 @@
 
 #include "schedhist.h"
 #include "options.h"
+#include "names.h"
 #include "parse.h"
 #include "log.h"
 #include "check.h"
@@ -339,6 +340,12 @@ static void test_options_set(void)
 	CHECK_EQ_U64(o.key_type, SH_KEY_TID);
 	PARSE_OK(&o, "-P", "-P");
 	CHECK_EQ_U64(o.key_type, SH_KEY_PID);
+	/* runqlat's histogram per PID namespace */
+	PARSE_OK(&o, "--pidnss");
+	CHECK_EQ_U64(o.key_type, SH_KEY_PIDNS);
+	PARSE_OK(&o, "-k", "pidns", "--pidnss");
+	CHECK_EQ_U64(o.key_type, SH_KEY_PIDNS);
+	CHECK(!strcmp(key_name(SH_KEY_PIDNS), "pidns"));
 	PARSE_OK(&o, "-k", "comm");
 	CHECK_EQ_U64(o.key_type, SH_KEY_COMM);
 	PARSE_OK(&o, "--key=cpu");
@@ -446,6 +453,9 @@ static void test_usage_errors(void)
 	PARSE_USAGE("-P", "-L");
 	PARSE_USAGE("-LP");
 	PARSE_USAGE("-k", "comm", "-P");
+	PARSE_USAGE("--pidnss", "-P");
+	PARSE_USAGE("-L", "--pidnss");
+	PARSE_USAGE("-k", "pidnss");
 	PARSE_USAGE("-L", "-k", "cpu");
 	/* counts, intervals, durations */
 	PARSE_USAGE("--count", "0");
