@@ -506,6 +506,10 @@ static __always_inline void task_key(struct task_struct *t, struct sh_key *key)
 	case SH_KEY_CGROUP:
 		key->id = task_cgroup_id(t);
 		break;
+	case SH_KEY_PIDNS:
+		/* an exiting task has no nsproxy any more: 0, never a namespace's inode */
+		key->id = t->nsproxy ? t->nsproxy->pid_ns_for_children->ns.inum : 0;
+		break;
 	}
 }
 

@@ -108,6 +108,13 @@ enum sh_key_type {
 	SH_KEY_TID = 3,		/* task id (the thread) */
 	SH_KEY_CPU = 4,		/* CPU the task was switched in on */
 	SH_KEY_CGROUP = 5,	/* cgroup id (v2, or a v1 controller's hierarchy) */
+	/*
+	 * PID namespace (its inode number, as /proc/PID/ns/pid shows it):
+	 * the task's nsproxy's pid_ns_for_children, as runqlat --pidnss
+	 * reads it; the task's own but for one that unshared CLONE_NEWPID
+	 * itself (its children's, there)
+	 */
+	SH_KEY_PIDNS = 6,
 };
 
 /* Which cgroup hierarchy -k cgroup, --cgroup-depth and -c look at. */

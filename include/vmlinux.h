@@ -125,6 +125,18 @@ struct sched_info {
 	unsigned long long last_queued;
 };
 
+struct ns_common {
+	unsigned int inum;
+};
+
+struct pid_namespace {
+	struct ns_common ns;
+};
+
+struct nsproxy {
+	struct pid_namespace *pid_ns_for_children;
+};
+
 struct task_struct {
 	struct thread_info thread_info;
 	unsigned int __state;
@@ -136,6 +148,7 @@ struct task_struct {
 	char comm[16];
 	struct signal_struct *signal;
 	struct css_set *cgroups;
+	struct nsproxy *nsproxy;
 	u64 start_time;
 };
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cgroup_names.h"
 
@@ -197,6 +198,33 @@ static void kube_slice(struct comp c, struct cg_labels *l)
 	}
 }
 
+/* Does systemd manage the hierarchy (cg_names_systemd())? */
+static bool systemd_managed = true;
+
+void cg_names_systemd(bool managed)
+{
+	systemd_managed = managed;
+}
+
+/* Is @path a directory? */
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+bool cg_systemd_detect(const char *mount, const char *run_dir)
+{
+	char init[4200];
+
+	if (is_dir(run_dir))
+		return true;
+	if ((size_t)snprintf(init, sizeof(init), "%s/init.scope", mount) >= sizeof(init))
+		return false;
+	return is_dir(init);
+}
+
 int cg_labels_parse(const char *path, struct cg_labels *l)
 {
 	const char *p = path, *id;
@@ -218,7 +246,7 @@ int cg_labels_parse(const char *path, struct cg_labels *l)
 		c.len = (size_t)(p - c.s);
 		if (!c.len)
 			break;
-		if (is_unit(c)) {
+		if (systemd_managed && is_unit(c)) {
 			memcpy(l->unit, c.s, c.len);
 			l->unit[c.len] = '\0';
 		}

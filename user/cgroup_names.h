@@ -7,12 +7,18 @@
  * ("kubepods-burstable-pod<uid>.slice/cri-containerd-<id>.scope") and
  * with the cgroupfs driver ("/kubepods/burstable/pod<uid>/<id>",
  * "/docker/<id>"). The forms recognised are listed in schedhist(8),
- * OUTPUT, "Cgroup names". A pure function of the path: the renderers call
- * it for each cgroup key they write.
+ * OUTPUT, "Cgroup names". A pure function of the path (and of whether
+ * systemd manages the hierarchy, decided once at start): the renderers
+ * call it for each cgroup key they write.
+ *
+ * A component is a systemd unit only when systemd manages the hierarchy:
+ * a directory named like a unit ("nn.slice") that someone made by hand on
+ * a host without systemd is a directory, not a unit.
  */
 #ifndef SH_CGROUP_NAMES_H
 #define SH_CGROUP_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Longest systemd unit name, NUL included (systemd's UNIT_NAME_MAX). */
@@ -32,7 +38,7 @@ enum cg_qos {
 };
 
 struct cg_labels {
-	char unit[CG_UNIT_MAX];		/* innermost systemd unit, "" if none */
+	char unit[CG_UNIT_MAX];		/* innermost systemd unit, "" if none (or no systemd) */
 	char container_id[CG_ID_MAX];	/* innermost container's id, "" if none */
 	char container_id_short[CG_SHORT_ID_LEN + 1];	/* its first 12 digits */
 	char pod_uid[CG_POD_UID_MAX];	/* the pod's uid, dashed form, "" if none */
@@ -46,6 +52,23 @@ struct cg_labels {
  * were found (0: nothing to add).
  */
 int cg_labels_parse(const char *path, struct cg_labels *l);
+
+/*
+ * Does systemd manage the cgroup hierarchy mounted at @mount? Yes when
+ * systemd runs here (/run/systemd/system is a directory, the test of
+ * sd_booted()) or when the hierarchy's root has init.scope, the cgroup
+ * systemd puts its PID 1 in (seen from a container that mounts the
+ * host's hierarchy but not its /run). @run_dir is "/run/systemd/system"
+ * (another for tests).
+ */
+bool cg_systemd_detect(const char *mount, const char *run_dir);
+
+/*
+ * Whether cg_labels_parse() names units: true (the default) when systemd
+ * manages the hierarchy; main sets it from cg_systemd_detect() once the
+ * hierarchy is found, before anything is rendered.
+ */
+void cg_names_systemd(bool managed);
 
 /* "guaranteed", "burstable", "besteffort", or NULL for CG_QOS_NONE. */
 const char *cg_qos_name(int qos);

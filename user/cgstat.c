@@ -83,6 +83,9 @@ void cgstat_parse(const char *stat, const char *psi, struct sh_cgstat *out)
 	}
 	if (!out->has_throttle)
 		out->nr_throttled = 0;
+	/* periods elapsed: the denominator of a throttled fraction (0 without a quota) */
+	else if (stat_field(stat, "nr_periods", &out->nr_periods))
+		out->nr_periods = 0;
 	if (psi) {
 		out->has_some = !psi_total(psi, "some", &out->pressure_some_ns);
 		out->has_full = !psi_total(psi, "full", &out->pressure_full_ns);
@@ -123,8 +126,9 @@ void cgstat_delta(const struct sh_cgstat *now, const struct sh_cgstat *then,
 	memset(out, 0, sizeof(*out));
 	/* a counter that went down: another cgroup of that id (never expected) */
 	if (now->has_throttle && then->has_throttle && now->nr_throttled >= then->nr_throttled &&
-	    now->throttled_ns >= then->throttled_ns) {
+	    now->throttled_ns >= then->throttled_ns && now->nr_periods >= then->nr_periods) {
 		out->has_throttle = true;
+		out->nr_periods = now->nr_periods - then->nr_periods;
 		out->nr_throttled = now->nr_throttled - then->nr_throttled;
 		out->throttled_ns = now->throttled_ns - then->throttled_ns;
 	}
@@ -142,6 +146,7 @@ void cgstat_add(struct sh_cgstat *dst, const struct sh_cgstat *src)
 {
 	if (src->has_throttle) {
 		dst->has_throttle = true;
+		dst->nr_periods += src->nr_periods;
 		dst->nr_throttled += src->nr_throttled;
 		dst->throttled_ns += src->throttled_ns;
 	}
@@ -222,6 +227,35 @@ int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups 
 			if (c->v[i].gen == gen)
 				c->v[j++] = c->v[i];
 		c->n = j;
+	}
+	return 0;
+}
+
+/* no report has this generation: a seeded reading is never taken for a report's own */
+#define SEED_GEN (~0ULL)
+
+int cgstats_seed(struct sh_cgstats *c, const struct sh_cgroups *cg)
+{
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (c->n || !cg->nnames)
+		return 0;
+	if (!(c->v = calloc(cg->nnames, sizeof(*c->v))))
+		return -1;
+	c->cap = cg->nnames;
+	/* cg->names is sorted by id, as c->v must be */
+	for (i = 0; i < cg->nnames; i++) {
+		const struct cg_name *nm = &cg->names[i];
+		struct sh_cgstat_prev *p = &c->v[c->n];
+
+		if (snprintf(dir, sizeof(dir), "%s%s", cg->mount,
+			     strcmp(nm->path, "/") ? nm->path : "") >= (int)sizeof(dir))
+			continue;
+		cgstat_read(dir, &p->raw);
+		p->id = nm->id;
+		p->gen = SEED_GEN;
+		c->n++;
 	}
 	return 0;
 }

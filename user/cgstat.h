@@ -18,6 +18,7 @@ struct sh_cgstat {
 	bool has_throttle;		/* nr_throttled and throttled_ns are known */
 	bool has_some;			/* pressure_some_ns is known */
 	bool has_full;			/* pressure_full_ns is known */
+	__u64 nr_periods;		/* quota periods that had runnable tasks (with has_throttle) */
 	__u64 nr_throttled;		/* periods throttled */
 	__u64 throttled_ns;		/* time throttled (summed over the CPUs) */
 	__u64 pressure_some_ns;		/* some task runnable and not running */
@@ -68,6 +69,13 @@ struct sh_cgroups;
  * reports of one interval (one per metric, same @gen) share one reading.
  */
 int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen);
+
+/*
+ * Take a first reading of every cgroup @cg knows (walked at start), so
+ * that the first report has deltas too: PSI and throttling from the first
+ * interval. -1 when out of memory.
+ */
+int cgstats_seed(struct sh_cgstats *c, const struct sh_cgroups *cg);
 void cgstats_free(struct sh_cgstats *c);
 
 #endif /* SH_CGSTAT_H */

@@ -53,6 +53,7 @@ int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 	if (sp->listen) {
 		if (http_bind(&x->http, sp->listen))
 			return SH_EXIT_FAIL;
+		x->http.stale_ns = HTTP_STALE_READINGS * sp->interval_ns;
 		x->listening = true;
 	}
 	return 0;
@@ -204,6 +205,8 @@ int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
 	}
 	/* a daemon outlives a full disk: atomic_file_update() warns, the next interval retries */
 	err = publish(x, false);
+	if (x->listening && err != -ENOMEM)
+		http_reading_done(&x->http);
 	return err == -ENOMEM ? -1 : 0;
 }
 

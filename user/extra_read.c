@@ -164,6 +164,11 @@ int extras_read(struct sh_extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpu
 	return culprits_read(&x->cul, x->culprit_fd, pcpu_fd, pcpu, ncpus);
 }
 
+int extras_start(struct sh_extras *x, const struct sh_cgroups *cg)
+{
+	return x->cgstat ? cgstats_seed(&x->cgs, cg) : 0;
+}
+
 int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,
 		  __u64 gen)
 {

@@ -52,6 +52,8 @@ int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bo
  * errno.
  */
 int extras_read(struct sh_extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus);
+/* At start, once @cg is walked: the cgroups' first counters. 0 or -1 (no memory). */
+int extras_start(struct sh_extras *x, const struct sh_cgroups *cg);
 /* Give the groups of the @n reports what they carry. 0 or -1 (no memory). */
 int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,
 		  __u64 gen);

@@ -181,21 +181,31 @@ int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r)
 	return 0;
 }
 
-/* Colour for @v of @max: light yellow to dark red on a log scale. */
+/*
+ * Colour for @v of @max on a log scale, through five stops from yellow to
+ * near black-red (ColorBrewer's YlOrRd, darkened at the top): each of the
+ * legend's five steps has a hue and lightness of its own, and a count of
+ * 1 is a saturated yellow, never the grey of an empty cell.
+ */
 static void colour(char *buf, size_t n, __u64 v, __u64 max)
 {
-	double x;
-	int r, g, b;
+	static const unsigned char stop[5][3] = {
+		{ 0xfe, 0xd9, 0x76 }, { 0xfd, 0x8d, 0x3c }, { 0xf0, 0x3b, 0x20 },
+		{ 0xbd, 0x00, 0x26 }, { 0x50, 0x00, 0x1e },
+	};
+	double x, f;
+	int k, c[3], j;
 
 	if (!v) {
 		snprintf(buf, n, "#f4f4f4");
 		return;
 	}
-	x = max > 1 ? log((double)v) / log((double)max) : 1.0;
-	r = (int)(255 - 75 * x);
-	g = (int)(237 - 220 * x);
-	b = (int)(160 - 130 * x);
-	snprintf(buf, n, "#%02x%02x%02x", r, g, b);
+	x = max > 1 ? 4.0 * log((double)v) / log((double)max) : 4.0;
+	k = x >= 4.0 ? 3 : (int)x;
+	f = x - k;
+	for (j = 0; j < 3; j++)
+		c[j] = (int)lround(stop[k][j] + (stop[k + 1][j] - stop[k][j]) * f);
+	snprintf(buf, n, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
 /*
@@ -221,7 +231,7 @@ static int human(char *buf, size_t n, __u64 ns, int scale, const char **unit)
 	return u;
 }
 
-/* A bucket's range in human units: "16.8-33.6 ms", "512 ns-1.02 us", ">= 550 s". */
+/* A bucket's range in human units: "15.6-31.3 ms", "954 ns-1.91 us", ">= 524288 s". */
 static void bucket_range(char *buf, size_t n, int i)
 {
 	char a[24], b[24];
@@ -293,9 +303,11 @@ static double y_of(__u64 v, int lo, int hi, int top, int cell_h)
 
 /* The line of quantile @q across the columns; gaps where a column is empty. */
 static void quantile_line(FILE *f, const struct sh_heatmap *hm, double q, int lo, int hi,
-			  int left, int top, int cell_w, int cell_h, const char *style)
+			  int left, int top, int cell_w, int cell_h, const char *cls,
+			  const char *style)
 {
 	bool open = false;
+	double y;
 	size_t c;
 
 	for (c = 0; c < hm->ncols; c++) {
@@ -313,12 +325,19 @@ static void quantile_line(FILE *f, const struct sh_heatmap *hm, double q, int lo
 			continue;
 		}
 		if (!open)
-			fprintf(f, "<polyline class=\"p%g\" fill=\"none\" %s points=\"", q * 100,
-				style);
-		/* a single column gets a short flat line: a point would not show */
-		fprintf(f, "%s%.1f,%.1f %.1f,%.1f", open ? " " : "", left + c * cell_w + 0.0,
-			y_of(v, lo, hi, top, cell_h), left + (c + 1) * cell_w + 0.0,
-			y_of(v, lo, hi, top, cell_h));
+			fprintf(f, "<polyline class=\"%s\" fill=\"none\" %s points=\"", cls, style);
+		/*
+		 * a single column gets a short flat line: a point would not
+		 * show; kept 2 px inside the plot, so that a line at the
+		 * bottom (or top) edge is not drawn under the frame
+		 */
+		y = y_of(v, lo, hi, top, cell_h);
+		if (y > top + (hi - lo + 1) * cell_h - 2.0)
+			y = top + (hi - lo + 1) * cell_h - 2.0;
+		if (y < top + 2.0)
+			y = top + 2.0;
+		fprintf(f, "%s%.1f,%.1f %.1f,%.1f", open ? " " : "", left + c * cell_w + 0.0, y,
+			left + (c + 1) * cell_w + 0.0, y);
 		open = true;
 	}
 	if (open)
@@ -523,12 +542,19 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 		}
 		fputs("</g>\n", f);
 	}
-	if (hm->lines & HM_LINE_P50)
-		quantile_line(f, hm, 0.5, lo, hi, left, TOP, cell_w, cell_h,
+	/* each line over a white halo: visible on the darkest cells and on the lightest */
+	if (hm->lines & HM_LINE_P50) {
+		quantile_line(f, hm, 0.5, lo, hi, left, TOP, cell_w, cell_h, "halo",
+			      "stroke=\"#ffffff\" stroke-width=\"4\" stroke-opacity=\"0.9\"");
+		quantile_line(f, hm, 0.5, lo, hi, left, TOP, cell_w, cell_h, "p50",
 			      "stroke=\"#1565c0\" stroke-width=\"2\" stroke-dasharray=\"5 3\"");
-	if (hm->lines & HM_LINE_P99)
-		quantile_line(f, hm, 0.99, lo, hi, left, TOP, cell_w, cell_h,
+	}
+	if (hm->lines & HM_LINE_P99) {
+		quantile_line(f, hm, 0.99, lo, hi, left, TOP, cell_w, cell_h, "halo",
+			      "stroke=\"#ffffff\" stroke-width=\"4\" stroke-opacity=\"0.9\"");
+		quantile_line(f, hm, 0.99, lo, hi, left, TOP, cell_w, cell_h, "p99",
 			      "stroke=\"#111111\" stroke-width=\"2\"");
+	}
 	if (empty) {
 		fprintf(f, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
 			   "font-size=\"%d\">no waits for ", left + pw / 2, TOP + ph / 2, FONT_TITLE);

@@ -303,6 +303,16 @@ static enum MHD_Result send_index(struct http_server *h, struct MHD_Connection *
 		    : ret;
 }
 
+/* /live.json: the live page's table, once published (only with the live page). */
+static enum MHD_Result send_live_json(struct http_server *h, struct MHD_Connection *c)
+{
+	bool none;
+	enum MHD_Result ret = send_page(h, c, HTTP_PAGE_LIVE_JSON, "application/json", &none);
+
+	return none ? send_static(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
+				  "not found: no live page\n", false) : ret;
+}
+
 static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection *c)
 {
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -321,6 +331,52 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 
 	return none ? send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
 				  "no reading yet\n", false) : ret;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/*
+ * /healthz, for readiness probes: ready once the programs are attached
+ * (the server starts only then) and a first reading is published; not
+ * ready again when readings stop coming (a stuck poller), with why.
+ */
+static enum MHD_Result send_healthz(struct http_server *h, struct MHD_Connection *c)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	unsigned int status = MHD_HTTP_OK;
+	char body[128];
+	__u64 at, age;
+	int n;
+
+	pthread_mutex_lock(&h->lock);
+	at = h->read_ns;
+	pthread_mutex_unlock(&h->lock);
+	age = at ? now_ns() - at : 0;
+	if (!at) {
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		n = snprintf(body, sizeof(body), "starting: attached, no reading yet\n");
+	} else if (h->stale_ns && age > h->stale_ns) {
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		n = snprintf(body, sizeof(body), "stale: last reading %.1f s ago (%d intervals)\n",
+			     age / 1e9, HTTP_STALE_READINGS);
+	} else {
+		n = snprintf(body, sizeof(body), "ok: last reading %.1f s ago\n", age / 1e9);
+	}
+	r = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -345,8 +401,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return send_metrics(h, c);
 	if (!strcmp(url, "/"))
 		return send_index(h, c);
+	if (!strcmp(url, "/healthz"))
+		return send_healthz(h, c);
+	if (!strcmp(url, "/live.json"))
+		return send_live_json(h, c);
 	return send_static(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
-			   "not found: the metrics are at /metrics\n", false);
+			   "not found: the metrics are at /metrics, readiness at /healthz\n", false);
 }
 
 /* libmicrohttpd's complaints (bad requests, limits hit): only with -vv. */
@@ -457,6 +517,15 @@ void http_publish(struct http_server *h, char *text, size_t text_len, char *om, 
 	pthread_mutex_unlock(&h->lock);
 }
 
+void http_reading_done(struct http_server *h)
+{
+	__u64 t = now_ns();
+
+	pthread_mutex_lock(&h->lock);
+	h->read_ns = t;
+	pthread_mutex_unlock(&h->lock);
+}
+
 void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len)
 {
 	struct http_page *fresh = new_page(h, pb, pb_len), *old;
@@ -470,17 +539,25 @@ void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len)
 	pthread_mutex_unlock(&h->lock);
 }
 
-void http_publish_live(struct http_server *h, char *html, size_t len)
+/* Make @data (taken over) page @which from now on; out of memory: keep the old one. */
+static void publish_one(struct http_server *h, int which, char *data, size_t len)
 {
-	struct http_page *fresh = new_page(h, html, len), *old = NULL;
+	struct http_page *fresh = new_page(h, data, len), *old;
 
 	if (!fresh)
-		return;	/* out of memory: keep serving the previous page */
+		return;
 	pthread_mutex_lock(&h->lock);
-	old = h->page[HTTP_PAGE_LIVE];
-	h->page[HTTP_PAGE_LIVE] = fresh;
+	old = h->page[which];
+	h->page[which] = fresh;
 	page_unref(old);
 	pthread_mutex_unlock(&h->lock);
+}
+
+void http_publish_live(struct http_server *h, char *html, size_t len, char *json,
+		       size_t json_len)
+{
+	publish_one(h, HTTP_PAGE_LIVE, html, len);
+	publish_one(h, HTTP_PAGE_LIVE_JSON, json, json_len);
 }
 
 void http_stop(struct http_server *h)

@@ -10,6 +10,7 @@
 #define SH_HTTP_SERVER_H
 
 #include <pthread.h>
+#include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "listen_addr.h"
@@ -32,6 +33,8 @@
 #define HTTP_REQUEST_TIMEOUT_S 10	/* a whole request and its response */
 #define HTTP_TIMEOUT_S 10		/* an idle connection is closed */
 #define HTTP_MEMORY_LIMIT (16 * 1024)	/* per connection: caps request headers */
+/* /healthz fails once this many intervals pass without a reading: the poller is stuck */
+#define HTTP_STALE_READINGS 3
 
 /* The pages served. */
 enum http_page_id {
@@ -39,6 +42,7 @@ enum http_page_id {
 	HTTP_PAGE_OPENMETRICS = 1,	/* /metrics, OpenMetrics */
 	HTTP_PAGE_LIVE = 2,		/* "/", the live page */
 	HTTP_PAGE_PROTOBUF = 3,		/* /metrics, the protobuf exposition (native histograms) */
+	HTTP_PAGE_LIVE_JSON = 4,	/* /live.json, the live page's table */
 	HTTP_PAGE_NR
 };
 
@@ -52,6 +56,8 @@ struct http_server {
 	pthread_mutex_t lock;		/* guards @page and the pages' references */
 	struct http_page *page[HTTP_PAGE_NR];	/* the current ones, by enum http_page_id */
 	char where[96];			/* "127.0.0.1:9464", for messages */
+	__u64 read_ns;			/* CLOCK_MONOTONIC of the last reading's page (@lock), 0: none */
+	__u64 stale_ns;			/* /healthz: a reading older than this is stale; 0: never */
 	/* the connections, for the limits above (under @conn_lock) */
 	pthread_mutex_t conn_lock;
 	pthread_cond_t conn_cond;	/* wakes the reaper to stop */
@@ -66,7 +72,11 @@ struct http_server {
 /* Bind and listen on @a (before privileges are dropped). 0 or -1 after printing why. */
 int http_bind(struct http_server *h, const struct listen_addr *a);
 
-/* Serve, in libmicrohttpd's thread. 0 or -1 after printing why. */
+/*
+ * Serve, in libmicrohttpd's thread: /metrics, "/" and /healthz (200 once
+ * a reading is published and while the last is younger than @stale_ns,
+ * else 503 with the reason). 0 or -1 after printing why.
+ */
 int http_start(struct http_server *h);
 
 /*
@@ -76,11 +86,13 @@ int http_start(struct http_server *h);
 void http_publish(struct http_server *h, char *text, size_t text_len, char *om, size_t om_len);
 
 /*
- * Make @html (malloc()ed) the page served at "/" from now on (the live
- * page, live_page.h); until the first call "/" links to /metrics. Takes
- * it over, even on failure.
+ * Make @html and @json (malloc()ed) the pages served at "/" and
+ * /live.json from now on (the live page and its table, live_page.h);
+ * until the first call "/" links to /metrics and /live.json is not
+ * found. Takes them over, even on failure.
  */
-void http_publish_live(struct http_server *h, char *html, size_t len);
+void http_publish_live(struct http_server *h, char *html, size_t len, char *json,
+		       size_t json_len);
 
 /* Stop serving (waits for the server thread) and free everything. */
 void http_stop(struct http_server *h);
@@ -105,5 +117,11 @@ bool http_accept_protobuf(const char *accept);
  * and without it (--prom-classic), they get a text format. Takes it over.
  */
 void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len);
+
+/*
+ * The pages just published hold a reading of the maps (not the zeros of
+ * the start): /healthz answers 200 from now on, while they keep coming.
+ */
+void http_reading_done(struct http_server *h);
 
 #endif /* SH_HTTP_SERVER_H */

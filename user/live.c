@@ -158,22 +158,43 @@ static void put_wait(char *line, size_t n, size_t *at, __u64 ns, int unit, int w
 		*at += (size_t)snprintf(line + *at, n - *at, "%*s", w, v);
 }
 
-/* The sparkline of @h over the latest @w intervals, log scale between its own min and max. */
-static void sparkline(const struct sh_live *lv, const struct live_hist *h, int w)
+/*
+ * The smallest non-zero and the largest p99 of the @n rows over the
+ * latest @w intervals: one scale for every row, so bars compare across
+ * rows (a row of tiny waits draws low bars, not full ones).
+ */
+static void spark_range(const struct sh_live *lv, size_t n, int w, __u64 *lo, __u64 *hi)
+{
+	size_t i;
+	__u64 v;
+	int k;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (i = 0; i < n; i++)
+		for (k = 0; lv->rows[i].hist && k < w && (__u64)k < lv->updates; k++) {
+			v = lv->rows[i].hist->p99[(lv->updates - (__u64)k) % LIVE_SPARK];
+			if (v && v < *lo)
+				*lo = v;
+			if (v > *hi)
+				*hi = v;
+		}
+}
+
+/*
+ * The sparkline of @h over the latest @w intervals, log scale between
+ * @lo and @hi (spark_range()); an interval without waits, or whose p99 is
+ * 0, is blank.
+ */
+static void sparkline(const struct sh_live *lv, const struct live_hist *h, int w, __u64 lo,
+		      __u64 hi)
 {
 	static const char *const blocks[] = { "\u2581", "\u2582", "\u2583", "\u2584",
 					      "\u2585", "\u2586", "\u2587", "\u2588" };
 	static const char ascii[] = "_.-:=+*#";
-	__u64 lo = UINT64_MAX, hi = 0, v;
+	__u64 v;
 	int k, level;
 
-	for (k = 0; k < w && (__u64)k < lv->updates; k++) {
-		v = h->p99[(lv->updates - (__u64)k) % LIVE_SPARK];
-		if (v && v < lo)
-			lo = v;
-		if (v > hi)
-			hi = v;
-	}
 	for (k = w - 1; k >= 0; k--) {
 		v = (__u64)k < lv->updates ? h->p99[(lv->updates - (__u64)k) % LIVE_SPARK] : 0;
 		if (!v) {
@@ -197,6 +218,7 @@ static void draw(struct sh_live *lv)
 	/* --top: the first N in the current order */
 	size_t nvis = o->top && o->top < lv->nrows ? o->top : lv->nrows;
 	size_t i, shown, max_scroll;
+	__u64 spark_lo = 0, spark_hi = 0;
 	char line[1024], ts[32];
 	size_t at;
 	struct tm tm;
@@ -246,11 +268,16 @@ static void draw(struct sh_live *lv)
 	mvhline(0, 0, ' ', ncols);
 	mvaddnstr(0, 0, line, ncols);
 	attroff(A_REVERSE);
-	snprintf(line, sizeof(line), " report %" PRIu64 "   waits %" PRIu64 "   events seen %" PRIu64 ", lost %" PRIu64
-		 "   keys %zu   sort: %s   waits in %s%s", (uint64_t)lv->updates, (uint64_t)lv->waits, (uint64_t)lv->seen,
-		 (uint64_t)lv->lost, lv->nrows, sort_word[lv->sort], unit_name(o->unit),
-		 lv->paused ? "   PAUSED" : "");
+	/* PAUSED first: a narrow terminal cuts the end of the line */
+	snprintf(line, sizeof(line), "%s report %" PRIu64 "   waits %" PRIu64 "   events seen %" PRIu64 ", lost %" PRIu64
+		 "   keys %zu   sort: %s   waits in %s", lv->paused ? " PAUSED (p resumes) " : "",
+		 (uint64_t)lv->updates, (uint64_t)lv->waits, (uint64_t)lv->seen,
+		 (uint64_t)lv->lost, lv->nrows, sort_word[lv->sort], unit_name(o->unit));
+	if (lv->paused)
+		attron(A_BOLD);
 	mvaddnstr(1, 0, line, ncols);
+	if (lv->paused)
+		attroff(A_BOLD);
 	if (!lv->updates)
 		mvaddnstr(2, 0, " waiting for the first interval...", ncols);
 
@@ -267,6 +294,8 @@ static void draw(struct sh_live *lv)
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*s", culp_w, "TOP_CULPRIT");
 	if (spark_w && at < sizeof(line))
 		snprintf(line + at, sizeof(line) - at, "  P99, last %d", spark_w);
+	if (spark_w)
+		spark_range(lv, nvis, spark_w, &spark_lo, &spark_hi);
 	attron(A_BOLD);
 	mvaddnstr(HEAD_LINES - 1, 0, line, ncols);
 	attroff(A_BOLD);
@@ -301,7 +330,7 @@ static void draw(struct sh_live *lv)
 		mvaddnstr(y, 0, line, ncols);
 		if (spark_w && r->hist && (int)at + 2 + spark_w <= ncols) {
 			move(y, (int)at + 2);
-			sparkline(lv, r->hist, spark_w);
+			sparkline(lv, r->hist, spark_w, spark_lo, spark_hi);
 		}
 	}
 
@@ -421,6 +450,18 @@ static int live_update(struct sh_live *lv, const struct sh_report *r)
 	/* all keys, not only --top: "s" may rank any of them first */
 	size_t i, n = r->nall;
 
+	/*
+	 * paused: the display stays as it was, whatever redraws it (a
+	 * resize); the reports meanwhile become gaps in the trends
+	 */
+	if (lv->paused) {
+		lv->missed++;
+		return 0;
+	}
+	for (; lv->missed; lv->missed--) {
+		lv->updates++;
+		hist_tick(lv);
+	}
 	if (n > lv->cap) {
 		struct live_row *rows = realloc(lv->rows, n * sizeof(*rows));
 
@@ -465,7 +506,7 @@ static int live_update(struct sh_live *lv, const struct sh_report *r)
 	lv->seen = r->stats[SH_STAT_SEEN];
 	lv->lost = report_lost(r);
 	lv->waits = r->all.count;
-	if (lv->started && !lv->paused)
+	if (lv->started)
 		draw(lv);
 	return 0;
 }

@@ -67,6 +67,7 @@ struct sh_live {
 	struct live_hist **table;	/* by name hash, @nbuckets chains */
 	size_t nbuckets, nhist;
 	__u64 updates;			/* reports seen; the histories' clock */
+	__u64 missed;			/* reports that came while paused, not taken yet */
 	/* the latest report's header */
 	struct timespec when;
 	double span_s;

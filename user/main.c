@@ -26,6 +26,7 @@
 #include "outputs.h"
 #include "live.h"
 #include "cgroup.h"
+#include "cgroup_names.h"
 #include "loop.h"
 #include "profile.h"
 #include "log.h"
@@ -112,8 +113,12 @@ static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *u
 			return SH_EXIT_USAGE;
 		}
 	}
-	pr_info("cgroup hierarchy %s at %s\n", o->cgroup_hier ? o->cgroup_hier : "cgroup2",
-		cg->mount);
+	/* a directory named like a unit is one only where systemd manages the hierarchy */
+	cg_names_systemd(cg_systemd_detect(cg->mount, "/run/systemd/system"));
+	pr_info("cgroup hierarchy %s at %s (%s)\n", o->cgroup_hier ? o->cgroup_hier : "cgroup2",
+		cg->mount, cg_systemd_detect(cg->mount, "/run/systemd/system")
+				   ? "managed by systemd: unit names shown"
+				   : "not managed by systemd: no unit names");
 	return 0;
 }
 
@@ -260,6 +265,11 @@ static int setup(struct poller *p)
 	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)
 		cg_walk(&p->cg, 0);
+	/* and read their cpu.stat and cpu.pressure: the first report has deltas */
+	if (p->use_cg && extras_start(&p->xt, &p->cg)) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
 	/* fleet mode: drop privileges (the map fds stay usable), then serve */
 	if (p->ex && (ret = exporter_drop(p->ex, p->maps.pcpu_fd, p->rd.pcpu)))
 		return ret;

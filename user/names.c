@@ -16,7 +16,8 @@ static const char *const metric_text[SH_METRIC_NR] = {
 static const char *const method_names[] = { [SH_METHOD_SCHED_INFO] = "sched_info",
 					     [SH_METHOD_WAKEUP] = "wakeup" };
 static const char *const clock_names[] = { [SH_CLOCK_RQ] = "rq", [SH_CLOCK_KTIME] = "ktime" };
-static const char *const key_names[] = { "none", "comm", "pid", "tid", "cpu", "cgroup" };
+static const char *const key_names[] = { "none", "comm", "pid", "tid", "cpu", "cgroup",
+					  "pidns" };
 static const char *const unit_names[SH_UNIT_NR] = { "ns", "us", "ms" };
 static const __u64 unit_nsecs[SH_UNIT_NR] = { 1, 1000, 1000000 };
 static const char *const sort_names[SH_SORT_NR] = { "sum", "count", "avg", "p99", "max" };

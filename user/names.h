@@ -49,7 +49,7 @@ const char *metric_words(int metric);
 const char *method_name(int method);
 /* enum sh_clock, as in -v, JSON and --clock: "rq", "ktime" */
 const char *clock_name(int clock);
-/* enum sh_key_type: "none", "comm", "pid", "tid", "cpu", "cgroup" */
+/* enum sh_key_type: "none", "comm", "pid", "tid", "cpu", "cgroup", "pidns" */
 const char *key_name(int key_type);
 /* enum sh_unit: "ns", "us", "ms" */
 const char *unit_name(int unit);

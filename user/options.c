@@ -70,6 +70,8 @@ enum {
 	OPT_MAX_KERNEL_MEM,
 	OPT_PROFILE,
 	OPT_FLAMEGRAPH,
+	OPT_USAGE,
+	OPT_PIDNSS,
 };
 
 /* How an option's value is parsed into its field. */
@@ -128,6 +130,7 @@ static int set_key(struct parse_state *st, const struct opt_def *d, const char *
 static int set_listen(struct parse_state *st, const struct opt_def *d, const char *arg);
 static int show_version(struct parse_state *st, const struct opt_def *d, const char *arg);
 static int show_help(struct parse_state *st, const struct opt_def *d, const char *arg);
+static int show_usage(struct parse_state *st, const struct opt_def *d, const char *arg);
 static const char *check_count(const struct parse_state *st);
 static const char *check_cgroup_depth(const struct parse_state *st);
 static const char *check_cgroup_hier(const struct parse_state *st);
@@ -166,7 +169,7 @@ static const char *check_task_table(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
 	{ "metric", 'M', "LIST",
-	  "what to measure: offcpu (default), runq, blocked, or a list: offcpu,runq",
+	  "what to measure: offcpu, runq, blocked or a list (default offcpu; runq for INTERVAL [COUNT])",
 	  T_CUSTOM, .set = set_metrics },
 	{ "method", OPT_METHOD, "HOW",
 	  "runq/blocked from: auto (default), sched_info (kernel accounting), wakeup (hooks)",
@@ -174,12 +177,14 @@ static const struct opt_def opt_defs[] = {
 	{ "clock", OPT_CLOCK, "CLOCK",
 	  "times from: auto (default), rq (run queue clock), ktime (wakeup method only)",
 	  T_CUSTOM, FIELD(clock), .set = set_clock, .check = check_clock },
-	{ "key", 'k', "KEY", "histogram per: none (default), comm, pid, tid, cpu, cgroup",
+	{ "key", 'k', "KEY", "histogram per: none (default), comm, pid, tid, cpu, cgroup, pidns",
 	  T_CUSTOM, FIELD(key_type), .set = set_key },
 	{ "pids", 'P', NULL, "same as -k pid (one histogram per process)",
 	  T_CUSTOM, FIELD(key_type), .min = SH_KEY_PID, .set = set_key },
 	{ "tids", 'L', NULL, "same as -k tid (one histogram per thread)",
 	  T_CUSTOM, FIELD(key_type), .min = SH_KEY_TID, .set = set_key },
+	{ "pidnss", OPT_PIDNSS, NULL, "same as -k pidns (one histogram per PID namespace)",
+	  T_CUSTOM, FIELD(key_type), .min = SH_KEY_PIDNS, .set = set_key },
 	{ "interval", 'i', "DUR",
 	  "print a report every DUR, 10ms to 1 day (seconds unless suffixed: 500ms, 2s)",
 	  T_DURATION, FIELD(interval_ns), MIN_INTERVAL_NS, MAX_INTERVAL_NS, NSEC_PER_SEC,
@@ -272,7 +277,8 @@ static const struct opt_def opt_defs[] = {
 	  .err = "invalid --task-table '%s': want a power of two from 1 to " STR(TASK_TABLE_LIMIT),
 	  .check = check_task_table },
 	{ "listen", OPT_LISTEN, "ADDR",
-	  "serve Prometheus metrics at http://ADDR/metrics; ADDR: [IP:]PORT, IP 127.0.0.1",
+	  "serve Prometheus metrics at http://ADDR/metrics, a live page at / (its table: "
+	  "/live.json; readiness: /healthz); ADDR: [IP:]PORT",
 	  T_CUSTOM, FIELD(listen), .set = set_listen },
 	{ "prom-file", OPT_PROM_FILE, "FILE",
 	  "rewrite FILE with Prometheus metrics every interval (atomic rename)",
@@ -291,7 +297,10 @@ static const struct opt_def opt_defs[] = {
 	{ "verbose", 'v', NULL, "print event counters; twice: libbpf's log",
 	  T_COUNT, FIELD(verbose) },
 	{ "version", 'V', NULL, "print the version and exit", T_CUSTOM, .set = show_version },
-	{ "help", 'h', NULL, "print this help and exit", T_CUSTOM, .set = show_help },
+	{ "help", 'h', NULL, "print this help and exit (also -?, as runqlat)",
+	  T_CUSTOM, .set = show_help },
+	{ "usage", OPT_USAGE, NULL, "print a short usage message and exit",
+	  T_CUSTOM, .set = show_usage },
 };
 
 _Static_assert(N_OPTS <= sizeof(((struct parse_state *)0)->given), "parse_state.given too small");
@@ -534,7 +543,7 @@ static int set_clock(struct parse_state *st, const struct opt_def *d, const char
 	return -1;
 }
 
-/* -k KEY, -P and -L: one key, however spelled. */
+/* -k KEY, -P, -L and --pidnss: one key, however spelled. */
 static int set_key(struct parse_state *st, const struct opt_def *d, const char *arg)
 {
 	struct options *o = st->o;
@@ -543,10 +552,11 @@ static int set_key(struct parse_state *st, const struct opt_def *d, const char *
 	if (d->arg) {
 		k = key_lookup(arg);
 		if (k < 0)
-			return usage_error("unknown key '%s': use none, comm, pid, tid, cpu or cgroup",
-					   arg);
+			return usage_error("unknown key '%s': use none, comm, pid, tid, cpu, cgroup "
+					   "or pidns", arg);
 	}
-	if ((given(st, 'k') || given(st, 'P') || given(st, 'L')) && o->key_type != k)
+	if ((given(st, 'k') || given(st, 'P') || given(st, 'L') || given(st, OPT_PIDNSS)) &&
+	    o->key_type != k)
 		return usage_error("conflicting keys: -k %s and -k %s", key_name(o->key_type),
 				   key_name(k));
 	o->key_type = k;
@@ -575,6 +585,33 @@ static int show_help(struct parse_state *st, const struct opt_def *d, const char
 	return SH_EXIT_OK;
 }
 
+/* runqlat's --usage: the synopsis, every option on it, no explanations. */
+static int show_usage(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	size_t i;
+	int col = printf("Usage: schedhist");
+
+	for (i = 0; i < N_OPTS; i++) {
+		char item[64];
+		int n;
+
+		d = &opt_defs[i];
+		if (d->val < 256)
+			n = snprintf(item, sizeof(item), " [-%c%s%s]", d->val, d->arg ? " " : "",
+				     d->arg ? d->arg : "");
+		else
+			n = snprintf(item, sizeof(item), " [--%s%s%s]", d->name, d->arg ? "=" : "",
+				     d->arg ? d->arg : "");
+		if (col + n > 79) {
+			printf("\n           ");
+			col = 16 - 5;
+		}
+		col += printf("%s", item);
+	}
+	printf("%s [INTERVAL [COUNT]]\n", col + 20 > 79 ? "\n           " : "");
+	return SH_EXIT_OK;
+}
+
 static const char *check_count(const struct parse_state *st)
 {
 	return !given(st, 'i') ? "a count needs an interval (-i)" : NULL;
@@ -590,7 +627,8 @@ static const char *check_culprits(const struct parse_state *st)
 	if (!(st->o->metrics & (1U << SH_METRIC_RUNQ)))
 		return "--culprits needs -M runq (it blames run-queue waits)";
 	if (st->o->key_type == SH_KEY_NONE || st->o->key_type == SH_KEY_CPU)
-		return "--culprits needs -k comm, pid, tid or cgroup (culprits are keys of that type)";
+		return "--culprits needs -k comm, pid, tid, cgroup or pidns (culprits are keys of that "
+		       "type)";
 	return NULL;
 }
 
@@ -683,6 +721,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	char shortopts[N_OPTS * 2 + 2];
 	const struct opt_def *d;
 	const char *why;
+	bool positional_interval;
 	size_t i, n = 0;
 	int c, r;
 
@@ -714,6 +753,9 @@ int parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == ':')
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		/* runqlat's -? is its help; getopt returns '?' for it and for an unknown option */
+		if (c == '?' && optopt == '?')
+			return show_help(&st, def_of('h'), NULL);
 		d = def_of(c);
 		if (!d)
 			return option_error(argv[optind - 1], optopt);
@@ -722,6 +764,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	}
 
 	/* runqlat-compatible positionals: [interval [count]] */
+	positional_interval = optind < argc;
 	if (optind < argc &&
 	    (r = positional(&st, 'i', argv[optind++], "interval given twice (-i and positional)")) >= 0)
 		return r;
@@ -730,6 +773,15 @@ int parse_options(int argc, char **argv, struct options *o)
 		return r;
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
+	/*
+	 * runqlat's command line, INTERVAL [COUNT] as arguments, asks runqlat's
+	 * question: how long tasks wait for a CPU. schedhist's own -i keeps
+	 * the default metric, off-CPU wait; -M always wins.
+	 */
+	if (positional_interval && !given(&st, 'M')) {
+		o->metrics = 1U << SH_METRIC_RUNQ;
+		o->metric = SH_METRIC_RUNQ;
+	}
 
 	/* the live view takes the terminal: no reports on it, a reading a second */
 	if (o->live && !given(&st, 'i')) {

@@ -192,15 +192,19 @@ struct live_page_out {
 	struct sh_exporter *x;		/* whose HTTP server serves it */
 };
 
-/* The page as it stands, to "/". 0, or -1 when out of memory. */
+/* The page as it stands, to "/", and its table to /live.json. 0, or -1 when out of memory. */
 static int live_page_publish(struct live_page_out *w)
 {
-	char *buf;
-	size_t len;
+	char *buf, *json;
+	size_t len, json_len;
 
 	if (live_page_render(&w->lp, &buf, &len))
 		return -1;
-	http_publish_live(&w->x->http, buf, len);
+	if (live_page_render_json(&w->lp, &json, &json_len)) {
+		free(buf);
+		return -1;
+	}
+	http_publish_live(&w->x->http, buf, len, json, json_len);
 	return 0;
 }
 

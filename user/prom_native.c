@@ -351,6 +351,46 @@ static int put_counters(struct enc *e, const struct prom_view *views, size_t nv,
 	return 0;
 }
 
+/* One sample of schedhist_interval_max_wait_seconds: key @key's max @m. */
+static void max_sample(struct enc *e, const struct prom_view *v, const char *key,
+		       const struct prom_max *m)
+{
+	char tid[16];
+
+	snprintf(tid, sizeof(tid), "%u", (unsigned)m->tid);
+	key_labels(e, metric_name(v->metric), v->key_type, key);
+	label(e, "tid", tid);
+	label(e, "comm", m->comm);
+	pb_double(&e->sub, VALUE, (double)m->ns / 1e9);
+	pb_msg(&e->met, M_GAUGE, &e->sub);
+	pb_msg(&e->fam, MF_METRIC, &e->met);
+}
+
+/* The gauge of the interval's exact max, as render_prom() writes it. */
+static int put_max(struct enc *e, const struct prom_view *views, size_t nv)
+{
+	size_t j, i, n;
+
+	if (!prom_max_present(views, nv))
+		return 0;
+	family(e, "schedhist_interval_max_wait_seconds", PROM_MAX_HELP, TYPE_GAUGE);
+	for (j = 0; j < nv; j++) {
+		const struct prom_view *v = &views[j];
+		struct prom_series **sorted = prom_view_sorted(v, &n);
+
+		if (!sorted)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (prom_max_now(v, &sorted[i]->max))
+				max_sample(e, v, sorted[i]->key, &sorted[i]->max);
+		free(sorted);
+		if (v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
+			max_sample(e, v, PROM_OTHER, &v->other_max);
+	}
+	family_end(e);
+	return 0;
+}
+
 static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 {
 	static const char *const reasons[] = { "no_start", "filtered", "dropped", "clock_skew" };
@@ -367,7 +407,8 @@ static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 	else
 		snprintf(help, sizeof(help),
 			 "How long tasks waited, in seconds, since schedhist started; the label "
-			 "metric says which wait (offcpu = runq + blocked).");
+			 "metric says which wait. Never sum across metric: offcpu = runq + "
+			 "blocked, wait by wait, so a sum counts each wait twice.");
 	family(e, "schedhist_wait_seconds", help, TYPE_HISTOGRAM);
 	for (j = 0; j < nv; j++)
 		if (put_view(e, &views[j]))
@@ -418,6 +459,8 @@ static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 	}
 	family_end(e);
 
+	if (put_max(e, views, nv))
+		e->out.oom = true;
 	family(e, "schedhist_kernel_memory_bytes",
 	       "Kernel memory of schedhist's BPF maps, bytes: reserved (every map at its worst, " \
 	       "every hash entry taken) and budget (--max-kernel-mem).", TYPE_GAUGE);

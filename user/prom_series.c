@@ -182,6 +182,46 @@ static const struct sh_group *group_at(const struct sh_report *r, size_t i)
 	return i < r->ngroups ? &r->groups[i] : &r->rest;
 }
 
+/* Take @t's max into @m, the max of update @now so far. */
+static void max_merge(struct prom_max *m, const struct sh_totals *t, __u64 now)
+{
+	if (m->update != now) {
+		m->update = now;
+		m->ns = 0;
+	}
+	if (!t->count || t->max_ns <= m->ns)
+		return;
+	m->ns = t->max_ns;
+	m->tid = t->max_tid;
+	memcpy(m->comm, t->max_comm, sizeof(m->comm));
+	m->comm[sizeof(m->comm) - 1] = '\0';
+}
+
+bool prom_max_now(const struct prom_view *v, const struct prom_max *m)
+{
+	return m->update == v->updates && m->ns;
+}
+
+bool prom_max_present(const struct prom_view *views, size_t nv)
+{
+	size_t j, i;
+
+	for (j = 0; j < nv; j++) {
+		const struct prom_view *v = &views[j];
+
+		if (v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
+			return true;
+		for (i = 0; i < v->nslots; i++) {
+			const struct prom_series *s;
+
+			for (s = v->table[i]; s; s = s->next)
+				if (s->exported && prom_max_now(v, &s->max))
+					return true;
+		}
+	}
+	return false;
+}
+
 int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 		     const struct sh_report *since)
 {
@@ -205,6 +245,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 
 		if (!folds_into_other(g) && (s = find(v, g->name)) && s->exported) {
 			totals_add(&s->t, &g->t);
+			max_merge(&s->max, &g->t, v->updates);
 			s->seen = v->updates;
 		}
 	}
@@ -239,9 +280,11 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 		}
 		if (s && s->exported) {
 			totals_add(&s->t, &g->t);
+			max_merge(&s->max, &g->t, v->updates);
 			s->seen = v->updates;
 		} else {
 			totals_add(&v->other, &g->t);
+			max_merge(&v->other_max, &g->t, v->updates);
 		}
 	}
 	/* -k cgroup: the counters of the cgroups behind each exported name */
@@ -325,6 +368,11 @@ const struct prom_counter_family prom_counters[PROM_COUNTER_NR] = {
 		"schedhist_culprit_waits_total",
 		"Waits of the key that ended behind the culprit (as "
 		"schedhist_culprit_wait_seconds_total).", false, true },
+	[PROM_CG_PERIODS] = {
+		"schedhist_cgroup_periods_total",
+		"Quota periods in which the cgroup had runnable tasks (cpu.stat nr_periods), since "
+		"schedhist exported it: throttled_periods over this is the throttled fraction of "
+		"the quota's time.", false, false },
 	[PROM_THROTTLED_PERIODS] = {
 		"schedhist_cgroup_throttled_periods_total",
 		"Times the cgroup was throttled, out of CPU quota for the rest of a period "
@@ -346,6 +394,9 @@ const struct prom_counter_family prom_counters[PROM_COUNTER_NR] = {
 bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val)
 {
 	switch (f) {
+	case PROM_CG_PERIODS:
+		*val = s->cg.nr_periods;
+		return s->cg.has_throttle;
 	case PROM_THROTTLED_PERIODS:
 		*val = s->cg.nr_throttled;
 		return s->cg.has_throttle;

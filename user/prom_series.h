@@ -47,12 +47,24 @@ struct prom_culprit {
 	__u64 count, sum_ns;		/* the key's waits behind it since it was admitted */
 };
 
+/*
+ * The exact longest wait of the last reading's interval among the waits a
+ * series took, and the task that had it (the kernel's sh_max).
+ */
+struct prom_max {
+	__u64 ns;			/* longest wait, ns; 0: none */
+	__u32 tid;			/* who had it */
+	char comm[SH_COMM_LEN];
+	__u64 update;			/* prom_view_update() call it belongs to */
+};
+
 struct prom_series {
 	char *key;			/* the key label */
 	struct sh_totals t;		/* its waits since it was first exported */
 	__u64 seen;			/* last update in which a kernel key had this name */
 	__u64 admitted;			/* update in which it was (re)admitted */
 	bool exported;			/* false: withdrawn, remembered in case it returns */
+	struct prom_max max;		/* the last interval's exact max */
 	struct prom_culprit culprits[SH_CULPRIT_TOP];	/* --culprits: admitted, in order */
 	size_t nculprits;
 	bool has_rest;			/* culprit [rest] exported (once any culprit data came) */
@@ -75,6 +87,7 @@ struct prom_view {
 	struct prom_series *oldest;	/* withdrawn list */
 	struct prom_series *newest;
 	struct sh_totals other;		/* key="[other]" (every key type but none) */
+	struct prom_max other_max;	/* its last interval's exact max */
 	__u64 stats[SH_STAT_NR];	/* event counters since start */
 	__u64 live_keys;		/* keys in the kernel map at the last update */
 	struct kmem_usage kmem;		/* the kernel maps' memory */
@@ -119,6 +132,7 @@ int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 
 enum prom_counter {
 	PROM_CULPRIT_SECONDS,		/* schedhist_culprit_wait_seconds_total */
 	PROM_CULPRIT_WAITS,		/* schedhist_culprit_waits_total */
+	PROM_CG_PERIODS,		/* schedhist_cgroup_periods_total */
 	PROM_THROTTLED_PERIODS,		/* schedhist_cgroup_throttled_periods_total */
 	PROM_THROTTLED_SECONDS,		/* schedhist_cgroup_throttled_seconds_total */
 	PROM_PRESSURE_SOME,		/* schedhist_cgroup_pressure_some_seconds_total */
@@ -136,7 +150,7 @@ struct prom_counter_family {
 extern const struct prom_counter_family prom_counters[PROM_COUNTER_NR];
 
 /*
- * The cgroup counter @f (PROM_THROTTLED_PERIODS..PROM_PRESSURE_FULL) of
+ * The cgroup counter @f (PROM_CG_PERIODS..PROM_PRESSURE_FULL) of
  * @s into *@val (ns for the seconds ones): false when absent.
  */
 bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val);
@@ -146,6 +160,21 @@ bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val);
  * [rest] (when @s has culprit data), into @out; how many.
  */
 size_t prom_series_culprits(const struct prom_series *s, struct prom_culprit out[SH_CULPRIT_TOP + 1]);
+
+/*
+ * The gauge schedhist_interval_max_wait_seconds: the exact max of @m, a
+ * series' (or [other]'s) of view @v, if the last reading's interval had a
+ * wait there; else false (the sample is left out).
+ */
+bool prom_max_now(const struct prom_view *v, const struct prom_max *m);
+
+/* Does any series of the @nv views have an interval max now? */
+bool prom_max_present(const struct prom_view *views, size_t nv);
+
+/* The gauge's help text, the same in every exposition. */
+#define PROM_MAX_HELP "The longest wait of the last interval, in seconds: exact (the " \
+	"kernel's own measure, not a bucket edge), for each exported key; tid and comm name " \
+	"the task that had it. Absent for a key without a wait in the interval."
 
 /* Does any series of the @nv views have a sample of family @f? */
 bool prom_counter_present(const struct prom_view *views, size_t nv, int f);

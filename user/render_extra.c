@@ -31,6 +31,15 @@ void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct sh_repo
 		snprintf(buf, n, "%.1f%%", 100.0 * (double)ns / (double)span);
 }
 
+void extra_pressure(char *buf, size_t n, bool known, __u64 ns, const struct sh_report *r)
+{
+	/*
+	 * a stall is wall time, at most the span; the file is read a little
+	 * apart from the maps, so one stalled all along reads a bit above
+	 */
+	extra_share(buf, n, known, ns < span_ns(r) ? ns : span_ns(r), r);
+}
+
 static __u64 culprits_sum(const struct sh_culprit_list *l)
 {
 	__u64 s = 0;
@@ -46,8 +55,11 @@ void extra_top_culprit(char *buf, size_t n, const struct sh_group *g)
 	const struct sh_culprit_list *l = g->culprits;
 	char name[256];
 
-	/* the largest one that is a key: [rest] is not a culprit */
-	if (!l || !l->n || (l->rest && l->n == 1)) {
+	/*
+	 * the largest one that is a key: [rest] is not a culprit, nor is a
+	 * task behind which the waits took no time (all of zero length)
+	 */
+	if (!l || !l->n || (l->rest && l->n == 1) || !l->c[0].sum_ns) {
 		snprintf(buf, n, "-");
 		return;
 	}
@@ -69,16 +81,17 @@ void extra_text(struct outbuf *b, const struct sh_group *g, const struct sh_repo
 				  (uint64_t)cs->nr_throttled);
 		}
 		if (cs->has_some) {
-			extra_share(a, sizeof(a), true, cs->pressure_some_ns, r);
+			extra_pressure(a, sizeof(a), true, cs->pressure_some_ns, r);
 			ob_printf(b, "  pressure some %s", a);
 		}
 		if (cs->has_full) {
-			extra_share(a, sizeof(a), true, cs->pressure_full_ns, r);
+			extra_pressure(a, sizeof(a), true, cs->pressure_full_ns, r);
 			ob_printf(b, "%s full %s", cs->has_some ? "" : "  pressure", a);
 		}
 		ob_chr(b, '\n');
 	}
-	if (g->culprits && g->culprits->n) {
+	/* waits of zero length made nobody wait: no shares of nothing */
+	if (g->culprits && g->culprits->n && culprits_sum(g->culprits)) {
 		const struct sh_culprit_list *l = g->culprits;
 		__u64 total = culprits_sum(l);
 

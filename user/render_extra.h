@@ -23,6 +23,8 @@ void extra_text(struct outbuf *b, const struct sh_group *g, const struct sh_repo
 void extra_top_culprit(char *buf, size_t n, const struct sh_group *g);
 /* --summary: @ns as a share of the report's span ("-" when @known is false). */
 void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct sh_report *r);
+/* The same for a pressure stall (wall time): at most 100%. */
+void extra_pressure(char *buf, size_t n, bool known, __u64 ns, const struct sh_report *r);
 
 /* JSON: the group's fields of these features (each starting with a comma). */
 void extra_json(struct outbuf *b, const struct sh_group *g);

@@ -233,6 +233,53 @@ static int put_counters(FILE *f, const struct prom_view *views, size_t nv, bool 
 	return 0;
 }
 
+/* One sample of schedhist_interval_max_wait_seconds: key @key's max @m. */
+static int put_max_sample(FILE *f, const struct prom_view *v, const char *key,
+			  const struct prom_max *m)
+{
+	char *esc = key_labels(key, v->key_type);
+
+	if (!esc)
+		return -1;
+	fprintf(f, "schedhist_interval_max_wait_seconds{metric=\"%s\",key_type=\"%s\",key=%s,"
+		   "tid=\"%" PRIu32 "\",comm=", metric_name(v->metric), key_name(v->key_type), esc,
+		(uint32_t)m->tid);
+	label_value(f, m->comm);
+	fputc('}', f);
+	put_value(f, true, m->ns);
+	free(esc);
+	return 0;
+}
+
+/* The gauge of the interval's exact max: one sample per exported key that had a wait. */
+static int put_max(FILE *f, const struct prom_view *views, size_t nv, bool om)
+{
+	size_t j, i, n;
+
+	if (!prom_max_present(views, nv))
+		return 0;
+	family(f, om, "schedhist_interval_max_wait_seconds", "gauge", PROM_MAX_HELP);
+	if (om)
+		fputs("# UNIT schedhist_interval_max_wait_seconds seconds\n", f);
+	for (j = 0; j < nv; j++) {
+		const struct prom_view *v = &views[j];
+		struct prom_series **sorted = prom_view_sorted(v, &n);
+		int err = 0;
+
+		if (!sorted)
+			return -1;
+		for (i = 0; i < n && !err; i++)
+			if (prom_max_now(v, &sorted[i]->max))
+				err = put_max_sample(f, v, sorted[i]->key, &sorted[i]->max);
+		free(sorted);
+		if (!err && v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
+			err = put_max_sample(f, v, PROM_OTHER, &v->other_max);
+		if (err)
+			return -1;
+	}
+	return 0;
+}
+
 int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 {
 	char le[SH_NBUCKETS][32], help[256];
@@ -248,7 +295,8 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 	else
 		snprintf(help, sizeof(help),
 			 "How long tasks waited, in seconds, since schedhist started; the label "
-			 "metric says which wait (offcpu = runq + blocked).");
+			 "metric says which wait. Never sum across metric: offcpu = runq + "
+			 "blocked, wait by wait, so a sum counts each wait twice.");
 	family(f, om, "schedhist_wait_seconds", "histogram", help);
 	if (om)
 		fputs("# UNIT schedhist_wait_seconds seconds\n", f);
@@ -286,6 +334,8 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 		fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",
 			metric_name(views[j].metric), key_name(views[j].key_type),
 			(uint64_t)views[j].live_keys);
+	if (put_max(f, views, nv, om))
+		return -1;
 	family(f, om, "schedhist_kernel_memory_bytes", "gauge",
 	       "Kernel memory of schedhist's BPF maps, bytes: reserved (every map at its worst, " \
 	       "every hash entry taken) and budget (--max-kernel-mem).");

@@ -481,6 +481,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 	if (w > 60)
 		w = 60;
 	bool cul = sp->culprits && r->metric == SH_METRIC_RUNQ, cgs = r->key_type == SH_KEY_CGROUP;
+	bool no_throttle = false, no_psi = false;	/* a "-" shown: say why under the table */
 	char top[320], share[32];
 
 	ob_printf(b, "%-*s %10s %9s %9s %9s %9s %9s %9s", w, kname, "COUNT", "AVG", "P50",
@@ -514,10 +515,12 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 		}
 		ob_commit(b, (size_t)(d - start));
 		if (cgs) {
+			no_throttle |= !g->cgs.has_throttle;
+			no_psi |= !g->cgs.has_some;
 			extra_share(share, sizeof(share), g->cgs.has_throttle, g->cgs.throttled_ns, r);
 			ob_chr(b, ' ');
 			ob_pad(b, share, strlen(share), 9, true);
-			extra_share(share, sizeof(share), g->cgs.has_some, g->cgs.pressure_some_ns, r);
+			extra_pressure(share, sizeof(share), g->cgs.has_some, g->cgs.pressure_some_ns, r);
 			ob_chr(b, ' ');
 			ob_pad(b, share, strlen(share), 9, true);
 		}
@@ -546,6 +549,13 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 			ob_chr(b, '\n');
 		}
 	}
+	/* "-" is "not available here", never zero (that is 0.0%): once per table, why */
+	if (no_throttle)
+		ob_str(b, "THROTTLED -: no throttling counters in the cgroup's cpu.stat (the root cgroup, "
+			  "or no cpu controller on this hierarchy: see --cgroup-hier)\n");
+	if (no_psi)
+		ob_str(b, "PSI_SOME -: no cpu.pressure (PSI off, or a v1 hierarchy), or the cgroup's "
+			  "first reading (PSI needs two)\n");
 }
 
 void render_text(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)

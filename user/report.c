@@ -109,7 +109,7 @@ static const char *entry_name(const struct sh_entry *e, int key_type, const stru
 			 (uint64_t)e->key.id);
 		return buf;
 	}
-	fmt_u64(buf, e->key.id);	/* pid, tid, cpu */
+	fmt_u64(buf, e->key.id);	/* pid, tid, cpu, pidns (its inode number) */
 	return buf;
 }
 

@@ -39,14 +39,16 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .user = o->user, .metrics = o->metrics,
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
-				       .prom_classic = o->prom_classic, .culprits = o->culprits };
+				       .prom_classic = o->prom_classic, .culprits = o->culprits,
+				       .interval_ns = o->interval_ns };
 }
 
 struct live_page_spec live_page_spec_of(const struct options *o)
 {
 	return (struct live_page_spec){ .hm = heatmap_spec_of(o), .metric = o->metric,
 					.key_type = o->key_type, .unit = o->unit,
-					.interval_ns = o->interval_ns };
+					.interval_ns = o->interval_ns,
+					.culprits = o->culprits && o->metric == SH_METRIC_RUNQ };
 }
 
 struct live_spec live_spec_of(const struct options *o)

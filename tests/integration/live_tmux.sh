@@ -4,7 +4,7 @@
 # tmux server of our own, captures of the pane show the header and the
 # rows, and the report number goes up (values refresh in place); "s"
 # changes the sort (the rows then in falling COUNT order); "p" pauses
-# the display; a resize lays it out again (the trend column goes at 70
+# the display, also through a resize, PAUSED first on its line; a resize lays it out again (the trend column goes at 70
 # columns, the footer moves to the last line); "q" exits 0 and leaves no
 # program loaded; a warning that came meanwhile is written then, not over
 # the view. --live with standard output not a terminal is a usage
@@ -35,7 +35,7 @@ until_pane() {
 	cat "$1"
 	fail "the pane never showed /$2/"
 }
-report_no() { sed -n 's/^ report \([0-9]*\) .*/\1/p' "$1"; }
+report_no() { sed -n 's/^\( PAUSED (p resumes) \)\{0,1\} report \([0-9]*\) .*/\2/p' "$1"; }
 
 "$HELPERS/spinners" -n 3 -c 0 -t 60 -d 60 -N livespin -x >/dev/null &
 CHILD_PIDS+=($!)
@@ -80,8 +80,27 @@ r4=$(report_no "$TMP/p4")
 sleep 1.5	# three intervals: an unpaused view would show a later report
 pane "$TMP/p5"
 [ "$(report_no "$TMP/p5")" = "$r4" ] || fail "the paused view changed: report $r4, then $(report_no "$TMP/p5")"
+# a resize while paused redraws the same report, PAUSED first on its line (not cut at 90 columns)
+"${TMUX_CMD[@]}" resize-window -x 90 -y 30
+until_pane "$TMP/p5b" '^comm +\*COUNT'
+sleep 1.5	# three intervals come meanwhile
+"${TMUX_CMD[@]}" resize-window -x 91 -y 30
+sleep 0.3
+pane "$TMP/p5c"
+grep -q '^ PAUSED (p resumes)  report ' "$TMP/p5c" || fail "no PAUSED at 90 columns: $(sed -n 2p "$TMP/p5c")"
+[ "$(report_no "$TMP/p5c")" = "$r4" ] ||
+	fail "a resize while paused showed report $(report_no "$TMP/p5c"), paused at $r4"
+"${TMUX_CMD[@]}" resize-window -x 120 -y 30
 "${TMUX_CMD[@]}" send-keys p
 until_pane "$TMP/p6" "^ report [0-9]+ .*sort: count   waits in us\$"
+# the reports that came while paused are counted once it resumes
+for i in $(seq 1 600); do	# a hang guard: the next report comes an interval later
+	pane "$TMP/p6"
+	[ "$(report_no "$TMP/p6")" -gt $((r4 + 3)) ] && break
+	sleep 0.1
+done
+[ "$(report_no "$TMP/p6")" -gt $((r4 + 3)) ] ||
+	fail "after 3 s paused and a report, report $(report_no "$TMP/p6") (paused at $r4)"
 
 # a resize: laid out again for 70 x 20
 "${TMUX_CMD[@]}" resize-window -x 70 -y 20

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # --listen on a live run while pinned spinners make run-queue waits:
 # `promtool check metrics` passes on a scrape; the contract's families and
-# labels are there (tests/prom-check.py); OpenMetrics when Accept asks for
+# labels are there (tests/prom-check.py); the spinners' interval max, by a
+# spinner, within their histogram; OpenMetrics when Accept asks for
 # it, ending with "# EOF"; the page exists before the first reading; a
 # bare ":PORT" binds 127.0.0.1 only; nothing printed on stdout without
 # --print; counters never go back between scrapes; "/" links to /metrics;
@@ -41,6 +42,23 @@ spin=$(sample "$(cat "$TMP/s1.txt")" \
 [ -n "$spin" ] && [ "$spin" -gt 0 ] || fail "no run-queue waits of the spinners in the scrape"
 grep -q '^schedhist_wait_seconds_count{metric="runq",key_type="comm",key="\[other\]"} ' \
 	"$TMP/s1.txt" || fail "no [other] series"
+# the interval's exact max of the spinners, by a spinner: never past the
+# smallest le that holds all their waits since start (it is one of them)
+python3 - "$TMP/s1.txt" <<'PY' || fail "the spinners' interval max gauge is wrong"
+import math, re, sys
+text = open(sys.argv[1]).read()
+key = 'metric="runq",key_type="comm",key="spinner"'
+m = re.search(r'^schedhist_interval_max_wait_seconds\{' + re.escape(key) +
+              r',tid="([0-9]+)",comm="spinner"\} (\S+)$', text, re.M)
+if not m or int(m.group(1)) <= 0 or float(m.group(2)) <= 0:
+    sys.exit(f'no interval max of the spinners by a spinner: {m and m.group(0)}')
+buckets = [(float(le), float(v)) for le, v in re.findall(
+    r'^schedhist_wait_seconds_bucket\{' + re.escape(key) + r',le="([^"]+)"\} (\S+)$', text, re.M)]
+total = buckets[-1][1]
+edge = min(le for le, v in buckets if v == total)
+if float(m.group(2)) > edge:
+    sys.exit(f'interval max {m.group(2)} s beyond every wait since start (<= {edge} s)')
+PY
 
 # OpenMetrics, as Prometheus asks for it
 scrape "$port" -D "$TMP/h2" -H 'Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' \

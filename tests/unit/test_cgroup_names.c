@@ -8,6 +8,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include "cgroup_names.h"
 #include "check.h"
@@ -200,10 +203,44 @@ static void test_describe(void)
 	CHECK_EQ_U64(cg_labels_describe(&l, p, small, 0), 0);
 }
 
+/*
+ * Units only where systemd manages the hierarchy: on a host without it, a
+ * directory named like a unit is no unit (no label, no "(unit nn.slice)"),
+ * while container ids and pods still come from their names; the rule that
+ * decides: /run/systemd/system, or init.scope at the hierarchy's root.
+ */
+static void test_no_systemd(void)
+{
+	char dir[] = "/tmp/sh-cgnames-XXXXXX", sub[64], run[64];
+	struct cg_labels l;
+
+	cg_names_systemd(false);
+	CHECK(cg_labels_parse("/nn.slice/worker", &l) == 0 && !l.unit[0]);
+	describe("/nn.slice/worker", "");
+	describe("/system.slice/containerd.service/payload", "");
+	CHECK(cg_labels_parse("/system.slice/docker-" CID ".scope", &l) == 1);
+	CHECK(!l.unit[0] && !strcmp(l.container_id, CID));
+	cg_names_systemd(true);
+	describe("/nn.slice/worker", "unit nn.slice");
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(run, sizeof(run), "%s/run-systemd-system", dir);
+	snprintf(sub, sizeof(sub), "%s/init.scope", dir);
+	CHECK(!cg_systemd_detect(dir, run));	/* neither */
+	CHECK(!mkdir(sub, 0700));
+	CHECK(cg_systemd_detect(dir, run));	/* systemd's PID 1 cgroup at the root */
+	CHECK(!rmdir(sub));
+	CHECK(!mkdir(run, 0700));
+	CHECK(cg_systemd_detect(dir, run));	/* systemd runs here */
+	CHECK(!rmdir(run));
+	CHECK(!rmdir(dir));
+}
+
 int main(void)
 {
 	TEST(test_table);
 	TEST(test_unit_length);
 	TEST(test_describe);
+	TEST(test_no_systemd);
 	return test_summary();
 }

@@ -6,6 +6,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "culprits.h"
@@ -13,6 +15,8 @@
 #include "cgstat.h"
 #include "report.h"
 #include "render_extra.h"
+#include "cgroup.h"
+#include "outbuf.h"
 
 #define NCPU 2
 
@@ -341,6 +345,7 @@ static void test_cgstat(void)
 		     "some avg10=1.00 avg60=0 avg300=0 total=1000\n"
 		     "full avg10=0.00 avg60=0 avg300=0 total=500\n", &a);
 	CHECK(a.has_throttle && a.nr_throttled == 45 && a.throttled_ns == 4000000);
+	CHECK_EQ_U64(a.nr_periods, 50);
 	CHECK(a.has_some && a.pressure_some_ns == 1000000 && a.has_full &&
 	      a.pressure_full_ns == 500000);
 	/* v1 cpu controller: ns, no pressure file */
@@ -350,10 +355,11 @@ static void test_cgstat(void)
 	cgstat_parse("usage_usec 100\nuser_usec 50\n", "some avg10=0 avg60=0 avg300=0 total=7\n", &b);
 	CHECK(!b.has_throttle && b.has_some && !b.has_full);
 	/* deltas: known where both readings are */
-	cgstat_parse("nr_throttled 50\nthrottled_usec 5000\n",
+	cgstat_parse("nr_periods 60\nnr_throttled 50\nthrottled_usec 5000\n",
 		     "some avg10=0 avg60=0 avg300=0 total=3000\n", &b);
 	cgstat_delta(&b, &a, &d);
 	CHECK(d.has_throttle && d.nr_throttled == 5 && d.throttled_ns == 1000000);
+	CHECK_EQ_U64(d.nr_periods, 10);
 	CHECK(d.has_some && d.pressure_some_ns == 2000000 && !d.has_full);
 	/* a counter that went back: unknown, not a huge number */
 	cgstat_delta(&a, &b, &d);
@@ -419,6 +425,106 @@ static void test_min_count(void)
 	CHECK(!strcmp(r.groups[0].name, "few") && !r.groups[0].below_min_count);
 }
 
+/* Waits of zero length blame nobody: no top culprit, no "waited behind" line. */
+static void test_culprits_zero_length(void)
+{
+	struct sh_culprit_list l = { .n = 1 };
+	struct sh_report r;
+	struct sh_group g;
+	struct outbuf b = {};
+	char buf[64];
+
+	one_group(&r, &g, 4, 0);
+	l.c[0] = (struct sh_culprit){ .name = "forkstorm", .count = 4, .sum_ns = 0 };
+	g.culprits = &l;
+	extra_top_culprit(buf, sizeof(buf), &g);
+	CHECK(!strcmp(buf, "-"));
+	extra_text(&b, &g, &r);
+	CHECK(!ob_cstr(&b) || !strstr(b.p, "waited behind"));
+	ob_free(&b);
+	/* with time behind it, the culprit is named */
+	l.c[0].sum_ns = 1000;
+	extra_top_culprit(buf, sizeof(buf), &g);
+	CHECK(!strcmp(buf, "forkstorm 100%"));
+}
+
+/* A pressure stall is wall time: at most the span; throttling is not clamped. */
+static void test_pressure_share(void)
+{
+	struct sh_report r = { .span_s = 1.0 };
+	char buf[32];
+
+	extra_pressure(buf, sizeof(buf), true, 1003000000, &r);
+	CHECK(!strcmp(buf, "100.0%"));
+	extra_pressure(buf, sizeof(buf), true, 500000000, &r);
+	CHECK(!strcmp(buf, "50.0%"));
+	extra_pressure(buf, sizeof(buf), false, 0, &r);
+	CHECK(!strcmp(buf, "-"));
+	/* throttled time is summed over the CPUs: above 100% on several */
+	extra_share(buf, sizeof(buf), true, 1500000000, &r);
+	CHECK(!strcmp(buf, "150.0%"));
+}
+
+/* Write @text to @dir/@name. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/*
+ * The counters read at start give the first report its deltas: PSI of a
+ * cgroup known at start is there in the first report, not only the second.
+ */
+static void test_cgstat_seed(void)
+{
+	char root[] = "/tmp/sh-cgseed-XXXXXX", sub[600];
+	struct cg_name names[2];
+	struct sh_cgroups cg = { 0 };
+	struct sh_cgstats cs = { 0 };
+	struct sh_report r;
+	struct sh_group g;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(sub, sizeof(sub), "%s/a.slice", root);
+	CHECK(!mkdir(sub, 0755));
+	put_file(sub, "cpu.pressure", "some avg10=0 avg60=0 avg300=0 total=1000\n");
+	snprintf(cg.mount, sizeof(cg.mount), "%s", root);
+	names[0] = (struct cg_name){ .id = 7, .path = "/a.slice" };
+	names[1] = (struct cg_name){ .id = 9, .path = "/gone.slice" };
+	cg.names = names;
+	cg.nnames = 2;
+	CHECK(!cgstats_seed(&cs, &cg));
+	CHECK_EQ_U64(cs.n, 2);
+	/* 1 ms more stall by the first report */
+	put_file(sub, "cpu.pressure", "some avg10=0 avg60=0 avg300=0 total=2000\n");
+	one_group(&r, &g, 1, 10);
+	r.key_type = SH_KEY_CGROUP;
+	g.is_cgroup = true;
+	g.key.id = 7;
+	g.name = "/a.slice";
+	CHECK(!cgstats_attach(&cs, &r, &cg, 1));
+	CHECK(g.cgs.has_some);
+	CHECK_EQ_U64(g.cgs.pressure_some_ns, 1000000);
+	CHECK(!g.cgs.has_throttle);
+	/* the cgroup not in the report was dropped; the reported one kept */
+	CHECK_EQ_U64(cs.n, 1);
+	cgstats_free(&cs);
+	snprintf(sub, sizeof(sub), "%s/a.slice/cpu.pressure", root);
+	unlink(sub);
+	snprintf(sub, sizeof(sub), "%s/a.slice", root);
+	rmdir(sub);
+	rmdir(root);
+}
+
 int main(void)
 {
 	TEST(test_culprits_rank);
@@ -430,5 +536,8 @@ int main(void)
 	TEST(test_cgstat);
 	TEST(test_min_clamp);
 	TEST(test_min_count);
+	TEST(test_culprits_zero_length);
+	TEST(test_pressure_share);
+	TEST(test_cgstat_seed);
 	return test_summary();
 }

@@ -14,6 +14,7 @@
  * longest key shown, a date change): tests/integration/heatmap_layout.sh
  * measures their labels in Chromium.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -291,6 +292,85 @@ static void test_lines(void)
 	heatmap_free(&hm);
 }
 
+/* The fill colours of the legend's steps, in order, into @fill; how many. */
+static int legend_fills(const char *svg, char fill[][8], int max)
+{
+	const char *p = strstr(svg, "<g id=\"legend\">");
+	int n = 0;
+
+	while (p && n < max && (p = strstr(p, "<rect ")) && (p = strstr(p, "fill=\"#"))) {
+		memcpy(fill[n], p + 6, 7);
+		fill[n++][7] = '\0';
+		p += 13;
+	}
+	return n;
+}
+
+/* CIE lightness L* (0 black to 100 white) of sRGB colour "#rrggbb". */
+static double lightness(const char *hex)
+{
+	unsigned v = (unsigned)strtoul(hex + 1, NULL, 16);
+	double c[3] = { (v >> 16) / 255.0, (v >> 8 & 0xff) / 255.0, (v & 0xff) / 255.0 }, y;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		c[i] = c[i] <= 0.04045 ? c[i] / 12.92 : pow((c[i] + 0.055) / 1.055, 2.4);
+	y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+	return y > 0.008856 ? 116 * cbrt(y) - 16 : 903.3 * y;
+}
+
+/*
+ * The picture reads: the legend's steps (log scale, 1 to 2849 here) are
+ * at least 12 apart in lightness, the lowest (a count of 1) at least 6
+ * from an empty cell's grey (with the earlier ramp: 10 and 2.6, the steps
+ * 390 and 2849 alike, 1 like empty); a percentile line lies in its row,
+ * over a white halo that keeps it visible on the darkest cells.
+ */
+static void test_readable(void)
+{
+	struct sh_report r = {};
+	struct sh_heatmap hm;
+	struct options o;
+	char err[512], fill[8][8];
+	int n, i;
+	size_t len;
+	char *svg;
+	const char *p;
+	double y, bottom = 0;
+
+	OPTS(&o, "-i", "1", "--heatmap", "/tmp/h.svg");
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
+	r.when.tv_sec = 1700000000;
+	r.span_s = 1;
+	r.all.slots[12] = 2849;	/* the counts of the issue's picture: 1 and 2849 */
+	r.all.slots[13] = 1;
+	CHECK(!heatmap_add(&hm, &r));
+	svg = svg_of(&hm, &len);
+	n = legend_fills(svg, fill, 8);
+	CHECK_EQ_U64(n, 5);
+	for (i = 0; i < n; i++) {
+		double l = lightness(fill[i]);
+		double next = i + 1 < n ? lightness(fill[i + 1]) : 0;
+
+		if (i + 1 < n && l - next < 12)
+			fprintf(stderr, "  legend steps %s and %s: lightness %.1f and %.1f\n", fill[i],
+				fill[i + 1], l, next);
+		CHECK(i + 1 == n || l - next >= 12);
+	}
+	CHECK(lightness("#f4f4f4") - lightness(fill[0]) >= 6);
+	/* p50 lies at the very bottom of bucket 12, the lowest row: inside the plot */
+	for (p = strstr(svg, "data-bucket=\"12\""); p && p > svg && strncmp(p, "<rect", 5); p--)
+		;
+	CHECK(p && sscanf(strstr(p, " y=\"") + 4, "%lf", &bottom) == 1);
+	p = strstr(svg, "height=\"");
+	y = line_y(svg, "p50");
+	CHECK(strstr(svg, "<polyline class=\"halo\"") != NULL);
+	CHECK(strstr(svg, "<polyline class=\"halo\"") < strstr(svg, "<polyline class=\"p50\""));
+	CHECK(y > bottom && y < bottom + 28);
+	free(svg);
+	heatmap_free(&hm);
+}
+
 /* A key in no report: warned once (hm.warned), and the picture says so. */
 static void test_missing_key(void)
 {
@@ -377,6 +457,7 @@ int main(int argc, char **argv)
 	TEST(test_key_escaped);
 	TEST(test_labels);
 	TEST(test_lines);
+	TEST(test_readable);
 	TEST(test_missing_key);
 	return test_summary();
 }

@@ -3,12 +3,14 @@
  * Unit tests of the live page of --listen (user/live_page.c): before the
  * first report it says so; afterwards it has one heatmap column per
  * report (at most LIVE_PAGE_COLUMNS) and the top LIVE_PAGE_ROWS keys in
- * rank order, names escaped for HTML; it reloads itself every interval
- * (rounded up to a second) and loads nothing.
+ * rank order, names escaped for HTML; its script fetches /live.json every
+ * interval (rounded up to a second), which has the table's rows, cell for
+ * cell, in a small fraction of the page's size; it loads nothing else.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "culprits.h"
 #include "check.h"
 #include "options.h"
 #include "live_page.h"
@@ -34,18 +36,24 @@ static void test_page(void)
 	struct sh_live_page lp;
 	struct live_page_spec sp;
 	struct options o;
-	size_t len, i;
-	char *page;
+	size_t len, jlen, i;
+	char *page, *json;
 
 	CHECK(parse_options(9, argv, &o) == -1);
 	sp = live_page_spec_of(&o);	/* as main builds it */
 	CHECK(!live_page_init(&lp, &sp));
 	CHECK(!live_page_render(&lp, &page, &len));
 	CHECK(strstr(page, "no reading yet") != NULL);
-	CHECK(strstr(page, "<meta http-equiv=\"refresh\" content=\"2\">") != NULL);
-	CHECK(!strstr(page, "<script") && !strstr(page, "src="));
+	/* the table every interval, 1.5 s rounded up; the whole page without scripts only */
+	CHECK(strstr(page, "<noscript><meta http-equiv=\"refresh\" content=\"2\"></noscript>"));
+	CHECK(strstr(page, "<body data-refresh=\"2\">") != NULL);
+	CHECK(strstr(page, "fetch('/live.json'") != NULL);
+	CHECK(count(page, "<script") == 1 && !strstr(page, "src="));
 	CHECK(count(page, "<tr class=\"key\">") == 0);
 	free(page);
+	CHECK(!live_page_render_json(&lp, &json, &jlen));
+	CHECK(!strcmp(json, "{\"reading\":\"\",\"status\":\"no reading yet\",\"rows\":[]}\n"));
+	free(json);
 
 	for (i = 0; i < LIVE_PAGE_ROWS + 5; i++) {
 		snprintf(names[i], sizeof(names[i]), "k%zu", i);
@@ -70,6 +78,100 @@ static void test_page(void)
 	CHECK(strstr(page, "<td>k0</td>") < strstr(page, "<td>k2</td>"));
 	CHECK(strstr(page, "<td>k19</td>") != NULL && strstr(page, "<td>k20</td>") == NULL);
 	CHECK(strstr(page, "<a href=\"/metrics\">") != NULL);
+	CHECK(strstr(page, "<table id=\"top\" data-reading=\"2023-11-14T22:15:22") != NULL);
+
+	/* /live.json: the same rows, cell for cell, the names in JSON syntax */
+	CHECK(!live_page_render_json(&lp, &json, &jlen));
+	CHECK(!strncmp(json, "{\"reading\":\"2023-11-14T22:15:22", strlen("{\"reading\":\"2023-11-14T22:15:22")));
+	CHECK(strstr(json, "\"status\":\"latest reading 2023-11-14T22:15:22") != NULL);
+	CHECK_EQ_U64(count(json, "[\"k"), LIVE_PAGE_ROWS - 1);
+	CHECK(strstr(json, "[\"a<b&c\",\"99\",") != NULL);
+	CHECK(strstr(json, "\"k19\"") != NULL && strstr(json, "\"k20\"") == NULL);
+	CHECK(strstr(json, "[\"k0\"") < strstr(json, "[\"k2\""));
+	CHECK(strstr(json, "[\"k0\",\"100\",") != NULL);
+	/* the periodic fetch is small: a tenth of the page at most */
+	fprintf(stderr, "  page %zu bytes, live.json %zu bytes\n", len, jlen);
+	CHECK(jlen * 10 < len);
+	free(json);
+	free(page);
+	live_page_free(&lp);
+}
+
+/* A row's cells on the page and in /live.json: the same text, each escaped for its syntax. */
+static void test_json_cells(void)
+{
+	char *argv[] = { "schedhist", "-k", "comm", "--listen", "9999", NULL };
+	struct sh_group g = {};
+	struct sh_report r = {};
+	struct sh_live_page lp;
+	struct live_page_spec sp;
+	struct options o;
+	size_t len;
+	char *page;
+
+	CHECK(parse_options(5, argv, &o) == -1);
+	sp = live_page_spec_of(&o);
+	CHECK(!live_page_init(&lp, &sp));
+	g.name = "q\"b\\s\xff";
+	g.t.count = 3;
+	g.t.slots[12] = 3;
+	g.t.max_ns = 5000;
+	g.t.max_tid = 42;
+	snprintf(g.t.max_comm, sizeof(g.t.max_comm), "w\"x");
+	r.groups = &g;
+	r.ngroups = r.nall = 1;
+	CHECK(!live_page_add(&lp, &r));
+	CHECK(!live_page_render(&lp, &page, &len));
+	CHECK(strstr(page, "<td>q&quot;b\\\\s\\xff</td><td>3</td>") != NULL);
+	CHECK(strstr(page, "<td>42 w&quot;x</td></tr>") != NULL);
+	free(page);
+	CHECK(!live_page_render_json(&lp, &page, &len));
+	CHECK(strstr(page, "[\"q\\\"b\\\\\\\\s\\\\xff\",\"3\",") != NULL);
+	CHECK(strstr(page, ",\"42 w\\\"x\"]]}") != NULL);
+	free(page);
+	live_page_free(&lp);
+}
+
+/*
+ * The table has the columns of --summary for the same options: p90 and
+ * p99.9 always, throttled and PSI with -k cgroup ("-" when unknown), the
+ * top culprit with --culprits.
+ */
+static void test_summary_columns(void)
+{
+	char *argv[] = { "schedhist", "-M", "runq", "-k", "cgroup", "--culprits", "--listen",
+			 "9999", NULL };
+	struct sh_culprit_list l = { .n = 1 };
+	struct sh_group g = {};
+	struct sh_report r = {};
+	struct sh_live_page lp;
+	struct live_page_spec sp;
+	struct options o;
+	size_t len;
+	char *page;
+
+	CHECK(parse_options(8, argv, &o) == -1);
+	sp = live_page_spec_of(&o);
+	CHECK(sp.culprits);
+	CHECK(!live_page_init(&lp, &sp));
+	g.name = "/web";
+	g.t.count = 10;
+	g.t.slots[12] = 10;
+	g.pct.p90 = 1500000;
+	g.pct.p999 = 2500000;
+	g.cgs.has_some = true;
+	g.cgs.pressure_some_ns = 250000000;
+	l.c[0] = (struct sh_culprit){ .name = "/batch", .count = 10, .sum_ns = 4000 };
+	g.culprits = &l;
+	r.groups = &g;
+	r.ngroups = r.nall = 1;
+	r.span_s = 1.0;
+	CHECK(!live_page_add(&lp, &r));
+	CHECK(!live_page_render(&lp, &page, &len));
+	CHECK(strstr(page, "<th>p90 us</th><th>p99 us</th><th>p99.9 us</th>") != NULL);
+	CHECK(strstr(page, "<th>throttled</th><th>psi some</th><th>top culprit</th>") != NULL);
+	CHECK(strstr(page, "<td>1500</td>") && strstr(page, "<td>2500</td>"));
+	CHECK(strstr(page, "<td>-</td><td>25.0%</td><td>/batch 100%</td>") != NULL);
 	free(page);
 	live_page_free(&lp);
 }
@@ -77,5 +179,7 @@ static void test_page(void)
 int main(void)
 {
 	TEST(test_page);
+	TEST(test_summary_columns);
+	TEST(test_json_cells);
 	return test_summary();
 }

@@ -13,6 +13,7 @@
 
 #include "schedhist.h"
 #include "options.h"
+#include "names.h"
 #include "parse.h"
 #include "log.h"
 #include "check.h"
@@ -303,6 +304,18 @@ static void test_positionals(void)
 	/* "--" ends the options */
 	PARSE_OK(&o, "--", "7");
 	CHECK_EQ_U64(o.interval_ns, 7 * SEC);
+
+	/* runqlat's command line measures runqlat's metric; -i keeps offcpu; -M wins */
+	PARSE_OK(&o, "-P", "1", "3");
+	CHECK_EQ_U64(o.metric, SH_METRIC_RUNQ);
+	CHECK_EQ_U64(o.metrics, 1U << SH_METRIC_RUNQ);
+	CHECK_EQ_U64(o.key_type, SH_KEY_PID);
+	PARSE_OK(&o, "-i", "1", "-n", "3");
+	CHECK_EQ_U64(o.metrics, 1U << SH_METRIC_OFFCPU);
+	PARSE_OK(&o, "-M", "offcpu", "1");
+	CHECK_EQ_U64(o.metrics, 1U << SH_METRIC_OFFCPU);
+	PARSE_OK(&o, "-M", "blocked,runq", "1");
+	CHECK_EQ_U64(o.metrics, (1U << SH_METRIC_RUNQ) | (1U << SH_METRIC_BLOCKED));
 }
 
 static void test_options_set(void)
@@ -327,6 +340,12 @@ static void test_options_set(void)
 	CHECK_EQ_U64(o.key_type, SH_KEY_TID);
 	PARSE_OK(&o, "-P", "-P");
 	CHECK_EQ_U64(o.key_type, SH_KEY_PID);
+	/* runqlat's histogram per PID namespace */
+	PARSE_OK(&o, "--pidnss");
+	CHECK_EQ_U64(o.key_type, SH_KEY_PIDNS);
+	PARSE_OK(&o, "-k", "pidns", "--pidnss");
+	CHECK_EQ_U64(o.key_type, SH_KEY_PIDNS);
+	CHECK(!strcmp(key_name(SH_KEY_PIDNS), "pidns"));
 	PARSE_OK(&o, "-k", "comm");
 	CHECK_EQ_U64(o.key_type, SH_KEY_COMM);
 	PARSE_OK(&o, "--key=cpu");
@@ -434,6 +453,9 @@ static void test_usage_errors(void)
 	PARSE_USAGE("-P", "-L");
 	PARSE_USAGE("-LP");
 	PARSE_USAGE("-k", "comm", "-P");
+	PARSE_USAGE("--pidnss", "-P");
+	PARSE_USAGE("-L", "--pidnss");
+	PARSE_USAGE("-k", "pidnss");
 	PARSE_USAGE("-L", "-k", "cpu");
 	/* counts, intervals, durations */
 	PARSE_USAGE("--count", "0");
@@ -510,6 +532,19 @@ static void test_help_version(void)
 	CHECK(!err.text[0]);
 	CHECK_EQ_U64(parse_cap(&o, ARGS("-V"), &out, &err), SH_EXIT_OK);
 	CHECK(!strncmp(out.text, "schedhist ", 10));
+
+	/* runqlat's -? is --help; its --usage prints the synopsis */
+	CHECK_EQ_U64(parse_cap(&o, ARGS("-?"), &out, &err), SH_EXIT_OK);
+	CHECK(strstr(out.text, "Examples:") != NULL);
+	CHECK(!err.text[0]);
+	CHECK_EQ_U64(parse_cap(&o, ARGS("--usage"), &out, &err), SH_EXIT_OK);
+	CHECK(!strncmp(out.text, "Usage: schedhist [-M LIST]", 26));
+	CHECK(strstr(out.text, "[--listen=ADDR]") != NULL);
+	CHECK(strstr(out.text, "[INTERVAL [COUNT]]\n") != NULL);
+	CHECK(!strstr(out.text, "Examples:"));
+	CHECK(!err.text[0]);
+	/* an unknown letter is still a usage error, not help */
+	PARSE_USAGE("-z");
 }
 
 /*

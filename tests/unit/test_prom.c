@@ -193,6 +193,20 @@ static void add_waits(struct fake *k, __u64 ns, __u32 n)
 	k->h.sum_ns += ns * n;
 }
 
+/* The kernel's max of epoch @epoch: a wait of @ns by task @tid named @comm (one of @n). */
+static void set_max(struct fake *k, __u32 epoch, __u64 ns, __u32 tid, const char *comm)
+{
+	struct sh_max *m = &k->h.max[epoch & 1];
+
+	memset(m, 0, sizeof(*m));
+	m->ns = ns;
+	m->min_ns = ns;
+	m->epoch = epoch;
+	m->tid = tid;
+	m->pid = tid;
+	snprintf(m->comm, sizeof(m->comm), "%s", comm);
+}
+
 static void feed(struct sh_snapshot *s, struct fake *k, int key_type, bool final)
 {
 	struct sh_key key = { .id = k->id };
@@ -622,6 +636,79 @@ static void test_top_other(void)
 	rig_free(&r);
 }
 
+#define MAXG "schedhist_interval_max_wait_seconds{metric=\"offcpu\",key_type=\"comm\",key="
+
+/*
+ * The interval's exact max per exported key, with the task that had it:
+ * the kernel's max, not a bucket edge; only the keys exported (the rest in
+ * [other], the largest of them); the latest interval's only, absent for a
+ * key without waits in it, the family absent when no key had any.
+ */
+static void test_interval_max(void)
+{
+	const char *const args[] = { "-k", "comm", "--top", "2", NULL };
+	struct fake a = { .comm = "a" }, b = { .comm = "b" }, c = { .comm = "c" };
+	struct fake d = { .comm = "d" };
+	struct rig r;
+	char *t, *om;
+
+	rig_init(&r, args);
+	rig_begin(&r);
+	add_waits(&a, 3000000, 3);	/* ranked by sum: a, b; c and d to [other] */
+	add_waits(&b, 2000000, 2);
+	add_waits(&c, 1000, 1);
+	add_waits(&d, 1000, 1);
+	set_max(&a, (__u32)r.v.updates + 1, 5123457, 11, "a-worker \"x\"");
+	set_max(&b, (__u32)r.v.updates + 1, 2000001, 22, "b");
+	set_max(&c, (__u32)r.v.updates + 1, 1001, 33, "c");
+	set_max(&d, (__u32)r.v.updates + 1, 1500, 44, "d");
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	feed(&r.s, &d, SH_KEY_COMM, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(has_line(t, "# HELP schedhist_interval_max_wait_seconds " PROM_MAX_HELP));
+	CHECK(has_line(t, "# TYPE schedhist_interval_max_wait_seconds gauge"));
+	CHECK(has_line(t, MAXG "\"a\",tid=\"11\",comm=\"a-worker \\\"x\\\"\"} 0.005123457"));
+	CHECK(has_line(t, MAXG "\"b\",tid=\"22\",comm=\"b\"} 0.002000001"));
+	CHECK(has_line(t, MAXG "\"[other]\",tid=\"44\",comm=\"d\"} 0.0000015"));
+	/* bounded: one sample per exported key, none for c or d on their own */
+	CHECK_EQ_U64(count_lines(t, "schedhist_interval_max_wait_seconds{"), 3);
+	free(t);
+	om = expose(&r.v, true);
+	CHECK(has_line(om, "# TYPE schedhist_interval_max_wait_seconds gauge"));
+	CHECK(has_line(om, "# UNIT schedhist_interval_max_wait_seconds seconds"));
+	CHECK(has_line(om, MAXG "\"b\",tid=\"22\",comm=\"b\"} 0.002000001"));
+	free(om);
+
+	/* the next interval: a's new max, b and [other] had no wait */
+	rig_begin(&r);
+	add_waits(&a, 1000000, 1);
+	set_max(&a, (__u32)r.v.updates + 1, 1000000, 12, "a");
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	feed(&r.s, &d, SH_KEY_COMM, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(has_line(t, MAXG "\"a\",tid=\"12\",comm=\"a\"} 0.001"));
+	CHECK_EQ_U64(count_lines(t, "schedhist_interval_max_wait_seconds{"), 1);
+	free(t);
+
+	/* no wait at all: no family */
+	rig_begin(&r);
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	feed(&r.s, &d, SH_KEY_COMM, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(!strstr(t, "schedhist_interval_max_wait_seconds"));
+	free(t);
+	rig_free(&r);
+}
+
 /* Churn of short-lived tasks: labels and remembered names stay bounded. */
 static void test_churn_bounded(void)
 {
@@ -995,11 +1082,13 @@ static void test_cgroup_counters(void)
 	free(t1);
 
 	cgs[0] = (struct sh_cgstat){ .has_throttle = true, .has_some = true, .has_full = true,
-				     .nr_throttled = 9, .throttled_ns = 900000000,
+				     .nr_periods = 12, .nr_throttled = 9, .throttled_ns = 900000000,
 				     .pressure_some_ns = 950000000, .pressure_full_ns = 1500 };
 	cgs[1] = (struct sh_cgstat){ .has_throttle = true };	/* known zero, no cpu.pressure */
 	read_cgroups(&r, k, 3, paths, cgs);
 	t1 = expose(&r.v, false);
+	CHECK(has_line(t1, "# TYPE schedhist_cgroup_periods_total counter"));
+	CHECK(has_line(t1, CG("periods_total", "/thr") " 12"));
 	CHECK(has_line(t1, "# TYPE schedhist_cgroup_throttled_periods_total counter"));
 	CHECK(has_line(t1, "# TYPE schedhist_cgroup_throttled_seconds_total counter"));
 	CHECK(has_line(t1, "# TYPE schedhist_cgroup_pressure_some_seconds_total counter"));
@@ -1011,8 +1100,8 @@ static void test_cgroup_counters(void)
 	CHECK(has_line(t1, CG("throttled_periods_total", "/nopsi") " 0"));
 	CHECK(has_line(t1, CG("throttled_seconds_total", "/nopsi") " 0"));
 	CHECK(!strstr(t1, CG("pressure_some_seconds_total", "/nopsi")));
-	/* /none and [other]: none; 4 of /thr, 2 of /nopsi */
-	CHECK_EQ_U64(count_lines(t1, "schedhist_cgroup_"), 6);
+	/* /none and [other]: none; 5 of /thr, 3 of /nopsi */
+	CHECK_EQ_U64(count_lines(t1, "schedhist_cgroup_"), 8);
 
 	/* /thr removed and made again: id 44, whose first reading has no delta */
 	for (i = 1; i < 4; i++)
@@ -1052,6 +1141,7 @@ int main(void)
 	TEST(test_escaping);
 	TEST(test_prune_monotone);
 	TEST(test_top_other);
+	TEST(test_interval_max);
 	TEST(test_churn_bounded);
 	TEST(test_keep_pruned);
 	TEST(test_cgroup_labels);

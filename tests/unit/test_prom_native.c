@@ -605,6 +605,11 @@ static void test_keys(void)
 	rig_read(&r, k, 4);
 	add_waits(&k[1], 40000, 1);
 	add_waits(&k[1], 1000000000ULL, 1);	/* exactly 1 s: index 0, (0.5 s, 1 s] */
+	/* the kernel's max of this reading's epoch: the interval's max gauge */
+	k[1].h.max[(r.v.updates + 1) & 1] = (struct sh_max){
+		.ns = 1000000000ULL, .min_ns = 40000, .epoch = (__u32)r.v.updates + 1,
+		.tid = 7, .pid = 7, .comm = "alpha-w",
+	};
 	rig_read(&r, k, 4);
 	CHECK(same_as_text(&r.v, 1, fams, &nf) == 4);
 	CHECK(fams[0].nmetrics == 4);
@@ -628,9 +633,15 @@ static void test_keys(void)
 	/* the counters: reasons in text order, values as in text (checked above) */
 	CHECK(!strcmp(fams[2].name, "schedhist_lost_events_total") && fams[2].nmetrics == 4);
 	CHECK(fams[2].m[3].value == 4);	/* clock_skew: 2 per reading */
-	CHECK(!strcmp(fams[5].name, "schedhist_kernel_memory_bytes") && fams[5].nmetrics == 2);
-	CHECK(!strcmp(fams[6].name, "schedhist_kernel_memory_keys") && fams[6].nmetrics == 1);
-	CHECK(!strcmp(fams[7].name, "schedhist_build_info") && fams[7].m[0].value == 1);
+	/* the interval's max: a gauge of alpha only (the others had no max), tid and comm */
+	CHECK(!strcmp(fams[5].name, "schedhist_interval_max_wait_seconds"));
+	CHECK(fams[5].type == 1 && fams[5].nmetrics == 1 && fams[5].m[0].value == 1);
+	CHECK(fams[5].m[0].nlabels == 5 && !strcmp(fams[5].m[0].lval[2], "alpha"));
+	CHECK(!strcmp(fams[5].m[0].lname[3], "tid") && !strcmp(fams[5].m[0].lval[3], "7"));
+	CHECK(!strcmp(fams[5].m[0].lname[4], "comm") && !strcmp(fams[5].m[0].lval[4], "alpha-w"));
+	CHECK(!strcmp(fams[6].name, "schedhist_kernel_memory_bytes") && fams[6].nmetrics == 2);
+	CHECK(!strcmp(fams[7].name, "schedhist_kernel_memory_keys") && fams[7].nmetrics == 1);
+	CHECK(!strcmp(fams[8].name, "schedhist_build_info") && fams[8].m[0].value == 1);
 	rig_free(&r);
 }
 
@@ -653,6 +664,7 @@ static void test_two_views(void)
 	v[1] = b.v;
 	CHECK(same_as_text(v, 2, fams, &nf) == 2);
 	CHECK(strstr(fams[0].help, "the label metric says which wait") != NULL);
+	CHECK(strstr(fams[0].help, "Never sum across metric") != NULL);
 	CHECK(!strcmp(fams[0].m[0].lval[0], "runq") && fams[0].m[0].count == 2);
 	CHECK(!strcmp(fams[0].m[1].lval[0], "offcpu") && fams[0].m[1].count == 4);
 	CHECK(fams[1].nmetrics == 2);	/* events_total of each */

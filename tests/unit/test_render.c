@@ -966,6 +966,262 @@ static void test_rfc3339(void)
 	CHECK(!strcmp(b, "2023-11-14T22:13:20.123Z"));
 }
 
+/* ---- the docs' example output is this renderer's ---- */
+
+/* @s with every run of blanks made one space, ends trimmed, into @out. */
+static void squeeze(char *out, size_t n, const char *s)
+{
+	size_t j = 0;
+
+	while (*s == ' ')
+		s++;
+	for (; *s && *s != '\n' && j + 1 < n; s++)
+		if (*s != ' ' || (s[1] && s[1] != ' ' && s[1] != '\n'))
+			out[j++] = *s;
+	out[j] = '\0';
+}
+
+/*
+ * @s with every run of digits (and the decimals after one) made "N", and
+ * so the man page's placeholder words N and X.
+ */
+static void digits_to_n(char *out, size_t n, const char *s)
+{
+	const char *start = s;
+	size_t j = 0;
+
+	for (; *s && *s != '\n' && j + 2 < n; s++) {
+		if (*s == 'X' && (s == start || s[-1] == ' ') && (!s[1] || s[1] == ' ')) {
+			out[j++] = 'N';
+		} else if (*s >= '0' && *s <= '9') {
+			while ((s[1] >= '0' && s[1] <= '9') || s[1] == '.')
+				s++;
+			out[j++] = 'N';
+		} else {
+			out[j++] = *s;
+		}
+	}
+	out[j] = '\0';
+}
+
+/* The line of @text that starts with (or, @anywhere, holds) @what, into @out ("" if none). */
+static void line_of(char *out, size_t n, const char *text, const char *what, bool anywhere)
+{
+	const char *p = text;
+
+	out[0] = '\0';
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char *hit = anywhere ? strstr(p, what) : NULL;
+
+		if ((anywhere && hit && hit < p + len) || (!anywhere && !strncmp(p, what, strlen(what)))) {
+			snprintf(out, n, "%.*s", (int)len, p);
+			return;
+		}
+	}
+}
+
+/*
+ * The text report the binary prints for command line @args (split at
+ * blanks, up to a pipe) over one key with a maximum and waits of no known
+ * start: the header, lost and stats lines the docs show come from it.
+ */
+static char *example_text(const char *args)
+{
+	static const struct spec one = { .id = 101, .comm = "batch", .sum_ns = 8000000,
+					 .max_ns = 7000000, .max_tid = 101, .max_cpu = 0,
+					 .max_comm = "batch", .slots = { [10] = 3, [13] = 5 } };
+	__u64 stats[SH_STAT_NR] = { [SH_STAT_NO_START] = 3 };
+	char copy[512], *argv[MAX_ARGS], *tok, *save;
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+	char *t;
+	int argc = 0;
+
+	snprintf(copy, sizeof(copy), "%s", args);
+	for (tok = strtok_r(copy, " ", &save); tok && argc < MAX_ARGS - 1 && strcmp(tok, "|");
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	opts(&o, (const char *const *)argv);
+	build(&r, &s, &o, &one, 1, stats, 5.0);
+	t = text_of(&r, &o);
+	report_free(&r);
+	snapshot_free(&s);
+	return t;
+}
+
+/* Is "@lo -> @hi" a row label of the histograms in @unit? */
+static bool is_row_label(const char *lo, const char *hi, int unit)
+{
+	char a[32], b[32];
+	int i;
+
+	for (i = 0; i < SH_NBUCKETS; i++) {
+		fmt_wait(a, sizeof(a), bucket_floor(i), unit);
+		if (!i)
+			snprintf(a, sizeof(a), "0");
+		if (bucket_edge(i) == UINT64_MAX)
+			snprintf(b, sizeof(b), "longer");
+		else
+			fmt_wait(b, sizeof(b), bucket_edge(i), unit);
+		if (!strcmp(a, lo) && !strcmp(b, hi))
+			return true;
+	}
+	return false;
+}
+
+/* The man page's troff escapes of its examples, as they render. */
+static void untroff(char *s)
+{
+	static const struct { const char *from, *to; } esc[] = {
+		{ "\\-", "-" }, { "\\(aq", "'" }, { "\\(dq", "\"" }, { "\\e", "\\" }, { "\\&", "" },
+	};
+	size_t i;
+	char *p;
+
+	for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++)
+		while ((p = strstr(s, esc[i].from)))
+			memmove(p + strlen(esc[i].to), p + strlen(esc[i].from),
+				strlen(p + strlen(esc[i].from)) + 1),
+			memcpy(p, esc[i].to, strlen(esc[i].to));
+}
+
+/*
+ * Every example output in README.md and the man page has the shape of
+ * the binary's own: each --summary header, "lost:" line and stats line is
+ * what the renderer prints for the example's command line (the man page's,
+ * which show no command, for a runq summary of the key the header names),
+ * and each histogram row's edges are a bucket's in the unit shown.
+ */
+static void check_examples(const char *path, int least)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024], args[512] = "", want[1024], a[1024], b[1024], lo[32], hi[32];
+	bool man = strstr(path, ".8") != NULL, in_ex = false;
+	int unit = SH_UNIT_US, lineno = 0, checked = 0;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *t = NULL;
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (man) {
+			if (!strcmp(line, ".EX") || !strcmp(line, ".EE"))
+				in_ex = line[2] == 'X';
+			if (!in_ex && strncmp(line, ".RB", 3))
+				continue;
+			untroff(line);
+		}
+		if (!strncmp(line, "# schedhist ", 12) || !strncmp(line, "# .output/schedhist ", 20)) {
+			snprintf(args, sizeof(args), "%s", strstr(line, "schedhist ") + 10);
+			unit = strstr(args, "-m") ? SH_UNIT_MS : SH_UNIT_US;
+			continue;
+		}
+		if (!strncmp(line, "```", 3)) {
+			args[0] = '\0';
+			continue;
+		}
+		if (strstr(line, " COUNT ") && strstr(line, "MAX_BY (")) {
+			char cmd[512];
+
+			if (args[0] && !man) {
+				snprintf(cmd, sizeof(cmd), "%s", args);
+			} else {
+				sscanf(line, "%31s", lo);
+				snprintf(cmd, sizeof(cmd), "-M runq -k %s --summary%s", lo,
+					 strstr(line, "TOP_CULPRIT") ? " --culprits" : "");
+			}
+			t = example_text(cmd);
+			line_of(want, sizeof(want), t, " COUNT ", true);
+			squeeze(a, sizeof(a), line);
+			squeeze(b, sizeof(b), want);
+		} else if (strstr(line, "lost: ")) {
+			t = example_text("-i 5");
+			line_of(want, sizeof(want), t, "lost: ", false);
+			digits_to_n(a, sizeof(a), strstr(line, "lost: "));
+			if (strchr(a, '"'))
+				*strchr(a, '"') = '\0';
+			digits_to_n(b, sizeof(b), want);
+		} else if (!strncmp(line, "count ", 6) && strstr(line, " p50 ")) {
+			t = example_text(args[0] && !man ? args : "-i 5");
+			line_of(want, sizeof(want), t, "count ", false);
+			/* the field names: every other word up to "max" */
+			digits_to_n(a, sizeof(a), line);
+			digits_to_n(b, sizeof(b), want);
+			if (strstr(a, " max N"))
+				strstr(a, " max N")[6] = '\0';
+			if (strstr(b, " max N"))
+				strstr(b, " max N")[6] = '\0';
+		} else if (sscanf(line, " %31s -> %31s : ", lo, hi) == 2 && strstr(line, " : ") &&
+			   strchr(line, '|')) {
+			if (!is_row_label(lo, hi, unit)) {
+				fprintf(stderr, "  %s:%d: '%s -> %s' is no bucket's edges in %s\n", path,
+					lineno, lo, hi, unit_name(unit));
+				CHECK(!"a histogram row of the docs has real bucket edges");
+			}
+			checked++;
+			continue;
+		} else {
+			if (sscanf(line, " %31s : count", lo) == 1 && strstr(line, "distribution"))
+				unit = !strcmp(lo, "ms") ? SH_UNIT_MS : !strcmp(lo, "ns") ? SH_UNIT_NS
+											 : SH_UNIT_US;
+			continue;
+		}
+		if (strcmp(a, b)) {
+			fprintf(stderr, "  %s:%d: the docs show\n    %s\n  the binary prints\n    %s\n",
+				path, lineno, a, b);
+			CHECK(!"an example line of the docs is the binary's");
+		}
+		checked++;
+		free(t);
+	}
+	fclose(f);
+	/* the docs have examples: a reader that finds fewer is broken */
+	if (checked < least)
+		fprintf(stderr, "  %s: %d example lines found, want %d\n", path, checked, least);
+	CHECK(checked >= least);
+}
+
+static void test_doc_examples(void)
+{
+	check_examples("README.md", 90);
+	check_examples("man/schedhist.8", 3);
+}
+
+/* --summary -k cgroup: a "-" is explained once under the table, and only then. */
+static void test_summary_dash_footnote(void)
+{
+	static const struct spec cgs[] = {
+		{ .id = 4321, .sum_ns = 900000, .max_ns = 500000, .max_tid = 7, .max_comm = "w",
+		  .slots = { [9] = 2 } },
+	};
+	struct sh_snapshot s;
+	struct sh_report r = {};
+	struct options o;
+	char *t;
+
+	OPTS(&o, "-M", "runq", "-k", "cgroup", "--summary", "-i", "1");
+	build(&r, &s, &o, cgs, 1, NULL, 1.0);
+	t = text_of(&r, &o);
+	CHECK(strstr(t, "\nTHROTTLED -: no throttling counters") != NULL);
+	CHECK(strstr(t, "\nPSI_SOME -: no cpu.pressure") != NULL);
+	free(t);
+	r.groups[0].cgs.has_throttle = true;
+	r.groups[0].cgs.has_some = true;
+	t = text_of(&r, &o);
+	CHECK(strstr(t, "      0.0%      0.0%") != NULL);
+	CHECK(!strstr(t, "THROTTLED -:") && !strstr(t, "PSI_SOME -:"));
+	free(t);
+	report_free(&r);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	TEST(test_fmt_wait);
@@ -983,5 +1239,7 @@ int main(void)
 	TEST(test_json_cgroup);
 	TEST(test_text_cgroup);
 	TEST(test_rfc3339);
+	TEST(test_doc_examples);
+	TEST(test_summary_dash_footnote);
 	return test_summary();
 }
