@@ -681,7 +681,8 @@ static const char *check_profile(const struct parse_state *st)
 
 	if (o->metrics & (o->metrics - 1))
 		return "--profile measures one metric: -M offcpu, runq or blocked";
-	if (o->key_type == SH_KEY_CPU || o->key_type == SH_KEY_CGROUP)
+	if (o->key_type != SH_KEY_NONE && o->key_type != SH_KEY_COMM && o->key_type != SH_KEY_PID &&
+	    o->key_type != SH_KEY_TID)
 		return "--profile groups by -k none, comm, pid or tid";
 	if (o->cgroup_path || o->culprits || o->stacks || o->heatmap || o->live || st->fleet ||
 	    o->summary || given(st, OPT_SORT) || given(st, OPT_MIN_WAIT) ||

@@ -457,6 +457,11 @@ static void test_usage_errors(void)
 	PARSE_USAGE("-L", "--pidnss");
 	PARSE_USAGE("-k", "pidnss");
 	PARSE_USAGE("-L", "-k", "cpu");
+	/* --profile groups by task keys only: every other key is refused */
+	PARSE_USAGE("--profile", "-k", "cpu");
+	PARSE_USAGE("--profile", "-k", "cgroup");
+	PARSE_USAGE("--profile", "--pidnss");
+	PARSE_USAGE("--profile", "-M", "runq,blocked");
 	/* counts, intervals, durations */
 	PARSE_USAGE("--count", "0");
 	PARSE_USAGE("-i", "1", "--count", "0");
