@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (rc == -1) {
 		if (o.metric < SH_METRIC_OFFCPU || o.metric > SH_METRIC_BLOCKED)
 			abort();
-		if (o.key_type < SH_KEY_NONE || o.key_type > SH_KEY_CGROUP)
+		if (o.key_type < SH_KEY_NONE || o.key_type > SH_KEY_PIDNS)
 			abort();
 		if (o.interval_ns > 86400 * NSEC_PER_SEC || o.max_keys < 1 || o.max_keys > 1000000)
 			abort();
