@@ -12,10 +12,10 @@
                                        labels that overlap, a frame without a
                                        <title> of time and share, no labels
 """
-import html
-import json
 import re
 import sys
+
+from svg_layout import measures, overlaps, page
 
 SCRIPT = r"""
 <script>
@@ -38,22 +38,10 @@ document.getElementById("out").textContent = JSON.stringify(out);
 """
 
 
-def page(svg_path, html_path):
-    svg = open(svg_path, encoding="utf-8").read()
-    svg = re.sub(r"^<\?xml[^>]*\?>\s*", "", svg)
-    with open(html_path, "w", encoding="utf-8") as f:
-        f.write('<!DOCTYPE html><html><head><meta charset="utf-8"></head>'
-                '<body style="margin:0">' + svg + '<pre id="out"></pre>' + SCRIPT +
-                "</body></html>\n")
-
-
 def check(dom_path, name):
-    dom = open(dom_path, encoding="utf-8").read()
-    m = re.search(r'<pre id="out">(.*?)</pre>', dom, re.S)
-    if not m or not m.group(1).strip():
-        print(f"{name}: the page's script wrote nothing (did it run?)")
+    d = measures(dom_path, name)
+    if d is None:
         return 1
-    d = json.loads(html.unescape(m.group(1)))
     bad, texts = [], []
     for f in d["frames"]:
         r, t = f["rect"], f["text"]
@@ -69,12 +57,7 @@ def check(dom_path, name):
                        f"({r['x0']:.1f}-{r['x1']:.1f})")
         if t["x0"] < 0 or t["y0"] < 0 or t["x1"] > d["w"] or t["y1"] > d["h"]:
             bad.append(f"label {t['s']!r} is outside the canvas")
-    for i, a in enumerate(texts):
-        for b in texts[i + 1:]:
-            ox = min(a["x1"], b["x1"]) - max(a["x0"], b["x0"])
-            oy = min(a["y1"], b["y1"]) - max(a["y0"], b["y0"])
-            if ox > 0 and oy > 0:
-                bad.append(f"labels {a['s']!r} and {b['s']!r} overlap by {ox:.1f}x{oy:.1f} px")
+    bad += overlaps(texts)
     if not texts:
         bad.append("no labels")
     print(f"{name}: canvas {d['w']:.0f}x{d['h']:.0f}, {len(d['frames'])} frames, "
@@ -86,6 +69,6 @@ def check(dom_path, name):
 
 if __name__ == "__main__":
     if sys.argv[1] == "page":
-        page(sys.argv[2], sys.argv[3])
+        page(sys.argv[2], sys.argv[3], SCRIPT)
     else:
         sys.exit(check(sys.argv[2], sys.argv[3]))

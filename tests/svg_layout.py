@@ -42,22 +42,42 @@ document.getElementById("out").textContent = JSON.stringify(out);
 """
 
 
-def page(svg_path, html_path):
+def page(svg_path, html_path, script=SCRIPT):
+    """HTML with the SVG inline and @script, which measures it into <pre id="out">."""
     svg = open(svg_path, encoding="utf-8").read()
     svg = re.sub(r"^<\?xml[^>]*\?>\s*", "", svg)
     with open(html_path, "w", encoding="utf-8") as f:
         f.write('<!DOCTYPE html><html><head><meta charset="utf-8"></head>'
-                '<body style="margin:0">' + svg + '<pre id="out"></pre>' + SCRIPT +
+                '<body style="margin:0">' + svg + '<pre id="out"></pre>' + script +
                 "</body></html>\n")
 
 
-def check(dom_path, name):
+def measures(dom_path, name):
+    """What the page's script wrote, from Chromium's --dump-dom; None (said) if nothing."""
     dom = open(dom_path, encoding="utf-8").read()
     m = re.search(r'<pre id="out">(.*?)</pre>', dom, re.S)
     if not m or not m.group(1).strip():
         print(f"{name}: the page's script wrote nothing (did it run?)")
+        return None
+    return json.loads(html.unescape(m.group(1)))
+
+
+def overlaps(texts):
+    """A message for every two label boxes that overlap."""
+    bad = []
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            ox = min(a["x1"], b["x1"]) - max(a["x0"], b["x0"])
+            oy = min(a["y1"], b["y1"]) - max(a["y0"], b["y0"])
+            if ox > 0 and oy > 0:
+                bad.append(f"labels {a['s']!r} and {b['s']!r} overlap by {ox:.1f}x{oy:.1f} px")
+    return bad
+
+
+def check(dom_path, name):
+    d = measures(dom_path, name)
+    if d is None:
         return 1
-    d = json.loads(html.unescape(m.group(1)))
     texts, bad = d["texts"], []
     for t in texts:
         if t["x1"] - t["x0"] <= 0 or t["y1"] - t["y0"] <= 0:
@@ -65,12 +85,7 @@ def check(dom_path, name):
         if t["x0"] < 0 or t["y0"] < 0 or t["x1"] > d["w"] or t["y1"] > d["h"]:
             bad.append(f"label {t['s']!r} at ({t['x0']:.1f},{t['y0']:.1f})-"
                        f"({t['x1']:.1f},{t['y1']:.1f}) is outside the {d['w']}x{d['h']} canvas")
-    for i, a in enumerate(texts):
-        for b in texts[i + 1:]:
-            ox = min(a["x1"], b["x1"]) - max(a["x0"], b["x0"])
-            oy = min(a["y1"], b["y1"]) - max(a["y0"], b["y0"])
-            if ox > 0 and oy > 0:
-                bad.append(f"labels {a['s']!r} and {b['s']!r} overlap by {ox:.1f}x{oy:.1f} px")
+    bad += overlaps(texts)
     p, g = d["plot"], d["legend"]
     gap = g["x0"] - p["x1"]
     if not 0 <= gap <= 40:

@@ -37,4 +37,4 @@ python3 "$LAYOUT" check "$TMP/fg.dom" flamegraph || fail "the flame graph's layo
 total=$(awk 'NF { s += $NF } END { printf "%.3f", s / 1e6 }' "$TMP/run.out")
 grep -q "<title>all ($total ms, " "$TMP/fg.svg" ||
 	fail "the root's title does not give the folded stacks' total $total ms: $(grep -o '<title>all [^<]*' "$TMP/fg.svg")"
-grep -q '<title>w_pipe (' "$TMP/fg.svg" || fail "no frame of the w_pipe thread"
+grep -q '<title>w_pipe (' "$TMP/fg.svg" || fail "no frame of the w_pipe thread: $(grep -o "<title>[^<]*" "$TMP/fg.svg" | head -12 | tr "\n" " ")"
