@@ -19,7 +19,9 @@
 # three metrics at once, runq by the wakeup-hook fallback, runq with
 # --culprits (comm, cgroup: next to the same arm without it) and with
 # --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
-# every switch) and offcputime (libbpf-tools, its job), side by side; and
+# every switch) and offcputime (libbpf-tools, its job), side by side, with
+# profile:kernel, profile:user and profile:none (--profile-stacks: the
+# cost of each walk alone and of the mode without walks); and
 # runqlat from Debian's
 # libbpf-tools (installed with apt-get if missing). Each repeat runs every
 # arm once, in a new random order; with each arm attached:
@@ -95,6 +97,8 @@ ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup:clock=ktime"
 # issue 13: --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
+# where --profile's time goes: each stack walk alone, and none (issue 28)
+ALL_ARMS="$ALL_ARMS profile:kernel profile:user profile:none"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
 STEPS="clock sched_info table storage hist max hash"
 for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
@@ -320,8 +324,11 @@ start_arm() {
 			>/dev/null 2>"$TMP/arm.err" &
 		# "Tracing" comes once every program is attached
 		ready='^Tracing' want=1 ;;
-	profile)
-		"$SCHEDHIST" --profile -M offcpu >/dev/null 2>"$TMP/arm.err" &
+	profile|profile:*)
+		# profile:STACKS: --profile-stacks STACKS (kernel, user or none)
+		"$SCHEDHIST" --profile -M offcpu \
+			$([ "$arm" = profile ] || echo "--profile-stacks ${arm#profile:}") \
+			>/dev/null 2>"$TMP/arm.err" &
 		ready='^Tracing' want=1 ;;
 	offcputime)
 		# silent until it ends: its one sched_switch link is the sign

@@ -84,13 +84,16 @@ def arm_name(arm):
             "clock": "clock (floor + bpf_ktime_get_ns)",
             "runqlat": "runqlat (libbpf-tools)",
             "profile": "--profile -M offcpu (kernel and user stacks)",
+            "profile:kernel": "--profile -M offcpu --profile-stacks kernel",
+            "profile:user": "--profile -M offcpu --profile-stacks user",
+            "profile:none": "--profile -M offcpu --profile-stacks none (no stack walk)",
             "offcputime": "offcputime (libbpf-tools)"}.get(arm, arm)
 
 
 ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid", "sh:runq:cgroup",
          "sh:offcpu:none", "sh:offcpu+runq+blocked:none", "sh:runq:none:wakeup",
          "sh:runq:none:wakeup:clock=ktime", "sh:runq:comm:wakeup", "sh:runq:comm:auto:culprits", "sh:runq:cgroup:auto:culprits",
-         "sh:runq:comm:auto:stacks", "runqlat", "profile", "offcputime"]
+         "sh:runq:comm:auto:stacks", "runqlat", "profile:none", "profile:kernel", "profile:user", "profile", "offcputime"]
 arms = [a for a in ORDER if a in data] + sorted(
     a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:", "pair:")))
 STEPS = [("step:clock", "the run queue's clock (prev->se.cfs_rq->rq->clock, two guarded loads)"),

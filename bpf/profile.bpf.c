@@ -30,13 +30,17 @@
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
 #define TASK_RUNNING 0
 
-/* task_struct::flags, read through its own CO-RE flavour */
+/* task_struct's fields only the profile reads, through their own CO-RE flavour */
 struct task_struct___prof {
 	unsigned int flags;
+	struct task_struct___prof *group_leader;
+	__u64 start_boottime;	/* /proc/PID/stat's starttime, in ns */
 } __attribute__((preserve_access_index));
 
 const volatile __u32 metric = SH_METRIC_OFFCPU;	/* enum sh_metric */
 const volatile __u32 filter_tgid = 0;		/* -p: 0 = every process */
+/* --profile-stacks: SH_PROF_STACK_* bits */
+const volatile __u32 stack_kinds = SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER;
 
 /* A task's open off-CPU period. */
 struct prof_task {
@@ -109,14 +113,20 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, unsi
 	if (!t)
 		return;
 	c = counters_get();
-	id = bpf_get_stackid(ctx, &stacks, 0);
-	if (id < 0) {
-		id = SH_PROF_LOST;
-		if (c)
-			c->c[SH_PROF_KSTACK_LOST]++;
+	if (!(stack_kinds & SH_PROF_STACK_KERNEL)) {
+		id = SH_PROF_NOT_TAKEN;
+	} else {
+		id = bpf_get_stackid(ctx, &stacks, 0);
+		if (id < 0) {
+			id = SH_PROF_LOST;
+			if (c)
+				c->c[SH_PROF_KSTACK_LOST]++;
+		}
 	}
 	t->kstack = id;
-	if (BPF_CORE_READ(pf, flags) & PF_KTHREAD) {
+	if (!(stack_kinds & SH_PROF_STACK_USER)) {
+		id = SH_PROF_NOT_TAKEN;
+	} else if (BPF_CORE_READ(pf, flags) & PF_KTHREAD) {
 		id = SH_PROF_NO_USER;
 	} else {
 		id = bpf_get_stackid(ctx, &stacks, F_USER_STACK);
@@ -162,6 +172,8 @@ static __always_inline void switch_in(struct task_struct *next)
 	t->out_ts = 0;
 	k.tgid = next->tgid;
 	k.pid = next->pid;
+	/* the process's start tells a reused tgid from the process that had it */
+	k.start_ns = BPF_CORE_READ((struct task_struct___prof *)next, group_leader, start_boottime);
 	k.kstack = t->kstack;
 	k.ustack = t->ustack;
 	bpf_probe_read_kernel_str(k.comm, sizeof(k.comm), next->comm);

@@ -16,14 +16,22 @@
 /* Profile entries the kernel keeps unless --max-keys says otherwise. */
 #define SH_PROF_MAX_ENTRIES 10240
 
+/* The stacks the profile takes (--profile-stacks): bits of stack_kinds. */
+#define SH_PROF_STACK_KERNEL 1	/* the kernel stack, bpf_get_stackid() */
+#define SH_PROF_STACK_USER 2	/* the user stack, by frame pointers */
+
 /* A stack id below 0: no stack in the stack map. */
 #define SH_PROF_NO_USER (-1)	/* a kernel thread: it has no user stack */
 #define SH_PROF_LOST (-2)	/* the stack map was full (or the walk failed) */
+#define SH_PROF_NOT_TAKEN (-3)	/* --profile-stacks did not ask for this stack */
 
 /* One profile entry's key: a task and where it left the CPU. */
 struct sh_prof_key {
 	__u32 tgid;		/* process */
 	__u32 pid;		/* thread */
+	__u64 start_ns;		/* the process's start, ns of CLOCK_BOOTTIME (its
+				 * /proc/PID/stat starttime in ns): which process
+				 * of a reused tgid */
 	__s32 kstack;		/* stack map id of the kernel stack, or SH_PROF_* */
 	__s32 ustack;		/* stack map id of the user stack, or SH_PROF_* */
 	char comm[16];		/* the task's name when it came back */

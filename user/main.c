@@ -474,6 +474,7 @@ static int profile(const struct options *o)
 		.interval_ns = o->interval_ns, .count = o->count, .duration_ns = o->duration_ns,
 		.cumulative = o->cumulative, .json = o->json, .unit = o->unit, .top = o->top,
 		.max_entries = o->max_keys, .flamegraph = o->flamegraph,
+		.stack_kinds = (__u32)o->profile_stacks,
 	};
 	int ret = options_check_pid(o);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "schedhist.h"
+#include "schedhist_profile.h"
 #include "names.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -76,6 +77,25 @@ static int lookup_auto(const char *const *names, size_t n, const char *s)
 
 int method_lookup(const char *s) { return lookup_auto(method_names, ARRAY_LEN(method_names), s); }
 int clock_lookup(const char *s) { return lookup_auto(clock_names, ARRAY_LEN(clock_names), s); }
+
+int profile_stacks_lookup(const char *s)
+{
+	static const struct {
+		const char *name;
+		int bits;
+	} kinds[] = {
+		{ "none", 0 },
+		{ "kernel", SH_PROF_STACK_KERNEL },
+		{ "user", SH_PROF_STACK_USER },
+		{ "kernel,user", SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER },
+		{ "user,kernel", SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+		if (!strcmp(kinds[i].name, s))
+			return kinds[i].bits;
+	return -1;
+}
 
 int heatmap_lines_lookup(const char *s)
 {

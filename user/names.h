@@ -81,5 +81,7 @@ int unit_lookup(const char *s);
 int sort_lookup(const char *s);
 /* "p50,p99", "p50", "p99" (either order) or "none": enum hm_lines bits, or -1. */
 int heatmap_lines_lookup(const char *s);
+/* "kernel,user" (either order), "kernel", "user" or "none": SH_PROF_STACK_* bits, or -1. */
+int profile_stacks_lookup(const char *s);
 
 #endif /* SH_NAMES_H */

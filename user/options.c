@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "schedhist.h"
+#include "schedhist_profile.h"
 #include "options.h"
 #include "parse.h"
 #include "listen_addr.h"
@@ -70,6 +71,7 @@ enum {
 	OPT_MAX_KERNEL_MEM,
 	OPT_PROFILE,
 	OPT_FLAMEGRAPH,
+	OPT_PROFILE_STACKS,
 	OPT_USAGE,
 	OPT_PIDNSS,
 };
@@ -165,6 +167,7 @@ static const char *check_clock(const struct parse_state *st)
 static const char *check_live(const struct parse_state *st);
 static const char *check_profile(const struct parse_state *st);
 static const char *check_flamegraph(const struct parse_state *st);
+static const char *check_profile_stacks(const struct parse_state *st);
 static const char *check_task_table(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
@@ -244,6 +247,11 @@ static const struct opt_def opt_defs[] = {
 	{ "flamegraph", OPT_FLAMEGRAPH, "FILE",
 	  "with --profile: write an SVG flame graph of the run so far to FILE each report",
 	  T_STRING, FIELD(flamegraph), .err = "empty --flamegraph path", .check = check_flamegraph },
+	{ "profile-stacks", OPT_PROFILE_STACKS, "LIST",
+	  "with --profile: the stacks taken: kernel,user (default), kernel, user or none",
+	  T_NAME, FIELD(profile_stacks), .lookup = profile_stacks_lookup,
+	  .err = "invalid --profile-stacks '%s': use kernel,user, kernel, user or none",
+	  .check = check_profile_stacks },
 	{ "live", OPT_LIVE, NULL,
 	  "full-screen live view in the terminal: keys sorted, p99 trend (q quits)",
 	  T_FLAG, FIELD(live), .check = check_live },
@@ -689,13 +697,18 @@ static const char *check_profile(const struct parse_state *st)
 	    given(st, OPT_MIN_COUNT) || given(st, OPT_TASK_TABLE) || given(st, OPT_METHOD) ||
 	    given(st, OPT_CLOCK))
 		return "--profile takes only -M, -k, -p, -i, -n, -d, --cumulative, --unit, -m, "
-		       "--top, --max-keys, --flamegraph, -j and -v";
+		       "--top, --max-keys, --flamegraph, --profile-stacks, -j and -v";
 	return NULL;
 }
 
 static const char *check_flamegraph(const struct parse_state *st)
 {
 	return st->o->profile ? NULL : "--flamegraph needs --profile";
+}
+
+static const char *check_profile_stacks(const struct parse_state *st)
+{
+	return st->o->profile ? NULL : "--profile-stacks needs --profile";
 }
 
 static const char *check_live(const struct parse_state *st)
@@ -734,6 +747,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	o->max_keys = DEFAULT_MAX_KEYS;
 	o->max_kernel_mem_mib = DEFAULT_MAX_KERNEL_MEM;
 	o->heatmap_lines = HM_LINE_P50 | HM_LINE_P99;
+	o->profile_stacks = SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER;
 
 	shortopts[n++] = ':';
 	for (i = 0; i < N_OPTS; i++) {

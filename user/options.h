@@ -48,6 +48,7 @@ struct options {
 	bool stacks;		/* --stacks: kernel stack of each key's longest wait */
 	bool profile;		/* --profile: wait per (task, kernel stack, user stack) */
 	const char *flamegraph;	/* --profile's SVG flame graph path, NULL = none */
+	int profile_stacks;	/* --profile-stacks: SH_PROF_STACK_* bits */
 	__u64 min_wait_ns;	/* text histogram starts at this bucket */
 	const char *heatmap;	/* SVG path, NULL = none */
 	const char *heatmap_key; /* key shown in the heatmap, NULL = all */

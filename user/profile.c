@@ -30,7 +30,9 @@ struct entry {
 	struct sh_prof_key k;
 	struct sh_prof_val cur;		/* at the last reading */
 	struct sh_prof_val base;	/* at the last report (0 for --cumulative) */
-	char *folded;			/* "comm;user...;kernel_[k]...", made on first report */
+	char *folded;			/* "comm;user...;kernel_[k]...", made on first sight */
+	const char **build_ids;		/* per user frame of @folded: its file's, or NULL */
+	size_t nuser;			/* user frames in @folded */
 	struct entry *next;		/* hash chain */
 };
 
@@ -51,6 +53,7 @@ struct profile {
 	struct sh_ksyms ks;
 	struct sym_cache *sym;
 	char **kcache;			/* kernel stacks' folded frames, by stack id */
+	__u64 ns_per_tick;		/* of /proc/PID/stat's starttime (USER_HZ) */
 	size_t kcache_n;
 	struct sh_prof_counters cnt, cnt_base;
 	struct atomic_file fg;
@@ -75,6 +78,8 @@ static size_t key_hash(const struct sh_prof_key *k)
 	return h % BUCKETS;
 }
 
+static int make_folded(struct profile *pr, struct entry *e);
+
 static struct entry *entry_get(struct profile *pr, const struct sh_prof_key *k)
 {
 	size_t h = key_hash(k);
@@ -96,12 +101,18 @@ static struct entry *entry_get(struct profile *pr, const struct sh_prof_key *k)
 	if (!e)
 		return NULL;
 	e->k = *k;
+	/*
+	 * named now, with the maps of the process that had the wait: read
+	 * while it runs (kept after it exits), dropped once its tgid is a
+	 * new process's
+	 */
+	if (make_folded(pr, e)) {
+		free(e);
+		return NULL;
+	}
 	e->next = pr->tab[h];
 	pr->tab[h] = e;
 	pr->all[pr->n++] = e;
-	/* a new process: its maps now, while it runs (kept after it exits) */
-	if (k->ustack >= 0)
-		sym_see_process(pr->sym, k->tgid);
 	return e;
 }
 
@@ -260,26 +271,38 @@ static int make_folded(struct profile *pr, struct entry *e)
 		return -1;
 	if (e->k.ustack >= 0) {
 		int n = stack_ips(pr, e->k.ustack, ips);
+		const struct sym_proc *p = sym_process(pr->sym, e->k.tgid,
+						       e->k.start_ns / pr->ns_per_tick);
 
+		e->build_ids = calloc(n ? n : 1, sizeof(*e->build_ids));
+		if (!e->build_ids)
+			goto nomem;
 		if (!n && append(&s, &len, &cap, "[lost user stack]"))
 			goto nomem;
+		e->nuser = n ? n : 1;
 		for (int i = n - 1; i >= 0; i--) {
-			sym_user(pr->sym, e->k.tgid, ips[i], i > 0, name, sizeof(name));
+			sym_user(p, ips[i], i > 0, name, sizeof(name), &e->build_ids[n - 1 - i]);
 			if (append(&s, &len, &cap, name))
 				goto nomem;
 		}
-	} else if (e->k.ustack == SH_PROF_LOST && append(&s, &len, &cap, "[lost user stack]")) {
-		goto nomem;
+	} else if (e->k.ustack == SH_PROF_LOST) {
+		if (append(&s, &len, &cap, "[lost user stack]"))
+			goto nomem;
+		e->nuser = 1;
 	}
-	if (e->k.kstack >= 0)
+	if (e->k.kstack == SH_PROF_NOT_TAKEN)
+		kf = "";
+	else if (e->k.kstack >= 0)
 		kf = kernel_frames(pr, e->k.kstack);
 	else
 		kf = "[lost kernel stack]_[k]";
-	if (!kf || append_as(&s, &len, &cap, kf, true))
+	if (!kf || (*kf && append_as(&s, &len, &cap, kf, true)))
 		goto nomem;
 	e->folded = s;
 	return 0;
 nomem:
+	free(e->build_ids);
+	e->build_ids = NULL;
 	free(s);
 	return -1;
 }
@@ -355,10 +378,6 @@ static ssize_t make_rows(struct profile *pr, bool since_start, bool by_key, stru
 
 		if (!c)
 			continue;
-		if (!e->folded && make_folded(pr, e)) {
-			free(r);
-			return -1;
-		}
 		r[n++] = (struct row){ e->folded, e, w, c };
 	}
 	key_type_g = by_key ? pr->sp->key_type : SH_KEY_NONE;
@@ -482,7 +501,14 @@ static void write_json(struct profile *pr, FILE *f, struct row *r, size_t n, dou
 				(unsigned long long)r[s].wait_ns, (unsigned long long)r[s].count,
 				gw ? (double)r[s].wait_ns / gw : 0.0);
 			json_frames(f, r[s].folded, false);
-			fputs(",\"kernel\":", f);
+			fputs(",\"user_build_ids\":[", f);
+			for (size_t fr = 0; fr < r[s].e->nuser; fr++) {
+				const char *id = r[s].e->build_ids ? r[s].e->build_ids[fr] : NULL;
+
+				fprintf(f, "%s%s%s%s", fr ? "," : "", id ? "\"" : "", id ? id : "null",
+					id ? "\"" : "");
+			}
+			fputs("],\"kernel\":", f);
 			json_frames(f, r[s].folded, true);
 			putc('}', f);
 		}
@@ -585,6 +611,7 @@ static int start(struct profile *pr)
 	char err[256];
 	int e;
 
+	pr->ns_per_tick = NSEC_PER_SEC / (__u64)sysconf(_SC_CLK_TCK);
 	pr->ncpus = libbpf_num_possible_cpus();
 	if (pr->ncpus <= 0) {
 		pr_warn("cannot count the possible CPUs: %s\n", strerror(-pr->ncpus));
@@ -606,7 +633,7 @@ static int start(struct profile *pr)
 		return -1;
 	}
 	if (sp->tgid)
-		sym_see_process(pr->sym, sp->tgid);
+		sym_process(pr->sym, sp->tgid, 0);
 	pr->skel = profile_bpf__open();
 	if (!pr->skel) {
 		pr_warn("cannot open the profile's BPF object: %s\n", strerror(errno));
@@ -614,6 +641,7 @@ static int start(struct profile *pr)
 	}
 	pr->skel->rodata->metric = sp->metric;
 	pr->skel->rodata->filter_tgid = sp->tgid;
+	pr->skel->rodata->stack_kinds = sp->stack_kinds;
 	bpf_map__set_max_entries(pr->skel->maps.profile, sp->max_entries);
 	bpf_map__set_max_entries(pr->skel->maps.stacks, 2 * sp->max_entries);
 	/* offcpu needs no wakeups: the wait is the whole off-CPU period */
@@ -644,6 +672,7 @@ static void finish(struct profile *pr)
 	profile_bpf__destroy(pr->skel);
 	for (size_t i = 0; i < pr->n; i++) {
 		free(pr->all[i]->folded);
+		free(pr->all[i]->build_ids);
 		free(pr->all[i]);
 	}
 	free(pr->all);
@@ -712,12 +741,13 @@ int profile_run(const struct profile_spec *sp)
 			next += sp->interval_ns;
 	}
 	pr_info("profile totals: seen %llu, recorded %llu, map_full %llu, kernel stacks lost %llu, "
-		"user stacks lost %llu; %zu entries, %zu processes\n",
+		"user stacks lost %llu; %zu entries, %zu processes (%zu tgids reused), %zu ELF files\n",
 		(unsigned long long)pr.cnt.c[SH_PROF_SEEN],
 		(unsigned long long)pr.cnt.c[SH_PROF_RECORDED],
 		(unsigned long long)pr.cnt.c[SH_PROF_MAP_FULL],
 		(unsigned long long)pr.cnt.c[SH_PROF_KSTACK_LOST],
-		(unsigned long long)pr.cnt.c[SH_PROF_USTACK_LOST], pr.n, sym_nprocs(pr.sym));
+		(unsigned long long)pr.cnt.c[SH_PROF_USTACK_LOST], pr.n, sym_nprocs(pr.sym),
+		sym_nreused(pr.sym), sym_nfiles(pr.sym));
 	finish(&pr);
 	return ret;
 }

@@ -26,6 +26,7 @@ struct profile_spec {
 	__u32 top;		/* JSON: stacks per key (0: SH_PROF_TOP) */
 	__u32 max_entries;	/* profile map cap; the stack map holds twice as many */
 	const char *flamegraph;	/* SVG path, NULL = none */
+	__u32 stack_kinds;	/* SH_PROF_STACK_* bits: the stacks taken */
 };
 
 /* Stacks per key in a JSON report unless --top says otherwise. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "symbolize.h"
 
@@ -17,9 +18,15 @@ struct elf_sym {
 	char *name;
 };
 
-/* One ELF file's text symbols and loadable segments. */
+/* The longest build id kept (GNU build ids are 20 bytes, SHA-1). */
+#define BUILD_ID_MAX 64
+
+/* One ELF file's build id, text symbols and loadable segments. */
 struct elf_file {
-	__u64 dev, ino;		/* from the maps line: the cache key */
+	__u64 dev, ino;		/* from the first maps line seen: the key without a build id */
+	unsigned char build_id[BUILD_ID_MAX]; /* NT_GNU_BUILD_ID: the key with one */
+	size_t build_id_len;	/* 0: the file has none (or was not readable) */
+	char build_id_hex[2 * BUILD_ID_MAX + 1];
 	struct elf_sym *syms;	/* sorted by address */
 	size_t nsyms;
 	struct {
@@ -35,12 +42,13 @@ struct mapping {
 	struct elf_file *elf;	/* NULL: not an ELF file we could read */
 };
 
-struct process {
+struct sym_proc {
 	__u32 tgid;
+	__u64 start_ticks;	/* /proc/PID/stat's starttime: which process has @tgid */
 	struct mapping *maps;
 	size_t n;
 	char *names;		/* the modules' names */
-	struct process *next;
+	struct sym_proc *next;
 };
 
 #define PROC_BUCKETS 1024
@@ -48,8 +56,8 @@ struct process {
 struct sym_cache {
 	const struct sh_ksyms *k;
 	char proc_root[64];
-	struct process *procs[PROC_BUCKETS];
-	size_t nprocs;
+	struct sym_proc *procs[PROC_BUCKETS];
+	size_t nprocs, nreused;
 	struct elf_file *elves;
 };
 
@@ -65,16 +73,21 @@ struct sym_cache *sym_new(const struct sh_ksyms *k, const char *proc_root)
 	return c;
 }
 
+static void proc_free(struct sym_proc *p)
+{
+	free(p->maps);
+	free(p->names);
+	free(p);
+}
+
 void sym_free(struct sym_cache *c)
 {
 	if (!c)
 		return;
 	for (size_t b = 0; b < PROC_BUCKETS; b++) {
-		for (struct process *p = c->procs[b], *nx; p; p = nx) {
+		for (struct sym_proc *p = c->procs[b], *nx; p; p = nx) {
 			nx = p->next;
-			free(p->maps);
-			free(p->names);
-			free(p);
+			proc_free(p);
 		}
 	}
 	for (struct elf_file *e = c->elves, *nx; e; e = nx) {
@@ -90,6 +103,20 @@ void sym_free(struct sym_cache *c)
 size_t sym_nprocs(const struct sym_cache *c)
 {
 	return c->nprocs;
+}
+
+size_t sym_nreused(const struct sym_cache *c)
+{
+	return c->nreused;
+}
+
+size_t sym_nfiles(const struct sym_cache *c)
+{
+	size_t n = 0;
+
+	for (const struct elf_file *e = c->elves; e; e = e->next)
+		n++;
+	return n;
 }
 
 static int cmp_esym(const void *a, const void *b)
@@ -137,20 +164,42 @@ static int add_symtab(struct elf_file *e, Elf *elf, Elf_Scn *scn, const GElf_Shd
 	return 0;
 }
 
-/* Read the ELF file at @path: its segments and symbols (.symtab, else .dynsym). */
-static void elf_read(struct elf_file *e, const char *path)
+/* The GNU build id of @elf from its PT_NOTE segments into @id; its length, 0: none. */
+static size_t read_build_id(Elf *elf, unsigned char *id)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t nph = 0;
+
+	if (elf_getphdrnum(elf, &nph))
+		return 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
+			const char *name = (const char *)d->d_buf + name_off;
+
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(name, "GNU", 4) && nh.n_descsz && nh.n_descsz <= BUILD_ID_MAX) {
+				memcpy(id, (const char *)d->d_buf + desc_off, nh.n_descsz);
+				return nh.n_descsz;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The segments and symbols (.symtab, else .dynsym) of @elf into @e. */
+static void elf_read(struct elf_file *e, Elf *elf)
+{
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr sh, symsh, dynsh;
 	size_t cap = 0, nph = 0;
-	Elf *elf;
 
-	if (fd < 0)
-		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto out;
 	if (!elf_getphdrnum(elf, &nph)) {
 		for (size_t i = 0; i < nph && e->nseg < 16; i++) {
 			GElf_Phdr ph;
@@ -181,55 +230,133 @@ static void elf_read(struct elf_file *e, const char *path)
 		add_symtab(e, elf, dynsym, &dynsh, &cap);
 	if (e->nsyms)
 		qsort(e->syms, e->nsyms, sizeof(*e->syms), cmp_esym);
+}
+
+/*
+ * The mapped file itself: /proc/PID/map_files/START-END (the inode mapped,
+ * even deleted or replaced under its path; needs CAP_SYS_ADMIN), else the
+ * path through /proc/PID/root if it is still the inode mapped. -1: neither.
+ */
+static int open_mapped(const struct sym_cache *c, __u32 tgid, __u64 start, __u64 end,
+		       __u64 ino, const char *file)
+{
+	char path[4500];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", c->proc_root, tgid,
+		 (unsigned long long)start, (unsigned long long)end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/%u/root%s", c->proc_root, tgid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) || st.st_ino != ino)) {
+		close(fd);	/* another file now has the path: its symbols would lie */
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The cached ELF file of a mapping: found by its build id (one entry for
+ * every path and copy of one build, a new one for a rebuilt file under an
+ * old path), else by (device, inode); read on first sight.
+ */
+static struct elf_file *elf_get(struct sym_cache *c, __u32 tgid, __u64 start, __u64 end,
+				__u64 dev, __u64 ino, const char *file)
+{
+	unsigned char id[BUILD_ID_MAX];
+	size_t idlen = 0;
+	struct elf_file *e;
+	Elf *elf = NULL;
+	int fd = open_mapped(c, tgid, start, end, ino, file);
+
+	if (fd >= 0) {
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (elf && elf_kind(elf) != ELF_K_ELF) {
+			elf_end(elf);
+			elf = NULL;
+		}
+		if (elf)
+			idlen = read_build_id(elf, id);
+	}
+	for (e = c->elves; e; e = e->next) {
+		if (idlen ? e->build_id_len == idlen && !memcmp(e->build_id, id, idlen)
+			  : !e->build_id_len && e->dev == dev && e->ino == ino)
+			goto out;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		goto out;
+	e->dev = dev;
+	e->ino = ino;
+	memcpy(e->build_id, id, idlen);
+	e->build_id_len = idlen;
+	for (size_t i = 0; i < idlen; i++)
+		snprintf(e->build_id_hex + 2 * i, 3, "%02x", id[i]);
+	if (elf)
+		elf_read(e, elf);
+	e->next = c->elves;
+	c->elves = e;
 out:
 	if (elf)
 		elf_end(elf);
-	close(fd);
-}
-
-static struct elf_file *elf_get(struct sym_cache *c, __u64 dev, __u64 ino, const char *path)
-{
-	struct elf_file *e;
-
-	for (e = c->elves; e; e = e->next)
-		if (e->dev == dev && e->ino == ino)
-			return e;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	e->dev = dev;
-	e->ino = ino;
-	elf_read(e, path);
-	e->next = c->elves;
-	c->elves = e;
+	if (fd >= 0)
+		close(fd);
 	return e;
 }
 
-static struct process *proc_find(const struct sym_cache *c, __u32 tgid)
+/* Field 22 of /proc/PID/stat, the process's start in clock ticks since boot; 0: gone. */
+static __u64 proc_start(const struct sym_cache *c, __u32 tgid)
 {
-	for (struct process *p = c->procs[tgid % PROC_BUCKETS]; p; p = p->next)
-		if (p->tgid == tgid)
-			return p;
-	return NULL;
+	char path[128], buf[1024], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/stat", c->proc_root, tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the comm may hold spaces and parentheses: fields 3 on follow the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &start) != 1)
+		return 0;
+	return start;
 }
 
-bool sym_see_process(struct sym_cache *c, __u32 tgid)
+static struct sym_proc **proc_slot(struct sym_cache *c, __u32 tgid)
+{
+	struct sym_proc **pp = &c->procs[tgid % PROC_BUCKETS];
+
+	while (*pp && (*pp)->tgid != tgid)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* The executable mappings of @tgid, NULL if gone or out of memory. */
+static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 {
 	char path[128], line[4352], *names = NULL;
 	size_t cap = 0, ncap = 0, noff = 0;
-	struct process *p;
+	struct sym_proc *p;
 	FILE *f;
 
-	if (proc_find(c, tgid))
-		return true;
 	snprintf(path, sizeof(path), "%s/%u/maps", c->proc_root, tgid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
+		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		fclose(f);
-		return false;
+		return NULL;
 	}
 	p->tgid = tgid;
 	while (fgets(line, sizeof(line), f)) {
@@ -259,12 +386,8 @@ bool sym_see_process(struct sym_cache *c, __u32 tgid)
 		m->end = end;
 		m->off = off;
 		m->elf = NULL;
-		if (ino && file[0] == '/') {
-			char fpath[4500];
-
-			snprintf(fpath, sizeof(fpath), "%s/%u/root%s", c->proc_root, tgid, file);
-			m->elf = elf_get(c, ((__u64)major << 32) | minor, ino, fpath);
-		}
+		if (ino && file[0] == '/')
+			m->elf = elf_get(c, tgid, start, end, ((__u64)major << 32) | minor, ino, file);
 		/* the module's name: the path's basename, "[vdso]", or "[anon]" */
 		if (file[0] == '/')
 			file = strrchr(file, '/') + 1;
@@ -289,10 +412,40 @@ bool sym_see_process(struct sym_cache *c, __u32 tgid)
 	for (size_t i = 0; i < p->n; i++)
 		p->maps[i].module = names + (uintptr_t)p->maps[i].module;
 	p->names = names;
-	p->next = c->procs[tgid % PROC_BUCKETS];
-	c->procs[tgid % PROC_BUCKETS] = p;
-	c->nprocs++;
-	return true;
+	return p;
+}
+
+const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks)
+{
+	struct sym_proc **pp = proc_slot(c, tgid), *p;
+	__u64 now;
+
+	if (*pp && (!start_ticks || (*pp)->start_ticks == start_ticks))
+		return *pp;
+	/* unknown, or the tgid's process is another one than the maps we hold */
+	now = proc_start(c, tgid);
+	if (!now || (start_ticks && now != start_ticks))
+		return NULL;	/* that process is gone: its maps were never read */
+	p = maps_read(c, tgid);
+	/* the maps are of the process that started then only if it still has the tgid */
+	if (p && proc_start(c, tgid) != now) {
+		proc_free(p);
+		p = NULL;
+	}
+	if (!p)
+		return NULL;
+	p->start_ticks = now;
+	if (*pp) {
+		/* a reused tgid: the old process's maps go */
+		p->next = (*pp)->next;
+		proc_free(*pp);
+		c->nreused++;
+	} else {
+		p->next = NULL;
+		c->nprocs++;
+	}
+	*pp = p;
+	return p;
 }
 
 /* The symbol of @e covering @vaddr, or NULL. */
@@ -317,11 +470,12 @@ static const struct elf_sym *elf_lookup(const struct elf_file *e, __u64 vaddr)
 	return NULL;
 }
 
-void sym_user(struct sym_cache *c, __u32 tgid, __u64 addr, bool ret, char *buf, size_t len)
+void sym_user(const struct sym_proc *p, __u64 addr, bool ret, char *buf, size_t len,
+	      const char **build_id)
 {
 	__u64 a = ret && addr ? addr - 1 : addr;
-	const struct process *p = proc_find(c, tgid);
 
+	*build_id = NULL;
 	for (size_t i = 0; p && i < p->n; i++) {
 		const struct mapping *m = &p->maps[i];
 		__u64 off;
@@ -329,6 +483,8 @@ void sym_user(struct sym_cache *c, __u32 tgid, __u64 addr, bool ret, char *buf, 
 		if (a < m->start || a >= m->end)
 			continue;
 		off = a - m->start + m->off;
+		if (m->elf && m->elf->build_id_len)
+			*build_id = m->elf->build_id_hex;
 		for (int s = 0; m->elf && s < m->elf->nseg; s++) {
 			const struct elf_sym *sym;
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "schedhist.h"
+#include "schedhist_profile.h"
 #include "options.h"
 #include "names.h"
 #include "parse.h"
@@ -286,6 +287,14 @@ static void test_positionals(void)
 	CHECK_EQ_U64(o.interval_ns, 250 * MS);
 	CHECK_EQ_U64(o.count, 10);
 
+	/* --profile takes both stacks unless --profile-stacks says otherwise */
+	PARSE_OK(&o, "--profile");
+	CHECK_EQ_U64(o.profile_stacks, SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER);
+	PARSE_OK(&o, "--profile", "--profile-stacks", "user");
+	CHECK_EQ_U64(o.profile_stacks, SH_PROF_STACK_USER);
+	PARSE_OK(&o, "--profile", "--profile-stacks", "none");
+	CHECK_EQ_U64(o.profile_stacks, 0);
+
 	PARSE_OK(&o, "-i", "10ms");		/* the minimum */
 	CHECK_EQ_U64(o.interval_ns, 10 * MS);
 
@@ -462,6 +471,9 @@ static void test_usage_errors(void)
 	PARSE_USAGE("--profile", "-k", "cgroup");
 	PARSE_USAGE("--profile", "--pidnss");
 	PARSE_USAGE("--profile", "-M", "runq,blocked");
+	PARSE_USAGE("--profile-stacks", "kernel");	/* without --profile */
+	PARSE_USAGE("--profile", "--profile-stacks", "stack");
+	PARSE_USAGE("--profile", "--profile-stacks", "");
 	/* counts, intervals, durations */
 	PARSE_USAGE("--count", "0");
 	PARSE_USAGE("-i", "1", "--count", "0");
