@@ -167,6 +167,13 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h include/bits.bpf.h $(CORE_O
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) -lm -o $@
 
+# test_symbolize: user/symbolize.c (libelf) and the ELF files it builds with $(CC)
+$(OUTPUT)/tests/test_symbolize: tests/unit/test_symbolize.c tests/unit/check.h $(CORE_OBJS) \
+		$(OUTPUT)/user/symbolize.o | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(OUTPUT)/user/symbolize.o \
+		$(ALL_LDFLAGS) $(LIBS) -lm -o $@
+
 # helpers keep frame pointers: --profile's tests walk their user stacks
 $(OUTPUT)/tests/helpers/%: tests/helpers/%.c | $(OUTPUT)/tests/helpers
 	$(call msg,HELPER,$@)

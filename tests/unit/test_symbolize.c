@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * user/symbolize.c against ELF files built here, at test time, with the
+ * compiler ($CC, else cc): a tiny program with two functions, linked PIE
+ * and not, stripped, without a build id and with one given on the link
+ * line. Each fixture runs once and writes its own /proc/self/maps and the
+ * addresses of its functions; the cache then reads a /proc of our own
+ * making (PID/maps, PID/stat, PID/root -> /), so the test decides which
+ * process has which tgid, when it started and when it is gone.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "symbolize.h"
+
+static char dir[64];		/* the fixtures and the fake /proc */
+static char proc[128];
+static bool have_cc;
+
+/* The fixture: NAME_a and NAME_b, and it prints where they are. */
+static const char fixture_src[] =
+	"#include <stdio.h>\n"
+	"__attribute__((noinline)) int NAME_a(int x) { return x * 3 + 1; }\n"
+	"__attribute__((noinline)) int NAME_b(int x) { return NAME_a(x) ^ 7; }\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	FILE *in = fopen(\"/proc/self/maps\", \"r\"), *out = fopen(argv[1], \"w\");\n"
+	"	char line[4096];\n"
+	"	if (!in || !out) return 1;\n"
+	"	while (fgets(line, sizeof(line), in)) fputs(line, out);\n"
+	"	fprintf(out, \"@ %p %p\\n\", (void *)NAME_a, (void *)NAME_b);\n"
+	"	return fclose(out) || NAME_b(argc) == -1;\n"
+	"}\n";
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* Build fixture @name (functions NAME_a, NAME_b renamed to @fn_a/@fn_b) with @flags. */
+static bool build(const char *name, const char *fn, const char *flags)
+{
+	const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
+
+	return !sh("%s -O1 -DNAME_a=%s_a -DNAME_b=%s_b %s -x c %s/fixture.c -o %s/%s 2>%s/cc.err",
+		   cc, fn, fn, flags, dir, dir, name, dir);
+}
+
+struct run {
+	char maps[16384];	/* the fixture's /proc/self/maps */
+	unsigned long long a, b; /* its functions' addresses */
+};
+
+/* Run fixture @name: its maps and addresses into @r. */
+static bool run(const char *name, struct run *r)
+{
+	char path[256], *at;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s.maps", dir, name);
+	if (sh("%s/%s %s", dir, name, path))
+		return false;
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(r->maps, 1, sizeof(r->maps) - 1, f);
+	fclose(f);
+	r->maps[n] = '\0';
+	at = strstr(r->maps, "@ ");
+	if (!at || sscanf(at, "@ %llx %llx", &r->a, &r->b) != 2)
+		return false;
+	*at = '\0';
+	return true;
+}
+
+/* Make process @tgid of the fake /proc: started at @start, mapping as @r did. */
+static void fake_proc(unsigned int tgid, unsigned long long start, const struct run *r)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u", proc, tgid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%u/root", proc, tgid);
+	if (symlink("/", path) && errno != EEXIST)
+		CHECK(!"symlink");
+	snprintf(path, sizeof(path), "%s/%u/maps", proc, tgid);
+	f = fopen(path, "w");
+	CHECK(f);
+	if (f) {
+		fputs(r->maps, f);
+		fclose(f);
+	}
+	/* a comm with a space and a ')' of its own: fields count from the last ')' */
+	snprintf(path, sizeof(path), "%s/%u/stat", proc, tgid);
+	f = fopen(path, "w");
+	CHECK(f);
+	if (f) {
+		fprintf(f, "%u (fix) ture) S 1 %u %u 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 %llu "
+			"2453504 331 18446744073709551615\n", tgid, tgid, tgid, start);
+		fclose(f);
+	}
+}
+
+/* Every @from in @s (of size @n) becomes @to. */
+static void replace_all(char *s, size_t n, const char *from, const char *to)
+{
+	size_t fl = strlen(from), tl = strlen(to);
+	char *p = s;
+
+	while ((p = strstr(p, from))) {
+		if (strlen(s) - fl + tl >= n)
+			return;
+		memmove(p + tl, p + fl, strlen(p + fl) + 1);
+		memcpy(p, to, tl);
+		p += tl;
+	}
+}
+
+static void gone(unsigned int tgid)
+{
+	sh("rm -rf %s/%u", proc, tgid);
+}
+
+static void name_of(const struct sym_proc *p, unsigned long long addr, char *buf, size_t len,
+		    const char **id)
+{
+	sym_user(p, addr, false, buf, len, id);
+}
+
+/* The build id given on the link line, in the order the note holds it. */
+#define BUILD_ID "0123456789abcdef0011223344556677deadbeef"
+/* nopie's: another build, so another id (one id is one file's contents) */
+#define BUILD_ID_NOPIE "feedface00112233"
+
+static struct run pie, nopie, stripped, noid, copy, gamma_run;
+
+static void test_fixtures_built(void)
+{
+	CHECK(have_cc);
+}
+
+/* PIE and not: both functions named, the build id from the note */
+static void test_lookup(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	const char *id;
+	char name[256];
+
+	fake_proc(100, 5000, &pie);
+	fake_proc(101, 5001, &nopie);
+	p = sym_process(c, 100, 5000);
+	CHECK(p);
+	name_of(p, pie.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
+	CHECK(id && !strcmp(id, BUILD_ID));
+	name_of(p, pie.b + 1, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_b"));
+	/* a return address: looked up at the call, one byte before */
+	sym_user(p, pie.b + 1, true, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_b"));
+	p = sym_process(c, 101, 0);
+	CHECK(p);
+	name_of(p, nopie.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
+	CHECK(id && !strcmp(id, BUILD_ID_NOPIE));
+	CHECK_EQ_U64(sym_nprocs(c), 2);
+	gone(100);
+	gone(101);
+	sym_free(c);
+}
+
+/* stripped: module+offset (the file offset of the address), with the build id */
+static void test_stripped(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	unsigned long long start, end, off, want = 0;
+	const struct sym_proc *p;
+	char name[256], expect[128], path[256], *l;
+	const char *id;
+
+	fake_proc(102, 7, &stripped);
+	p = sym_process(c, 102, 7);
+	CHECK(p);
+	/* the offset from the maps line covering the address, computed here */
+	snprintf(path, sizeof(path), "%s/stripped", dir);
+	for (l = stripped.maps; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (sscanf(l, "%llx-%llx %*s %llx", &start, &end, &off) == 3 &&
+		    stripped.a >= start && stripped.a < end)
+			want = stripped.a - start + off;
+	CHECK(want);
+	snprintf(expect, sizeof(expect), "stripped+0x%llx", want);
+	name_of(p, stripped.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, expect));
+	CHECK(id && !strcmp(id, BUILD_ID));
+	/* outside every mapping: the address, no build id */
+	name_of(p, 0x10, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "[unknown]+0x10"));
+	CHECK(!id);
+	/* no process: the address */
+	name_of(NULL, stripped.a, name, sizeof(name), &id);
+	CHECK(!strncmp(name, "[unknown]+0x", 12));
+	gone(102);
+	sym_free(c);
+}
+
+/* a file without a build id: named all the same, no id */
+static void test_no_build_id(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	const char *id;
+	char name[256];
+
+	fake_proc(103, 9, &noid);
+	p = sym_process(c, 103, 9);
+	CHECK(p);
+	name_of(p, noid.b, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_b"));
+	CHECK(!id);
+	gone(103);
+	sym_free(c);
+}
+
+/*
+ * two paths to one build share one ELF entry; a file rebuilt under a path
+ * the cache has read (another build id) gets its own, and the process
+ * that mapped the old file keeps the old names
+ */
+static void test_build_id_key(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	size_t files;
+	const char *id;
+	char name[256];
+
+	fake_proc(104, 1, &pie);
+	CHECK(sym_process(c, 104, 1));
+	files = sym_nfiles(c);
+	fake_proc(105, 1, &copy);	/* "copy": the same bytes under another path */
+	CHECK(sym_process(c, 105, 1));
+	CHECK_EQ_U64(sym_nfiles(c), files);
+	/* "pie" rebuilt in place with other functions and another build id */
+	CHECK(!sh("mv %s/gamma %s/pie", dir, dir));
+	{
+		struct run moved = gamma_run;
+		char from[128], to[128];
+
+		snprintf(from, sizeof(from), "%s/gamma", dir);
+		snprintf(to, sizeof(to), "%s/pie", dir);
+		replace_all(moved.maps, sizeof(moved.maps), from, to);
+		fake_proc(106, 2, &moved);
+		p = sym_process(c, 106, 2);
+		CHECK(p);
+		CHECK_EQ_U64(sym_nfiles(c), files + 1);
+		name_of(p, moved.a, name, sizeof(name), &id);
+		CHECK(!strcmp(name, "gx_a"));
+		CHECK(id && strcmp(id, BUILD_ID));
+	}
+	p = sym_process(c, 104, 1);
+	CHECK(p);
+	name_of(p, pie.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
+	gone(104);
+	gone(105);
+	gone(106);
+	sym_free(c);
+}
+
+/*
+ * a tgid reused by a new process: its own maps, the old ones dropped; a
+ * process that exited keeps the maps it had when first seen
+ */
+static void test_tgid_reuse(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	const char *id;
+	char name[256];
+
+	fake_proc(107, 300, &copy);
+	p = sym_process(c, 107, 300);
+	CHECK(p);
+	/* it exits: the maps stay */
+	gone(107);
+	p = sym_process(c, 107, 300);
+	CHECK(p);
+	name_of(p, copy.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
+	CHECK(sym_process(c, 107, 0) == p);
+	/* a new process gets tgid 107: another start, other maps */
+	fake_proc(107, 400, &noid);
+	p = sym_process(c, 107, 400);
+	CHECK(p);
+	CHECK_EQ_U64(sym_nreused(c), 1);
+	CHECK_EQ_U64(sym_nprocs(c), 1);
+	name_of(p, noid.b, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_b"));
+	CHECK(!id);
+	/* the first process's maps are gone: nothing, not the new one's names */
+	CHECK(!sym_process(c, 107, 300));
+	/* a process never seen, its tgid taken by another since: nothing either */
+	CHECK(!sym_process(c, 107, 350));
+	CHECK(sym_process(c, 107, 400));
+	gone(107);
+	sym_free(c);
+}
+
+static bool setup(void)
+{
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/tmp/test_symbolize.XXXXXX");
+	if (!mkdtemp(dir))
+		return false;
+	snprintf(proc, sizeof(proc), "%s/proc", dir);
+	mkdir(proc, 0755);
+	{
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/fixture.c", dir);
+		f = fopen(path, "w");
+		if (!f)
+			return false;
+		fputs(fixture_src, f);
+		fclose(f);
+	}
+	return build("pie", "fx", "-fPIE -pie -Wl,--build-id=0x" BUILD_ID) &&
+	       build("nopie", "fx", "-fno-PIE -no-pie -Wl,--build-id=0x" BUILD_ID_NOPIE) &&
+	       build("stripped", "fx", "-fPIE -pie -s -Wl,--build-id=0x" BUILD_ID) &&
+	       build("noid", "fx", "-fPIE -pie -Wl,--build-id=none") &&
+	       build("gamma", "gx", "-fPIE -pie -Wl,--build-id=sha1") &&
+	       !sh("cp %s/pie %s/copy", dir, dir) &&
+	       run("pie", &pie) && run("nopie", &nopie) && run("stripped", &stripped) &&
+	       run("noid", &noid) && run("copy", &copy) && run("gamma", &gamma_run);
+}
+
+int main(void)
+{
+	have_cc = setup();
+	if (!have_cc)
+		sh("cat %s/cc.err >&2", dir);
+	TEST(test_fixtures_built);
+	if (have_cc) {
+		TEST(test_lookup);
+		TEST(test_stripped);
+		TEST(test_no_build_id);
+		TEST(test_build_id_key);
+		TEST(test_tgid_reuse);
+	}
+	if (!getenv("KEEP")) sh("rm -rf %s", dir);
+	return test_summary();
+}
