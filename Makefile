@@ -185,9 +185,12 @@ $(OUTPUT)/tests/helpers/waiters_nofp: tests/helpers/waiters.c | $(OUTPUT)/tests/
 	$(call msg,HELPER,$@)
 	$(Q)$(CC) $(CFLAGS) -fomit-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE $< -pthread -o $@
 
-$(OUTPUT)/tests/helpers/waiters_stripped: $(OUTPUT)/tests/helpers/waiters
-	$(call msg,STRIP,$@)
-	$(Q)$(LLVM_STRIP) --strip-all $< -o $@
+# stripped at link time (-s): a build of its own, with a build id of its own
+# (a stripped copy of waiters would keep waiters' id, and with it its names)
+$(OUTPUT)/tests/helpers/waiters_stripped: tests/helpers/waiters.c | $(OUTPUT)/tests/helpers
+	$(call msg,HELPER,$@)
+	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer -s $(WARN) -std=gnu11 -D_GNU_SOURCE $< \
+		-pthread -o $@
 
 helpers: $(HELPER_BINS)
 

@@ -35,6 +35,7 @@ struct task_struct___prof {
 	unsigned int flags;
 	struct task_struct___prof *group_leader;
 	__u64 start_boottime;	/* /proc/PID/stat's starttime, in ns */
+	__u64 self_exec_id;	/* + 1 at every execve() */
 } __attribute__((preserve_access_index));
 
 const volatile __u32 metric = SH_METRIC_OFFCPU;	/* enum sh_metric */
@@ -159,6 +160,7 @@ static __always_inline __u64 wait_of(const struct prof_task *t, __u64 now)
 /* @next comes back: its wait goes to the entry of (next, stacks). */
 static __always_inline void switch_in(struct task_struct *next)
 {
+	struct task_struct___prof *leader;
 	struct sh_prof_val *v, one;
 	struct sh_prof_counters *c;
 	struct sh_prof_key k = {};
@@ -172,8 +174,13 @@ static __always_inline void switch_in(struct task_struct *next)
 	t->out_ts = 0;
 	k.tgid = next->tgid;
 	k.pid = next->pid;
-	/* the process's start tells a reused tgid from the process that had it */
-	k.start_ns = BPF_CORE_READ((struct task_struct___prof *)next, group_leader, start_boottime);
+	/*
+	 * which process and program: the start tells a reused tgid from the
+	 * process that had it, the exec count one program from the next
+	 */
+	leader = BPF_CORE_READ((struct task_struct___prof *)next, group_leader);
+	k.start_ns = BPF_CORE_READ(leader, start_boottime);
+	k.exec_id = (__u32)BPF_CORE_READ(leader, self_exec_id);
 	k.kstack = t->kstack;
 	k.ustack = t->ustack;
 	bpf_probe_read_kernel_str(k.comm, sizeof(k.comm), next->comm);

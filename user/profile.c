@@ -80,14 +80,21 @@ static size_t key_hash(const struct sh_prof_key *k)
 
 static int make_folded(struct profile *pr, struct entry *e);
 
-static struct entry *entry_get(struct profile *pr, const struct sh_prof_key *k)
+static struct entry *entry_find(const struct profile *pr, const struct sh_prof_key *k)
+{
+	struct entry *e;
+
+	for (e = pr->tab[key_hash(k)]; e; e = e->next)
+		if (!memcmp(&e->k, k, sizeof(*k)))
+			return e;
+	return NULL;
+}
+
+static struct entry *entry_new(struct profile *pr, const struct sh_prof_key *k)
 {
 	size_t h = key_hash(k);
 	struct entry *e;
 
-	for (e = pr->tab[h]; e; e = e->next)
-		if (!memcmp(&e->k, k, sizeof(*k)))
-			return e;
 	if (pr->n == pr->cap) {
 		size_t nc = pr->cap ? pr->cap * 2 : 1024;
 		struct entry **na = realloc(pr->all, nc * sizeof(*na));
@@ -104,7 +111,7 @@ static struct entry *entry_get(struct profile *pr, const struct sh_prof_key *k)
 	/*
 	 * named now, with the maps of the process that had the wait: read
 	 * while it runs (kept after it exits), dropped once its tgid is a
-	 * new process's
+	 * new process's or it runs another program
 	 */
 	if (make_folded(pr, e)) {
 		free(e);
@@ -116,26 +123,75 @@ static struct entry *entry_get(struct profile *pr, const struct sh_prof_key *k)
 	return e;
 }
 
+/* A profile map entry first seen in this reading. */
+struct fresh {
+	struct sh_prof_key k;
+	struct sh_prof_val v;
+};
+
+/* by process, and its newest program first: its maps are the ones /proc has */
+static int cmp_fresh(const void *x, const void *y)
+{
+	const struct sh_prof_key *a = &((const struct fresh *)x)->k;
+	const struct sh_prof_key *b = &((const struct fresh *)y)->k;
+
+	if (a->tgid != b->tgid)
+		return a->tgid < b->tgid ? -1 : 1;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns > b->start_ns ? -1 : 1;
+	if (a->exec_id != b->exec_id)
+		return (__s32)(b->exec_id - a->exec_id) < 0 ? -1 : 1;
+	return 0;
+}
+
 /* Read the profile map and the counters into the entries. 0 or -errno. */
 static int read_profile(struct profile *pr)
 {
 	struct sh_prof_key k, next, *prev = NULL;
+	struct fresh *fresh = NULL;
+	size_t nfresh = 0, capfresh = 0;
 	struct sh_prof_counters *pc;
 	struct sh_prof_val v;
 	__u32 zero = 0;
 	int err;
 
 	while (!(err = bpf_map_get_next_key(pr->prof_fd, prev, &next))) {
+		struct entry *e;
+
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(pr->prof_fd, &k, &v))
 			continue;	/* profile entries are never deleted: cannot happen */
-		struct entry *e = entry_get(pr, &k);
+		e = entry_find(pr, &k);
+		if (e) {
+			e->cur = v;
+			continue;
+		}
+		if (nfresh == capfresh) {
+			size_t nc = capfresh ? capfresh * 2 : 64;
+			struct fresh *nf = realloc(fresh, nc * sizeof(*nf));
 
-		if (!e)
-			return -ENOMEM;
-		e->cur = v;
+			if (!nf) {
+				free(fresh);
+				return -ENOMEM;
+			}
+			fresh = nf;
+			capfresh = nc;
+		}
+		fresh[nfresh++] = (struct fresh){ k, v };
 	}
+	if (nfresh)
+		qsort(fresh, nfresh, sizeof(*fresh), cmp_fresh);
+	for (size_t i = 0; i < nfresh; i++) {
+		struct entry *e = entry_new(pr, &fresh[i].k);
+
+		if (!e) {
+			free(fresh);
+			return -ENOMEM;
+		}
+		e->cur = fresh[i].v;
+	}
+	free(fresh);
 	if (err != -ENOENT)
 		return err;
 	pc = calloc(pr->ncpus, sizeof(*pc));
@@ -272,7 +328,7 @@ static int make_folded(struct profile *pr, struct entry *e)
 	if (e->k.ustack >= 0) {
 		int n = stack_ips(pr, e->k.ustack, ips);
 		const struct sym_proc *p = sym_process(pr->sym, e->k.tgid,
-						       e->k.start_ns / pr->ns_per_tick);
+						       e->k.start_ns / pr->ns_per_tick, e->k.exec_id);
 
 		e->build_ids = calloc(n ? n : 1, sizeof(*e->build_ids));
 		if (!e->build_ids)
@@ -633,7 +689,7 @@ static int start(struct profile *pr)
 		return -1;
 	}
 	if (sp->tgid)
-		sym_process(pr->sym, sp->tgid, 0);
+		sym_process(pr->sym, sp->tgid, 0, 0);
 	pr->skel = profile_bpf__open();
 	if (!pr->skel) {
 		pr_warn("cannot open the profile's BPF object: %s\n", strerror(errno));
@@ -741,13 +797,14 @@ int profile_run(const struct profile_spec *sp)
 			next += sp->interval_ns;
 	}
 	pr_info("profile totals: seen %llu, recorded %llu, map_full %llu, kernel stacks lost %llu, "
-		"user stacks lost %llu; %zu entries, %zu processes (%zu tgids reused), %zu ELF files\n",
+		"user stacks lost %llu; %zu entries, %zu processes (%zu tgids reused, %zu execs), "
+		"%zu ELF files\n",
 		(unsigned long long)pr.cnt.c[SH_PROF_SEEN],
 		(unsigned long long)pr.cnt.c[SH_PROF_RECORDED],
 		(unsigned long long)pr.cnt.c[SH_PROF_MAP_FULL],
 		(unsigned long long)pr.cnt.c[SH_PROF_KSTACK_LOST],
 		(unsigned long long)pr.cnt.c[SH_PROF_USTACK_LOST], pr.n, sym_nprocs(pr.sym),
-		sym_nreused(pr.sym), sym_nfiles(pr.sym));
+		sym_nreused(pr.sym), sym_nexecs(pr.sym), sym_nfiles(pr.sym));
 	finish(&pr);
 	return ret;
 }

@@ -29,6 +29,7 @@ struct elf_file {
 	char build_id_hex[2 * BUILD_ID_MAX + 1];
 	struct elf_sym *syms;	/* sorted by address */
 	size_t nsyms;
+	bool symtab;		/* @syms are .symtab's (else .dynsym's, or none) */
 	struct {
 		__u64 off, vaddr, filesz;
 	} seg[16];		/* PT_LOAD segments */
@@ -45,6 +46,8 @@ struct mapping {
 struct sym_proc {
 	__u32 tgid;
 	__u64 start_ticks;	/* /proc/PID/stat's starttime: which process has @tgid */
+	__u32 exec_id;		/* its execve() count when the maps were read */
+	bool exec_known;	/* ... known (not for maps read before any wait) */
 	struct mapping *maps;
 	size_t n;
 	char *names;		/* the modules' names */
@@ -57,7 +60,7 @@ struct sym_cache {
 	const struct sh_ksyms *k;
 	char proc_root[64];
 	struct sym_proc *procs[PROC_BUCKETS];
-	size_t nprocs, nreused;
+	size_t nprocs, nreused, nexecs;
 	struct elf_file *elves;
 };
 
@@ -71,6 +74,16 @@ struct sym_cache *sym_new(const struct sh_ksyms *k, const char *proc_root)
 	snprintf(c->proc_root, sizeof(c->proc_root), "%s", proc_root ? proc_root : "/proc");
 	elf_version(EV_CURRENT);
 	return c;
+}
+
+static void elf_syms_free(struct elf_file *e)
+{
+	for (size_t i = 0; i < e->nsyms; i++)
+		free(e->syms[i].name);
+	free(e->syms);
+	e->syms = NULL;
+	e->nsyms = 0;
+	e->nseg = 0;
 }
 
 static void proc_free(struct sym_proc *p)
@@ -92,9 +105,7 @@ void sym_free(struct sym_cache *c)
 	}
 	for (struct elf_file *e = c->elves, *nx; e; e = nx) {
 		nx = e->next;
-		for (size_t i = 0; i < e->nsyms; i++)
-			free(e->syms[i].name);
-		free(e->syms);
+		elf_syms_free(e);
 		free(e);
 	}
 	free(c);
@@ -108,6 +119,11 @@ size_t sym_nprocs(const struct sym_cache *c)
 size_t sym_nreused(const struct sym_cache *c)
 {
 	return c->nreused;
+}
+
+size_t sym_nexecs(const struct sym_cache *c)
+{
+	return c->nexecs;
 }
 
 size_t sym_nfiles(const struct sym_cache *c)
@@ -194,6 +210,17 @@ static size_t read_build_id(Elf *elf, unsigned char *id)
 }
 
 /* The segments and symbols (.symtab, else .dynsym) of @elf into @e. */
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
 static void elf_read(struct elf_file *e, Elf *elf)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
@@ -224,6 +251,7 @@ static void elf_read(struct elf_file *e, Elf *elf)
 		}
 	}
 	/* a stripped file keeps .dynsym: its exported functions */
+	e->symtab = symtab != NULL;
 	if (symtab)
 		add_symtab(e, elf, symtab, &symsh, &cap);
 	else if (dynsym)
@@ -284,7 +312,18 @@ static struct elf_file *elf_get(struct sym_cache *c, __u32 tgid, __u64 start, __
 	for (e = c->elves; e; e = e->next) {
 		if (idlen ? e->build_id_len == idlen && !memcmp(e->build_id, id, idlen)
 			  : !e->build_id_len && e->dev == dev && e->ino == ino)
-			goto out;
+			break;
+	}
+	if (e) {
+		/*
+		 * one build, stripped and not (a stripped copy keeps the build
+		 * id): the names come from the copy that has them
+		 */
+		if (!e->symtab && elf && has_symtab(elf)) {
+			elf_syms_free(e);
+			elf_read(e, elf);
+		}
+		goto out;
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -415,14 +454,27 @@ static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 	return p;
 }
 
-const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks)
+const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
+				   __u32 exec_id)
 {
-	struct sym_proc **pp = proc_slot(c, tgid), *p;
+	struct sym_proc **pp = proc_slot(c, tgid), *p = *pp;
+	bool same_process = p && (!start_ticks || p->start_ticks == start_ticks);
 	__u64 now;
 
-	if (*pp && (!start_ticks || (*pp)->start_ticks == start_ticks))
-		return *pp;
-	/* unknown, or the tgid's process is another one than the maps we hold */
+	if (same_process) {
+		if (!start_ticks)
+			return p;
+		if (!p->exec_known) {
+			/* read for -p before any wait: the program then */
+			p->exec_id = exec_id;
+			p->exec_known = true;
+		}
+		if (exec_id == p->exec_id)
+			return p;
+		if ((__s32)(exec_id - p->exec_id) < 0)
+			return NULL;	/* an earlier program of it: its maps are gone */
+		/* a later program (execve): its maps replace these */
+	}
 	now = proc_start(c, tgid);
 	if (!now || (start_ticks && now != start_ticks))
 		return NULL;	/* that process is gone: its maps were never read */
@@ -435,11 +487,16 @@ const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_
 	if (!p)
 		return NULL;
 	p->start_ticks = now;
+	p->exec_id = exec_id;
+	p->exec_known = start_ticks != 0;
 	if (*pp) {
-		/* a reused tgid: the old process's maps go */
+		/* a reused tgid, or a new program: the old maps go */
+		if (same_process)
+			c->nexecs++;
+		else
+			c->nreused++;
 		p->next = (*pp)->next;
 		proc_free(*pp);
-		c->nreused++;
 	} else {
 		p->next = NULL;
 		c->nprocs++;

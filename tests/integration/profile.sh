@@ -15,6 +15,11 @@
 #    thread's frame is module+offset, never dropped; one run in another
 #    mount namespace, from a tmpfs only it sees: names resolve through
 #    /proc/PID/root
+#  - build ids: every user frame has its file's (or null), the stripped
+#    binary's module+offset frames carry the one readelf reads, and the
+#    copy run in the other namespace the same as the original
+#  - a process seen, then running execve(): the new program's frames are
+#    named from its own maps (a shell that waits twice, then execs)
 #  - folded stacks (text) of the same run carry the same totals
 #  - -M blocked and -M runq of the same waits add up to -M offcpu
 #  - bounded: with --max-keys 4 the profile map holds 4 entries and the
@@ -23,6 +28,11 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 command -v unshare >/dev/null || skip "unshare not installed (Debian package util-linux)"
+command -v readelf >/dev/null || skip "readelf not installed (Debian package binutils)"
+build_id() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
+BID_FP=$(build_id "$HELPERS/waiters")
+BID_STRIPPED=$(build_id "$HELPERS/waiters_stripped")
+[ -n "$BID_FP" ] && [ -n "$BID_STRIPPED" ] || fail "the helpers have no GNU build id: no test"
 
 start_sh js --profile -k tid -j
 JS=$SH_PID
@@ -48,14 +58,18 @@ mkdir "$TMP/ns"
 unshare -m sh -c 'mount -t tmpfs none "$1" && cp "$2" "$1/waiters_ns" && exec "$1/waiters_ns" -m 10 -t 2' \
 	- "$TMP/ns" "$HELPERS/waiters" >"$TMP/ns.txt" &
 D=$!
-CHILD_PIDS+=("$A" "$B" "$C" "$D")
-wait "$A" "$B" "$C" "$D" || fail "the workload failed"
+# a process the profile sees (two waits of the shell, a reading between
+# them: 1.2 s > the 1 s reading period), then another program (execve)
+sh -c 'sleep 0.2; sleep 1.2; exec "$1" -m 10 -t 2' - "$HELPERS/waiters" >"$TMP/exec.txt" &
+E=$!
+CHILD_PIDS+=("$A" "$B" "$C" "$D" "$E")
+wait "$A" "$B" "$C" "$D" "$E" || fail "the workload failed"
 [ ! -e "$TMP/ns/waiters_ns" ] || fail "the tmpfs is visible outside its namespace: no test"
 for p in $JS $FOLDED $CAP $BLK $RQ; do stop_sh "$p" || fail "schedhist exited with $?: $(cat "$TMP"/*.err)"; done
 
-python3 - "$TMP" <<'PY' || exit 1
+python3 - "$TMP" "$BID_FP" "$BID_STRIPPED" <<'PY' || exit 1
 import json, re, sys
-tmp = sys.argv[1]
+tmp, bid_fp, bid_stripped = sys.argv[1:4]
 r = json.loads(open(f"{tmp}/js.out").read().splitlines()[-1])
 groups = {g["key"]: g for g in r["groups"]}
 ev = r["events"]
@@ -65,8 +79,12 @@ if ev["seen"] != ev["recorded"] + ev["map_full"]:
 kpath = {"w_pipe": "anon_pipe_read", "w_sleep": "do_nanosleep", "w_futex": "futex_wait"}
 ufunc = {"w_pipe": "pipe_reader", "w_sleep": "nap_sleeper", "w_futex": "futex_waiter"}
 leaf = {"w_pipe": r"^(__)?read$", "w_sleep": r"^clock_nanosleep$", "w_futex": r"^syscall$"}
+for g in r["groups"]:
+    for s in g["stacks"]:
+        if len(s["user_build_ids"]) != len(s["user"]):
+            bad.append(f"{len(s['user_build_ids'])} build ids for {len(s['user'])} user frames: {s}")
 for run, binary in (("fp", "waiters"), ("nofp", "waiters_nofp"), ("stripped", "waiters_stripped"),
-                    ("ns", "waiters_ns")):
+                    ("ns", "waiters_ns"), ("exec", "waiters")):
     threads = [l.split() for l in open(f"{tmp}/{run}.txt") if l.startswith("thread ")]
     if len(threads) != 3:
         bad.append(f"{run}: the helper printed {len(threads)} threads")
@@ -93,13 +111,23 @@ for run, binary in (("fp", "waiters"), ("nofp", "waiters_nofp"), ("stripped", "w
             bad.append(f"{run} {comm}: the blocking stack holds under half the waits")
         if not s["user"] or not re.match(leaf[comm], s["user"][-1]):
             bad.append(f"{run} {comm}: innermost user frame not the libc call: {s['user']}")
-        if run in ("fp", "ns") and ufunc[comm] not in s["user"]:
+        if run in ("fp", "ns", "exec") and ufunc[comm] not in s["user"]:
             bad.append(f"{run} {comm}: user frames without {ufunc[comm]}: {s['user']}")
+        # the thread function's frame: its file's build id (the copy in
+        # the other namespace is the same file: the same id)
+        if ufunc[comm] in s["user"]:
+            i = s["user"].index(ufunc[comm])
+            if s["user_build_ids"][i] != bid_fp:
+                bad.append(f"{run} {comm}: build id {s['user_build_ids'][i]} of {ufunc[comm]}, "
+                           f"readelf says {bid_fp}")
         if run == "stripped":
             if any(f in s["user"] for f in ufunc.values()):
                 bad.append(f"stripped {comm}: a name from a stripped binary: {s['user']}")
-            if not any(re.match(r"^waiters_stripped\+0x[0-9a-f]+$", f) for f in s["user"]):
+            mo = [i for i, f in enumerate(s["user"]) if re.match(r"^waiters_stripped\+0x[0-9a-f]+$", f)]
+            if not mo:
                 bad.append(f"stripped {comm}: no module+offset frame: {s['user']}")
+            elif any(s["user_build_ids"][i] != bid_stripped for i in mo):
+                bad.append(f"stripped {comm}: build ids {s['user_build_ids']}, readelf says {bid_stripped}")
 # the folded report: same stacks, same waits (ns to us: each line rounds down)
 folded = {}
 for l in open(f"{tmp}/folded.out"):
@@ -122,7 +150,7 @@ def tid_waits(name):
     rep = json.loads(open(f"{tmp}/{name}.out").read().splitlines()[-1])
     return {g["key"]: g["wait_ns"] for g in rep["groups"]}
 blk, rq = tid_waits("blocked"), tid_waits("runq")
-for run in ("fp", "nofp", "stripped", "ns"):
+for run in ("fp", "nofp", "stripped", "ns", "exec"):
     for t in (l.split() for l in open(f"{tmp}/{run}.txt") if l.startswith("thread ")):
         tid, off = t[3], groups[t[3]]["wait_ns"] if t[3] in groups else 0
         b, q = blk.get(tid, 0), rq.get(tid, 0)

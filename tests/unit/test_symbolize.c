@@ -2,8 +2,8 @@
 /*
  * user/symbolize.c against ELF files built here, at test time, with the
  * compiler ($CC, else cc): a tiny program with two functions, linked PIE
- * and not, stripped, without a build id and with one given on the link
- * line. Each fixture runs once and writes its own /proc/self/maps and the
+ * and not, stripped (strip(1), binutils), without a build id and with one
+ * given on the link line. Each fixture runs once and writes its own /proc/self/maps and the
  * addresses of its functions; the cache then reads a /proc of our own
  * making (PID/maps, PID/stat, PID/root -> /), so the test decides which
  * process has which tgid, when it started and when it is gone.
@@ -165,7 +165,7 @@ static void test_lookup(void)
 
 	fake_proc(100, 5000, &pie);
 	fake_proc(101, 5001, &nopie);
-	p = sym_process(c, 100, 5000);
+	p = sym_process(c, 100, 5000, 1);
 	CHECK(p);
 	name_of(p, pie.a, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_a"));
@@ -175,7 +175,7 @@ static void test_lookup(void)
 	/* a return address: looked up at the call, one byte before */
 	sym_user(p, pie.b + 1, true, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_b"));
-	p = sym_process(c, 101, 0);
+	p = sym_process(c, 101, 0, 1);
 	CHECK(p);
 	name_of(p, nopie.a, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_a"));
@@ -196,7 +196,7 @@ static void test_stripped(void)
 	const char *id;
 
 	fake_proc(102, 7, &stripped);
-	p = sym_process(c, 102, 7);
+	p = sym_process(c, 102, 7, 1);
 	CHECK(p);
 	/* the offset from the maps line covering the address, computed here */
 	snprintf(path, sizeof(path), "%s/stripped", dir);
@@ -216,7 +216,13 @@ static void test_stripped(void)
 	/* no process: the address */
 	name_of(NULL, stripped.a, name, sizeof(name), &id);
 	CHECK(!strncmp(name, "[unknown]+0x", 12));
+	/* the unstripped build (the same build id) seen: its names serve both */
+	fake_proc(110, 8, &pie);
+	CHECK(sym_process(c, 110, 8, 1));
+	name_of(p, stripped.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
 	gone(102);
+	gone(110);
 	sym_free(c);
 }
 
@@ -229,7 +235,7 @@ static void test_no_build_id(void)
 	char name[256];
 
 	fake_proc(103, 9, &noid);
-	p = sym_process(c, 103, 9);
+	p = sym_process(c, 103, 9, 1);
 	CHECK(p);
 	name_of(p, noid.b, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_b"));
@@ -252,10 +258,10 @@ static void test_build_id_key(void)
 	char name[256];
 
 	fake_proc(104, 1, &pie);
-	CHECK(sym_process(c, 104, 1));
+	CHECK(sym_process(c, 104, 1, 1));
 	files = sym_nfiles(c);
 	fake_proc(105, 1, &copy);	/* "copy": the same bytes under another path */
-	CHECK(sym_process(c, 105, 1));
+	CHECK(sym_process(c, 105, 1, 1));
 	CHECK_EQ_U64(sym_nfiles(c), files);
 	/* "pie" rebuilt in place with other functions and another build id */
 	CHECK(!sh("mv %s/gamma %s/pie", dir, dir));
@@ -267,14 +273,14 @@ static void test_build_id_key(void)
 		snprintf(to, sizeof(to), "%s/pie", dir);
 		replace_all(moved.maps, sizeof(moved.maps), from, to);
 		fake_proc(106, 2, &moved);
-		p = sym_process(c, 106, 2);
+		p = sym_process(c, 106, 2, 1);
 		CHECK(p);
 		CHECK_EQ_U64(sym_nfiles(c), files + 1);
 		name_of(p, moved.a, name, sizeof(name), &id);
 		CHECK(!strcmp(name, "gx_a"));
 		CHECK(id && strcmp(id, BUILD_ID));
 	}
-	p = sym_process(c, 104, 1);
+	p = sym_process(c, 104, 1, 1);
 	CHECK(p);
 	name_of(p, pie.a, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_a"));
@@ -296,18 +302,18 @@ static void test_tgid_reuse(void)
 	char name[256];
 
 	fake_proc(107, 300, &copy);
-	p = sym_process(c, 107, 300);
+	p = sym_process(c, 107, 300, 1);
 	CHECK(p);
 	/* it exits: the maps stay */
 	gone(107);
-	p = sym_process(c, 107, 300);
+	p = sym_process(c, 107, 300, 1);
 	CHECK(p);
 	name_of(p, copy.a, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_a"));
-	CHECK(sym_process(c, 107, 0) == p);
+	CHECK(sym_process(c, 107, 0, 1) == p);
 	/* a new process gets tgid 107: another start, other maps */
 	fake_proc(107, 400, &noid);
-	p = sym_process(c, 107, 400);
+	p = sym_process(c, 107, 400, 1);
 	CHECK(p);
 	CHECK_EQ_U64(sym_nreused(c), 1);
 	CHECK_EQ_U64(sym_nprocs(c), 1);
@@ -315,11 +321,45 @@ static void test_tgid_reuse(void)
 	CHECK(!strcmp(name, "fx_b"));
 	CHECK(!id);
 	/* the first process's maps are gone: nothing, not the new one's names */
-	CHECK(!sym_process(c, 107, 300));
+	CHECK(!sym_process(c, 107, 300, 1));
 	/* a process never seen, its tgid taken by another since: nothing either */
-	CHECK(!sym_process(c, 107, 350));
-	CHECK(sym_process(c, 107, 400));
+	CHECK(!sym_process(c, 107, 350, 1));
+	CHECK(sym_process(c, 107, 400, 1));
 	gone(107);
+	sym_free(c);
+}
+
+/* execve(): the same process, a new program: its maps replace the old */
+static void test_exec(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	const char *id;
+	char name[256];
+
+	fake_proc(108, 500, &copy);
+	p = sym_process(c, 108, 500, 7);
+	CHECK(p);
+	name_of(p, copy.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
+	fake_proc(108, 500, &noid);	/* it runs execve() */
+	CHECK(sym_process(c, 108, 500, 7) == p);	/* a wait of the old program, known */
+	p = sym_process(c, 108, 500, 8);
+	CHECK(p);
+	CHECK_EQ_U64(sym_nexecs(c), 1);
+	CHECK_EQ_U64(sym_nreused(c), 0);
+	name_of(p, noid.b, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_b"));
+	CHECK(!id);
+	/* the old program's maps are gone */
+	CHECK(!sym_process(c, 108, 500, 7));
+	/* maps read before any wait (-p): the first wait's program is theirs */
+	fake_proc(109, 600, &copy);
+	p = sym_process(c, 109, 0, 0);
+	CHECK(p && sym_process(c, 109, 600, 3) == p);
+	CHECK_EQ_U64(sym_nexecs(c), 1);
+	gone(108);
+	gone(109);
 	sym_free(c);
 }
 
@@ -344,7 +384,7 @@ static bool setup(void)
 	}
 	return build("pie", "fx", "-fPIE -pie -Wl,--build-id=0x" BUILD_ID) &&
 	       build("nopie", "fx", "-fno-PIE -no-pie -Wl,--build-id=0x" BUILD_ID_NOPIE) &&
-	       build("stripped", "fx", "-fPIE -pie -s -Wl,--build-id=0x" BUILD_ID) &&
+	       !sh("strip --strip-all -o %s/stripped %s/pie", dir, dir) &&
 	       build("noid", "fx", "-fPIE -pie -Wl,--build-id=none") &&
 	       build("gamma", "gx", "-fPIE -pie -Wl,--build-id=sha1") &&
 	       !sh("cp %s/pie %s/copy", dir, dir) &&
@@ -364,6 +404,7 @@ int main(void)
 		TEST(test_no_build_id);
 		TEST(test_build_id_key);
 		TEST(test_tgid_reuse);
+		TEST(test_exec);
 	}
 	if (!getenv("KEEP")) sh("rm -rf %s", dir);
 	return test_summary();
