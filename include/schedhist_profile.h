@@ -22,7 +22,9 @@
 
 /* A stack id below 0: no stack in the stack map. */
 #define SH_PROF_NO_USER (-1)	/* a kernel thread: it has no user stack */
-#define SH_PROF_LOST (-2)	/* the stack map was full (or the walk failed) */
+#define SH_PROF_LOST (-2)	/* not in the stack map: full, its hash bucket held
+				 * another stack (no BPF_F_REUSE_STACKID: ids stay
+				 * valid), or the walk failed */
 #define SH_PROF_NOT_TAKEN (-3)	/* --profile-stacks did not ask for this stack */
 
 /* One profile entry's key: a task and where it left the CPU. */

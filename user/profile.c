@@ -649,7 +649,8 @@ static int report(struct profile *pr, double secs)
 	free(r);
 	if (d.c[SH_PROF_MAP_FULL] || d.c[SH_PROF_KSTACK_LOST] || d.c[SH_PROF_USTACK_LOST])
 		pr_warn("profile: %llu waits (%.3f ms) not kept (profile map full, --max-keys), "
-			"%llu kernel and %llu user stacks lost (stack map full)\n",
+			"%llu kernel and %llu user stacks lost (stack map full, or their hash bucket "
+			"held another stack)\n",
 			(unsigned long long)d.c[SH_PROF_MAP_FULL], d.map_full_ns / 1e6,
 			(unsigned long long)d.c[SH_PROF_KSTACK_LOST],
 			(unsigned long long)d.c[SH_PROF_USTACK_LOST]);
