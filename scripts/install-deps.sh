@@ -19,6 +19,8 @@
 #           procps, chromium (renders the heatmap to PNG in a test), prometheus,
 #           libbpf-tools (offcputime: the reference of --profile's test and bench arm),
 #           util-linux (unshare: a process in another mount namespace),
+#           binutils (strip and readelf: test_symbolize's ELF fixtures and
+#           profile.sh's build ids; gcc pulls it in, named here all the same),
 #           (promtool and a real server scraping --listen), curl, iproute2 (ss),
 #           libclang-rt-14-dev (libFuzzer and the sanitizers' runtimes),
 #           valgrind (memcheck run), strace (fault injection at startup),
@@ -34,7 +36,7 @@ deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
 test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
 prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
 systemd man-db tmux podman buildah runc python3-yaml libcap2-bin \
-libbpf-tools util-linux"
+libbpf-tools util-linux binutils"
 pkgs=$build
 case "${1:-}" in
 "") ;;
