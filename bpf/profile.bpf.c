@@ -35,7 +35,11 @@
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
 #define TASK_RUNNING 0
 
-/* task_struct's fields only the profile reads, through their own CO-RE flavour */
+/*
+ * task_struct's fields only the profile reads, through their own CO-RE
+ * flavour; read directly (tp_btf's task pointers are BTF pointers: plain
+ * loads, no bpf_probe_read_kernel() call per field)
+ */
 struct task_struct___prof {
 	unsigned int flags;
 	struct task_struct___prof *group_leader;
@@ -132,7 +136,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, unsi
 	t->kstack = id;
 	if (!(stack_kinds & SH_PROF_STACK_USER)) {
 		id = SH_PROF_NOT_TAKEN;
-	} else if (BPF_CORE_READ(pf, flags) & PF_KTHREAD) {
+	} else if (pf->flags & PF_KTHREAD) {
 		id = SH_PROF_NO_USER;
 	} else {
 		id = bpf_get_stackid(ctx, &stacks, F_USER_STACK);
@@ -183,12 +187,14 @@ static __always_inline void switch_in(struct task_struct *next)
 	 * which process and program: the start tells a reused tgid from the
 	 * process that had it, the exec count one program from the next
 	 */
-	leader = BPF_CORE_READ((struct task_struct___prof *)next, group_leader);
-	k.start_ns = BPF_CORE_READ(leader, start_boottime);
-	k.exec_id = (__u32)BPF_CORE_READ(leader, self_exec_id);
+	leader = ((struct task_struct___prof *)next)->group_leader;
+	k.start_ns = leader->start_boottime;
+	k.exec_id = (__u32)leader->self_exec_id;
 	k.kstack = t->kstack;
 	k.ustack = t->ustack;
-	bpf_probe_read_kernel_str(k.comm, sizeof(k.comm), next->comm);
+	/* comm is 16 bytes, 8-aligned on both sides: two loads, two stores */
+	((__u64 *)k.comm)[0] = ((const __u64 *)next->comm)[0];
+	((__u64 *)k.comm)[1] = ((const __u64 *)next->comm)[1];
 	c = counters_get();
 	if (c)
 		c->c[SH_PROF_SEEN]++;

@@ -37,8 +37,8 @@ struct sh_prof_key {
 	__u32 exec_id;		/* the process's execve() count: which program */
 	__s32 kstack;		/* stack map id of the kernel stack, or SH_PROF_* */
 	__s32 ustack;		/* stack map id of the user stack, or SH_PROF_* */
+	__u32 pad;		/* zero: the key has no holes (and @comm is 8-aligned) */
 	char comm[16];		/* the task's name when it came back */
-	__u32 pad;		/* zero: the key has no holes */
 };
 
 /* Its value: the waits of the metric that ended, since load (cumulative). */
