@@ -1090,7 +1090,7 @@ static void untroff(char *s)
 }
 
 /*
- * Every example output in README.md and the man page has the shape of
+ * Every example output in README.md, docs/usage.md and the man page has the shape of
  * the binary's own: each --summary header, "lost:" line and stats line is
  * what the renderer prints for the example's command line (the man page's,
  * which show no command, for a runq summary of the key the header names),
@@ -1190,7 +1190,8 @@ static void check_examples(const char *path, int least)
 
 static void test_doc_examples(void)
 {
-	check_examples("README.md", 90);
+	check_examples("README.md", 23);
+	check_examples("docs/usage.md", 97);
 	check_examples("man/schedhist.8", 3);
 }
 
