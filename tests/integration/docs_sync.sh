@@ -11,7 +11,8 @@
 # use only real options too; the README stays a front door (under 300
 # lines) and shows exactly the test command CI runs; every relative link
 # of every Markdown file names a file that exists, and a #fragment a
-# heading of it; every code block is closed. Loads no BPF.
+# heading of it; every code block is closed; docs/architecture.md names
+# every source file. Loads no BPF.
 # MAN_PAGE, README and MD_FILES override the files checked (to try the
 # test itself).
 source "$(dirname "$0")/../lib.sh"
@@ -113,6 +114,18 @@ if [ -f .ci/run ]; then
 	ci_cmd=$(grep -vE '^(#|set |cd |$)' .ci/run | tail -n 1)
 	[ -n "$ci_cmd" ] || problem ".ci/run runs no command"
 	grep -qxF -- "$ci_cmd" "$README" || problem ".ci/run runs '$ci_cmd', which $README does not show"
+fi
+
+# docs/architecture.md names every source file: user/*.c (and each header
+# without a .c of its own), bpf/*, include/*.
+arch=docs/architecture.md
+if [ -f "$arch" ]; then
+	for src in user/*.c user/*.h bpf/* include/*; do
+		[ -e "$src" ] || continue
+		[[ $src == *.h && -e ${src%.h}.c ]] && continue
+		grep -qF -- "\`${src##*/}\`" "$arch" || grep -qF -- "\`$src\`" "$arch" ||
+			problem "$arch does not name $src"
+	done
 fi
 
 # GitHub's anchor of each heading of a Markdown file (outside code blocks).
