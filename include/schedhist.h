@@ -311,7 +311,8 @@ struct sh_pcpu {
 
 /*
  * --stacks: kernel stack frames kept of the task that had an epoch's
- * longest wait (innermost first). The issue's text output shows 12.
+ * longest wait (innermost first); text shows the first SH_TEXT_FRAMES
+ * (user/render_extra.h), JSON all of them.
  */
 #define SH_STACK_DEPTH 24
 
