@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* SETTINGS_INTRO */
+#ifndef __SCHEDHIST_SETTINGS_BPF_H
+#define __SCHEDHIST_SETTINGS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "schedhist.h"
+#include "bits.bpf.h"
+
+#define TASK_RUNNING 0
+#define TASK_DEAD 0x80	/* prev_state of a task's last switch-out */
+/* errno values the map helpers return, negated (the trimmed vmlinux.h has none) */
+#define E2BIG 7
+#define EEXIST 17
+
+/* Settings, fixed before load so the verifier prunes what is unused. */
+const volatile __u32 metrics = 1 << SH_METRIC_OFFCPU;	/* bit per enum sh_metric */
+const volatile __u32 method = SH_METHOD_SCHED_INFO;
+const volatile __u32 clock_src = SH_CLOCK_RQ;	/* enum sh_clock; the sched_info method's is rq */
+const volatile __u32 key_type = SH_KEY_NONE;
+const volatile __u32 nr_cpus = 1;		/* possible CPUs: the per-CPU copies */
+const volatile __u32 filter_tgid = 0;		/* -p: 0 = every process */
+const volatile int cgroup_hier = SH_CGROUP_V2;	/* which cgroup hierarchy */
+const volatile __u32 cgroup_depth = 0;		/* roll-up depth, 0 = none */
+const volatile __u64 filter_cgid = 0;		/* -c: subtree root, 0 = none */
+const volatile __u32 filter_cglevel = 0;	/* -c: level of that root */
+const volatile __u32 fold_above = 0;		/* fold gone keys once more keys are live */
+const volatile __u32 slot_fold_above = 0;	/* ... and gone keys in slots once more slots are taken */
+const volatile bool culprits = false;		/* --culprits: blame runq waits on prev */
+const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
+const volatile __u32 task_mask = 0;		/* task table entries - 1 (a power of two - 1) */
+const volatile __u32 nr_slots = 0;		/* slots of the slot array, 0 = none */
+const volatile __u32 slot_stride = 0;		/* slot array entries per CPU (>= nr_slots) */
+
+/* Advanced by the poller at each reading (see struct sh_hist). */
+volatile __u32 sh_epoch = 1;
+/* Set by the poller while it reads the key map: folds are deferred. */
+volatile __u32 sh_reading;
+/* Incarnations handed out to new keys (sh_hist::birth). */
+__u32 sh_births = 1;
+/* Keys made by this side and not deleted yet (the poller subtracts its own deletes). */
+__u32 sh_live_keys;
+/* Slots taken and not freed yet (the poller subtracts the ones it frees). */
+__u32 sh_slots_taken;
+/* Keys made by this side since the start (a key is made, then reclaimed or still there). */
+__u64 sh_keys_made;
+
+/*
+ * The measured metrics and the method, as seen by the code: M_ and NAT_
+ * are parameters of the functions on the hot path. The sched_switch
+ * program for the common configurations passes them as compile-time
+ * constants (the compiler then drops every test of them and all code
+ * for the other configurations); the one for any configuration passes
+ * the settings above, and the verifier prunes what they rule out.
+ */
+#define HAS(m) (M_ & (1U << (m)))
+/* Position of metric @m's histogram in a value: the enabled ones before it. */
+#define IDX(m) (((m) > SH_METRIC_OFFCPU && HAS(SH_METRIC_OFFCPU)) + \
+		((m) > SH_METRIC_RUNQ && HAS(SH_METRIC_RUNQ)))
+#define NMETRICS (!!HAS(SH_METRIC_OFFCPU) + !!HAS(SH_METRIC_RUNQ) + !!HAS(SH_METRIC_BLOCKED))
+#define NATIVE (NAT_)
+/*
+ * M_'s SH_SWITCH_PLAIN bit: key none or cpu, no filter, no --culprits,
+ * no --stacks, known at compile time (the settings say so otherwise).
+ */
+#define PLAIN (M_ & SH_SWITCH_PLAIN)
+#define KEY_TYPE (PLAIN ? SH_KEY_NONE : key_type)
+#define STACKS (!PLAIN && stacks)
+#define CULPRITS (!PLAIN && culprits)
+/* The settings, for the functions that are not on the hot path. */
+#define CONFIG_METRICS const __u32 M_ = metrics
+#define CONFIG_METHOD const bool NAT_ = method == SH_METHOD_SCHED_INFO
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sh_pcpu);
+} pcpu SEC(".maps");
+
+static __always_inline void copy_comm(char *dst, const char *src)
+{
+	/* comm is 16 bytes, 8-aligned on both sides: two loads, two stores */
+	((__u64 *)dst)[0] = ((const __u64 *)src)[0];
+	((__u64 *)dst)[1] = ((const __u64 *)src)[1];
+}
+
+/* Add @n to counter @stat of every metric measured (the event concerns them all). */
+static __always_inline void stat_add(struct sh_pcpu *pc, int stat, __u32 n, const __u32 M_)
+{
+	if (HAS(SH_METRIC_OFFCPU))
+		pc->stats[SH_METRIC_OFFCPU][stat] += n;
+	if (HAS(SH_METRIC_RUNQ))
+		pc->stats[SH_METRIC_RUNQ][stat] += n;
+	if (HAS(SH_METRIC_BLOCKED))
+		pc->stats[SH_METRIC_BLOCKED][stat] += n;
+}
+
+/* Count @stat for every metric measured. */
+static __always_inline void stat_all(struct sh_pcpu *pc, int stat, const __u32 M_)
+{
+	stat_add(pc, stat, 1, M_);
+}
+
+#endif /* __SCHEDHIST_SETTINGS_BPF_H */
