@@ -1,5 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* CULPRITS_INTRO */
+/*
+ * --culprits: each run-queue wait is also counted against the task that
+ * held the CPU when it ended, per (waiter key, culprit key) pair, count
+ * and sum. Each CPU first adds a wait to its pair cache in pcpu (struct
+ * sh_culprit_ent): a pair goes to culprit_map (a per-CPU hash) only when
+ * another pair takes its cache entry, so most waits touch no hash. The
+ * poller removes idle entries; a pair that finds the map full is counted
+ * (culprit_lost) and shows under [rest]. Cost: 4 ns per switch with
+ * -k comm, 10 ns with -k cgroup ("Pairs" in
+ * bench/results/2026-12-03-0635.md); a per-CPU hash update per wait
+ * would cost about a hash lookup's 66 ns (step "max with the histogram
+ * in a per-CPU hash keyed by tid").
+ */
 #ifndef __SCHEDHIST_CULPRITS_BPF_H
 #define __SCHEDHIST_CULPRITS_BPF_H
 

@@ -1,5 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* RECLAIM_INTRO */
+/*
+ * Reclaim: when a task is freed (sched_process_free: after its last
+ * switch) or a cgroup released (cgroup_release: after its last css_set
+ * reference), its key (-k tid, pid, cgroup) takes no more waits. While
+ * few keys are live (at most fold_above in the key map, slot_fold_above
+ * slots taken) the key is only marked (SH_BIRTH_DEAD) and the poller
+ * removes it with its last values, so the waits stay under their own
+ * key. Beyond, it is folded into [exited] here, in the kernel, and
+ * deleted (a slot zeroed and freed), so no storm of short-lived tasks
+ * fills the slots or the key map between two readings. The states and
+ * who moves a key between them: docs/key-lifecycle.md.
+ * Cost: a sched_process_free run takes 1.8 us when it marks (default
+ * capacity) and 0.56 us when it folds (--max-keys 64, a loop over the
+ * possible CPUs), with sched_switch at 0.74 us during a storm of about
+ * 16 000 task exits per second (bench/results/2026-12-03-0635.md,
+ * "Reclaiming the key of an exited task").
+ */
 #ifndef __SCHEDHIST_RECLAIM_BPF_H
 #define __SCHEDHIST_RECLAIM_BPF_H
 
@@ -110,11 +126,9 @@ static long fold_slot_cpu(__u32 cpu, struct fold_ctx *c)
 /*
  * The gone key @key has slot @i: fold every CPU's copy into this CPU's
  * [exited], zero them, and free the slot, here in the kernel, so that a
- * storm of short-lived tasks never waits for the poller to free slots.
- * Only for a key no program run can be writing to (@recyclable, see
- * reclaim()'s callers). The slot is taken from its key first (slot_keys,
- * then the directory): a run that finds the key now finds no slot.
- * False when not done (the caller marks the key for the poller).
+ * storm of short-lived tasks never waits for the poller to free slots:
+ * FOLDING -> FREE in docs/key-lifecycle.md, whose rules say when that is
+ * safe. False when not done (the caller marks the key for the poller).
  */
 static __always_inline bool recycle_slot(struct sh_key *key, __u32 i)
 {
@@ -157,7 +171,7 @@ static __always_inline bool recycle_slot(struct sh_key *key, __u32 i)
  * still write (@recyclable, and no task has the id @reuse_id now, when
  * not 0) is folded into [exited] and its slot freed
  * (recycle_slot()); a key in the key map is folded likewise and
- * deleted; see the top of this file. Runs in the RCU callback or
+ * deleted (docs/key-lifecycle.md). Runs in the RCU callback or
  * workqueue that frees the object: never nested with itself on one CPU,
  * so this CPU's [exited] has one writer.
  */

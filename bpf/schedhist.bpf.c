@@ -3,7 +3,18 @@
  * schedhist kernel side: measures how long tasks wait and bins each wait
  * into a histogram, in the kernel, per CPU (buckets of powers of two of a
  * second: schedhist.h). Nothing is streamed to userspace per event; the
- * poller reads the cumulative maps every interval.
+ * poller reads the cumulative maps every interval and diffs them.
+ *
+ * The programs, all in this file, each followed by what it calls:
+ *   schedhist_switch*         tp_btf/sched_switch, one per common
+ *                             configuration and one for any (SWITCH_PROG):
+ *                             prev's switch-out, then every wait next's
+ *                             switch-in ends (switch_out(), switch_in())
+ *   schedhist_wakeup, _new    tp_btf/sched_wakeup(_new), wakeup method
+ *                             only: the task is runnable from now
+ *   schedhist_task_free       tp_btf/sched_process_free: frees the task's
+ *                             table entry, reclaims its tid or pid key
+ *   schedhist_cgroup_release  tp_btf/cgroup_release: reclaims a cgroup key
  *
  * Metrics (any subset per run, all from one sched_switch program; each
  * wait is recorded at the switch-in that ends it):
@@ -30,75 +41,16 @@
  *            a program reach it (clock SH_CLOCK_RQ), else
  *            bpf_ktime_get_ns() (SH_CLOCK_KTIME).
  *
- * Maps:
- *   tasks    sched_info method: the task table, an array indexed by tid
- *            (see struct task_slot): switch-out time, the run_delay seen
- *            at the last switch-in, the pcount expected. An entry is freed
- *            at its task's last switch (or by sched_process_free): nothing
- *            fills up with exited tasks.
- *   task_st  task local storage, the same per task (and the wakeup time):
- *            the wakeup method's, and the sched_info method's for tasks
- *            whose table entry is taken. Lives and dies with the task.
- *   pcpu     per-CPU array, one element: the event counters and, for the
- *            keys "none" and "cpu", the histograms themselves. One lookup
- *            per event for those keys.
- *   slots    array, (CPU, slot) -> one histogram per metric, for the
- *            first keys of the other key types (schedhist.h "Keys"): a
- *            block of slot_stride entries per CPU, each CPU writing only
- *            its own (per CPU like a per-CPU array, but one mapping the
- *            poller reads in place, mmap, no copy and no syscall); a
- *            task keeps its key's slot index in its state, and finds its
- *            histograms with two array lookups and a compare of the key
- *            (slot_keys, mapped by the poller too), no hash lookup.
- *            keydir (hash, key -> slot or
- *            SH_SLOT_HASH) says where each key is; free_slots (a stack)
- *            holds the free slots. The kernel takes slots; the poller
- *            frees the slots of gone keys it was left (marked), the
- *            kernel those it folds (see Reclaim).
- *   hists    per-CPU hash, key -> one histogram per metric, for the keys
- *            made while no slot was free. Per-CPU (like slots) so the hot
- *            path increments plain memory: no atomics, no shared cache
- *            lines. When full, new keys go to the [other] entry, which
- *            the poller creates before attaching.
- *   culprit_map  (--culprits) per-CPU hash, (key of the waiting task, key
- *            of the task that held the CPU when the wait ended) -> count
- *            and sum of those run-queue waits. Each CPU first adds a wait
- *            to its pair cache in pcpu (struct sh_culprit_ent): a pair
- *            goes to the map only when another one takes its cache
- *            entry. The poller removes idle entries; a pair that finds
- *            the map full is counted (culprit_lost) and shows under
- *            [rest].
- *   stack_map  (--stacks) per-CPU hash, key -> the kernel stack of the task
- *            whose wait is its epoch's max, per metric and epoch parity.
- *            Written only when a wait becomes a new max: a task being
- *            switched in has not run yet, so its kernel stack is still the
- *            one it went off the CPU with (bpf_get_task_stack on it).
- *
- * Reclaim: when a task is freed (sched_process_free: after its last
- * switch) or a cgroup released (cgroup_release: after its last css_set
- * reference), its key (-k tid, pid, cgroup) can take no more waits.
- * While its place holds few keys (the key map at most fold_above keys,
- * the slots at most slot_fold_above taken: 512, or half the capacity)
- * the key is only marked (SH_BIRTH_DEAD): the poller removes it at its
- * next reading, atomically with reading its last values (a slot: after
- * a grace period), so the waits stay under their own key. Beyond, it
- * is folded into the [exited] entry here, in the kernel, and deleted (a
- * slot zeroed and freed), so no storm of short-lived tasks can fill the
- * slots or the map between two readings. A slot is freed here only when
- * no program run can still be writing it: a tid whose task is freed (a
- * grace period after its last switch) and not taken by a new task, a
- * pid whose last task is freed (the last reference to its signal
- * struct) likewise, a released cgroup (ids are never reused); else it
- * is marked and the poller frees it. A
- * fold moves counts from one key to another, which a reading in progress
- * would see half done: while the poller reads (sh_reading, with an RCU
- * grace period after setting it so that no fold is in flight) keys are
- * only marked.
- *
- * The poller never clears anything: it diffs cumulative snapshots. For the
- * per-interval max it advances sh_epoch; each histogram keeps the max of
- * the current and the previous epoch (struct sh_hist), so the max of the
- * epoch being read survives waits recorded while the poller reads.
+ * The mechanisms, a header each, each saying what it costs and saves:
+ *   settings.bpf.h    settings, shared counters, the per-CPU counters
+ *   task_state.bpf.h  per-task state: the task table, task storage
+ *   task_key.bpf.h    the -p/-c filter and each task's key
+ *   keys.bpf.h        key slots, key directory, free slots, the key map
+ *   culprits.bpf.h    --culprits: the per-CPU pair cache
+ *   maxstack.bpf.h    the epoch max and --stacks
+ *   reclaim.bpf.h     gone keys: marked for the poller or folded here
+ * A key's life, from its first wait to its slot's reuse:
+ * docs/key-lifecycle.md.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -135,7 +87,7 @@ static __always_inline void unrecorded(struct sh_pcpu *pc, int m, int stat);
 
 /*
  * One sched_switch program per common configuration, the poller loads
- * the one that matches (see the top of the file), and one for any.
+ * the one that matches (settings.bpf.h), and one for any.
  */
 #define SWITCH_PROG(name, m, nat)							\
 SEC("tp_btf/sched_switch")								\
@@ -340,11 +292,10 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	if (NATIVE) {
 		/*
 		 * The kernel counted more arrivals (switch-ins) of this task
-		 * than this program saw since its last one: on 6.18 about one
-		 * context switch in a hundred does not run the program
-		 * (/proc/stat ctxt advances more than its run_cnt,
-		 * recursion_misses 0). Their runq waits are in run_delay, so in
-		 * the next one; their offcpu and blocked waits are lost. Say
+		 * than this program saw since its last one: some context
+		 * switches do not run the program (/proc/stat ctxt advances
+		 * more than its run_cnt, with recursion_misses 0). Their runq
+		 * waits are in run_delay, so in the next one; their offcpu and blocked waits are lost. Say
 		 * how many, for every metric.
 		 */
 		if ((flags & TS_PC) && pcount != c->pcount)

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* TASK_KEY_INTRO */
+/*
+ * Which tasks are traced (-p, -c) and each task's key (-k comm, pid, tid,
+ * cgroup, pidns), read from the task_struct with direct BTF loads (CO-RE
+ * for the cgroup ancestors, whose layout changed in 6.1). No map, no
+ * helper call: a key's cost is where its histograms are (keys.bpf.h).
+ */
 #ifndef __SCHEDHIST_TASK_KEY_BPF_H
 #define __SCHEDHIST_TASK_KEY_BPF_H
 

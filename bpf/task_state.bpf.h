@@ -1,11 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* TASK_STATE_INTRO */
+/*
+ * Per-task state (struct task_core): the switch-out time and, with the
+ * sched_info method, the run_delay and pcount seen at the last
+ * switch-in. It lives in the task table (sched_info method), an array
+ * indexed by tid: an array lookup and an owner check, no helper call.
+ * A task whose entry is taken keeps it in task storage, as every task
+ * does with the wakeup method. Cost: the table entry is 8 ns per switch
+ * (bench/results/2026-12-03-0635.md, "Where the time of -M runq goes",
+ * step "+ the task table entry"); task storage in its place costs 23 ns
+ * more (step "table with task storage instead of the table"). Memory:
+ * 48 B per entry, --task-table entries (1.5 MiB for the default 32 768).
+ */
 #ifndef __SCHEDHIST_TASK_STATE_BPF_H
 #define __SCHEDHIST_TASK_STATE_BPF_H
 
 #include "settings.bpf.h"
 
-/* Per task. Times are in the run's one clock domain (see "Method"). */
+/* Per task. Times are in the run's one clock domain (schedhist.bpf.c "Method"). */
 struct task_core {
 	__u64 out_ts;	/* last switch-out; 0 = none since the last switch-in */
 	__u64 rd_base;	/* sched_info method: run_delay as of the last switch-in */
@@ -38,9 +49,7 @@ struct task_core {
  * release_task() queued the free, and the grace period ended while the
  * task was preempted on its way to its last switch) takes it again; if
  * its last switch then goes unseen, the entry keeps an owner that is
- * gone, and a later task at the same address has another start time. An
- * array lookup is a few instructions where task storage is a helper
- * call (about 20 ns a lookup here). A task whose entry is taken (tids at
+ * gone, and a later task at the same address has another start time. A task whose entry is taken (tids at
  * or above 2^k, a tid reused before its last owner was freed, an entry
  * kept by a gone owner as above) keeps its state in task storage
  * instead, as every task does with the wakeup method. The poller sizes
@@ -94,7 +103,7 @@ static __always_inline void task_slot_free(struct task_struct *t)
 
 /*
  * @t's state, made if @create (zeroed) and not made yet: its task table
- * entry, else its task storage (see "tasks"). NULL when there is none.
+ * entry, else its task storage (see struct task_slot). NULL when there is none.
  */
 static __always_inline struct task_core *task_state(struct task_struct *t, bool create,
 						   const bool NAT_)

@@ -146,7 +146,8 @@ struct sh_key {
  * in the key map (a per-CPU hash). The key directory (a hash, key ->
  * slot index, or SH_SLOT_HASH for a key of the key map) says where each
  * key is, so that no key is ever in both. A free slot's key
- * (slot_keys) has the id SH_FREE_ID, which no task's key has.
+ * (slot_keys) has the id SH_FREE_ID, which no task's key has. How keys
+ * are made, marked, folded and freed: docs/key-lifecycle.md.
  */
 #define SH_SLOT_HASH 0xffffffffU
 #define SH_FREE_ID (~0ULL - 3)

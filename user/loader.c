@@ -627,9 +627,9 @@ void loader_read_begin(struct sh_loader *l)
 {
 	if (!l->reclaims || !l->switch_link || !*l->switch_link)
 		return;	/* nothing folds, or detached: nothing runs any more */
+	/* docs/key-lifecycle.md, "No fold while the poller reads" */
 	l->skel->bss->sh_reading = 1;
 	__sync_synchronize();
-	/* a fold that read sh_reading == 0 just before may still be running */
 	loader_grace_period();
 }
 
