@@ -45,13 +45,13 @@ static __always_inline bool tid_in_use(__s32 id)
 	return true;
 }
 
-/* @dst += @src, keeping per epoch slot the newer or longer max. */
+/* @dst += @src, keeping per epoch parity the newer or longer max. */
 static __always_inline void fold_hist(struct sh_hist *dst, const struct sh_hist *src)
 {
 	int i;
 
 	for (i = 0; i < SH_NBUCKETS; i++)
-		dst->slots[i] += src->slots[i];
+		dst->buckets[i] += src->buckets[i];
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
 	for (i = 0; i < 2; i++) {

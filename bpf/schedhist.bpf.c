@@ -68,14 +68,14 @@
 
 /* The event path, top down: each program, then what it calls. */
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
-				     unsigned int prev_state, const __u32 M_, const bool NAT_);
+				     unsigned int prev_state, const __u32 M_, const bool SCHEDINFO_);
 static __always_inline int on_wakeup(struct task_struct *p, __u32 flags);
 static __always_inline void switch_out(struct task_struct *t, __u64 now, bool slept,
-				       const __u32 M_, const bool NAT_);
+				       const __u32 M_, const bool SCHEDINFO_);
 static __always_inline void switch_in(struct task_struct *t, struct task_struct *prev, __u64 now,
-				      const __u32 M_, const bool NAT_);
+				      const __u32 M_, const bool SCHEDINFO_);
 static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 now, __u64 lq,
-				     __u64 rd, __u32 pcount, __u64 *rq, const bool NAT_);
+				     __u64 rd, __u32 pcount, __u64 *rq, const bool SCHEDINFO_);
 static __always_inline void record_waits(struct sh_pcpu *pc, struct task_struct *t,
 					 struct task_struct *prev, struct task_core *c, __u64 off,
 					 int off_err, __u64 rq, int rq_err, int b_err, bool slept,
@@ -89,12 +89,12 @@ static __always_inline void unrecorded(struct sh_pcpu *pc, int m, int stat);
  * One sched_switch program per common configuration, the poller loads
  * the one that matches (settings.bpf.h), and one for any.
  */
-#define SWITCH_PROG(name, m, nat)							\
+#define SWITCH_PROG(name, m, schedinfo)							\
 SEC("tp_btf/sched_switch")								\
 int BPF_PROG(name, bool preempt, struct task_struct *prev, struct task_struct *next,	\
 	     unsigned int prev_state)							\
 {											\
-	return on_switch(prev, next, prev_state, m, nat);				\
+	return on_switch(prev, next, prev_state, m, schedinfo);				\
 }
 
 SWITCH_PROG(schedhist_switch, metrics, method == SH_METHOD_SCHED_INFO)
@@ -128,8 +128,8 @@ int BPF_PROG(schedhist_task_free, struct task_struct *p)
 	CONFIG_METHOD;
 
 	/* the task's last switch is behind it (and may have gone unseen) */
-	if (NATIVE)
-		task_slot_free(p);
+	if (SCHEDINFO)
+		task_entry_free(p);
 	if (key_type != SH_KEY_TID && key_type != SH_KEY_PID)
 		return 0;
 	if (key_type == SH_KEY_TID) {
@@ -178,32 +178,32 @@ int BPF_PROG(schedhist_cgroup_release, struct cgroup *cgrp, const char *path)
 }
 
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
-				     unsigned int prev_state, const __u32 M_, const bool NAT_)
+				     unsigned int prev_state, const __u32 M_, const bool SCHEDINFO_)
 {
 	/* this CPU's run queue clock, updated by __schedule just before */
-	__u64 now = NATIVE || clock_src == SH_CLOCK_RQ ? prev->se.cfs_rq->rq->clock
+	__u64 now = SCHEDINFO || clock_src == SH_CLOCK_RQ ? prev->se.cfs_rq->rq->clock
 						       : bpf_ktime_get_ns();
 
 	/* switch-out times: offcpu and blocked, and runq by wakeup stamps */
-	if (NATIVE && (prev_state & TASK_DEAD))
-		task_slot_free(prev);	/* its last switch */
-	else if (prev->pid && (HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !NATIVE))
-		switch_out(prev, now, prev_state != TASK_RUNNING, M_, NAT_);
+	if (SCHEDINFO && (prev_state & TASK_DEAD))
+		task_entry_free(prev);	/* its last switch */
+	else if (prev->pid && (HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !SCHEDINFO))
+		switch_out(prev, now, prev_state != TASK_RUNNING, M_, SCHEDINFO_);
 	if (next->pid)
-		switch_in(next, prev, now, M_, NAT_);
+		switch_in(next, prev, now, M_, SCHEDINFO_);
 	return 0;
 }
 
 /* @t is switched out at @now; @slept: not runnable any more. */
 static __always_inline void switch_out(struct task_struct *t, __u64 now, bool slept,
-				       const __u32 M_, const bool NAT_)
+				       const __u32 M_, const bool SCHEDINFO_)
 {
 	struct task_core *c;
 	__u32 flags;
 
 	if (!task_traced(t, M_))
 		return;
-	c = task_state(t, true, NAT_);
+	c = task_state(t, true, SCHEDINFO_);
 	if (!c)
 		return;
 	c->out_ts = now;
@@ -217,7 +217,7 @@ static __always_inline void switch_out(struct task_struct *t, __u64 now, bool sl
 	 * a wait recorded since (an arrival this program did not see:
 	 * pcount ran ahead, SH_STAT_MERGED) goes into the next wait.
 	 */
-	if (NATIVE) {
+	if (SCHEDINFO) {
 		if (!(flags & TS_PC)) {
 			c->pcount = t->sched_info.pcount;
 			flags |= TS_PC;
@@ -235,7 +235,7 @@ static __always_inline void switch_out(struct task_struct *t, __u64 now, bool sl
 
 /* @t is switched in at @now, @prev out: every wait it ends. */
 static __always_inline void switch_in(struct task_struct *t, struct task_struct *prev, __u64 now,
-				      const __u32 M_, const bool NAT_)
+				      const __u32 M_, const bool SCHEDINFO_)
 {
 	__u64 off = 0, rq = 0, lq = 0, rd = 0;
 	int off_err = SH_STAT_NO_START, rq_err = SH_STAT_NO_START, b_err = 0;
@@ -256,14 +256,14 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	 * runq from sched_info needs the state at switch-in only; offcpu
 	 * makes it for a task's first run too (a new task never switched out)
 	 */
-	c = task_state(t, NATIVE && (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_OFFCPU)), NAT_);
+	c = task_state(t, SCHEDINFO && (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_OFFCPU)), SCHEDINFO_);
 	if (!c) {
 		stat_all(pc, SH_STAT_SEEN, M_);
 		stat_all(pc, SH_STAT_NO_START, M_);
 		return;
 	}
 	flags = c->flags;
-	if (NATIVE) {
+	if (SCHEDINFO) {
 		lq = t->sched_info.last_queued;
 		rd = t->sched_info.run_delay;
 		pcount = t->sched_info.pcount;
@@ -278,7 +278,7 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	 * dozen branches and their spills: bench/run.sh's arm
 	 * sh:offcpu+runq+blocked:none against sh:offcpu:none measures it.
 	 */
-	if (NATIVE && NMETRICS > 1 && (flags & (TS_PC | TS_RD)) == (TS_PC | TS_RD) &&
+	if (SCHEDINFO && NMETRICS > 1 && (flags & (TS_PC | TS_RD)) == (TS_PC | TS_RD) &&
 	    pcount == c->pcount && lq && c->out_ts && now >= lq && now >= c->out_ts) {
 		off = now - c->out_ts;
 		rq = rd - c->rd_base + (now - lq);
@@ -289,7 +289,7 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 		record_waits(pc, t, prev, c, off, 0, rq, 0, 0, slept, M_);
 		return;
 	}
-	if (NATIVE) {
+	if (SCHEDINFO) {
 		/*
 		 * The kernel counted more arrivals (switch-ins) of this task
 		 * than this program saw since its last one: some context
@@ -304,19 +304,19 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 		flags |= TS_PC;
 	}
 	/* a task's first run has no switch-out: off CPU since runnable */
-	first = NATIVE ? !pcount : (flags & TS_NEW);
-	if ((HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !NATIVE) && c->out_ts) {
+	first = SCHEDINFO ? !pcount : (flags & TS_NEW);
+	if ((HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !SCHEDINFO) && c->out_ts) {
 		off_err = now < c->out_ts ? SH_STAT_CLOCK_SKEW : 0;
 		off = now - c->out_ts;
 		c->out_ts = 0;
 	}
 	if (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED) || first)
-		rq_err = runq_wait(c, &flags, now, lq, rd, pcount, &rq, NAT_);
+		rq_err = runq_wait(c, &flags, now, lq, rd, pcount, &rq, SCHEDINFO_);
 	if (first && off_err == SH_STAT_NO_START) {
 		off_err = rq_err;
 		off = rq;
 	}
-	if (!NATIVE)
+	if (!SCHEDINFO)
 		((struct task_st *)c)->wake_ts = 0;
 	c->flags = flags & ~(TS_SLEPT | TS_NEW);
 
@@ -336,9 +336,9 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
  * @pcount: @t's sched_info (sched_info method); *@flags: @c's, updated.
  */
 static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 now, __u64 lq,
-				     __u64 rd, __u32 pcount, __u64 *rq, const bool NAT_)
+				     __u64 rd, __u32 pcount, __u64 *rq, const bool SCHEDINFO_)
 {
-	if (NATIVE) {
+	if (SCHEDINFO) {
 		/* a task that never ran has accrued nothing: base 0 is exact */
 		bool known = (*flags & TS_RD) || !pcount;
 		__u64 base = (*flags & TS_RD) ? c->rd_base : 0;
@@ -461,7 +461,7 @@ static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
 	slot = sh_bucket(d);
 	if (slot >= SH_NBUCKETS)	/* never: a bound for the verifier */
 		slot = SH_NBUCKETS - 1;
-	h->slots[slot]++;
+	h->buckets[slot]++;
 	h->count++;
 	h->sum_ns += d;
 	if (KEY_TYPE == SH_KEY_PID || KEY_TYPE == SH_KEY_TID)

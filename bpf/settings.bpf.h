@@ -59,7 +59,7 @@ __u32 sh_slots_taken;
 __u64 sh_keys_made;
 
 /*
- * The measured metrics and the method, as seen by the code: M_ and NAT_
+ * The measured metrics and the method, as seen by the code: M_ and SCHEDINFO_
  * are parameters of the functions on the hot path. The sched_switch
  * program for the common configurations passes them as compile-time
  * constants (the compiler then drops every test of them and all code
@@ -71,7 +71,7 @@ __u64 sh_keys_made;
 #define IDX(m) (((m) > SH_METRIC_OFFCPU && HAS(SH_METRIC_OFFCPU)) + \
 		((m) > SH_METRIC_RUNQ && HAS(SH_METRIC_RUNQ)))
 #define NMETRICS (!!HAS(SH_METRIC_OFFCPU) + !!HAS(SH_METRIC_RUNQ) + !!HAS(SH_METRIC_BLOCKED))
-#define NATIVE (NAT_)
+#define SCHEDINFO (SCHEDINFO_)
 /*
  * M_'s SH_SWITCH_PLAIN bit: key none or cpu, no filter, no --culprits,
  * no --stacks, known at compile time (the settings say so otherwise).
@@ -82,7 +82,7 @@ __u64 sh_keys_made;
 #define CULPRITS (!PLAIN && culprits)
 /* The settings, for the functions that are not on the hot path. */
 #define CONFIG_METRICS const __u32 M_ = metrics
-#define CONFIG_METHOD const bool NAT_ = method == SH_METHOD_SCHED_INFO
+#define CONFIG_METHOD const bool SCHEDINFO_ = method == SH_METHOD_SCHED_INFO
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -55,7 +55,7 @@ struct task_core {
  * instead, as every task does with the wakeup method. The poller sizes
  * the table (task_mask + 1 entries).
  */
-struct task_slot {
+struct task_entry {
 	__u64 owner;	/* the owner's task_struct address; 0 = free */
 	__u64 start;	/* ... and its start_time */
 	struct task_core c;
@@ -65,7 +65,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct task_slot);
+	__type(value, struct task_entry);
 } tasks SEC(".maps");
 
 /* Task storage: tasks without a table entry, and the wakeup method. */
@@ -84,7 +84,7 @@ struct {
 /* The task table's multiplier: odd, so a bijection modulo any 2^k. */
 #define TASK_MUL 0x9E3779B1U
 
-static __always_inline struct task_slot *task_slot_of(struct task_struct *t)
+static __always_inline struct task_entry *task_entry_of(struct task_struct *t)
 {
 	__u32 i = ((__u32)t->pid * TASK_MUL) & task_mask;
 
@@ -92,9 +92,9 @@ static __always_inline struct task_slot *task_slot_of(struct task_struct *t)
 }
 
 /* @t will not run again: free its task table entry (if it has it). */
-static __always_inline void task_slot_free(struct task_struct *t)
+static __always_inline void task_entry_free(struct task_struct *t)
 {
-	struct task_slot *ts = task_slot_of(t);
+	struct task_entry *ts = task_entry_of(t);
 
 	/* once taken, only the owner's own events write an entry's owner */
 	if (ts && ts->owner == (__u64)t)
@@ -103,15 +103,15 @@ static __always_inline void task_slot_free(struct task_struct *t)
 
 /*
  * @t's state, made if @create (zeroed) and not made yet: its task table
- * entry, else its task storage (see struct task_slot). NULL when there is none.
+ * entry, else its task storage (see struct task_entry). NULL when there is none.
  */
 static __always_inline struct task_core *task_state(struct task_struct *t, bool create,
-						   const bool NAT_)
+						   const bool SCHEDINFO_)
 {
 	struct task_st *st;
 
-	if (NATIVE) {
-		struct task_slot *ts = task_slot_of(t);
+	if (SCHEDINFO) {
+		struct task_entry *ts = task_entry_of(t);
 
 		if (ts && ts->owner == (__u64)t && ts->start == t->start_time)
 			return &ts->c;

@@ -454,10 +454,10 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		bpf_program__set_autoload(progs[i], tps[i].want);
 	l->switch_link = links[0];
 	/* the task table (sched_info method): an entry per possible tid, up to a cap */
-	l->task_slots = l->method != SH_METHOD_SCHED_INFO ? 1 :
+	l->task_entries = l->method != SH_METHOD_SCHED_INFO ? 1 :
 			sp->task_table ? sp->task_table : task_table_size();
-	skel->rodata->task_mask = l->task_slots - 1;
-	bpf_map__set_max_entries(skel->maps.tasks, l->task_slots);
+	skel->rodata->task_mask = l->task_entries - 1;
+	bpf_map__set_max_entries(skel->maps.tasks, l->task_entries);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	/*
@@ -467,7 +467,7 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	 */
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
-				.task_slots = l->task_slots, .culprits = sp->culprits,
+				.task_entries = l->task_entries, .culprits = sp->culprits,
 				.stacks = sp->stacks };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
@@ -572,7 +572,7 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		method_name(l->method), clock_name(l->clock), l->ncpus,
 		l->max_keys, l->nr_slots,
 		l->reclaims ? " + [exited]" : "",
-		l->method == SH_METHOD_SCHED_INFO ? l->task_slots : 0,
+		l->method == SH_METHOD_SCHED_INFO ? l->task_entries : 0,
 		(unsigned long long)l->kmem_bytes, (unsigned long long)l->kmem_budget >> 20);
 	return 0;
 fail:

@@ -45,7 +45,7 @@ struct sh_loader {
 	int free_fd;		/* stack: the free slots */
 	int nlinks;		/* programs attached */
 	struct bpf_link **switch_link;	/* the sched_switch program's (NULL once detached) */
-	__u32 task_slots;	/* task table entries (1 with the wakeup method: unused) */
+	__u32 task_entries;	/* task table entries (1 with the wakeup method: unused) */
 	int method;		/* enum sh_method in use */
 	int clock;		/* enum sh_clock in use */
 	__u32 metrics;		/* bit per enum sh_metric measured */
