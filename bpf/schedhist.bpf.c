@@ -86,8 +86,9 @@ static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
 static __always_inline void unrecorded(struct sh_pcpu *pc, int m, int stat);
 
 /*
- * One sched_switch program per common configuration, the poller loads
- * the one that matches (settings.bpf.h), and one for any.
+ * One sched_switch program per common configuration (schedhist.h
+ * SH_SWITCH_VARIANTS; the poller loads the one that matches), and one
+ * for any.
  */
 #define SWITCH_PROG(name, m, schedinfo)							\
 SEC("tp_btf/sched_switch")								\
@@ -98,15 +99,9 @@ int BPF_PROG(name, bool preempt, struct task_struct *prev, struct task_struct *n
 }
 
 SWITCH_PROG(schedhist_switch, metrics, method == SH_METHOD_SCHED_INFO)
-SWITCH_PROG(schedhist_switch_runq, SH_SWITCH_RUNQ, true)
-SWITCH_PROG(schedhist_switch_offcpu, SH_SWITCH_OFFCPU, true)
-SWITCH_PROG(schedhist_switch_all, SH_SWITCH_ALL, true)
-SWITCH_PROG(schedhist_switch_runq_plain, SH_SWITCH_RUNQ | SH_SWITCH_PLAIN, true)
-SWITCH_PROG(schedhist_switch_offcpu_plain, SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN, true)
-SWITCH_PROG(schedhist_switch_all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN, true)
-SWITCH_PROG(schedhist_switch_runq_wakeup, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP, false)
-SWITCH_PROG(schedhist_switch_runq_wakeup_plain,
-	    SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN, false)
+#define SWITCH_VARIANT(suffix, bits) \
+	SWITCH_PROG(schedhist_switch_##suffix, bits, !((bits) & SH_SWITCH_WAKEUP))
+SH_SWITCH_VARIANTS(SWITCH_VARIANT)
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(schedhist_wakeup, struct task_struct *p)

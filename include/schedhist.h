@@ -71,6 +71,22 @@ enum sh_metric {
 /* ... and runq by the wakeup method (plain and not), for the fallback */
 #define SH_SWITCH_WAKEUP (1U << 9)
 
+/*
+ * The sched_switch programs compiled for one configuration each, as
+ * X(name suffix, configuration bits): bpf/schedhist.bpf.c defines
+ * schedhist_switch_<suffix> for each line, user/loader.c loads the one
+ * whose bits match the run's. A new variant is one line here.
+ */
+#define SH_SWITCH_VARIANTS(X)							\
+	X(runq, SH_SWITCH_RUNQ)							\
+	X(offcpu, SH_SWITCH_OFFCPU)						\
+	X(all, SH_SWITCH_ALL)							\
+	X(runq_plain, SH_SWITCH_RUNQ | SH_SWITCH_PLAIN)				\
+	X(offcpu_plain, SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN)			\
+	X(all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN)				\
+	X(runq_wakeup, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP)			\
+	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)
+
 /* How run-queue waits (and so blocked = offcpu - runq) are measured. */
 enum sh_method {
 	/*

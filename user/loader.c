@@ -261,23 +261,10 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 		struct bpf_program *prog;
 		struct bpf_link **link;
 	} progs[] = {
-		{ SH_SWITCH_RUNQ, skel->progs.schedhist_switch_runq,
-		  &skel->links.schedhist_switch_runq },
-		{ SH_SWITCH_OFFCPU, skel->progs.schedhist_switch_offcpu,
-		  &skel->links.schedhist_switch_offcpu },
-		{ SH_SWITCH_ALL, skel->progs.schedhist_switch_all,
-		  &skel->links.schedhist_switch_all },
-		{ SH_SWITCH_RUNQ | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_runq_plain,
-		  &skel->links.schedhist_switch_runq_plain },
-		{ SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_offcpu_plain,
-		  &skel->links.schedhist_switch_offcpu_plain },
-		{ SH_SWITCH_ALL | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_all_plain,
-		  &skel->links.schedhist_switch_all_plain },
-		{ SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP, skel->progs.schedhist_switch_runq_wakeup,
-		  &skel->links.schedhist_switch_runq_wakeup },
-		{ SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN,
-		  skel->progs.schedhist_switch_runq_wakeup_plain,
-		  &skel->links.schedhist_switch_runq_wakeup_plain },
+#define PROG(suffix, bits) \
+		{ bits, skel->progs.schedhist_switch_##suffix, &skel->links.schedhist_switch_##suffix },
+		SH_SWITCH_VARIANTS(PROG)
+#undef PROG
 	};
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
