@@ -101,16 +101,16 @@ static __always_inline bool comm_changed(const struct sh_hist *h, struct task_st
 		((__u64 *)h->comm)[1] != ((__u64 *)t->comm)[1]);
 }
 
-static __always_inline void comm_to_cpu0(struct sh_hist *h0, struct task_struct *t, const __u32 M_)
+static __always_inline void comm_to_cpu0(struct sh_hist *h0, struct task_struct *t, const struct cfg *cf)
 {
 	if (!h0)
 		return;
-	if (HAS(SH_METRIC_OFFCPU))
-		copy_comm(h0[IDX(SH_METRIC_OFFCPU)].comm, t->comm);
-	if (HAS(SH_METRIC_RUNQ))
-		copy_comm(h0[IDX(SH_METRIC_RUNQ)].comm, t->comm);
-	if (HAS(SH_METRIC_BLOCKED))
-		copy_comm(h0[IDX(SH_METRIC_BLOCKED)].comm, t->comm);
+	if (has(cf, SH_METRIC_OFFCPU))
+		copy_comm(h0[idx(cf, SH_METRIC_OFFCPU)].comm, t->comm);
+	if (has(cf, SH_METRIC_RUNQ))
+		copy_comm(h0[idx(cf, SH_METRIC_RUNQ)].comm, t->comm);
+	if (has(cf, SH_METRIC_BLOCKED))
+		copy_comm(h0[idx(cf, SH_METRIC_BLOCKED)].comm, t->comm);
 }
 
 /*
@@ -171,7 +171,7 @@ static __noinline __u32 key_slot(const struct sh_key *key)
  * and *@kp [other].
  */
 static __always_inline struct sh_hist *hash_hists(struct task_struct *t, __u32 cpu, int *over,
-						  struct sh_key *kp, const __u32 M_)
+						  struct sh_key *kp, const struct cfg *cf)
 {
 	struct sh_key key = *kp;
 	struct sh_hist *h, *nv;
@@ -181,7 +181,7 @@ static __always_inline struct sh_hist *hash_hists(struct task_struct *t, __u32 c
 	h = bpf_map_lookup_elem(&hists, &key);
 	if (h) {
 		if (comm_changed(h, t, cpu))
-			comm_to_cpu0(bpf_map_lookup_percpu_elem(&hists, &key, 0), t, M_);
+			comm_to_cpu0(bpf_map_lookup_percpu_elem(&hists, &key, 0), t, cf);
 		return h;
 	}
 	nv = bpf_map_lookup_elem(&newval, &zero);
@@ -211,7 +211,7 @@ static __always_inline struct sh_hist *hash_hists(struct task_struct *t, __u32 c
  */
 static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, struct task_core *c,
 						   __u32 cpu, int *over, struct sh_key *kp,
-						   const __u32 M_)
+						   const struct cfg *cf)
 {
 	struct sh_key key = {};
 	struct sh_hist *h;
@@ -230,20 +230,20 @@ static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, struct
 		h = bpf_map_lookup_elem(&hists, &key);
 		if (h) {
 			if (comm_changed(h, t, cpu))
-				comm_to_cpu0(bpf_map_lookup_percpu_elem(&hists, &key, 0), t, M_);
+				comm_to_cpu0(bpf_map_lookup_percpu_elem(&hists, &key, 0), t, cf);
 			return h;
 		}
 	}
 	i = nr_slots ? key_slot(&key) : SH_SLOT_HASH;
 	c->kidx = i;
 	if (i == SH_SLOT_HASH)
-		return hash_hists(t, cpu, over, kp, M_);
+		return hash_hists(t, cpu, over, kp, cf);
 slot:
 	if (i >= nr_slots)	/* never: slot indexes are below nr_slots; a bound for the verifier */
 		return 0;
 	h = slot_hists(i, cpu);
 	if (h && comm_changed(h, t, cpu))
-		comm_to_cpu0(slot_hists(i, 0), t, M_);
+		comm_to_cpu0(slot_hists(i, 0), t, cf);
 	return h;
 }
 

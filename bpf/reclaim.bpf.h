@@ -84,22 +84,22 @@ struct fold_ctx {
  */
 static __always_inline void fold_value(struct sh_hist *dst, struct sh_hist *src, bool zero)
 {
-	CONFIG_METRICS;
+	const struct cfg cfg = cfg_metrics(), *cf = &cfg;
 
-	if (HAS(SH_METRIC_OFFCPU)) {
-		fold_hist(dst + IDX(SH_METRIC_OFFCPU), src + IDX(SH_METRIC_OFFCPU));
+	if (has(cf, SH_METRIC_OFFCPU)) {
+		fold_hist(dst + idx(cf, SH_METRIC_OFFCPU), src + idx(cf, SH_METRIC_OFFCPU));
 		if (zero)
-			__builtin_memset(src + IDX(SH_METRIC_OFFCPU), 0, sizeof(*src));
+			__builtin_memset(src + idx(cf, SH_METRIC_OFFCPU), 0, sizeof(*src));
 	}
-	if (HAS(SH_METRIC_RUNQ)) {
-		fold_hist(dst + IDX(SH_METRIC_RUNQ), src + IDX(SH_METRIC_RUNQ));
+	if (has(cf, SH_METRIC_RUNQ)) {
+		fold_hist(dst + idx(cf, SH_METRIC_RUNQ), src + idx(cf, SH_METRIC_RUNQ));
 		if (zero)
-			__builtin_memset(src + IDX(SH_METRIC_RUNQ), 0, sizeof(*src));
+			__builtin_memset(src + idx(cf, SH_METRIC_RUNQ), 0, sizeof(*src));
 	}
-	if (HAS(SH_METRIC_BLOCKED)) {
-		fold_hist(dst + IDX(SH_METRIC_BLOCKED), src + IDX(SH_METRIC_BLOCKED));
+	if (has(cf, SH_METRIC_BLOCKED)) {
+		fold_hist(dst + idx(cf, SH_METRIC_BLOCKED), src + idx(cf, SH_METRIC_BLOCKED));
 		if (zero)
-			__builtin_memset(src + IDX(SH_METRIC_BLOCKED), 0, sizeof(*src));
+			__builtin_memset(src + idx(cf, SH_METRIC_BLOCKED), 0, sizeof(*src));
 	}
 }
 

@@ -66,23 +66,40 @@
 #include "maxstack.bpf.h"
 #include "reclaim.bpf.h"
 
+/* A switch-in whose waits are being recorded: who, where, under which key. */
+struct rec_ctx {
+	struct sh_pcpu *pc;		/* this CPU's counters */
+	struct task_struct *t;		/* the task switched in */
+	struct task_struct *prev;	/* the task switched out (--culprits) */
+	struct task_core *c;		/* @t's state */
+	struct sh_key key;		/* @t's key: key map, stack and culprit maps */
+	__u32 cpu;			/* this CPU */
+	__u32 ep;			/* the epoch (sh_epoch) */
+	int over;			/* not 0: recorded under [other], for this reason */
+};
+
+/* The waits a switch-in ends; a nonzero *_err is the reason that one is unknown. */
+struct waits {
+	__u64 off;			/* offcpu */
+	__u64 rq;			/* runq */
+	int off_err, rq_err, b_err;	/* b_err: blocked (off - rq, after a sleep) */
+	bool slept;			/* the wait began with a sleep */
+};
+
 /* The event path, top down: each program, then what it calls. */
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
-				     unsigned int prev_state, const __u32 M_, const bool SCHEDINFO_);
+				     unsigned int prev_state, const struct cfg *cf);
 static __always_inline int on_wakeup(struct task_struct *p, __u32 flags);
 static __always_inline void switch_out(struct task_struct *t, __u64 now, bool slept,
-				       const __u32 M_, const bool SCHEDINFO_);
+				       const struct cfg *cf);
 static __always_inline void switch_in(struct task_struct *t, struct task_struct *prev, __u64 now,
-				      const __u32 M_, const bool SCHEDINFO_);
+				      const struct cfg *cf);
 static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 now, __u64 lq,
-				     __u64 rd, __u32 pcount, __u64 *rq, const bool SCHEDINFO_);
-static __always_inline void record_waits(struct sh_pcpu *pc, struct task_struct *t,
-					 struct task_struct *prev, struct task_core *c, __u64 off,
-					 int off_err, __u64 rq, int rq_err, int b_err, bool slept,
-					 const __u32 M_);
-static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
-				   struct task_struct *t, __u64 d, __u32 cpu, int over,
-				   const struct sh_key *key, __u32 ep, const __u32 M_);
+				     __u64 rd, __u32 pcount, __u64 *rq, const struct cfg *cf);
+static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x,
+					 const struct waits *w);
+static __always_inline void record(const struct cfg *cf, const struct rec_ctx *x,
+				   struct sh_hist *h, int m, __u64 d);
 static __always_inline void unrecorded(struct sh_pcpu *pc, int m, int stat);
 
 /*
@@ -95,7 +112,9 @@ SEC("tp_btf/sched_switch")								\
 int BPF_PROG(name, bool preempt, struct task_struct *prev, struct task_struct *next,	\
 	     unsigned int prev_state)							\
 {											\
-	return on_switch(prev, next, prev_state, m, schedinfo);				\
+	const struct cfg cf = cfg_of(m, schedinfo);						\
+											\
+	return on_switch(prev, next, prev_state, &cf);					\
 }
 
 SWITCH_PROG(schedhist_switch, metrics, method == SH_METHOD_SCHED_INFO)
@@ -120,10 +139,9 @@ int BPF_PROG(schedhist_task_free, struct task_struct *p)
 {
 	struct sh_key key = {};
 	bool sole;
-	CONFIG_METHOD;
 
 	/* the task's last switch is behind it (and may have gone unseen) */
-	if (SCHEDINFO)
+	if (method == SH_METHOD_SCHED_INFO)
 		task_entry_free(p);
 	if (key_type != SH_KEY_TID && key_type != SH_KEY_PID)
 		return 0;
@@ -173,32 +191,32 @@ int BPF_PROG(schedhist_cgroup_release, struct cgroup *cgrp, const char *path)
 }
 
 static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
-				     unsigned int prev_state, const __u32 M_, const bool SCHEDINFO_)
+				     unsigned int prev_state, const struct cfg *cf)
 {
 	/* this CPU's run queue clock, updated by __schedule just before */
-	__u64 now = SCHEDINFO || clock_src == SH_CLOCK_RQ ? prev->se.cfs_rq->rq->clock
+	__u64 now = cf->schedinfo || clock_src == SH_CLOCK_RQ ? prev->se.cfs_rq->rq->clock
 						       : bpf_ktime_get_ns();
 
 	/* switch-out times: offcpu and blocked, and runq by wakeup stamps */
-	if (SCHEDINFO && (prev_state & TASK_DEAD))
+	if (cf->schedinfo && (prev_state & TASK_DEAD))
 		task_entry_free(prev);	/* its last switch */
-	else if (prev->pid && (HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !SCHEDINFO))
-		switch_out(prev, now, prev_state != TASK_RUNNING, M_, SCHEDINFO_);
+	else if (prev->pid && (has(cf, SH_METRIC_OFFCPU) || has(cf, SH_METRIC_BLOCKED) || !cf->schedinfo))
+		switch_out(prev, now, prev_state != TASK_RUNNING, cf);
 	if (next->pid)
-		switch_in(next, prev, now, M_, SCHEDINFO_);
+		switch_in(next, prev, now, cf);
 	return 0;
 }
 
 /* @t is switched out at @now; @slept: not runnable any more. */
 static __always_inline void switch_out(struct task_struct *t, __u64 now, bool slept,
-				       const __u32 M_, const bool SCHEDINFO_)
+				       const struct cfg *cf)
 {
 	struct task_core *c;
 	__u32 flags;
 
-	if (!task_traced(t, M_))
+	if (!task_traced(t, cf))
 		return;
-	c = task_state(t, true, SCHEDINFO_);
+	c = task_state(t, true, cf);
 	if (!c)
 		return;
 	c->out_ts = now;
@@ -212,12 +230,12 @@ static __always_inline void switch_out(struct task_struct *t, __u64 now, bool sl
 	 * a wait recorded since (an arrival this program did not see:
 	 * pcount ran ahead, SH_STAT_MERGED) goes into the next wait.
 	 */
-	if (SCHEDINFO) {
+	if (cf->schedinfo) {
 		if (!(flags & TS_PC)) {
 			c->pcount = t->sched_info.pcount;
 			flags |= TS_PC;
 		}
-		if ((HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED)) && !(flags & TS_RD)) {
+		if ((has(cf, SH_METRIC_RUNQ) || has(cf, SH_METRIC_BLOCKED)) && !(flags & TS_RD)) {
 			c->rd_base = t->sched_info.run_delay;
 			flags |= TS_RD;
 		}
@@ -230,40 +248,43 @@ static __always_inline void switch_out(struct task_struct *t, __u64 now, bool sl
 
 /* @t is switched in at @now, @prev out: every wait it ends. */
 static __always_inline void switch_in(struct task_struct *t, struct task_struct *prev, __u64 now,
-				      const __u32 M_, const bool SCHEDINFO_)
+				      const struct cfg *cf)
 {
-	__u64 off = 0, rq = 0, lq = 0, rd = 0;
-	int off_err = SH_STAT_NO_START, rq_err = SH_STAT_NO_START, b_err = 0;
+	struct waits w = { .off_err = SH_STAT_NO_START, .rq_err = SH_STAT_NO_START };
+	struct rec_ctx x = { .t = t, .prev = prev };
+	__u64 lq = 0, rd = 0;
 	struct task_core *c;
 	struct sh_pcpu *pc;
 	__u32 zero = 0, flags, pcount = 0;
-	bool slept, first;
+	bool first;
 
 	pc = bpf_map_lookup_elem(&pcpu, &zero);
 	if (!pc)
 		return;
-	if (!task_traced(t, M_)) {
-		stat_all(pc, SH_STAT_SEEN, M_);
-		stat_all(pc, SH_STAT_FILTERED, M_);
+	if (!task_traced(t, cf)) {
+		stat_all(pc, SH_STAT_SEEN, cf);
+		stat_all(pc, SH_STAT_FILTERED, cf);
 		return;
 	}
 	/*
 	 * runq from sched_info needs the state at switch-in only; offcpu
 	 * makes it for a task's first run too (a new task never switched out)
 	 */
-	c = task_state(t, SCHEDINFO && (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_OFFCPU)), SCHEDINFO_);
+	c = task_state(t, cf->schedinfo && (has(cf, SH_METRIC_RUNQ) || has(cf, SH_METRIC_OFFCPU)), cf);
 	if (!c) {
-		stat_all(pc, SH_STAT_SEEN, M_);
-		stat_all(pc, SH_STAT_NO_START, M_);
+		stat_all(pc, SH_STAT_SEEN, cf);
+		stat_all(pc, SH_STAT_NO_START, cf);
 		return;
 	}
+	x.pc = pc;
+	x.c = c;
 	flags = c->flags;
-	if (SCHEDINFO) {
+	if (cf->schedinfo) {
 		lq = t->sched_info.last_queued;
 		rd = t->sched_info.run_delay;
 		pcount = t->sched_info.pcount;
 	}
-	slept = flags & TS_SLEPT;
+	w.slept = flags & TS_SLEPT;
 	/*
 	 * Several metrics, sched_info method: the usual switch-in, of a task
 	 * seen switch out, whose pcount and run_delay base are known, that
@@ -273,45 +294,47 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	 * dozen branches and their spills: bench/run.sh's arm
 	 * sh:offcpu+runq+blocked:none against sh:offcpu:none measures it.
 	 */
-	if (SCHEDINFO && NMETRICS > 1 && (flags & (TS_PC | TS_RD)) == (TS_PC | TS_RD) &&
+	if (cf->schedinfo && nmetrics(cf) > 1 && (flags & (TS_PC | TS_RD)) == (TS_PC | TS_RD) &&
 	    pcount == c->pcount && lq && c->out_ts && now >= lq && now >= c->out_ts) {
-		off = now - c->out_ts;
-		rq = rd - c->rd_base + (now - lq);
+		w.off = now - c->out_ts;
+		w.rq = rd - c->rd_base + (now - lq);
 		c->out_ts = 0;
-		c->rd_base = rd + (now - lq);
 		c->pcount = pcount + 1;
+		task_arrive_queued(c, &flags, now, lq, rd);
 		c->flags = flags & ~(TS_SLEPT | TS_NEW);
-		record_waits(pc, t, prev, c, off, 0, rq, 0, 0, slept, M_);
+		w.off_err = 0;
+		w.rq_err = 0;
+		record_waits(cf, &x, &w);
 		return;
 	}
-	if (SCHEDINFO) {
+	if (cf->schedinfo) {
 		/*
 		 * The kernel counted more arrivals (switch-ins) of this task
 		 * than this program saw since its last one: some context
 		 * switches do not run the program (/proc/stat ctxt advances
 		 * more than its run_cnt, with recursion_misses 0). Their runq
-		 * waits are in run_delay, so in the next one; their offcpu and blocked waits are lost. Say
-		 * how many, for every metric.
+		 * waits are in run_delay, so in the next one; their offcpu
+		 * and blocked waits are lost. Say how many, for every metric.
 		 */
 		if ((flags & TS_PC) && pcount != c->pcount)
-			stat_add(pc, SH_STAT_MERGED, pcount - c->pcount, M_);
+			stat_add(pc, SH_STAT_MERGED, pcount - c->pcount, cf);
 		c->pcount = pcount + !!lq;
 		flags |= TS_PC;
 	}
 	/* a task's first run has no switch-out: off CPU since runnable */
-	first = SCHEDINFO ? !pcount : (flags & TS_NEW);
-	if ((HAS(SH_METRIC_OFFCPU) || HAS(SH_METRIC_BLOCKED) || !SCHEDINFO) && c->out_ts) {
-		off_err = now < c->out_ts ? SH_STAT_CLOCK_SKEW : 0;
-		off = now - c->out_ts;
+	first = cf->schedinfo ? !pcount : (flags & TS_NEW);
+	if ((has(cf, SH_METRIC_OFFCPU) || has(cf, SH_METRIC_BLOCKED) || !cf->schedinfo) && c->out_ts) {
+		w.off_err = now < c->out_ts ? SH_STAT_CLOCK_SKEW : 0;
+		w.off = now - c->out_ts;
 		c->out_ts = 0;
 	}
-	if (HAS(SH_METRIC_RUNQ) || HAS(SH_METRIC_BLOCKED) || first)
-		rq_err = runq_wait(c, &flags, now, lq, rd, pcount, &rq, SCHEDINFO_);
-	if (first && off_err == SH_STAT_NO_START) {
-		off_err = rq_err;
-		off = rq;
+	if (has(cf, SH_METRIC_RUNQ) || has(cf, SH_METRIC_BLOCKED) || first)
+		w.rq_err = runq_wait(c, &flags, now, lq, rd, pcount, &w.rq, cf);
+	if (first && w.off_err == SH_STAT_NO_START) {
+		w.off_err = w.rq_err;
+		w.off = w.rq;
 	}
-	if (!SCHEDINFO)
+	if (!cf->schedinfo)
 		((struct task_st *)c)->wake_ts = 0;
 	c->flags = flags & ~(TS_SLEPT | TS_NEW);
 
@@ -320,9 +343,9 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	 * switch-out to enqueue, the wait less its queued part (with the
 	 * wakeup method, wake_ts - out_ts), known when both are
 	 */
-	if (HAS(SH_METRIC_BLOCKED) && slept)
-		b_err = off_err ? off_err : rq_err;
-	record_waits(pc, t, prev, c, off, off_err, rq, rq_err, b_err, slept, M_);
+	if (has(cf, SH_METRIC_BLOCKED) && w.slept)
+		w.b_err = w.off_err ? w.off_err : w.rq_err;
+	record_waits(cf, &x, &w);
 }
 
 /*
@@ -331,9 +354,9 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
  * @pcount: @t's sched_info (sched_info method); *@flags: @c's, updated.
  */
 static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 now, __u64 lq,
-				     __u64 rd, __u32 pcount, __u64 *rq, const bool SCHEDINFO_)
+				     __u64 rd, __u32 pcount, __u64 *rq, const struct cfg *cf)
 {
-	if (SCHEDINFO) {
+	if (cf->schedinfo) {
 		/* a task that never ran has accrued nothing: base 0 is exact */
 		bool known = (*flags & TS_RD) || !pcount;
 		__u64 base = (*flags & TS_RD) ? c->rd_base : 0;
@@ -352,9 +375,7 @@ static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 no
 			}
 			return SH_STAT_NO_START;
 		}
-		/* what sched_info_arrive() is about to add to run_delay */
-		c->rd_base = rd + (now >= lq ? now - lq : 0);
-		*flags |= TS_RD;
+		task_arrive_queued(c, flags, now, lq, rd);
 		if (!known)
 			return SH_STAT_NO_START;
 		/* the same run queue stamped both: cannot go backwards */
@@ -375,91 +396,83 @@ static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 no
 }
 
 /*
- * Record the waits that @t's switch-in ends: of @off ns (offcpu), @rq
- * (runq) and, after a sleep (@slept), @off - @rq (blocked); a nonzero
- * *_err is the reason that one is unknown (for blocked, also a negative
- * @off - @rq: clock skew).
+ * Record the waits @w that @x's switch-in ends: offcpu, runq and, after a
+ * sleep, blocked (off - rq; a negative one is clock skew).
  */
-static __always_inline void record_waits(struct sh_pcpu *pc, struct task_struct *t,
-					 struct task_struct *prev, struct task_core *c, __u64 off,
-					 int off_err, __u64 rq, int rq_err, int b_err, bool slept,
-					 const __u32 M_)
+static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x,
+					 const struct waits *w)
 {
-	struct sh_key key = {};
+	struct sh_pcpu *pc = x->pc;
+	int b_err = w->b_err;
 	struct sh_hist *h;
-	__u32 cpu, ep;
-	int over = 0;
 
 	/* blocked below zero: only when two CPUs' clocks disagree */
-	if (HAS(SH_METRIC_BLOCKED) && slept && !b_err && off < rq)
+	if (has(cf, SH_METRIC_BLOCKED) && w->slept && !b_err && w->off < w->rq)
 		b_err = SH_STAT_CLOCK_SKEW;
 	/* no histogram needed (nor a key made) when nothing is recorded */
-	if ((!HAS(SH_METRIC_OFFCPU) || off_err) && (!HAS(SH_METRIC_RUNQ) || rq_err) &&
-	    (!HAS(SH_METRIC_BLOCKED) || !slept || b_err)) {
+	if ((!has(cf, SH_METRIC_OFFCPU) || w->off_err) && (!has(cf, SH_METRIC_RUNQ) || w->rq_err) &&
+	    (!has(cf, SH_METRIC_BLOCKED) || !w->slept || b_err)) {
 		h = 0;
-	} else if (KEY_TYPE == SH_KEY_NONE || KEY_TYPE == SH_KEY_CPU) {
+	} else if (cfg_key_type(cf) == SH_KEY_NONE || cfg_key_type(cf) == SH_KEY_CPU) {
 		h = pc->hist;
 		/* the stack map's key for these (key cpu: this CPU's histogram) */
-		if (STACKS && KEY_TYPE == SH_KEY_CPU)
-			key.id = bpf_get_smp_processor_id();
+		if (cfg_stacks(cf) && cfg_key_type(cf) == SH_KEY_CPU)
+			x->key.id = bpf_get_smp_processor_id();
 	} else {
-		h = keyed_hists(t, c, bpf_get_smp_processor_id(), &over, &key, M_);
+		h = keyed_hists(x->t, x->c, bpf_get_smp_processor_id(), &x->over, &x->key, cf);
 		if (!h) {
-			stat_all(pc, SH_STAT_SEEN, M_);
-			stat_all(pc, SH_STAT_DROPPED, M_);
+			stat_all(pc, SH_STAT_SEEN, cf);
+			stat_all(pc, SH_STAT_DROPPED, cf);
 			return;
 		}
 	}
 
-	cpu = bpf_get_smp_processor_id();
-	ep = sh_epoch;
-	if (HAS(SH_METRIC_OFFCPU)) {
-		if (!off_err && h)
-			record(pc, h + IDX(SH_METRIC_OFFCPU), SH_METRIC_OFFCPU, t, off, cpu, over,
-			       &key, ep, M_);
+	x->cpu = bpf_get_smp_processor_id();
+	x->ep = sh_epoch;
+	if (has(cf, SH_METRIC_OFFCPU)) {
+		if (!w->off_err && h)
+			record(cf, x, h + idx(cf, SH_METRIC_OFFCPU), SH_METRIC_OFFCPU, w->off);
 		else
-			unrecorded(pc, SH_METRIC_OFFCPU, off_err);
+			unrecorded(pc, SH_METRIC_OFFCPU, w->off_err);
 	}
-	if (HAS(SH_METRIC_RUNQ)) {
-		if (!rq_err && h) {
-			record(pc, h + IDX(SH_METRIC_RUNQ), SH_METRIC_RUNQ, t, rq, cpu, over, &key,
-			       ep, M_);
-			if (CULPRITS)
-				blame(pc, &key, prev, rq);
+	if (has(cf, SH_METRIC_RUNQ)) {
+		if (!w->rq_err && h) {
+			record(cf, x, h + idx(cf, SH_METRIC_RUNQ), SH_METRIC_RUNQ, w->rq);
+			if (cfg_culprits(cf))
+				blame(pc, &x->key, x->prev, w->rq);
 		} else
-			unrecorded(pc, SH_METRIC_RUNQ, rq_err);
+			unrecorded(pc, SH_METRIC_RUNQ, w->rq_err);
 	}
-	if (HAS(SH_METRIC_BLOCKED) && slept) {
+	if (has(cf, SH_METRIC_BLOCKED) && w->slept) {
 		if (!b_err && h)
-			record(pc, h + IDX(SH_METRIC_BLOCKED), SH_METRIC_BLOCKED, t, off - rq, cpu,
-			       over, &key, ep, M_);
+			record(cf, x, h + idx(cf, SH_METRIC_BLOCKED), SH_METRIC_BLOCKED,
+			       w->off - w->rq);
 		else
 			unrecorded(pc, SH_METRIC_BLOCKED, b_err);
 	}
 }
 
 /*
- * Bin one wait of @d ns of metric @m by task @t, switched in on @cpu,
- * under @key; @over: it goes to [other], for that reason (0: under its
- * own key).
+ * Bin one wait of @d ns of metric @m, ending @x's switch-in, into @h;
+ * x->over: it goes to [other], for that reason (0: under its own key).
  */
-static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
-				   struct task_struct *t, __u64 d, __u32 cpu, int over,
-				   const struct sh_key *key, __u32 ep, const __u32 M_)
+static __always_inline void record(const struct cfg *cf, const struct rec_ctx *x,
+				   struct sh_hist *h, int m, __u64 d)
 {
+	struct task_struct *t = x->t;
 	struct sh_max *mx;
-	__u32 slot;
+	__u32 b, ep = x->ep;
 
-	pc->stats[m][SH_STAT_SEEN]++;
-	if (over)
-		pc->stats[m][over]++;
-	slot = sh_bucket(d);
-	if (slot >= SH_NBUCKETS)	/* never: a bound for the verifier */
-		slot = SH_NBUCKETS - 1;
-	h->buckets[slot]++;
+	x->pc->stats[m][SH_STAT_SEEN]++;
+	if (x->over)
+		x->pc->stats[m][x->over]++;
+	b = sh_bucket(d);
+	if (b >= SH_NBUCKETS)	/* never: a bound for the verifier */
+		b = SH_NBUCKETS - 1;
+	h->buckets[b]++;
 	h->count++;
 	h->sum_ns += d;
-	if (KEY_TYPE == SH_KEY_PID || KEY_TYPE == SH_KEY_TID)
+	if (cfg_key_type(cf) == SH_KEY_PID || cfg_key_type(cf) == SH_KEY_TID)
 		copy_comm(h->comm, t->comm);
 
 	mx = &h->max[ep & 1];
@@ -471,10 +484,10 @@ static __always_inline void record(struct sh_pcpu *pc, struct sh_hist *h, int m,
 		mx->ns = d;
 		mx->tid = t->pid;
 		mx->pid = t->tgid;
-		mx->cpu = cpu;
+		mx->cpu = x->cpu;
 		copy_comm(mx->comm, t->comm);
-		if (STACKS)
-			capture_stack(key, m, ep, t, d);
+		if (cfg_stacks(cf))
+			capture_stack(&x->key, m, ep, t, d);
 	} else if (d < mx->min_ns) {
 		mx->min_ns = d;
 	}
@@ -492,9 +505,10 @@ static __always_inline int on_wakeup(struct task_struct *p, __u32 flags)
 {
 	struct task_st *s;
 
-	CONFIG_METRICS;
+	/* (loaded with the wakeup method only) */
+	const struct cfg cfg = cfg_of(metrics, false), *cf = &cfg;
 
-	if (!p->pid || !task_traced(p, M_))
+	if (!p->pid || !task_traced(p, cf))
 		return 0;
 	s = bpf_task_storage_get(&task_st, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s) {

@@ -59,30 +59,71 @@ __u32 sh_slots_taken;
 __u64 sh_keys_made;
 
 /*
- * The measured metrics and the method, as seen by the code: M_ and SCHEDINFO_
- * are parameters of the functions on the hot path. The sched_switch
- * program for the common configurations passes them as compile-time
- * constants (the compiler then drops every test of them and all code
- * for the other configurations); the one for any configuration passes
- * the settings above, and the verifier prunes what they rule out.
+ * The configuration as the code sees it: one const struct, passed (by a
+ * pointer to const) to every function that depends on it. Each
+ * sched_switch variant builds it from its own constants (cfg_of() in
+ * SWITCH_PROG), so the compiler folds every test of it and drops the code
+ * of the other configurations; the program for any configuration builds
+ * it from the settings above, as the code off the hot path does
+ * (cfg_metrics()), and the verifier prunes what the settings rule out.
  */
-#define HAS(m) (M_ & (1U << (m)))
-/* Position of metric @m's histogram in a value: the enabled ones before it. */
-#define IDX(m) (((m) > SH_METRIC_OFFCPU && HAS(SH_METRIC_OFFCPU)) + \
-		((m) > SH_METRIC_RUNQ && HAS(SH_METRIC_RUNQ)))
-#define NMETRICS (!!HAS(SH_METRIC_OFFCPU) + !!HAS(SH_METRIC_RUNQ) + !!HAS(SH_METRIC_BLOCKED))
-#define SCHEDINFO (SCHEDINFO_)
+struct cfg {
+	__u32 metrics;	/* bit per enum sh_metric, SH_SWITCH_PLAIN, SH_SWITCH_WAKEUP */
+	bool schedinfo;	/* the sched_info method (else the wakeup method) */
+};
+
+static __always_inline struct cfg cfg_of(__u32 bits, bool schedinfo)
+{
+	return (struct cfg){ .metrics = bits, .schedinfo = schedinfo };
+}
+
+/* The settings' metrics, for code that does not depend on the method. */
+static __always_inline struct cfg cfg_metrics(void)
+{
+	return cfg_of(metrics, false);
+}
+
+/* Is metric @m measured? */
+static __always_inline __u32 has(const struct cfg *cf, int m)
+{
+	return cf->metrics & (1U << m);
+}
+
+/* Position of metric @m's histogram in a value: the measured ones before it. */
+static __always_inline int idx(const struct cfg *cf, int m)
+{
+	return (m > SH_METRIC_OFFCPU && has(cf, SH_METRIC_OFFCPU)) +
+	       (m > SH_METRIC_RUNQ && has(cf, SH_METRIC_RUNQ));
+}
+
+static __always_inline int nmetrics(const struct cfg *cf)
+{
+	return !!has(cf, SH_METRIC_OFFCPU) + !!has(cf, SH_METRIC_RUNQ) + !!has(cf, SH_METRIC_BLOCKED);
+}
+
 /*
- * M_'s SH_SWITCH_PLAIN bit: key none or cpu, no filter, no --culprits,
- * no --stacks, known at compile time (the settings say so otherwise).
+ * A plain run: key none or cpu, no filter, no --culprits, no --stacks,
+ * known at compile time (else the settings say).
  */
-#define PLAIN (M_ & SH_SWITCH_PLAIN)
-#define KEY_TYPE (PLAIN ? SH_KEY_NONE : key_type)
-#define STACKS (!PLAIN && stacks)
-#define CULPRITS (!PLAIN && culprits)
-/* The settings, for the functions that are not on the hot path. */
-#define CONFIG_METRICS const __u32 M_ = metrics
-#define CONFIG_METHOD const bool SCHEDINFO_ = method == SH_METHOD_SCHED_INFO
+static __always_inline __u32 plain(const struct cfg *cf)
+{
+	return cf->metrics & SH_SWITCH_PLAIN;
+}
+
+static __always_inline __u32 cfg_key_type(const struct cfg *cf)
+{
+	return plain(cf) ? SH_KEY_NONE : key_type;
+}
+
+static __always_inline bool cfg_stacks(const struct cfg *cf)
+{
+	return !plain(cf) && stacks;
+}
+
+static __always_inline bool cfg_culprits(const struct cfg *cf)
+{
+	return !plain(cf) && culprits;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -99,20 +140,20 @@ static __always_inline void copy_comm(char *dst, const char *src)
 }
 
 /* Add @n to counter @stat of every metric measured (the event concerns them all). */
-static __always_inline void stat_add(struct sh_pcpu *pc, int stat, __u32 n, const __u32 M_)
+static __always_inline void stat_add(struct sh_pcpu *pc, int stat, __u32 n, const struct cfg *cf)
 {
-	if (HAS(SH_METRIC_OFFCPU))
+	if (has(cf, SH_METRIC_OFFCPU))
 		pc->stats[SH_METRIC_OFFCPU][stat] += n;
-	if (HAS(SH_METRIC_RUNQ))
+	if (has(cf, SH_METRIC_RUNQ))
 		pc->stats[SH_METRIC_RUNQ][stat] += n;
-	if (HAS(SH_METRIC_BLOCKED))
+	if (has(cf, SH_METRIC_BLOCKED))
 		pc->stats[SH_METRIC_BLOCKED][stat] += n;
 }
 
 /* Count @stat for every metric measured. */
-static __always_inline void stat_all(struct sh_pcpu *pc, int stat, const __u32 M_)
+static __always_inline void stat_all(struct sh_pcpu *pc, int stat, const struct cfg *cf)
 {
-	stat_add(pc, stat, 1, M_);
+	stat_add(pc, stat, 1, cf);
 }
 
 #endif /* __SCHEDHIST_SETTINGS_BPF_H */

@@ -65,9 +65,9 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *t)
 }
 
 /* -p and -c: is @t one of the tasks traced? */
-static __always_inline bool task_traced(struct task_struct *t, const __u32 M_)
+static __always_inline bool task_traced(struct task_struct *t, const struct cfg *cf)
 {
-	if (PLAIN)
+	if (plain(cf))
 		return true;
 	if (filter_tgid && t->tgid != filter_tgid)
 		return false;

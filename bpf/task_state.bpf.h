@@ -106,11 +106,11 @@ static __always_inline void task_entry_free(struct task_struct *t)
  * entry, else its task storage (see struct task_entry). NULL when there is none.
  */
 static __always_inline struct task_core *task_state(struct task_struct *t, bool create,
-						   const bool SCHEDINFO_)
+						   const struct cfg *cf)
 {
 	struct task_st *st;
 
-	if (SCHEDINFO) {
+	if (cf->schedinfo) {
 		struct task_entry *ts = task_entry_of(t);
 
 		if (ts && ts->owner == (__u64)t && ts->start == t->start_time)
@@ -136,6 +136,19 @@ static __always_inline struct task_core *task_state(struct task_struct *t, bool 
 	}
 	st = bpf_task_storage_get(&task_st, t, 0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	return st ? &st->c : 0;
+}
+
+/*
+ * sched_info method: @c, with its *@flags, as @t is switched in at @now
+ * after being queued since @lq: the run_delay @rd plus what
+ * sched_info_arrive() is about to add to it is the base the next wait is
+ * measured from.
+ */
+static __always_inline void task_arrive_queued(struct task_core *c, __u32 *flags, __u64 now,
+					       __u64 lq, __u64 rd)
+{
+	c->rd_base = rd + (now >= lq ? now - lq : 0);
+	*flags |= TS_RD;
 }
 
 #endif /* __SCHEDHIST_TASK_STATE_BPF_H */
