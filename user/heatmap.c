@@ -168,14 +168,14 @@ int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r)
 	/* since start, the max is the run's, not the column's: unknown */
 	c->max_ns = t && !hm->cumulative ? t->max_ns : 0;
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		__u64 v = t ? t->slots[i] : 0;
+		__u64 v = t ? t->buckets[i] : 0;
 
 		if (hm->cumulative) {
 			/* a since-start report: the column is what is new */
-			c->slots[i] = v >= hm->prev[i] ? v - hm->prev[i] : 0;
+			c->buckets[i] = v >= hm->prev[i] ? v - hm->prev[i] : 0;
 			hm->prev[i] = v;
 		} else {
-			c->slots[i] = v;
+			c->buckets[i] = v;
 		}
 	}
 	return 0;
@@ -316,9 +316,9 @@ static void quantile_line(FILE *f, const struct sh_heatmap *hm, double q, int lo
 		int i;
 
 		for (i = 0; i < SH_NBUCKETS; i++)
-			t.slots[i] = hm->cols[c].slots[i];
+			t.buckets[i] = hm->cols[c].buckets[i];
 		v = totals_quantile(&t, q);
-		if (!v && !t.slots[0]) {
+		if (!v && !t.buckets[0]) {
 			if (open)
 				fputs("\"/>\n", f);
 			open = false;
@@ -360,14 +360,14 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 	for (c = 0; c < hm->ncols; c++) {
 		span += hm->cols[c].span_s;
 		for (i = 0; i < SH_NBUCKETS; i++) {
-			if (!hm->cols[c].slots[i])
+			if (!hm->cols[c].buckets[i])
 				continue;
 			if (i < lo)
 				lo = i;
 			if (i > hi)
 				hi = i;
-			if (hm->cols[c].slots[i] > max)
-				max = hm->cols[c].slots[i];
+			if (hm->cols[c].buckets[i] > max)
+				max = hm->cols[c].buckets[i];
 		}
 	}
 	empty = hi < 0;
@@ -528,17 +528,17 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 		fprintf(f, "<g class=\"column\" data-index=\"%zu\" data-time=\"%s\">\n", c, ts);
 		/* empty cells are the frame's grey: only counted ones are drawn */
 		for (i = lo; i <= hi; i++) {
-			if (!col_->slots[i])
+			if (!col_->buckets[i])
 				continue;
 			y = TOP + (hi - i) * cell_h;
-			colour(col, sizeof(col), col_->slots[i], max);
+			colour(col, sizeof(col), col_->buckets[i], max);
 			bucket_range(a, sizeof(a), i);
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
 				   "data-bucket=\"%d\" data-count=\"%llu\"><title>%s %s: %llu"
 				   "</title></rect>\n",
 				x, y, cell_w > 2 ? cell_w - 1 : cell_w, cell_h - 1, col, i,
-				(unsigned long long)col_->slots[i], ts, a,
-				(unsigned long long)col_->slots[i]);
+				(unsigned long long)col_->buckets[i], ts, a,
+				(unsigned long long)col_->buckets[i]);
 		}
 		fputs("</g>\n", f);
 	}
