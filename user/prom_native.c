@@ -175,12 +175,18 @@ static void label(struct enc *e, const char *name, const char *value)
 		free(esc);
 }
 
-/* Start a family: its name, help and type; its metrics follow. */
-static void family(struct enc *e, const char *name, const char *help, int type)
+/* Start family @fi: its name, help and type; its metrics follow. */
+static void family(struct enc *e, int fi, const char *help)
 {
-	pb_string(&e->fam, MF_NAME, name);
+	/* protobuf has no info type: a gauge of 1, as in the text format 0.0.4 */
+	static const int types[] = {
+		[PROM_TYPE_COUNTER] = TYPE_COUNTER, [PROM_TYPE_GAUGE] = TYPE_GAUGE,
+		[PROM_TYPE_HISTOGRAM] = TYPE_HISTOGRAM, [PROM_TYPE_INFO] = TYPE_GAUGE,
+	};
+
+	pb_string(&e->fam, MF_NAME, prom_families[fi].name);
 	pb_string(&e->fam, MF_HELP, help);
-	pb_uint(&e->fam, MF_TYPE, (__u64)type);
+	pb_uint(&e->fam, MF_TYPE, (__u64)types[prom_families[fi].type]);
 }
 
 /* End a family: length-delimited, as "encoding=delimited" says. */
@@ -307,21 +313,19 @@ static int put_view(struct enc *e, const struct prom_view *v)
 	return 0;
 }
 
-/* Family @fi of prom_counters (as render_prom() writes it): every exported series' sample. */
+/* The per-series counter @fi (as render_prom() writes it): every exported series' sample. */
 static int put_counters(struct enc *e, const struct prom_view *views, size_t nv, int fi)
 {
-	const struct prom_counter_family *cf = &prom_counters[fi];
+	bool per_culprit = prom_families[fi].source == PROM_FROM_CULPRIT;
+	bool seconds = prom_family_seconds(fi);
 	size_t j, i, k, n, nc;
 
-	if (!prom_counter_present(views, nv, fi))
-		return 0;
-	family(e, cf->name, cf->help, TYPE_COUNTER);
 	for (j = 0; j < nv; j++) {
 		const struct prom_view *v = &views[j];
 		const char *metric = metric_name(v->metric);
 		struct prom_series **sorted;
 
-		if (cf->per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
+		if (per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
 			continue;
 		sorted = prom_view_sorted(v, &n);
 		if (!sorted)
@@ -330,10 +334,10 @@ static int put_counters(struct enc *e, const struct prom_view *views, size_t nv,
 			struct prom_culprit c[SH_CULPRIT_TOP + 1];
 			__u64 val;
 
-			if (!cf->per_culprit) {
+			if (!per_culprit) {
 				if (prom_series_cgstat(sorted[i], fi, &val)) {
 					key_labels(e, metric, v->key_type, sorted[i]->key);
-					counter(e, cf->seconds, val);
+					counter(e, seconds, val);
 				}
 				continue;
 			}
@@ -341,13 +345,12 @@ static int put_counters(struct enc *e, const struct prom_view *views, size_t nv,
 			for (k = 0; k < nc; k++) {
 				key_labels(e, metric, v->key_type, sorted[i]->key);
 				label(e, "culprit", c[k].name);
-				counter(e, cf->seconds,
+				counter(e, seconds,
 					fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
 			}
 		}
 		free(sorted);
 	}
-	family_end(e);
 	return 0;
 }
 
@@ -371,9 +374,6 @@ static int put_max(struct enc *e, const struct prom_view *views, size_t nv)
 {
 	size_t j, i, n;
 
-	if (!prom_max_present(views, nv))
-		return 0;
-	family(e, "schedhist_interval_max_wait_seconds", PROM_MAX_HELP, TYPE_GAUGE);
 	for (j = 0; j < nv; j++) {
 		const struct prom_view *v = &views[j];
 		struct prom_series **sorted = prom_view_sorted(v, &n);
@@ -387,102 +387,87 @@ static int put_max(struct enc *e, const struct prom_view *views, size_t nv)
 		if (v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
 			max_sample(e, v, PROM_OTHER, &v->other_max);
 	}
-	family_end(e);
 	return 0;
+}
+
+/* The "reason" counters @stats[0..n) of the family in progress, per view. */
+static void reasons(struct enc *e, const struct prom_view *views, size_t nv, const int *stats,
+		    size_t n)
+{
+	size_t i, j;
+
+	for (j = 0; j < nv; j++)
+		for (i = 0; i < n; i++) {
+			label(e, "metric", metric_name(views[j].metric));
+			label(e, "reason", stat_name(stats[i]));
+			value(e, M_COUNTER, views[j].stats[stats[i]]);
+		}
+}
+
+/* The samples of family @fi, as render_prom() writes them. */
+static int put_samples(struct enc *e, const struct prom_view *views, size_t nv, int fi)
+{
+	size_t j;
+
+	switch (fi) {
+	case PROM_WAIT_SECONDS:
+		for (j = 0; j < nv; j++)
+			if (put_view(e, &views[j]))
+				return -1;
+		return 0;
+	case PROM_EVENTS:
+		for (j = 0; j < nv; j++) {
+			label(e, "metric", metric_name(views[j].metric));
+			value(e, M_COUNTER, views[j].stats[SH_STAT_SEEN]);
+		}
+		return 0;
+	case PROM_LOST_EVENTS:
+		reasons(e, views, nv, sh_lost_stats, SH_NLOST);
+		return 0;
+	case PROM_OVERFLOW_EVENTS:
+		reasons(e, views, nv, sh_overflow_stats, SH_NOVERFLOW);
+		return 0;
+	case PROM_KEYS:
+		for (j = 0; j < nv; j++) {
+			label(e, "metric", metric_name(views[j].metric));
+			label(e, "key_type", key_name(views[j].key_type));
+			value(e, M_GAUGE, views[j].live_keys);
+		}
+		return 0;
+	case PROM_INTERVAL_MAX:
+		return put_max(e, views, nv);
+	case PROM_KMEM_BYTES:
+		label(e, "kind", "reserved");
+		value(e, M_GAUGE, views[0].kmem.bytes);
+		label(e, "kind", "budget");
+		value(e, M_GAUGE, views[0].kmem.budget);
+		return 0;
+	case PROM_KMEM_KEYS:
+		label(e, "key_type", key_name(views[0].key_type));
+		value(e, M_GAUGE, views[0].kmem.keys);
+		return 0;
+	case PROM_BUILD_INFO:
+		label(e, "version", SCHEDHIST_VERSION);
+		value(e, M_GAUGE, 1);
+		return 0;
+	default:
+		return put_counters(e, views, nv, fi);
+	}
 }
 
 static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 {
-	static const char *const reasons[] = { "no_start", "filtered", "dropped", "clock_skew" };
-	static const int reason_stat[] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
-					   SH_STAT_CLOCK_SKEW };
-	char help[256];
-	size_t i, j;
+	char help[PROM_HELP_MAX];
+	int i;
 
-	/* the help texts are those of render_prom(): tests/unit/test_prom_native.c compares */
-	if (nv == 1)
-		snprintf(help, sizeof(help),
-			 "How long tasks waited, in seconds, since schedhist started: %s.",
-			 metric_words(views[0].metric));
-	else
-		snprintf(help, sizeof(help),
-			 "How long tasks waited, in seconds, since schedhist started; the label "
-			 "metric says which wait. Never sum across metric: offcpu = runq + "
-			 "blocked, wait by wait, so a sum counts each wait twice.");
-	family(e, "schedhist_wait_seconds", help, TYPE_HISTOGRAM);
-	for (j = 0; j < nv; j++)
-		if (put_view(e, &views[j]))
+	for (i = 0; i < PROM_FAMILY_NR; i++) {
+		if (!prom_family_present(views, nv, i))
+			continue;
+		family(e, i, prom_help(i, nv, views[0].metric, help));
+		if (put_samples(e, views, nv, i))
 			e->out.oom = true;
-	family_end(e);
-
-	family(e, "schedhist_events_total",
-	       "Candidate waits the kernel side saw: switch-ins of non-idle tasks (for blocked: "
-	       "those whose switch-out was a sleep).", TYPE_COUNTER);
-	for (j = 0; j < nv; j++) {
-		label(e, "metric", metric_name(views[j].metric));
-		value(e, M_COUNTER, views[j].stats[SH_STAT_SEEN]);
+		family_end(e);
 	}
-	family_end(e);
-
-	family(e, "schedhist_lost_events_total",
-	       "Candidate waits not recorded, by reason: no_start (the wait began before "
-	       "tracing), filtered (outside -p or -c), dropped (histogram update failed), "
-	       "clock_skew (two CPUs' clocks disagreed: the end was stamped before the start).",
-	       TYPE_COUNTER);
-	for (j = 0; j < nv; j++)
-		for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
-			label(e, "metric", metric_name(views[j].metric));
-			label(e, "reason", reasons[i]);
-			value(e, M_COUNTER, views[j].stats[reason_stat[i]]);
-		}
-	family_end(e);
-
-	family(e, "schedhist_overflow_events_total",
-	       "Waits of new keys that the kernel counted under the key [other], by reason: "
-	       "map_full (its key map was full: raise --max-keys), no_mem (no kernel memory "
-	       "for a new key at that instant); together, every wait of [other].", TYPE_COUNTER);
-	for (j = 0; j < nv; j++) {
-		label(e, "metric", metric_name(views[j].metric));
-		label(e, "reason", "map_full");
-		value(e, M_COUNTER, views[j].stats[SH_STAT_MAP_FULL]);
-		label(e, "metric", metric_name(views[j].metric));
-		label(e, "reason", "no_mem");
-		value(e, M_COUNTER, views[j].stats[SH_STAT_NO_MEM]);
-	}
-	family_end(e);
-
-	family(e, "schedhist_keys", "Keys in the kernel's histogram map now.", TYPE_GAUGE);
-	for (j = 0; j < nv; j++) {
-		label(e, "metric", metric_name(views[j].metric));
-		label(e, "key_type", key_name(views[j].key_type));
-		value(e, M_GAUGE, views[j].live_keys);
-	}
-	family_end(e);
-
-	if (put_max(e, views, nv))
-		e->out.oom = true;
-	family(e, "schedhist_kernel_memory_bytes",
-	       "Kernel memory of schedhist's BPF maps, bytes: reserved (every map at its worst, " \
-	       "every hash entry taken) and budget (--max-kernel-mem).", TYPE_GAUGE);
-	label(e, "kind", "reserved");
-	value(e, M_GAUGE, views[0].kmem.bytes);
-	label(e, "kind", "budget");
-	value(e, M_GAUGE, views[0].kmem.budget);
-	family_end(e);
-	family(e, "schedhist_kernel_memory_keys",
-	       "Keys the kernel maps hold at most (--max-keys, or fewer to fit --max-kernel-mem).", TYPE_GAUGE);
-	label(e, "key_type", key_name(views[0].key_type));
-	value(e, M_GAUGE, views[0].kmem.keys);
-	family_end(e);
-
-	for (i = 0; i < PROM_COUNTER_NR; i++)
-		if (put_counters(e, views, nv, (int)i))
-			e->out.oom = true;
-
-	family(e, "schedhist_build_info", "The schedhist version; always 1.", TYPE_GAUGE);
-	label(e, "version", SCHEDHIST_VERSION);
-	value(e, M_GAUGE, 1);
-	family_end(e);
 }
 
 int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
