@@ -35,6 +35,8 @@ static const char *const stat_names[SH_STAT_NR] = {
 const int sh_lost_stats[SH_NLOST] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
 				     SH_STAT_CLOCK_SKEW };
 const int sh_overflow_stats[SH_NOVERFLOW] = { SH_STAT_MAP_FULL, SH_STAT_NO_MEM };
+const int sh_event_stats[SH_NEVENT_STATS] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
+					     SH_STAT_MAP_FULL, SH_STAT_NO_MEM, SH_STAT_CLOCK_SKEW };
 
 const char *metric_name(int m) { return metric_names[m]; }
 const char *metric_words(int m) { return metric_text[m]; }

@@ -586,16 +586,15 @@ void render_text(struct outbuf *b, const struct sh_report *r, const struct rende
 		ob_printf(b, "overflow: no kernel memory for a new key at the time, %" PRIu64
 			     " waits counted under [other] (transient, under heavy task churn)\n",
 			  (uint64_t)r->stats[SH_STAT_NO_MEM]);
-	if (sp->counters)
-		ob_printf(b, "events: seen %" PRIu64 "  recorded %" PRIu64 "  no_start %" PRIu64
-			     "  filtered %" PRIu64 "  dropped %" PRIu64 "  map_full %" PRIu64
-			     "  no_mem %" PRIu64 "  clock_skew %" PRIu64 "  keys %" PRIu64
-			     "  method %s  clock %s\n",
-			  (uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count,
-			  (uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
-			  (uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_MAP_FULL],
-			  (uint64_t)r->stats[SH_STAT_NO_MEM], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW],
-			  (uint64_t)r->live_keys, method_name(r->method), clock_name(r->clock));
+	if (sp->counters) {
+		ob_printf(b, "events: seen %" PRIu64 "  recorded %" PRIu64,
+			  (uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count);
+		for (i = 0; i < SH_NEVENT_STATS; i++)
+			ob_printf(b, "  %s %" PRIu64, stat_name(sh_event_stats[i]),
+				  (uint64_t)r->stats[sh_event_stats[i]]);
+		ob_printf(b, "  keys %" PRIu64 "  method %s  clock %s\n", (uint64_t)r->live_keys,
+			  method_name(r->method), clock_name(r->clock));
+	}
 
 	if (!r->ngroups) {
 		ob_str(b, "(no waits recorded)\n\n");
