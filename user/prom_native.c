@@ -20,12 +20,10 @@
 #include <ctype.h>
 
 #include "prom_native.h"
+#include "outbuf.h"
 #include "escape.h"
 #include "cgroup_names.h"
-
-#ifndef SCHEDHIST_VERSION
-#define SCHEDHIST_VERSION "0.0.0-dev"
-#endif
+#include "util.h"
 
 /* Field numbers of io.prometheus.client (metrics.proto). */
 enum {
@@ -47,36 +45,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 /* The zero bucket's threshold: bucket 0's upper edge, 2^-20 s (schedhist.h). */
 #define ZERO_THRESHOLD_S 0x1p-20
 
-/* A growing buffer; @oom sticks once an allocation failed. */
-struct pb {
-	unsigned char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void pb_put(struct pb *b, const void *data, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		unsigned char *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void pb_varint(struct pb *b, __u64 v)
+static void pb_varint(struct outbuf *b, __u64 v)
 {
 	unsigned char buf[10];
 	size_t n = 0;
@@ -88,27 +57,27 @@ static void pb_varint(struct pb *b, __u64 v)
 			buf[n] |= 0x80;
 		n++;
 	} while (v);
-	pb_put(b, buf, n);
+	ob_mem(b, buf, n);
 }
 
-static void pb_tag(struct pb *b, int field, int wt)
+static void pb_tag(struct outbuf *b, int field, int wt)
 {
 	pb_varint(b, (__u64)field << 3 | (__u64)wt);
 }
 
-static void pb_uint(struct pb *b, int field, __u64 v)
+static void pb_uint(struct outbuf *b, int field, __u64 v)
 {
 	pb_tag(b, field, WT_VARINT);
 	pb_varint(b, v);
 }
 
 /* sint32/sint64: zigzag, so small negative numbers stay short */
-static void pb_sint(struct pb *b, int field, __s64 v)
+static void pb_sint(struct outbuf *b, int field, __s64 v)
 {
 	pb_uint(b, field, ((__u64)v << 1) ^ (__u64)(v >> 63));
 }
 
-static void pb_double(struct pb *b, int field, double d)
+static void pb_double(struct outbuf *b, int field, double d)
 {
 	unsigned char buf[8];
 	__u64 u;
@@ -118,36 +87,36 @@ static void pb_double(struct pb *b, int field, double d)
 	for (i = 0; i < 8; i++)
 		buf[i] = (unsigned char)(u >> (8 * i));	/* little-endian on the wire */
 	pb_tag(b, field, WT_I64);
-	pb_put(b, buf, sizeof(buf));
+	ob_mem(b, buf, sizeof(buf));
 }
 
-static void pb_bytes(struct pb *b, int field, const void *data, size_t n)
+static void pb_bytes(struct outbuf *b, int field, const void *data, size_t n)
 {
 	pb_tag(b, field, WT_LEN);
 	pb_varint(b, n);
-	pb_put(b, data, n);
+	ob_mem(b, data, n);
 }
 
-static void pb_string(struct pb *b, int field, const char *s)
+static void pb_string(struct outbuf *b, int field, const char *s)
 {
 	pb_bytes(b, field, s, strlen(s));
 }
 
 /* A sub-message: @child's bytes, then @child emptied for reuse. */
-static void pb_msg(struct pb *b, int field, struct pb *child)
+static void pb_msg(struct outbuf *b, int field, struct outbuf *child)
 {
 	pb_bytes(b, field, child->p, child->len);
-	b->oom |= child->oom;
+	b->failed |= child->failed;
 	child->len = 0;
 }
 
 /* Scratch buffers, one per nesting level, reused for every message. */
 struct enc {
-	struct pb out;		/* the exposition */
-	struct pb fam;		/* MetricFamily */
-	struct pb met;		/* Metric */
-	struct pb sub;		/* LabelPair, Counter, Gauge, Histogram */
-	struct pb span;		/* BucketSpan */
+	struct outbuf out;		/* the exposition */
+	struct outbuf fam;		/* MetricFamily */
+	struct outbuf met;		/* Metric */
+	struct outbuf sub;		/* LabelPair, Counter, Gauge, Histogram */
+	struct outbuf span;		/* BucketSpan */
 };
 
 /*
@@ -163,7 +132,7 @@ static void label(struct enc *e, const char *name, const char *value)
 	if (n >= sizeof(buf)) {
 		esc = malloc(n + 1);
 		if (!esc) {
-			e->out.oom = true;
+			e->out.failed = true;
 			return;
 		}
 		name_escape(esc, n + 1, value);
@@ -193,8 +162,8 @@ static void family(struct enc *e, int fi, const char *help)
 static void family_end(struct enc *e)
 {
 	pb_varint(&e->out, e->fam.len);
-	pb_put(&e->out, e->fam.p, e->fam.len);
-	e->out.oom |= e->fam.oom;
+	ob_mem(&e->out, e->fam.p, e->fam.len);
+	e->out.failed |= e->fam.failed;
 	e->fam.len = 0;
 }
 
@@ -465,7 +434,7 @@ static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 			continue;
 		family(e, i, prom_help(i, nv, views[0].metric, help));
 		if (put_samples(e, views, nv, i))
-			e->out.oom = true;
+			e->out.failed = true;
 		family_end(e);
 	}
 }
@@ -476,14 +445,14 @@ int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
 	int err;
 
 	encode(&e, views, nv);
-	err = e.out.oom || e.fam.oom || e.met.oom || e.sub.oom || e.span.oom;
+	err = e.out.failed || e.fam.failed || e.met.failed || e.sub.failed || e.span.failed;
 	if (!err && e.out.len && fwrite(e.out.p, 1, e.out.len, f) != e.out.len)
 		err = -1;
-	free(e.out.p);
-	free(e.fam.p);
-	free(e.met.p);
-	free(e.sub.p);
-	free(e.span.p);
+	ob_free(&e.out);
+	ob_free(&e.fam);
+	ob_free(&e.met);
+	ob_free(&e.sub);
+	ob_free(&e.span);
 	return err || ferror(f);
 }
 

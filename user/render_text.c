@@ -253,64 +253,30 @@ static size_t summary_name(char *buf, const struct sh_group *g)
 	return o;
 }
 
-/*
- * The names the width pass made, kept for the rows (made once, not twice,
- * per key): @at[j] is where row j's starts in @buf, @at[n] the end. Kept
- * from report to report, so a steady key count allocates nothing.
- */
-struct name_cache {
-	char *buf;
-	size_t cap;
-	size_t *at;
-	size_t nat;
-};
-
-/* Keep @name (@len bytes) as the next name of @c; false when out of memory (not kept). */
-static bool name_keep(struct name_cache *c, size_t j, const char *name, size_t len)
-{
-	size_t end = j ? c->at[j] : 0;
-
-	if (j + 2 > c->nat) {
-		size_t n = c->nat ? 2 * c->nat : 256;
-		size_t *at = realloc(c->at, n * sizeof(*at));
-
-		if (!at)
-			return false;
-		c->at = at;
-		c->nat = n;
-	}
-	if (end + len > c->cap) {
-		size_t n = c->cap ? 2 * c->cap : 8192;
-		char *buf;
-
-		while (n < end + len)
-			n *= 2;
-		if (!(buf = realloc(c->buf, n)))
-			return false;
-		c->buf = buf;
-		c->cap = n;
-	}
-	memcpy(c->buf + end, name, len);
-	c->at[j] = end;
-	c->at[j + 1] = end + len;
-	return true;
-}
-
 static void print_summary(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)
 {
-	static __thread struct name_cache nc;
 	const char *kname = key_name(r->key_type);
 	int w = (int)strlen(kname), i;
 	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j, len, kept = 0;
 	char name[SUMMARY_BUF];
+	/*
+	 * the names the width pass made, kept for the rows (made once, not
+	 * twice, per key): row j's is names.p[at[j] .. at[j + 1])
+	 */
+	struct outbuf names = {};
+	size_t *at = malloc((n + 1) * sizeof(*at));
 
 	/* the name column is as wide as the longest name, at most 60 */
 	for (j = 0; j < n && w < 60; j++) {
 		len = summary_name(name, j < r->ngroups ? &r->groups[j] : &r->rest);
 		if ((int)len > w)
 			w = (int)len;
-		if (kept == j && name_keep(&nc, j, name, len))
-			kept++;
+		if (kept == j && at) {
+			at[j] = names.len;
+			ob_mem(&names, name, len);
+			at[j + 1] = names.len;
+			kept += !names.failed;
+		}
 	}
 	if (w > 60)
 		w = 60;
@@ -332,7 +298,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 			       g->pct.p99, g->pct.p999, g->t.max_ns };
 
 		if (j < kept)
-			ob_pad(b, nc.buf + nc.at[j], nc.at[j + 1] - nc.at[j], w, false);
+			ob_pad(b, names.p + at[j], at[j + 1] - at[j], w, false);
 		else
 			ob_pad(b, name, summary_name(name, g), w, false);
 		/*
@@ -340,7 +306,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 		 * append per field reloaded and stored the buffer's length
 		 */
 		if (!(d = start = ob_room(b, 1 + FMT_RIGHT_ROOM + 6 * (1 + FMT_WAIT_ROOM))))
-			return;
+			goto out;
 		*d++ = ' ';
 		d += fmt_u64_right(d, g->t.count, 10);
 		for (i = 0; i < 6; i++) {
@@ -365,7 +331,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 		}
 		if (g->t.max_tid) {
 			if (!(d = start = ob_room(b, 2 + 2 * 21)))
-				return;
+				goto out;
 			put_lit(d, "  ");
 			d += fmt_u64(d, g->t.max_tid);
 			*d++ = ' ';
@@ -374,7 +340,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 			ob_commit(b, (size_t)(d - start));
 			name_put(b, g->t.max_comm, ESC_TEXT);
 			if (!(d = start = ob_room(b, 1 + 21 + 1)))
-				return;
+				goto out;
 			*d++ = ' ';
 			d += fmt_u64(d, g->t.max_cpu);
 			*d++ = '\n';
@@ -390,6 +356,9 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 	if (no_psi)
 		ob_str(b, "PSI_SOME -: no cpu.pressure (PSI off, or a v1 hierarchy), or the cgroup's "
 			  "first reading (PSI needs two)\n");
+out:
+	ob_free(&names);
+	free(at);
 }
 
 void render_text(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)
