@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "util.h"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
 static void unescape(char *s)
@@ -56,7 +57,7 @@ const char *cg_subsys_name(const char *ctrl)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(cg_aliases) / sizeof(cg_aliases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cg_aliases); i++)
 		if (!strcmp(ctrl, cg_aliases[i].option))
 			return cg_aliases[i].subsys;
 	return ctrl;
@@ -66,7 +67,7 @@ const char *cg_mount_option(const char *ctrl)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(cg_aliases) / sizeof(cg_aliases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cg_aliases); i++)
 		if (!strcmp(ctrl, cg_aliases[i].subsys))
 			return cg_aliases[i].option;
 	return ctrl;

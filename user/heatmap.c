@@ -14,6 +14,7 @@
 #include "render.h"
 #include "escape.h"
 #include "log.h"
+#include "util.h"
 
 /*
  * Layout, in px. Text widths are estimated per character from the advances
@@ -423,8 +424,8 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 		tick_chars = 8 + (dec ? dec + 1 : 0);
 		if (tick_chars < 10)
 			tick_chars = 10;
-		step = steps[sizeof(steps) / sizeof(steps[0]) - 1];
-		for (k = 0; k < sizeof(steps) / sizeof(steps[0]); k++)
+		step = steps[ARRAY_SIZE(steps) - 1];
+		for (k = 0; k < ARRAY_SIZE(steps); k++)
 			if (steps[k] * cell_w >= text_w((size_t)tick_chars, FONT) + TICK_GAP) {
 				step = steps[k];
 				break;

@@ -19,6 +19,7 @@
 #include "loop.h"
 #include "log.h"
 #include "exit_codes.h"
+#include "util.h"
 
 #define KEY_W_MAX 32		/* the key column, at most */
 #define NUM_W 9			/* each value column: 8 characters and a space */
@@ -368,10 +369,10 @@ static void on_input(void *arg)
 			return;
 		case 's':
 		case 'S':
-			for (k = 0; k < sizeof(sort_cycle) / sizeof(sort_cycle[0]); k++)
+			for (k = 0; k < ARRAY_SIZE(sort_cycle); k++)
 				if (sort_cycle[k] == lv->sort)
 					break;
-			lv->sort = sort_cycle[(k + 1) % (sizeof(sort_cycle) / sizeof(sort_cycle[0]))];
+			lv->sort = sort_cycle[(k + 1) % ARRAY_SIZE(sort_cycle)];
 			sort_rows(lv);
 			break;
 		case 'p':
