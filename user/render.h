@@ -30,8 +30,6 @@ void render_text(struct outbuf *b, const struct sh_report *r, const struct rende
 /* One JSON object on one line (JSON Lines), appended to @b: the report says everything. */
 void render_json(struct outbuf *b, const struct sh_report *r);
 
-/* A JSON string literal with escapes. */
-void json_string(struct outbuf *b, const char *s);
 /* RFC 3339 UTC with milliseconds. */
 void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts);
 
