@@ -229,15 +229,8 @@ static int add_name(struct walk *w, __u64 id, char *path)
 {
 	struct sh_cgroups *cg = w->cg;
 
-	if (cg->nnames == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 256;
-		struct cg_name *t = realloc(cg->names, cap * sizeof(*t));
-
-		if (!t)
-			return -1;
-		cg->names = t;
-		w->cap = cap;
-	}
+	if (array_reserve(&cg->names, &w->cap, cg->nnames, sizeof(*cg->names), 256))
+		return -1;
 	cg->names[cg->nnames].id = id;
 	cg->names[cg->nnames].path = path;
 	cg->nnames++;

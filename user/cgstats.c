@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cgstats.h"
+#include "util.h"
 
 static struct sh_cgstat_prev *find(struct sh_cgstats *c, __u64 id, size_t *pos)
 {
@@ -55,15 +56,8 @@ int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups 
 			p->gen = gen;
 			continue;
 		}
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? c->cap * 2 : 64;
-			struct sh_cgstat_prev *v = realloc(c->v, cap * sizeof(*v));
-
-			if (!v)
-				return -1;
-			c->v = v;
-			c->cap = cap;
-		}
+		if (array_reserve(&c->v, &c->cap, c->n, sizeof(*c->v), 64))
+			return -1;
 		memmove(&c->v[pos + 1], &c->v[pos], (c->n - pos) * sizeof(*c->v));
 		c->v[pos] = (struct sh_cgstat_prev){ .id = g->key.id, .raw = now, .gen = gen };
 		c->n++;
