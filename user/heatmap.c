@@ -169,14 +169,14 @@ int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r)
 	/* since start, the max is the run's, not the column's: unknown */
 	c->max_ns = t && !hm->cumulative ? t->max_ns : 0;
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		__u64 v = t ? t->slots[i] : 0;
+		__u64 v = t ? t->buckets[i] : 0;
 
 		if (hm->cumulative) {
 			/* a since-start report: the column is what is new */
-			c->slots[i] = v >= hm->prev[i] ? v - hm->prev[i] : 0;
+			c->buckets[i] = v >= hm->prev[i] ? v - hm->prev[i] : 0;
 			hm->prev[i] = v;
 		} else {
-			c->slots[i] = v;
+			c->buckets[i] = v;
 		}
 	}
 	return 0;
@@ -330,9 +330,9 @@ static void quantile_line(FILE *f, const struct sh_heatmap *hm, const struct hm_
 		int i;
 
 		for (i = 0; i < SH_NBUCKETS; i++)
-			t.slots[i] = hm->cols[c].slots[i];
+			t.buckets[i] = hm->cols[c].buckets[i];
 		v = totals_quantile(&t, q);
-		if (!v && !t.slots[0]) {
+		if (!v && !t.buckets[0]) {
 			if (open)
 				fputs("\"/>\n", f);
 			open = false;
@@ -368,14 +368,14 @@ static void layout_rows(const struct sh_heatmap *hm, struct hm_layout *L)
 	L->hi = -1;
 	for (c = 0; c < hm->ncols; c++)
 		for (i = 0; i < SH_NBUCKETS; i++) {
-			if (!hm->cols[c].slots[i])
+			if (!hm->cols[c].buckets[i])
 				continue;
 			if (i < L->lo)
 				L->lo = i;
 			if (i > L->hi)
 				L->hi = i;
-			if (hm->cols[c].slots[i] > L->max)
-				L->max = hm->cols[c].slots[i];
+			if (hm->cols[c].buckets[i] > L->max)
+				L->max = hm->cols[c].buckets[i];
 		}
 	L->empty = L->hi < 0;
 	if (L->empty) {
@@ -583,16 +583,16 @@ static void draw_plot(FILE *f, const struct sh_heatmap *hm, const struct hm_layo
 		fprintf(f, "<g class=\"column\" data-index=\"%zu\" data-time=\"%s\">\n", c, ts);
 		/* empty cells are the frame's grey: only counted ones are drawn */
 		for (i = L->lo; i <= L->hi; i++) {
-			if (!cl->slots[i])
+			if (!cl->buckets[i])
 				continue;
-			colour(col, sizeof(col), cl->slots[i], L->max);
+			colour(col, sizeof(col), cl->buckets[i], L->max);
 			bucket_range(a, sizeof(a), i);
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
 				   "data-bucket=\"%d\" data-count=\"%llu\"><title>%s %s: %llu"
 				   "</title></rect>\n",
 				x, TOP + (L->hi - i) * L->cell_h, L->cell_w > 2 ? L->cell_w - 1 : L->cell_w,
-				L->cell_h - 1, col, i, (unsigned long long)cl->slots[i], ts, a,
-				(unsigned long long)cl->slots[i]);
+				L->cell_h - 1, col, i, (unsigned long long)cl->buckets[i], ts, a,
+				(unsigned long long)cl->buckets[i]);
 		}
 		fputs("</g>\n", f);
 	}

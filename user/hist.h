@@ -24,7 +24,7 @@ struct sh_totals {
 	__u32 max_epoch;		/* kernel epoch the max was recorded in */
 	char max_comm[SH_COMM_LEN];
 	bool has_min;			/* min_ns is known (the kernel's exact min) */
-	__u64 slots[SH_NBUCKETS];	/* waits per bucket (schedhist.h) */
+	__u64 buckets[SH_NBUCKETS];	/* waits per bucket (schedhist.h) */
 };
 
 /*

@@ -261,23 +261,10 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 		struct bpf_program *prog;
 		struct bpf_link **link;
 	} progs[] = {
-		{ SH_SWITCH_RUNQ, skel->progs.schedhist_switch_runq,
-		  &skel->links.schedhist_switch_runq },
-		{ SH_SWITCH_OFFCPU, skel->progs.schedhist_switch_offcpu,
-		  &skel->links.schedhist_switch_offcpu },
-		{ SH_SWITCH_ALL, skel->progs.schedhist_switch_all,
-		  &skel->links.schedhist_switch_all },
-		{ SH_SWITCH_RUNQ | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_runq_plain,
-		  &skel->links.schedhist_switch_runq_plain },
-		{ SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_offcpu_plain,
-		  &skel->links.schedhist_switch_offcpu_plain },
-		{ SH_SWITCH_ALL | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_all_plain,
-		  &skel->links.schedhist_switch_all_plain },
-		{ SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP, skel->progs.schedhist_switch_runq_wakeup,
-		  &skel->links.schedhist_switch_runq_wakeup },
-		{ SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN,
-		  skel->progs.schedhist_switch_runq_wakeup_plain,
-		  &skel->links.schedhist_switch_runq_wakeup_plain },
+#define PROG(suffix, bits) \
+		{ bits, skel->progs.schedhist_switch_##suffix, &skel->links.schedhist_switch_##suffix },
+		SH_SWITCH_VARIANTS(PROG)
+#undef PROG
 	};
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
@@ -488,10 +475,10 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	size_t vsize;
 
 	/* the task table (sched_info method): an entry per possible tid, up to a cap */
-	l->task_slots = l->method != SH_METHOD_SCHED_INFO ? 1 :
+	l->task_entries = l->method != SH_METHOD_SCHED_INFO ? 1 :
 			sp->task_table ? sp->task_table : task_table_size();
-	skel->rodata->task_mask = l->task_slots - 1;
-	bpf_map__set_max_entries(skel->maps.tasks, l->task_slots);
+	skel->rodata->task_mask = l->task_entries - 1;
+	bpf_map__set_max_entries(skel->maps.tasks, l->task_entries);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	/*
@@ -501,7 +488,7 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	 */
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
-				.task_slots = l->task_slots, .culprits = sp->culprits,
+				.task_entries = l->task_entries, .culprits = sp->culprits,
 				.stacks = sp->stacks };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
@@ -628,7 +615,7 @@ static int start_attach(struct sh_loader *l, const struct prog_plan *pp)
 		method_name(l->method), clock_name(l->clock), l->ncpus,
 		l->max_keys, l->nr_slots,
 		l->reclaims ? " + [exited]" : "",
-		l->method == SH_METHOD_SCHED_INFO ? l->task_slots : 0,
+		l->method == SH_METHOD_SCHED_INFO ? l->task_entries : 0,
 		(unsigned long long)l->kmem_bytes, (unsigned long long)l->kmem_budget >> 20);
 	return 0;
 }
@@ -702,9 +689,9 @@ void loader_read_begin(struct sh_loader *l)
 {
 	if (!l->reclaims || !l->switch_link || !*l->switch_link)
 		return;	/* nothing folds, or detached: nothing runs any more */
+	/* docs/key-lifecycle.md, "No fold while the poller reads" */
 	l->skel->bss->sh_reading = 1;
 	__sync_synchronize();
-	/* a fold that read sh_reading == 0 just before may still be running */
 	loader_grace_period();
 }
 

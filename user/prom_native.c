@@ -236,17 +236,17 @@ static void histogram(struct enc *e, const char *metric, int key_type, const cha
 
 	key_labels(e, metric, key_type, key);
 	for (i = 0; i < SH_NBUCKETS; i++)
-		count += t->slots[i];
+		count += t->buckets[i];
 	pb_uint(&e->sub, H_COUNT, count);
 	pb_double(&e->sub, H_SUM, (double)t->sum_ns / 1e9);
 	pb_sint(&e->sub, H_SCHEMA, 0);
 	/* > 0 also tells Prometheus that the histogram is native while it is empty */
 	pb_double(&e->sub, H_ZERO_THRESHOLD, ZERO_THRESHOLD_S);
-	pb_uint(&e->sub, H_ZERO_COUNT, t->slots[0]);
+	pb_uint(&e->sub, H_ZERO_COUNT, t->buckets[0]);
 	for (i = 1; i < SH_NBUCKETS; i++) {
-		if (!t->slots[i])
+		if (!t->buckets[i])
 			continue;
-		for (start = i; i + 1 < SH_NBUCKETS && t->slots[i + 1]; i++)
+		for (start = i; i + 1 < SH_NBUCKETS && t->buckets[i + 1]; i++)
 			;
 		/* the first span's offset is its index, the others' the gap before them */
 		span(e, first ? start + SH_NATIVE_INDEX0 : start - last_end, (__u32)(i - start + 1));
@@ -254,10 +254,10 @@ static void histogram(struct enc *e, const char *metric, int key_type, const cha
 		last_end = i + 1;
 	}
 	for (i = 1; i < SH_NBUCKETS; i++) {
-		if (!t->slots[i])
+		if (!t->buckets[i])
 			continue;
-		pb_sint(&e->sub, H_POS_DELTA, (__s64)(t->slots[i] - prev));
-		prev = t->slots[i];
+		pb_sint(&e->sub, H_POS_DELTA, (__s64)(t->buckets[i] - prev));
+		prev = t->buckets[i];
 	}
 	pb_msg(&e->met, M_HISTOGRAM, &e->sub);
 	pb_msg(&e->fam, MF_METRIC, &e->met);

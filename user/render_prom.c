@@ -137,7 +137,7 @@ static int put_series(FILE *f, const char *labels, const char *key, int key_type
 	if (!esc)
 		return -1;
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		cum += t->slots[i];
+		cum += t->buckets[i];
 		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64 "\n", labels, esc,
 			le[i], (uint64_t)cum);
 	}

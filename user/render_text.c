@@ -84,7 +84,7 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 	__u64 below = 0, max = 0;
 
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		if (!t->slots[i])
+		if (!t->buckets[i])
 			continue;
 		if (first < 0)
 			first = i;
@@ -97,15 +97,15 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 		int mb = bucket_of(sp->min_wait_ns);
 
 		for (i = 0; i < mb && i < SH_NBUCKETS; i++)
-			below += t->slots[i];
+			below += t->buckets[i];
 		if (mb > start)
 			start = mb;
 		if (start > last)
 			last = start;
 	}
 	for (i = start; i <= last; i++)
-		if (t->slots[i] > max)
-			max = t->slots[i];
+		if (t->buckets[i] > max)
+			max = t->buckets[i];
 	if (below > max)
 		max = below;
 
@@ -121,7 +121,7 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 	}
 	for (i = start; i <= last; i++) {
 		ob_mem(b, row_label[sp->unit][i], row_label_len[sp->unit][i]);
-		count_and_bar(b, t->slots[i], max);
+		count_and_bar(b, t->buckets[i], max);
 	}
 }
 

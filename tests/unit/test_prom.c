@@ -188,7 +188,7 @@ static void add_waits(struct fake *k, __u64 ns, __u32 n)
 {
 	int b = bucket_of(ns);
 
-	k->h.slots[b] += n;
+	k->h.buckets[b] += n;
 	k->h.count += n;
 	k->h.sum_ns += ns * n;
 }

@@ -287,7 +287,7 @@ static void add_waits(struct fake *k, __u64 ns, __u32 n)
 {
 	int b = bucket_of(ns);
 
-	k->h.slots[b] += n;
+	k->h.buckets[b] += n;
 	k->h.count += n;
 	k->h.sum_ns += ns * n;
 }
@@ -575,7 +575,7 @@ static void test_none(void)
 	CHECK_EQ_U64(m->zero_count, 2);
 	CHECK_EQ_U64(m->nspans, 3);	/* {-19, 2}, {1}, {19, 2} */
 	for (j = 0; j < SH_NBUCKETS; j++)
-		CHECK_EQ_U64(m->buckets[j], all.h.slots[j]);
+		CHECK_EQ_U64(m->buckets[j], all.h.buckets[j]);
 	CHECK_EQ_U64(m->buckets[bucket_of(UINT64_MAX)], 1);
 	CHECK_EQ_U64(bucket_of(UINT64_MAX) + SH_NATIVE_INDEX0, 20);
 	/* and the text's classic buckets are the cumulative native ones */
