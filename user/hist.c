@@ -6,40 +6,6 @@
 
 #include "hist.h"
 
-int fmt_u64_big(char *buf, __u64 v)
-{
-	int n;
-
-	if (v < 10000000000000000ULL) {
-		n = put_upto8(buf, (__u32)(v / 100000000));
-		put8(buf + n, digits8((__u32)(v % 100000000)));
-		n += 8;
-	} else {
-		__u64 hi = v / 100000000;
-
-		n = put_upto8(buf, (__u32)(hi / 100000000));
-		put8(buf + n, digits8((__u32)(hi % 100000000)));
-		put8(buf + n + 8, digits8((__u32)(v % 100000000)));
-		n += 16;
-	}
-	buf[n] = '\0';
-	return n;
-}
-
-int fmt_u64_right_big(char *buf, __u64 v, int width)
-{
-	/* 9 digits and more (v >= 10^8): the length from the digits' own count */
-	int len = v >= 10000000000000000ULL ? 17 + (v >= 100000000000000000ULL) +
-						(v >= 1000000000000000000ULL) +
-						(v >= 10000000000000000000ULL)
-					    : 16 - (__builtin_ctzll(digits8((__u32)(v / 100000000))) >> 3);
-	int pad = width > len ? width - len : 0;
-
-	memset(buf, ' ', 16);
-	fmt_u64_big(buf + pad, v);
-	return pad + len;
-}
-
 __u64 bucket_edge(int i)
 {
 	if (i < 0)

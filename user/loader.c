@@ -342,17 +342,25 @@ int loader_preflight(void)
 	return 0;
 }
 
-int loader_start(struct sh_loader *l, const struct loader_spec *sp)
+/* Keys that live in the key maps (cpu keys are the per-CPU index, none has one). */
+static bool keyed_of(const struct loader_spec *sp)
 {
-	const struct sh_cgroup_cfg *cg = &sp->cg;
-	struct schedhist_bpf *skel;
+	return sp->key_type != SH_KEY_NONE && sp->key_type != SH_KEY_CPU;
+}
+
+/* The programs a run may load: tracepoint, whether this run needs it, program, link. */
+#define NPROGS 5
+struct prog_plan {
+	struct tp tps[NPROGS];
+	struct bpf_program *progs[NPROGS];
+	struct bpf_link **links[NPROGS];
+};
+
+/* The CPUs, the metrics, and the method and clock this kernel gives for @sp. */
+static int start_probe(struct sh_loader *l, const struct loader_spec *sp)
+{
 	const char *why;
-	bool hooks, keyed, tasks;
-	struct kmem_plan plan;
-	struct kmem_cfg kc;
-	__u32 max_keys;
-	size_t vsize;
-	int err, m, i, clock;
+	int m, clock;
 
 	memset(l, 0, sizeof(*l));
 	libbpf_set_print(libbpf_print);
@@ -381,6 +389,17 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	    sp->clock != SH_CLOCK_KTIME)
 		pr_info("method wakeup: %s\n", why);
 	l->clock = sp->clock == SH_CLOCK_KTIME ? SH_CLOCK_KTIME : clock;
+	return 0;
+}
+
+/* Open the BPF object, set its settings, and choose the programs this run loads. */
+static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct prog_plan *pp)
+{
+	const struct sh_cgroup_cfg *cg = &sp->cg;
+	struct schedhist_bpf *skel;
+	bool hooks, tasks;
+	struct bpf_link **sw_link;
+	int i;
 
 	skel = schedhist_bpf__open();
 	if (!skel) {
@@ -409,7 +428,6 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	 */
 	hooks = l->method == SH_METHOD_WAKEUP &&
 		(sp->metrics & ((1U << SH_METRIC_RUNQ) | (1U << SH_METRIC_BLOCKED)));
-	keyed = sp->key_type != SH_KEY_NONE && sp->key_type != SH_KEY_CPU;
 	tasks = sp->key_type == SH_KEY_TID || sp->key_type == SH_KEY_PID;
 	l->reclaims = tasks || sp->key_type == SH_KEY_CGROUP;
 	/*
@@ -417,29 +435,45 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	 * task table entries) before sched_switch takes any, so no entry
 	 * outlives its task.
 	 */
-	struct tp tps[] = {
-		{ "sched_switch", true },
-		{ "sched_wakeup", hooks },
-		{ "sched_wakeup_new", l->method == SH_METHOD_WAKEUP },
-		{ "cgroup_release", sp->key_type == SH_KEY_CGROUP },
-		{ "sched_process_free", tasks || l->method == SH_METHOD_SCHED_INFO },
+	*pp = (struct prog_plan){
+		.tps = {
+			{ "sched_switch", true },
+			{ "sched_wakeup", hooks },
+			{ "sched_wakeup_new", l->method == SH_METHOD_WAKEUP },
+			{ "cgroup_release", sp->key_type == SH_KEY_CGROUP },
+			{ "sched_process_free", tasks || l->method == SH_METHOD_SCHED_INFO },
+		},
+		.progs = {
+			switch_prog(skel, l->method, sp, &sw_link), skel->progs.schedhist_wakeup,
+			skel->progs.schedhist_wakeup_new, skel->progs.schedhist_cgroup_release,
+			skel->progs.schedhist_task_free,
+		},
 	};
-	struct bpf_link **sw_link;
-	struct bpf_program *progs[] = {
-		switch_prog(skel, l->method, sp, &sw_link), skel->progs.schedhist_wakeup,
-		skel->progs.schedhist_wakeup_new, skel->progs.schedhist_cgroup_release,
-		skel->progs.schedhist_task_free,
-	};
-	struct bpf_link **links[] = {
-		sw_link, &skel->links.schedhist_wakeup,
-		&skel->links.schedhist_wakeup_new, &skel->links.schedhist_cgroup_release,
-		&skel->links.schedhist_task_free,
-	};
-	const int nprogs = sizeof(tps) / sizeof(tps[0]);
+	pp->links[0] = sw_link;
+	pp->links[1] = &skel->links.schedhist_wakeup;
+	pp->links[2] = &skel->links.schedhist_wakeup_new;
+	pp->links[3] = &skel->links.schedhist_cgroup_release;
+	pp->links[4] = &skel->links.schedhist_task_free;
+	for (i = 0; i < NPROGS; i++)
+		bpf_program__set_autoload(pp->progs[i], pp->tps[i].want);
+	l->switch_link = pp->links[0];
+	return 0;
+}
 
-	for (i = 0; i < nprogs; i++)
-		bpf_program__set_autoload(progs[i], tps[i].want);
-	l->switch_link = links[0];
+/*
+ * Size the maps: the task table, and the keys (--max-keys, or fewer to
+ * fit --max-kernel-mem on this many CPUs). 0, -2 when even one key does
+ * not fit the budget (said why), -1.
+ */
+static int start_size(struct sh_loader *l, const struct loader_spec *sp)
+{
+	struct schedhist_bpf *skel = l->skel;
+	bool keyed = keyed_of(sp);
+	struct kmem_plan plan;
+	struct kmem_cfg kc;
+	__u32 max_keys;
+	size_t vsize;
+
 	/* the task table (sched_info method): an entry per possible tid, up to a cap */
 	l->task_entries = l->method != SH_METHOD_SCHED_INFO ? 1 :
 			sp->task_table ? sp->task_table : task_table_size();
@@ -467,7 +501,6 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 				"on %d possible CPUs for a single key\n",
 				(unsigned long long)sp->max_kernel_mem >> 20,
 				(unsigned long long)(plan.total + (1 << 20) - 1) >> 20, l->ncpus);
-		loader_close(l);
 		return -2;
 	}
 	max_keys = kc.max_keys;
@@ -514,12 +547,18 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	    bpf_map__set_value_size(skel->maps.slots, vsize) ||
 	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
 		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
-		goto fail;
+		return -1;
 	}
+	return 0;
+}
 
-	err = schedhist_bpf__load(skel);
+/* Load the programs; a missing tracepoint said by name. */
+static int start_load(struct sh_loader *l, const struct prog_plan *pp)
+{
+	int err = schedhist_bpf__load(l->skel);
+
 	if (err) {
-		const char *tp = missing_tracepoint(tps, nprogs);
+		const char *tp = missing_tracepoint(pp->tps, NPROGS);
 
 		err = -err;
 		if (tp)	/* libbpf says only ESRCH ("No such process") */
@@ -529,8 +568,17 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		else
 			pr_warn("cannot load BPF programs: %s%s%s\n", strerror(err), hint(err),
 				log_level() < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
-		goto fail;
+		return -1;
 	}
+	return 0;
+}
+
+/* The maps' fds and mappings, the slots made free, [other] and [exited] made. */
+static int start_map(struct sh_loader *l, const struct loader_spec *sp)
+{
+	struct schedhist_bpf *skel = l->skel;
+	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+
 	l->hists_fd = bpf_map__fd(skel->maps.hists);
 	l->pcpu_fd = bpf_map__fd(skel->maps.pcpu);
 	l->culprit_fd = sp->culprits ? bpf_map__fd(skel->maps.culprit_map) : -1;
@@ -540,19 +588,27 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	l->keydir_fd = bpf_map__fd(skel->maps.keydir);
 	l->free_fd = bpf_map__fd(skel->maps.free_slots);
 	if (l->nr_slots && (map_slots(l) || init_slots(l)))
-		goto fail;
+		return -1;
 
 	/* made up front, so overflow and reclaim never need a new element */
-	if (keyed && make_entry(l, SH_OTHER_ID, "[other]", vsize))
-		goto fail;
+	if (keyed_of(sp) && make_entry(l, SH_OTHER_ID, "[other]", vsize))
+		return -1;
 	if (l->reclaims && make_entry(l, SH_EXITED_ID, "[exited]", vsize))
-		goto fail;
+		return -1;
 
 	l->live_keys = &skel->bss->sh_live_keys;
 	l->slots_taken = &skel->bss->sh_slots_taken;
-	for (i = nprogs - 1; i >= 0; i--)
-		if (tps[i].want && attach(l, progs[i], links[i], tps[i].name))
-			goto fail;
+	return 0;
+}
+
+/* Attach the programs this run needs, from the last to the first. */
+static int start_attach(struct sh_loader *l, const struct prog_plan *pp)
+{
+	int i;
+
+	for (i = NPROGS - 1; i >= 0; i--)
+		if (pp->tps[i].want && attach(l, pp->progs[i], pp->links[i], pp->tps[i].name))
+			return -1;
 	pr_info("attached %d program(s), method %s, clock %s, %d possible CPUs, key map capacity %u"
 		" (%u in slots) + [other]%s, task table %u entries, kernel memory %llu bytes at most"
 		" (--max-kernel-mem %llu MiB)\n", l->nlinks,
@@ -561,6 +617,25 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		l->reclaims ? " + [exited]" : "",
 		l->method == SH_METHOD_SCHED_INFO ? l->task_entries : 0,
 		(unsigned long long)l->kmem_bytes, (unsigned long long)l->kmem_budget >> 20);
+	return 0;
+}
+
+int loader_start(struct sh_loader *l, const struct loader_spec *sp)
+{
+	struct prog_plan pp;
+	int err;
+
+	if (start_probe(l, sp))
+		return -1;
+	if (start_open(l, sp, &pp))
+		goto fail;
+	err = start_size(l, sp);
+	if (err) {
+		loader_close(l);
+		return err;
+	}
+	if (start_load(l, &pp) || start_map(l, sp) || start_attach(l, &pp))
+		goto fail;
 	return 0;
 fail:
 	loader_close(l);

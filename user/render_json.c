@@ -16,14 +16,6 @@
 #include "render_extra.h"
 
 
-void json_string(struct outbuf *b, const char *s)
-{
-	/* names are bytes: the one rule of escape.h makes them valid UTF-8 */
-	ob_chr(b, '"');
-	name_put(b, s, ESC_JSON);
-	ob_chr(b, '"');
-}
-
 void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)
 {
 	struct tm tm;

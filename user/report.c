@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "fmt.h"
 #include "hugemem.h"
 
 _Static_assert(sizeof(struct sh_pcts) == 4 * sizeof(__u64) &&

@@ -12,7 +12,7 @@
 #include "check.h"
 #include "culprits.h"
 #include "stacks.h"
-#include "cgstat.h"
+#include "cgstats.h"
 #include "report.h"
 #include "render_extra.h"
 #include "cgroup.h"

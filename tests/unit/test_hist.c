@@ -485,69 +485,8 @@ static void test_totals_add(void)
 	CHECK(!strcmp(b.max_comm, a.max_comm));
 }
 
-/* 1 when fmt_u64() writes other than printf("%llu") does for @x, or says another length. */
-static int fmt_differs(__u64 x)
-{
-	char a[24], b[24];
-	int n = fmt_u64(a, x);
-
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)x);
-	return strcmp(a, b) != 0 || n != (int)strlen(b);
-}
-
-/* fmt_u64() prints what printf("%llu") does, at every digit count */
-static void test_fmt_u64(void)
-{
-	char a[24];
-	__u64 v = 1;
-	int i, bad = 0;
-
-	for (i = 0; i < 200; i++) {
-		bad += fmt_differs(v - 1) + fmt_differs(v) + fmt_differs(v + 7);
-		v = v * 3 + (__u64)i;
-	}
-	/* every power of ten and its neighbours: each digit count's edges */
-	for (i = 0, v = 1; i < 20; i++, v *= 10)
-		bad += fmt_differs(v - 1) + fmt_differs(v) + fmt_differs(v + 1);
-	/* and values with every digit in every place (a 64-bit LCG) */
-	for (i = 0, v = 12345; i < 200000; i++) {
-		v = v * 6364136223846793005ULL + 1442695040888963407ULL;
-		bad += fmt_differs(v >> (i % 64));
-	}
-	fmt_u64(a, UINT64_MAX);
-	CHECK(!strcmp(a, "18446744073709551615"));
-	CHECK_EQ_U64(bad, 0);
-}
-
-/* fmt_u64_right() writes what printf("%*llu") does, in place, at every width and digit count */
-static void test_fmt_u64_right(void)
-{
-	char a[FMT_RIGHT_ROOM + 1], b[64];
-	__u64 v = 1;
-	int i, w, bad = 0;
-
-	for (i = 0; i < 200; i++) {
-		__u64 vals[3] = { v - 1, v, v + 7 };
-		int j;
-
-		for (j = 0; j < 3; j++)
-			for (w = 0; w <= 16; w++) {
-				int n = fmt_u64_right(a, vals[j], w);
-
-				a[n] = '\0';
-				snprintf(b, sizeof(b), "%*llu", w, (unsigned long long)vals[j]);
-				bad += strcmp(a, b) != 0;
-			}
-		v = v * 3 + (__u64)i;
-	}
-	CHECK_EQ_U64(bad, 0);
-	CHECK_EQ_U64(fmt_u64_right(a, UINT64_MAX, 10), 20);
-}
-
 int main(void)
 {
-	TEST(test_fmt_u64);
-	TEST(test_fmt_u64_right);
 	TEST(test_bucket_bounds);
 	TEST(test_bucket_of);
 	TEST(test_quantile_empty);

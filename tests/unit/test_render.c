@@ -206,94 +206,6 @@ static void golden_case(const char *name, const struct sh_report *r, const struc
 
 /* ---- text ---- */
 
-/* printf's formatting of the double, which fmt_wait() reproduces in integers */
-static void ref_wait(char *buf, size_t n, __u64 ns, int unit)
-{
-	double v = (double)ns / (double)unit_ns(unit), x;
-	int dec = 2;
-
-	if (unit == SH_UNIT_NS || v >= 100.0) {
-		snprintf(buf, n, "%.0f", v);
-	} else if (v >= 10.0) {
-		snprintf(buf, n, "%.1f", v);
-	} else {
-		for (x = v; x > 0 && x < 1.0 && dec < 8; x *= 10)
-			dec++;
-		snprintf(buf, n, "%.*f", dec, v);
-	}
-}
-
-/*
- * fmt_wait() prints what printf would, for bucket edges and a million other
- * waits below 2^53 ns (104 days: beyond, the double is no longer exact and
- * the integers are the better answer)
- */
-static void test_fmt_wait_exact(void)
-{
-	__u64 x = 88172645463325252ULL, ns;
-	char a[48], b[48];
-	int u, i, bad = 0;
-
-	for (u = SH_UNIT_NS; u <= SH_UNIT_MS; u++) {
-		for (i = 0; i < 1000000 + 64 * 3; i++) {
-			if (i < 64)
-				ns = 1ULL << i;
-			else if (i < 128)
-				ns = (1ULL << (i - 64)) - 1;
-			else if (i < 192)
-				ns = (__u64)(i - 128) * 500;	/* ties: 1.5 us, 2.5 ms ... */
-			else {
-				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-				ns = x >> (x & 63);
-			}
-			ns &= (1ULL << 53) - 1;
-			fmt_wait(a, sizeof(a), ns, u);
-			ref_wait(b, sizeof(b), ns, u);
-			if (strcmp(a, b) && bad++ < 5)
-				fprintf(stderr, "  %llu ns, unit %d: %s, printf says %s\n",
-					(unsigned long long)ns, u, a, b);
-		}
-	}
-	CHECK_EQ_U64(bad, 0);
-}
-
-static void test_fmt_wait(void)
-{
-	char b[32];
-
-	fmt_wait(b, sizeof(b), 1536, SH_UNIT_US);
-	CHECK(!strcmp(b, "1.54"));
-	fmt_wait(b, sizeof(b), 1024, SH_UNIT_US);
-	CHECK(!strcmp(b, "1.02"));
-	fmt_wait(b, sizeof(b), 16800, SH_UNIT_US);
-	CHECK(!strcmp(b, "16.8"));
-	fmt_wait(b, sizeof(b), 131072, SH_UNIT_US);
-	CHECK(!strcmp(b, "131"));
-	fmt_wait(b, sizeof(b), 0, SH_UNIT_US);
-	CHECK(!strcmp(b, "0.00"));
-	fmt_wait(b, sizeof(b), 549755813888ULL, SH_UNIT_US);
-	CHECK(!strcmp(b, "549755814"));
-	/* below 1: still 3 significant digits */
-	fmt_wait(b, sizeof(b), 512, SH_UNIT_US);
-	CHECK(!strcmp(b, "0.512"));
-	fmt_wait(b, sizeof(b), 64, SH_UNIT_US);
-	CHECK(!strcmp(b, "0.0640"));
-	fmt_wait(b, sizeof(b), 2, SH_UNIT_US);
-	CHECK(!strcmp(b, "0.00200"));
-	fmt_wait(b, sizeof(b), 2048, SH_UNIT_MS);
-	CHECK(!strcmp(b, "0.00205"));
-	fmt_wait(b, sizeof(b), 1, SH_UNIT_MS);
-	CHECK(!strcmp(b, "0.00000100"));
-	fmt_wait(b, sizeof(b), 1536, SH_UNIT_NS);
-	CHECK(!strcmp(b, "1536"));
-	fmt_wait(b, sizeof(b), 0, SH_UNIT_NS);
-	CHECK(!strcmp(b, "0"));
-	fmt_wait(b, sizeof(b), 2500000, SH_UNIT_MS);
-	CHECK(!strcmp(b, "2.50"));
-	fmt_wait(b, sizeof(b), 16777216, SH_UNIT_MS);
-	CHECK(!strcmp(b, "16.8"));
-}
-
 /* Every bucket of a histogram gets its own label, in every unit. */
 static void test_bucket_labels_distinct(void)
 {
@@ -1225,8 +1137,6 @@ static void test_summary_dash_footnote(void)
 
 int main(void)
 {
-	TEST(test_fmt_wait);
-	TEST(test_fmt_wait_exact);
 	TEST(test_bucket_labels_distinct);
 	TEST(test_text_none);
 	TEST(test_text_min_wait);
