@@ -97,10 +97,10 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
 # The pure userspace modules: unit-tested without the kernel.
-CORE_SRCS := user/hugemem.c user/outbuf.c user/names.c user/parse.c user/log.c user/options.c user/hist.c user/snapshot.c user/report.c \
-	user/culprits.c user/stacks.c user/cgstat.c user/render_extra.c \
+CORE_SRCS := user/hugemem.c user/fmt.c user/outbuf.c user/names.c user/parse.c user/log.c user/options.c user/hist.c user/snapshot.c user/report.c \
+	user/culprits.c user/stacks.c user/cgstat.c user/cgstats.c user/render_extra.c \
 	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
-	user/prom_series.c user/render_prom.c user/prom_native.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
+	user/prom_family.c user/prom_series.c user/render_prom.c user/prom_native.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
 	user/specs.c user/live_page.c user/kmem.c \
 	user/cgroup_names.c user/flamegraph.c
 APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/extra_read.c user/main.c \
@@ -143,7 +143,7 @@ $(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/tests/helpers $(OUTPUT)/bench
 		$(OUTPUT)/fuzz/obj:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/schedhist.h include/schedhist_profile.h include/vmlinux.h include/bits.bpf.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) include/schedhist.h include/schedhist_profile.h include/vmlinux.h include/bits.bpf.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(Q)$(LLVM_STRIP) -g $@

@@ -188,7 +188,7 @@ static __always_inline int step(struct task_struct *prev, struct task_struct *ne
 	slot = sh_bucket(d);
 	if (slot >= SH_NBUCKETS)
 		slot = SH_NBUCKETS - 1;
-	h->slots[slot]++;
+	h->buckets[slot]++;
 	h->count++;
 	h->sum_ns += d;
 	if (n >= STEP_MAX) {

@@ -35,7 +35,7 @@ static unsigned long num(const char *s, const char *what)
 int main(int argc, char **argv)
 {
 	struct kmem_cfg c = { .nmetrics = 1, .keyed = true, .max_keys = 10240,
-			      .task_slots = 32768 };
+			      .task_entries = 32768 };
 	unsigned long long budget = 0;
 	struct kmem_plan p;
 	int opt, i, k;
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'n': c.max_keys = (unsigned)num(optarg, "-n"); break;
-		case 't': c.task_slots = (unsigned)num(optarg, "-t"); break;
+		case 't': c.task_entries = (unsigned)num(optarg, "-t"); break;
 		case 'C': c.culprits = true; break;
 		case 'S': c.stacks = true; break;
 		case 'b': budget = (unsigned long long)num(optarg, "-b") << 20; break;

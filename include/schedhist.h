@@ -18,22 +18,22 @@
  * native Prometheus): the edges are powers of two of a second, so that each
  * bucket is exactly one bucket of a Prometheus native histogram of schema 0,
  * whose bucket of index i is (2^(i-1), 2^i] s, with a zero bucket [0, 2^-20 s].
- *   slot 0        [0, 2^-20 s]: every wait up to 953 ns, the native zero bucket
- *                 (zero threshold 2^-20 s; a scheduler wait is rarely below)
- *   slot j, 1..39 (2^(j-21), 2^(j-20)] s, native index j + SH_NATIVE_INDEX0
- *   slot 40       above 2^19 s (6.07 days): native index 20, (2^19, 2^20] s,
- *                 exact up to 2^20 s (12.1 days); a wait longer than that is
- *                 counted there too, the only one no native bucket holds
- * Waits are whole nanoseconds, so slot j holds the waits w with
+ *   bucket 0        [0, 2^-20 s]: every wait up to 953 ns, the native zero bucket
+ *                   (zero threshold 2^-20 s; a scheduler wait is rarely below)
+ *   bucket j, 1..39 (2^(j-21), 2^(j-20)] s, native index j + SH_NATIVE_INDEX0
+ *   bucket 40       above 2^19 s (6.07 days): native index 20, (2^19, 2^20] s,
+ *                   exact up to 2^20 s (12.1 days); a wait longer than that is
+ *                   counted there too, the only one no native bucket holds
+ * Waits are whole nanoseconds, so bucket j holds the waits w with
  * floor(1e9 * 2^(j-21)) < w <= floor(1e9 * 2^(j-20)): 954-1907 ns,
- * 1908-3814 ns, ..., 1 s is the last wait of slot 20 (native index 0,
- * (0.5, 1] s). 41 slots: a histogram is as small as the 40 log2 buckets
+ * 1908-3814 ns, ..., 1 s is the last wait of bucket 20 (native index 0,
+ * (0.5, 1] s). 41 buckets: a histogram is as small as the 40 log2 buckets
  * it replaced (the kernel memory budget: 1000 keys on 64 CPUs under 20 MB).
  */
 #define SH_NBUCKETS 41
-#define SH_NATIVE_INDEX0 (-20)	/* native schema-0 index of slot j: j + this */
+#define SH_NATIVE_INDEX0 (-20)	/* native schema-0 index of bucket j: j + this */
 /*
- * floor(1e9 * 2^34) ns. The upper edge of slot j (0 <= j <= 39),
+ * floor(1e9 * 2^34) ns. The upper edge of bucket j (0 <= j <= 39),
  * floor(1e9 * 2^(j-20)), is exactly SH_EDGE_TOP >> (SH_EDGE_SHIFT - j),
  * because 1e9 = 1953125 * 2^9 and SH_EDGE_TOP = 1953125 * 2^43: shifting
  * right floors.
@@ -70,6 +70,22 @@ enum sh_metric {
 #define SH_SWITCH_PLAIN (1U << 8)
 /* ... and runq by the wakeup method (plain and not), for the fallback */
 #define SH_SWITCH_WAKEUP (1U << 9)
+
+/*
+ * The sched_switch programs compiled for one configuration each, as
+ * X(name suffix, configuration bits): bpf/schedhist.bpf.c defines
+ * schedhist_switch_<suffix> for each line, user/loader.c loads the one
+ * whose bits match the run's. A new variant is one line here.
+ */
+#define SH_SWITCH_VARIANTS(X)							\
+	X(runq, SH_SWITCH_RUNQ)							\
+	X(offcpu, SH_SWITCH_OFFCPU)						\
+	X(all, SH_SWITCH_ALL)							\
+	X(runq_plain, SH_SWITCH_RUNQ | SH_SWITCH_PLAIN)				\
+	X(offcpu_plain, SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN)			\
+	X(all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN)				\
+	X(runq_wakeup, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP)			\
+	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)
 
 /* How run-queue waits (and so blocked = offcpu - runq) are measured. */
 enum sh_method {
@@ -146,7 +162,8 @@ struct sh_key {
  * in the key map (a per-CPU hash). The key directory (a hash, key ->
  * slot index, or SH_SLOT_HASH for a key of the key map) says where each
  * key is, so that no key is ever in both. A free slot's key
- * (slot_keys) has the id SH_FREE_ID, which no task's key has.
+ * (slot_keys) has the id SH_FREE_ID, which no task's key has. How keys
+ * are made, marked, folded and freed: docs/key-lifecycle.md.
  */
 #define SH_SLOT_HASH 0xffffffffU
 #define SH_FREE_ID (~0ULL - 3)
@@ -188,12 +205,12 @@ struct sh_max {
  *
  * The max is per epoch: the poller advances sh_epoch, then reads. Epoch E
  * keeps its max in max[E & 1], so waits recorded after the advance (in
- * epoch E + 1, the other slot) cannot overwrite it before it is read; a
- * slot whose epoch is not the one being read is stale.
+ * epoch E + 1, the other parity) cannot overwrite it before it is read; a
+ * max[] entry whose epoch is not the one being read is stale.
  */
 struct sh_hist {
-	__u32 slots[SH_NBUCKETS];	/* waits per bucket of the grid above */
-	__u32 count;			/* waits recorded (the sum of @slots) */
+	__u32 buckets[SH_NBUCKETS];	/* waits per bucket of the grid above */
+	__u32 count;			/* waits recorded (the sum of @buckets) */
 	/*
 	 * First histogram of a key-map value only: the key's incarnation
 	 * (SH_BIRTH_ID bits, set on the creating CPU's copy, 0 on the
@@ -311,7 +328,8 @@ struct sh_pcpu {
 
 /*
  * --stacks: kernel stack frames kept of the task that had an epoch's
- * longest wait (innermost first). The issue's text output shows 12.
+ * longest wait (innermost first); text shows the first SH_TEXT_FRAMES
+ * (user/render_extra.h), JSON all of them.
  */
 #define SH_STACK_DEPTH 24
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "util.h"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
 static void unescape(char *s)
@@ -56,7 +57,7 @@ const char *cg_subsys_name(const char *ctrl)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(cg_aliases) / sizeof(cg_aliases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cg_aliases); i++)
 		if (!strcmp(ctrl, cg_aliases[i].option))
 			return cg_aliases[i].subsys;
 	return ctrl;
@@ -66,7 +67,7 @@ const char *cg_mount_option(const char *ctrl)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(cg_aliases) / sizeof(cg_aliases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cg_aliases); i++)
 		if (!strcmp(ctrl, cg_aliases[i].subsys))
 			return cg_aliases[i].option;
 	return ctrl;
@@ -228,15 +229,8 @@ static int add_name(struct walk *w, __u64 id, char *path)
 {
 	struct sh_cgroups *cg = w->cg;
 
-	if (cg->nnames == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 256;
-		struct cg_name *t = realloc(cg->names, cap * sizeof(*t));
-
-		if (!t)
-			return -1;
-		cg->names = t;
-		w->cap = cap;
-	}
+	if (array_reserve(&cg->names, &w->cap, cg->nnames, sizeof(*cg->names), 256))
+		return -1;
 	cg->names[cg->nnames].id = id;
 	cg->names[cg->nnames].path = path;
 	cg->nnames++;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cgroup_names.h"
+#include "util.h"
 
 #define CG_ID_LEN (CG_ID_MAX - 1)
 #define CG_UID_LEN (CG_POD_UID_MAX - 1)
@@ -67,7 +68,7 @@ static bool is_unit(struct comp c)
 
 	if (c.len >= CG_UNIT_MAX)
 		return false;
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(types); i++)
 		typed |= has_suffix(c, types[i]);
 	if (!typed)
 		return false;
@@ -98,7 +99,7 @@ static bool is_container(struct comp c, const char **id)
 		*id = c.s;
 		return true;
 	}
-	for (i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(runtimes); i++) {
 		size_t p = strlen(runtimes[i]);
 
 		if (has_prefix(c, runtimes[i]) && len == p + CG_ID_LEN &&

@@ -156,6 +156,14 @@ void name_put(struct outbuf *b, const char *name, enum esc_syntax syntax)
 	}
 }
 
+void json_string(struct outbuf *b, const char *name)
+{
+	/* names are bytes: the one rule above makes them valid UTF-8 */
+	ob_chr(b, '"');
+	name_put(b, name, ESC_JSON);
+	ob_chr(b, '"');
+}
+
 void name_write(FILE *f, const char *name, enum esc_syntax syntax)
 {
 	const unsigned char *p = (const unsigned char *)name;

@@ -40,6 +40,9 @@ void name_write(FILE *f, const char *name, enum esc_syntax syntax);
 /* The same, appended to @b (the renderers' buffer). */
 void name_put(struct outbuf *b, const char *name, enum esc_syntax syntax);
 
+/* @name as a JSON string literal, quotes included, appended to @b. */
+void json_string(struct outbuf *b, const char *name);
+
 /*
  * @s, a name already escaped by name_escape() (or any valid UTF-8 text
  * without controls), written as XML text: only < > & " change.

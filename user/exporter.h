@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include "snapshot.h"
 #include "report.h"
+#include "cgstats.h"
 #include "cgroup.h"
 #include "render_prom.h"
 #include "http_server.h"

@@ -5,7 +5,7 @@
 
 #include "culprits.h"
 #include "stacks.h"
-#include "cgstat.h"
+#include "cgstats.h"
 
 struct sh_snapshot;
 

@@ -14,6 +14,7 @@
 #include "render.h"
 #include "escape.h"
 #include "log.h"
+#include "util.h"
 
 /*
  * Layout, in px. Text widths are estimated per character from the advances
@@ -168,14 +169,14 @@ int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r)
 	/* since start, the max is the run's, not the column's: unknown */
 	c->max_ns = t && !hm->cumulative ? t->max_ns : 0;
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		__u64 v = t ? t->slots[i] : 0;
+		__u64 v = t ? t->buckets[i] : 0;
 
 		if (hm->cumulative) {
 			/* a since-start report: the column is what is new */
-			c->slots[i] = v >= hm->prev[i] ? v - hm->prev[i] : 0;
+			c->buckets[i] = v >= hm->prev[i] ? v - hm->prev[i] : 0;
 			hm->prev[i] = v;
 		} else {
-			c->slots[i] = v;
+			c->buckets[i] = v;
 		}
 	}
 	return 0;
@@ -284,8 +285,22 @@ static struct timespec col_start(const struct hm_column *c)
 	return t;
 }
 
+/* Where everything goes: heatmap_layout() measures, the draw_*() functions write. */
+struct hm_layout {
+	int lo, hi, rows;		/* the buckets shown, as rows */
+	__u64 max;			/* the largest count of a cell */
+	bool empty;			/* no wait at all: a message in the plot */
+	int cell_w, cell_h;		/* one column by one row */
+	int left, pw, ph;		/* the plot's left edge, width and height; its top is TOP */
+	int dec, step, tick_chars;	/* x labels: decimals, every step-th column, width */
+	int legend_x;
+	int w, h, bottom;		/* the canvas; the x axis title's baseline + PAD */
+	char key[KEY_SHOWN + 8];	/* the key shown, escaped and cut */
+	char line2[384];		/* title line 2: key, host, time range */
+};
+
 /* The y of wait @v: its bucket's row, and linearly inside it. */
-static double y_of(__u64 v, int lo, int hi, int top, int cell_h)
+static double y_of(__u64 v, const struct hm_layout *L)
 {
 	int i = bucket_of(v);
 	__u64 a = bucket_lo(i), b = bucket_hi(i);
@@ -293,18 +308,17 @@ static double y_of(__u64 v, int lo, int hi, int top, int cell_h)
 
 	if (b == UINT64_MAX)
 		b = a * 2;
-	if (i < lo)
-		return top + (hi - lo + 1) * cell_h;
-	if (i > hi)
-		return top;
+	if (i < L->lo)
+		return TOP + L->ph;
+	if (i > L->hi)
+		return TOP;
 	frac = b > a ? (double)(v - a) / (double)(b - a) : 0;
-	return top + (hi - i) * cell_h + cell_h * (1 - frac);
+	return TOP + (L->hi - i) * L->cell_h + L->cell_h * (1 - frac);
 }
 
 /* The line of quantile @q across the columns; gaps where a column is empty. */
-static void quantile_line(FILE *f, const struct sh_heatmap *hm, double q, int lo, int hi,
-			  int left, int top, int cell_w, int cell_h, const char *cls,
-			  const char *style)
+static void quantile_line(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L,
+			  double q, const char *cls, const char *style)
 {
 	bool open = false;
 	double y;
@@ -316,9 +330,9 @@ static void quantile_line(FILE *f, const struct sh_heatmap *hm, double q, int lo
 		int i;
 
 		for (i = 0; i < SH_NBUCKETS; i++)
-			t.slots[i] = hm->cols[c].slots[i];
+			t.buckets[i] = hm->cols[c].buckets[i];
 		v = totals_quantile(&t, q);
-		if (!v && !t.slots[0]) {
+		if (!v && !t.buckets[0]) {
 			if (open)
 				fputs("\"/>\n", f);
 			open = false;
@@ -331,283 +345,335 @@ static void quantile_line(FILE *f, const struct sh_heatmap *hm, double q, int lo
 		 * show; kept 2 px inside the plot, so that a line at the
 		 * bottom (or top) edge is not drawn under the frame
 		 */
-		y = y_of(v, lo, hi, top, cell_h);
-		if (y > top + (hi - lo + 1) * cell_h - 2.0)
-			y = top + (hi - lo + 1) * cell_h - 2.0;
-		if (y < top + 2.0)
-			y = top + 2.0;
-		fprintf(f, "%s%.1f,%.1f %.1f,%.1f", open ? " " : "", left + c * cell_w + 0.0, y,
-			left + (c + 1) * cell_w + 0.0, y);
+		y = y_of(v, L);
+		if (y > TOP + L->ph - 2.0)
+			y = TOP + L->ph - 2.0;
+		if (y < TOP + 2.0)
+			y = TOP + 2.0;
+		fprintf(f, "%s%.1f,%.1f %.1f,%.1f", open ? " " : "", L->left + c * L->cell_w + 0.0,
+			y, L->left + (c + 1) * L->cell_w + 0.0, y);
 		open = true;
 	}
 	if (open)
 		fputs("\"/>\n", f);
 }
 
-void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
+/* The rows: the buckets any column counted (~1 us to ~1 ms when none), the largest count. */
+static void layout_rows(const struct sh_heatmap *hm, struct hm_layout *L)
 {
-	int lo = SH_NBUCKETS, hi = -1, rows, i, y, w, h, cell_w, cell_h, left, pw, ph;
-	int ylab_w = 0, tick_chars, step, steps[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
-	int dec = 0, legend_x, bottom;
-	bool empty;
-	__u64 max = 0, last = 0;
 	size_t c;
-	char col[16], a[64], key[KEY_SHOWN + 8], line2[384];
-	size_t k;
-	int tw;
-	double span = 0, per_col;
+	int i;
 
-	for (c = 0; c < hm->ncols; c++) {
-		span += hm->cols[c].span_s;
+	L->lo = SH_NBUCKETS;
+	L->hi = -1;
+	for (c = 0; c < hm->ncols; c++)
 		for (i = 0; i < SH_NBUCKETS; i++) {
-			if (!hm->cols[c].slots[i])
+			if (!hm->cols[c].buckets[i])
 				continue;
-			if (i < lo)
-				lo = i;
-			if (i > hi)
-				hi = i;
-			if (hm->cols[c].slots[i] > max)
-				max = hm->cols[c].slots[i];
+			if (i < L->lo)
+				L->lo = i;
+			if (i > L->hi)
+				L->hi = i;
+			if (hm->cols[c].buckets[i] > L->max)
+				L->max = hm->cols[c].buckets[i];
 		}
+	L->empty = L->hi < 0;
+	if (L->empty) {
+		L->lo = bucket_of(1000);
+		L->hi = bucket_of(1000000);
 	}
-	empty = hi < 0;
-	if (empty) {
-		lo = bucket_of(1000);	/* nothing recorded: show ~1 us to ~1 ms */
-		hi = bucket_of(1000000);
-	}
-	rows = hi - lo + 1;
-	for (i = lo; i <= hi; i++) {
+	L->rows = L->hi - L->lo + 1;
+}
+
+/* The plot: about HM_PLOT_W wide whatever the number of columns, right of the y labels. */
+static void layout_plot(const struct sh_heatmap *hm, struct hm_layout *L)
+{
+	int ylab_w = 0, i;
+	char a[64];
+
+	for (i = L->lo; i <= L->hi; i++) {
 		bucket_range(a, sizeof(a), i);
 		if (str_w(a, FONT, false) > ylab_w)
 			ylab_w = str_w(a, FONT, false);
 	}
-
-	/* cells: the plot about HM_PLOT_W wide whatever the number of columns */
-	cell_w = hm->ncols ? HM_PLOT_W / (int)hm->ncols : HM_CELL_W_MAX;
-	if (cell_w > HM_CELL_W_MAX)
-		cell_w = HM_CELL_W_MAX;
-	if (cell_w < 1)
-		cell_w = 1;
-	cell_h = PLOT_H / rows;
-	cell_h = cell_h < CELL_H_MIN ? CELL_H_MIN : cell_h > CELL_H_MAX ? CELL_H_MAX : cell_h;
-	left = PAD + ylab_w + 8;
-	pw = (int)hm->ncols * cell_w;
-	ph = rows * cell_h;
+	L->cell_w = hm->ncols ? HM_PLOT_W / (int)hm->ncols : HM_CELL_W_MAX;
+	if (L->cell_w > HM_CELL_W_MAX)
+		L->cell_w = HM_CELL_W_MAX;
+	if (L->cell_w < 1)
+		L->cell_w = 1;
+	L->cell_h = PLOT_H / L->rows;
+	L->cell_h = L->cell_h < CELL_H_MIN ? CELL_H_MIN : L->cell_h > CELL_H_MAX ? CELL_H_MAX
+									       : L->cell_h;
+	L->left = PAD + ylab_w + 8;
+	L->pw = (int)hm->ncols * L->cell_w;
+	L->ph = L->rows * L->cell_h;
 
 	/* the key shown, cut: the title must fit the canvas */
-	key[0] = '\0';
-	if (hm->key && name_escape(key, KEY_SHOWN, hm->key_raw) >= KEY_SHOWN)
-		strcat(key, "...");
-	if (empty) {
+	L->key[0] = '\0';
+	if (hm->key && name_escape(L->key, KEY_SHOWN, hm->key_raw) >= KEY_SHOWN)
+		strcat(L->key, "...");
+	if (L->empty) {
 		/* the message sits in the plot: make room for it */
 		int m = str_w("no waits for ", FONT_TITLE, false) +
-			str_w(hm->key ? key : "any task", FONT_TITLE, false);
+			str_w(hm->key ? L->key : "any task", FONT_TITLE, false);
 
-		if (pw < m + 20)
-			pw = m + 20;
+		if (L->pw < m + 20)
+			L->pw = m + 20;
 	}
+}
 
-	/*
-	 * x ticks at the right edge of every step-th column, labelled with its
-	 * reading's wall clock; decimals when a step is under a second; the
-	 * date under the first label and wherever it changes.
-	 */
+/*
+ * x ticks at the right edge of every step-th column, labelled with its
+ * reading's wall clock; decimals when a step is under a second; the date
+ * under the first label and wherever it changes.
+ */
+static void layout_ticks(const struct sh_heatmap *hm, struct hm_layout *L)
+{
+	static const int steps[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
+	double span = 0, per_col;
+	size_t c, k;
+
+	for (c = 0; c < hm->ncols; c++)
+		span += hm->cols[c].span_s;
 	per_col = hm->ncols ? span / (double)hm->ncols : 1;
 	if (hm->ncols > 1)	/* the readings' spacing: a stalled reading does not count */
-		per_col = (double)(hm->cols[hm->ncols - 1].when.tv_sec - hm->cols[0].when.tv_sec) +
-			  (hm->cols[hm->ncols - 1].when.tv_nsec - hm->cols[0].when.tv_nsec) / 1e9;
-	if (hm->ncols > 1)
-		per_col /= (double)(hm->ncols - 1);
-	for (dec = 0; dec <= 2; dec++) {
+		per_col = ((double)(hm->cols[hm->ncols - 1].when.tv_sec - hm->cols[0].when.tv_sec) +
+			   (hm->cols[hm->ncols - 1].when.tv_nsec - hm->cols[0].when.tv_nsec) / 1e9) /
+			  (double)(hm->ncols - 1);
+	for (L->dec = 0; L->dec <= 2; L->dec++) {
 		/* "HH:MM:SS" and its decimals, or the date under it ("YYYY-MM-DD") */
-		tick_chars = 8 + (dec ? dec + 1 : 0);
-		if (tick_chars < 10)
-			tick_chars = 10;
-		step = steps[sizeof(steps) / sizeof(steps[0]) - 1];
-		for (k = 0; k < sizeof(steps) / sizeof(steps[0]); k++)
-			if (steps[k] * cell_w >= text_w((size_t)tick_chars, FONT) + TICK_GAP) {
-				step = steps[k];
+		L->tick_chars = 8 + (L->dec ? L->dec + 1 : 0);
+		if (L->tick_chars < 10)
+			L->tick_chars = 10;
+		L->step = steps[ARRAY_SIZE(steps) - 1];
+		for (k = 0; k < ARRAY_SIZE(steps); k++)
+			if (steps[k] * L->cell_w >= text_w((size_t)L->tick_chars, FONT) + TICK_GAP) {
+				L->step = steps[k];
 				break;
 			}
 		/* enough decimals that two ticks never read the same */
-		if (step * per_col >= (dec == 0 ? 1 : dec == 1 ? 0.1 : 0))
+		if (L->step * per_col >= (L->dec == 0 ? 1 : L->dec == 1 ? 0.1 : 0))
 			break;
 	}
+}
 
-	legend_x = left + pw + LEGEND_GAP;
-	/* the legend's widest label: the largest count */
-	w = legend_x + 16 + text_w((size_t)fmt_u64(a, max), FONT) + PAD;
-	if (w < legend_x + LEGEND_W)
-		w = legend_x + LEGEND_W;
-	/* the last x label reaches half its width past the plot */
-	if (w < left + pw + text_w((size_t)tick_chars, FONT) / 2 + PAD)
-		w = left + pw + text_w((size_t)tick_chars, FONT) / 2 + PAD;
+/* Title line 2: key, host, time range. */
+static void layout_title(const struct sh_heatmap *hm, struct hm_layout *L)
+{
+	char t0[40], t1[40], zone[16], *line2 = L->line2;
+	size_t size = sizeof(L->line2);
+	struct timespec s0 = hm->ncols ? col_start(&hm->cols[0]) : (struct timespec){ 0 };
+	struct tm tm;
+	int n;
 
-	/* title line 2: key, host, time range */
-	{
-		char t0[40], t1[40], zone[16];
-		struct timespec s0 = hm->ncols ? col_start(&hm->cols[0]) : (struct timespec){ 0 };
-		struct tm tm;
-		int n;
-
-		if (hm->key)
-			n = snprintf(line2, sizeof(line2), "%s = %s", key_name(hm->key_type), key);
-		else
-			n = snprintf(line2, sizeof(line2), "all tasks");
-		n += snprintf(line2 + n, sizeof(line2) - n, "; host ");
-		n += (int)name_escape(line2 + n, sizeof(line2) - n - 100, hm->host);
-		n = (int)strlen(line2);
-		if (hm->ncols) {
-			localtime_r(&s0.tv_sec, &tm);
-			strftime(t0, sizeof(t0), "%Y-%m-%d %H:%M:%S", &tm);
-			localtime_r(&hm->cols[hm->ncols - 1].when.tv_sec, &tm);
-			strftime(zone, sizeof(zone), "%Z", &tm);
-			strftime(t1, sizeof(t1), "%H:%M:%S", &tm);
-			n += snprintf(line2 + n, sizeof(line2) - n, "; %s to %s %s", t0, t1, zone);
-		}
-		if (hm->total > hm->ncols)
-			snprintf(line2 + n, sizeof(line2) - n, " (the latest %zu of %llu intervals)",
-				 hm->ncols, (unsigned long long)hm->total);
-		else
-			snprintf(line2 + n, sizeof(line2) - n, " (%zu interval%s)", hm->ncols,
-				 hm->ncols == 1 ? "" : "s");
+	if (hm->key)
+		n = snprintf(line2, size, "%s = %s", key_name(hm->key_type), L->key);
+	else
+		n = snprintf(line2, size, "all tasks");
+	n += snprintf(line2 + n, size - n, "; host ");
+	n += (int)name_escape(line2 + n, size - n - 100, hm->host);
+	n = (int)strlen(line2);
+	if (hm->ncols) {
+		localtime_r(&s0.tv_sec, &tm);
+		strftime(t0, sizeof(t0), "%Y-%m-%d %H:%M:%S", &tm);
+		localtime_r(&hm->cols[hm->ncols - 1].when.tv_sec, &tm);
+		strftime(zone, sizeof(zone), "%Z", &tm);
+		strftime(t1, sizeof(t1), "%H:%M:%S", &tm);
+		n += snprintf(line2 + n, size - n, "; %s to %s %s", t0, t1, zone);
 	}
+	if (hm->total > hm->ncols)
+		snprintf(line2 + n, size - n, " (the latest %zu of %llu intervals)", hm->ncols,
+			 (unsigned long long)hm->total);
+	else
+		snprintf(line2 + n, size - n, " (%zu interval%s)", hm->ncols,
+			 hm->ncols == 1 ? "" : "s");
+}
+
+/* @w, or the least width that holds @need. */
+static int at_least(int w, int need)
+{
+	return w < need ? need : w;
+}
+
+/* The canvas: wide enough for the plot, legend, last x label and every title line. */
+static void layout_canvas(const struct sh_heatmap *hm, struct hm_layout *L)
+{
+	char a[24];
+	int w, tw;
+
+	L->legend_x = L->left + L->pw + LEGEND_GAP;
+	/* the legend's widest label: the largest count */
+	w = L->legend_x + 16 + text_w((size_t)fmt_u64(a, L->max), FONT) + PAD;
+	w = at_least(w, L->legend_x + LEGEND_W);
+	/* the last x label reaches half its width past the plot */
+	w = at_least(w, L->left + L->pw + text_w((size_t)L->tick_chars, FONT) / 2 + PAD);
 	tw = str_w("schedhist: ", FONT_TITLE, true) + str_w(metric_words(hm->metric), FONT_TITLE, true);
-	if (w < PAD + tw + PAD)
-		w = PAD + tw + PAD;
-	if (w < PAD + str_w(line2, FONT, false) + PAD)
-		w = PAD + str_w(line2, FONT, false) + PAD;
+	w = at_least(w, PAD + tw + PAD);
+	w = at_least(w, PAD + str_w(L->line2, FONT, false) + PAD);
 	tw = str_w("colour: waits per bucket per interval (log scale); lines: percentiles of each "
 		   "interval", FONT, false);
-	if (w < PAD + tw + PAD)
-		w = PAD + tw + PAD;
+	w = at_least(w, PAD + tw + PAD);
 	tw = str_w("time (one column per interval)", FONT, true);
-	if (w < left + pw / 2 + tw / 2 + PAD)
-		w = left + pw / 2 + tw / 2 + PAD;
-	bottom = TOP + ph + 6 + 2 * (FONT + 3) + 6 + FONT + PAD;
-	h = bottom;
+	L->w = at_least(w, L->left + L->pw / 2 + tw / 2 + PAD);
+	L->bottom = TOP + L->ph + 6 + 2 * (FONT + 3) + 6 + FONT + PAD;
 	/* the legend: 5 colour steps and the two lines, each 16 px, and its title */
-	if (h < TOP + 8 * 16 + PAD)
-		h = TOP + 8 * 16 + PAD;
+	L->h = at_least(L->bottom, TOP + 8 * 16 + PAD);
+}
 
+static void heatmap_layout(const struct sh_heatmap *hm, struct hm_layout *L)
+{
+	memset(L, 0, sizeof(*L));
+	layout_rows(hm, L);
+	layout_plot(hm, L);
+	layout_ticks(hm, L);
+	layout_title(hm, L);
+	layout_canvas(hm, L);
+}
+
+/* The canvas and the three title lines. */
+static void draw_title(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L)
+{
 	if (!hm->inline_svg)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"%d\">\n",
-		w, h, w, h, FONT);
+		L->w, L->h, L->w, L->h, FONT);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"%d\" font-size=\"%d\" font-weight=\"bold\">"
 		   "schedhist: ", PAD, PAD + FONT_TITLE, FONT_TITLE);
 	xml_text(f, metric_words(hm->metric));
 	fprintf(f, "</text>\n<text class=\"title\" x=\"%d\" y=\"%d\">", PAD,
 		PAD + FONT_TITLE + 6 + FONT);
-	escaped_write_xml(f, line2);
+	escaped_write_xml(f, L->line2);
 	fprintf(f, "</text>\n<text class=\"title\" x=\"%d\" y=\"%d\">colour: waits per bucket "
 		   "per interval (log scale)%s</text>\n", PAD, PAD + FONT_TITLE + 2 * (6 + FONT),
 		hm->lines ? "; lines: percentiles of each interval" : "");
+}
 
-	/* y axis: each row's bucket range, short waits at the bottom */
+/* y axis: each row's bucket range, short waits at the bottom. */
+static void draw_yaxis(FILE *f, const struct hm_layout *L)
+{
+	char a[64];
+	int i;
+
 	fprintf(f, "<g class=\"yaxis\">\n<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
-		   "font-weight=\"bold\">wait</text>\n", left - 6, TOP - 8);
-	for (i = lo; i <= hi; i++) {
-		y = TOP + (hi - i) * cell_h;
+		   "font-weight=\"bold\">wait</text>\n", L->left - 6, TOP - 8);
+	for (i = L->lo; i <= L->hi; i++) {
 		bucket_range(a, sizeof(a), i);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6,
-			y + cell_h / 2 + FONT / 2 - 1, a);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", L->left - 6,
+			TOP + (L->hi - i) * L->cell_h + L->cell_h / 2 + FONT / 2 - 1, a);
 	}
 	fputs("</g>\n", f);
+}
+
+/* The plot: a column of cells per reading, the percentile lines over them. */
+static void draw_plot(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L)
+{
+	char col[16], a[64], ts[32];
+	size_t c;
+	int i;
 
 	fprintf(f, "<g id=\"plot\">\n<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" "
-		   "height=\"%d\" fill=\"#f4f4f4\"/>\n", left, TOP, pw, ph);
+		   "height=\"%d\" fill=\"#f4f4f4\"/>\n", L->left, TOP, L->pw, L->ph);
 	for (c = 0; c < hm->ncols; c++) {
-		const struct hm_column *col_ = &hm->cols[c];
-		int x = left + (int)c * cell_w;
-		char ts[32];
+		const struct hm_column *cl = &hm->cols[c];
+		int x = L->left + (int)c * L->cell_w;
 
-		clock_label(ts, sizeof(ts), &col_->when, dec);
+		clock_label(ts, sizeof(ts), &cl->when, L->dec);
 		fprintf(f, "<g class=\"column\" data-index=\"%zu\" data-time=\"%s\">\n", c, ts);
 		/* empty cells are the frame's grey: only counted ones are drawn */
-		for (i = lo; i <= hi; i++) {
-			if (!col_->slots[i])
+		for (i = L->lo; i <= L->hi; i++) {
+			if (!cl->buckets[i])
 				continue;
-			y = TOP + (hi - i) * cell_h;
-			colour(col, sizeof(col), col_->slots[i], max);
+			colour(col, sizeof(col), cl->buckets[i], L->max);
 			bucket_range(a, sizeof(a), i);
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
 				   "data-bucket=\"%d\" data-count=\"%llu\"><title>%s %s: %llu"
 				   "</title></rect>\n",
-				x, y, cell_w > 2 ? cell_w - 1 : cell_w, cell_h - 1, col, i,
-				(unsigned long long)col_->slots[i], ts, a,
-				(unsigned long long)col_->slots[i]);
+				x, TOP + (L->hi - i) * L->cell_h, L->cell_w > 2 ? L->cell_w - 1 : L->cell_w,
+				L->cell_h - 1, col, i, (unsigned long long)cl->buckets[i], ts, a,
+				(unsigned long long)cl->buckets[i]);
 		}
 		fputs("</g>\n", f);
 	}
 	/* each line over a white halo: visible on the darkest cells and on the lightest */
 	if (hm->lines & HM_LINE_P50) {
-		quantile_line(f, hm, 0.5, lo, hi, left, TOP, cell_w, cell_h, "halo",
+		quantile_line(f, hm, L, 0.5, "halo",
 			      "stroke=\"#ffffff\" stroke-width=\"4\" stroke-opacity=\"0.9\"");
-		quantile_line(f, hm, 0.5, lo, hi, left, TOP, cell_w, cell_h, "p50",
+		quantile_line(f, hm, L, 0.5, "p50",
 			      "stroke=\"#1565c0\" stroke-width=\"2\" stroke-dasharray=\"5 3\"");
 	}
 	if (hm->lines & HM_LINE_P99) {
-		quantile_line(f, hm, 0.99, lo, hi, left, TOP, cell_w, cell_h, "halo",
+		quantile_line(f, hm, L, 0.99, "halo",
 			      "stroke=\"#ffffff\" stroke-width=\"4\" stroke-opacity=\"0.9\"");
-		quantile_line(f, hm, 0.99, lo, hi, left, TOP, cell_w, cell_h, "p99",
-			      "stroke=\"#111111\" stroke-width=\"2\"");
+		quantile_line(f, hm, L, 0.99, "p99", "stroke=\"#111111\" stroke-width=\"2\"");
 	}
-	if (empty) {
+	if (L->empty) {
 		fprintf(f, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-			   "font-size=\"%d\">no waits for ", left + pw / 2, TOP + ph / 2, FONT_TITLE);
+			   "font-size=\"%d\">no waits for ", L->left + L->pw / 2, TOP + L->ph / 2,
+			FONT_TITLE);
 		if (hm->key)
-			escaped_write_xml(f, key);
+			escaped_write_xml(f, L->key);
 		else
 			fputs("any task", f);
 		fputs("</text>\n", f);
 	}
 	fputs("</g>\n", f);
+}
 
-	/* x axis; the axis title centred under the plot, within the canvas */
-	tw = str_w("time (one column per interval)", FONT, true);
+/* x axis: the ticks, their clock labels and dates; the title centred under the plot. */
+static void draw_xaxis(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L)
+{
+	int tw = str_w("time (one column per interval)", FONT, true);
+	size_t c;
+
 	fputs("<g class=\"xaxis\">\n", f);
-	for (c = (size_t)step - 1; c < hm->ncols; c += (size_t)step) {
-		const struct hm_column *col_ = &hm->cols[c];
-		int x = left + (int)(c + 1) * cell_w;
+	for (c = (size_t)L->step - 1; c < hm->ncols; c += (size_t)L->step) {
+		const struct hm_column *cl = &hm->cols[c];
+		int x = L->left + (int)(c + 1) * L->cell_w;
 		char ts[32], day[16], prev[16] = "";
 		struct tm tm;
 
-		clock_label(ts, sizeof(ts), &col_->when, dec);
-		localtime_r(&col_->when.tv_sec, &tm);
+		clock_label(ts, sizeof(ts), &cl->when, L->dec);
+		localtime_r(&cl->when.tv_sec, &tm);
 		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
-		if (c >= (size_t)step) {
-			localtime_r(&hm->cols[c - step].when.tv_sec, &tm);
+		if (c >= (size_t)L->step) {
+			localtime_r(&hm->cols[c - L->step].when.tv_sec, &tm);
 			strftime(prev, sizeof(prev), "%Y-%m-%d", &tm);
 		}
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\"/>\n", x,
-			TOP + ph, x, TOP + ph + 4);
+			TOP + L->ph, x, TOP + L->ph + 4);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x,
-			TOP + ph + 6 + FONT, ts);
+			TOP + L->ph + 6 + FONT, ts);
 		if (strcmp(day, prev))
 			fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s"
-				   "</text>\n", x, TOP + ph + 6 + 2 * FONT + 3, day);
+				   "</text>\n", x, TOP + L->ph + 6 + 2 * FONT + 3, day);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-weight=\"bold\">time "
-		   "(one column per interval)</text>\n</g>\n", left + pw / 2 > PAD + tw / 2 + 1 ?
-		left + pw / 2 : PAD + tw / 2 + 1, bottom - PAD);
+		   "(one column per interval)</text>\n</g>\n", L->left + L->pw / 2 > PAD + tw / 2 + 1 ?
+		L->left + L->pw / 2 : PAD + tw / 2 + 1, L->bottom - PAD);
+}
 
-	/* legend, beside the plot */
+/* The legend, beside the plot: the colour steps of the counts, the lines. */
+static void draw_legend(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L)
+{
+	__u64 last = 0;
+	char col[16];
+	int i, k, y;
+
 	fprintf(f, "<g id=\"legend\">\n<text x=\"%d\" y=\"%d\" font-weight=\"bold\">waits</text>\n",
-		legend_x, TOP - 8);
+		L->legend_x, TOP - 8);
 	for (i = 0, k = 0; i < 5; i++) {
-		__u64 v = max ? (__u64)llround(pow((double)max, i / 4.0)) : 0;
+		__u64 v = L->max ? (__u64)llround(pow((double)L->max, i / 4.0)) : 0;
 
 		/* small maxima give equal steps: each count once */
 		if (i && v == last)
 			continue;
 		last = v;
-		colour(col, sizeof(col), v, max);
+		colour(col, sizeof(col), v, L->max);
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			   "<text x=\"%d\" y=\"%d\">%llu</text>\n",
-			legend_x, TOP + 6 + (int)k * 16, col, legend_x + 16, TOP + 6 + (int)k * 16 + 10,
+			L->legend_x, TOP + 6 + k * 16, col, L->legend_x + 16, TOP + 6 + k * 16 + 10,
 			(unsigned long long)v);
 		k++;
 	}
@@ -615,14 +681,28 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 	if (hm->lines & HM_LINE_P50) {
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1565c0\" "
 			   "stroke-width=\"2\" stroke-dasharray=\"5 3\"/><text x=\"%d\" y=\"%d\">p50"
-			   "</text>\n", legend_x, y + 6, legend_x + 12, y + 6, legend_x + 16, y + 10);
+			   "</text>\n", L->legend_x, y + 6, L->legend_x + 12, y + 6, L->legend_x + 16,
+			y + 10);
 		y += 16;
 	}
 	if (hm->lines & HM_LINE_P99)
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#111111\" "
 			   "stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">p99</text>\n",
-			legend_x, y + 6, legend_x + 12, y + 6, legend_x + 16, y + 10);
-	fputs("</g>\n</svg>\n", f);
+			L->legend_x, y + 6, L->legend_x + 12, y + 6, L->legend_x + 16, y + 10);
+	fputs("</g>\n", f);
+}
+
+void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
+{
+	struct hm_layout L;
+
+	heatmap_layout(hm, &L);
+	draw_title(f, hm, &L);
+	draw_yaxis(f, &L);
+	draw_plot(f, hm, &L);
+	draw_xaxis(f, hm, &L);
+	draw_legend(f, hm, &L);
+	fputs("</svg>\n", f);
 }
 
 /* Render into memory, then one atomic rewrite. */

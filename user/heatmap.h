@@ -28,7 +28,7 @@
 struct hm_column {
 	struct timespec when;		/* wall clock of the report */
 	double span_s;			/* seconds the column covers */
-	__u64 slots[SH_NBUCKETS];	/* waits per bucket in that span */
+	__u64 buckets[SH_NBUCKETS];	/* waits per bucket in that span */
 	__u64 max_ns;			/* longest wait of the span, 0 if unknown */
 	bool seen;			/* the key was in the report */
 };

@@ -6,40 +6,6 @@
 
 #include "hist.h"
 
-int fmt_u64_big(char *buf, __u64 v)
-{
-	int n;
-
-	if (v < 10000000000000000ULL) {
-		n = put_upto8(buf, (__u32)(v / 100000000));
-		put8(buf + n, digits8((__u32)(v % 100000000)));
-		n += 8;
-	} else {
-		__u64 hi = v / 100000000;
-
-		n = put_upto8(buf, (__u32)(hi / 100000000));
-		put8(buf + n, digits8((__u32)(hi % 100000000)));
-		put8(buf + n + 8, digits8((__u32)(v % 100000000)));
-		n += 16;
-	}
-	buf[n] = '\0';
-	return n;
-}
-
-int fmt_u64_right_big(char *buf, __u64 v, int width)
-{
-	/* 9 digits and more (v >= 10^8): the length from the digits' own count */
-	int len = v >= 10000000000000000ULL ? 17 + (v >= 100000000000000000ULL) +
-						(v >= 1000000000000000000ULL) +
-						(v >= 10000000000000000000ULL)
-					    : 16 - (__builtin_ctzll(digits8((__u32)(v / 100000000))) >> 3);
-	int pad = width > len ? width - len : 0;
-
-	memset(buf, ' ', 16);
-	fmt_u64_big(buf + pad, v);
-	return pad + len;
-}
-
 __u64 bucket_edge(int i)
 {
 	if (i < 0)
@@ -100,7 +66,7 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 	int i;
 
 	for (i = 0; i < SH_NBUCKETS; i++)
-		dst->slots[i] += src->slots[i];
+		dst->buckets[i] += src->buckets[i];
 	totals_add_meta(dst, src);
 }
 
@@ -151,7 +117,7 @@ static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, i
 	/* and the min its real lower end: waits that all fall in one bucket */
 	if (t->has_min && t->min_ns > lo && t->min_ns < hi)
 		lo = t->min_ns;
-	frac = (double)(rank - seen) / (double)t->slots[i];
+	frac = (double)(rank - seen) / (double)t->buckets[i];
 	est = (double)lo + (double)(hi - lo) * frac;
 	/*
 	 * Every wait in this one bucket: its exact mean is known too (the
@@ -159,7 +125,7 @@ static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, i
 	 * middle of [lo, hi]: one long outlier then no longer drags p50 half
 	 * way to itself (lo to the mean, then the mean to hi, linearly)
 	 */
-	if (t->slots[i] == total && t->count == total) {
+	if (t->buckets[i] == total && t->count == total) {
 		double mean = (double)t->sum_ns / (double)total;
 
 		if (mean >= (double)lo && mean <= (double)hi)
@@ -171,7 +137,7 @@ static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, i
 	 * bucket's end or the max, and 2^64 does not convert back to a __u64.
 	 * The bucket's last rank is its end exactly.
 	 */
-	r = rank - seen == t->slots[i] || est >= (double)hi ? hi : (__u64)est;
+	r = rank - seen == t->buckets[i] || est >= (double)hi ? hi : (__u64)est;
 	if (t->max_ns && r > t->max_ns)
 		return t->max_ns;
 	/* the same at the other end: a bucket's lower part holding no wait */
@@ -187,13 +153,13 @@ void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *
 
 	/* four sums side by side: one add after another was a chain of 41 */
 	for (k = 0; k + 4 <= SH_NBUCKETS; k += 4) {
-		acc[0] += t->slots[k];
-		acc[1] += t->slots[k + 1];
-		acc[2] += t->slots[k + 2];
-		acc[3] += t->slots[k + 3];
+		acc[0] += t->buckets[k];
+		acc[1] += t->buckets[k + 1];
+		acc[2] += t->buckets[k + 2];
+		acc[3] += t->buckets[k + 3];
 	}
 	for (; k < SH_NBUCKETS; k++)
-		acc[0] += t->slots[k];
+		acc[0] += t->buckets[k];
 	total = acc[0] + acc[1] + acc[2] + acc[3];
 	if (!total) {
 		for (k = 0; k < n; k++)
@@ -201,15 +167,15 @@ void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *
 		return;
 	}
 	/* no rank falls in the empty buckets below the first wait */
-	for (i = 0; !t->slots[i]; i++)
+	for (i = 0; !t->buckets[i]; i++)
 		;
 	for (k = 0; k < n; k++) {
 		rank = quantile_rank(q[k], total);
 		/* ranks grow with q: go on from the bucket of the previous one */
 		for (; i < SH_NBUCKETS; i++) {
-			if (seen + t->slots[i] >= rank)
+			if (seen + t->buckets[i] >= rank)
 				break;
-			seen += t->slots[i];
+			seen += t->buckets[i];
 		}
 		if (i == SH_NBUCKETS)
 			i = SH_NBUCKETS - 1;

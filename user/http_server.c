@@ -17,10 +17,7 @@
 #include "render_prom.h"
 #include "prom_native.h"
 #include "log.h"
-
-#ifndef SCHEDHIST_VERSION
-#define SCHEDHIST_VERSION "0.0.0-dev"
-#endif
+#include "util.h"
 
 #define LISTEN_BACKLOG 64
 #define REAP_PERIOD_NS (NSEC_PER_SEC / 4)	/* how often deadlines are checked */

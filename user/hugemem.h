@@ -2,9 +2,9 @@
 /*
  * The poller's large arrays on transparent huge pages. At 10 000 keys a
  * report walks tens of MiB (the snapshot's entries, the groups, the
- * ranking's records, the output) in an order no prefetcher follows, and
- * with 4 KiB pages nearly every entry was a TLB miss too: a third of
- * building the report (measured, bench/results). Only mappings of at
+ * ranking's records, the output) in an order no prefetcher follows; with
+ * 4 KiB pages nearly every entry is a TLB miss too, a third of building
+ * the report (docs/overhead.md, "The poller"). Only mappings of at
  * least HUGE_MIN bytes are marked for huge pages (madvise MADV_HUGEPAGE,
  * which the kernel's "madvise" mode, the usual default, honours): a host
  * with a few hundred keys keeps its small arrays on small pages, so the

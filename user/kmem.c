@@ -30,7 +30,7 @@
 #define KMEM_HTAB_ELEM 56ULL
 #define KMEM_LLIST_NODE 8ULL
 #define KMEM_HTAB_BUCKET 16ULL
-/* sizeof(struct task_slot) in bpf/schedhist.bpf.c: owner, start, task_core */
+/* sizeof(struct task_entry) in bpf/schedhist.bpf.c: owner, start, task_core */
 #define KMEM_TASK_SLOT 48ULL
 /* the program's global sections, an mmapable array of one value each (under a page) */
 #define KMEM_GLOBAL_SECTIONS 3ULL
@@ -94,7 +94,7 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 
 	p->nr_slots = keys > cap ? (__u32)cap : keys;
 	p->slot_stride = (p->nr_slots + SH_SLOT_ALIGN - 1) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
-	n[KMEM_TASKS] = c->task_slots;
+	n[KMEM_TASKS] = c->task_entries;
 	n[KMEM_PCPU] = n[KMEM_NEWVAL] = n[KMEM_STACK_ZERO] = 1;
 	n[KMEM_SLOTS] = p->nr_slots ? p->slot_stride * c->ncpus : 1;
 	n[KMEM_SLOT_KEYS] = n[KMEM_FREE_SLOTS] = p->nr_slots ? p->nr_slots : 1;

@@ -44,7 +44,7 @@ struct kmem_cfg {
 	bool keyed;		/* -k comm, pid, tid, cgroup (the key maps are used) */
 	bool key_cpu;		/* -k cpu (--stacks keeps one entry per CPU) */
 	__u32 max_keys;		/* key capacity (slots and key map), [other] beyond */
-	__u32 task_slots;	/* task table entries */
+	__u32 task_entries;	/* task table entries */
 	bool culprits, stacks;
 };
 

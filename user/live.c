@@ -19,6 +19,7 @@
 #include "loop.h"
 #include "log.h"
 #include "exit_codes.h"
+#include "util.h"
 
 #define KEY_W_MAX 32		/* the key column, at most */
 #define NUM_W 9			/* each value column: 8 characters and a space */
@@ -211,54 +212,62 @@ static void sparkline(const struct sh_live *lv, const struct live_hist *h, int w
 	}
 }
 
-static void draw(struct sh_live *lv)
-{
-	const struct live_spec *o = &lv->spec;
-	int ncols = COLS, nlines = LINES, key_w = 4, spark_w = 0, maxby_w = 0, culp_w = 0, y, need;
-	/* --top: the first N in the current order */
-	size_t nvis = o->top && o->top < lv->nrows ? o->top : lv->nrows;
-	size_t i, shown, max_scroll;
-	__u64 spark_lo = 0, spark_hi = 0;
-	char line[1024], ts[32];
-	size_t at;
-	struct tm tm;
+/* The widths of the table's columns in a terminal of @ncols; 0: the column does not fit. */
+struct live_cols {
+	int key_w, maxby_w, culp_w, spark_w;
+};
 
-	erase();
+/*
+ * The key and the five values first; who had the max when a trend fits
+ * too, the top culprit (--culprits) likewise; the trend in what is left.
+ */
+static void layout_cols(const struct sh_live *lv, size_t nvis, int ncols, struct live_cols *c)
+{
+	const char *kname = key_name(lv->spec.key_type);
+	int need;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->key_w = 4;
 	for (i = 0; i < nvis; i++)
-		if ((int)strlen(lv->rows[i].name) > key_w)
-			key_w = (int)strlen(lv->rows[i].name);
-	if (key_w < (int)strlen(key_name(o->key_type)))
-		key_w = (int)strlen(key_name(o->key_type));
-	if (key_w > KEY_W_MAX)
-		key_w = KEY_W_MAX;
-	/* the key and the five values first; who had the max when a trend fits too; the trend */
-	need = key_w + COUNT_W + 5 * NUM_W;
+		if ((int)strlen(lv->rows[i].name) > c->key_w)
+			c->key_w = (int)strlen(lv->rows[i].name);
+	if (c->key_w < (int)strlen(kname))
+		c->key_w = (int)strlen(kname);
+	if (c->key_w > KEY_W_MAX)
+		c->key_w = KEY_W_MAX;
+	need = c->key_w + COUNT_W + 5 * NUM_W;
 	if (need > ncols - 1) {
-		key_w -= need - (ncols - 1);
-		if (key_w < 4)
-			key_w = 4;
-		need = key_w + COUNT_W + 5 * NUM_W;
+		c->key_w -= need - (ncols - 1);
+		if (c->key_w < 4)
+			c->key_w = 4;
+		need = c->key_w + COUNT_W + 5 * NUM_W;
 	}
 	if (ncols - 1 - need >= MAXBY_W + 2 + SPARK_MIN + 2) {
-		maxby_w = MAXBY_W;
-		need += maxby_w + 2;
+		c->maxby_w = MAXBY_W;
+		need += c->maxby_w + 2;
 	}
-	/* --culprits: the top culprit of each key, when there is room */
-	for (i = 0; i < lv->nrows && !culp_w; i++)
+	for (i = 0; i < lv->nrows && !c->culp_w; i++)
 		if (lv->rows[i].culprit[0])
-			culp_w = CULPRIT_W;
-	if (culp_w && ncols - 1 - need >= culp_w + 2 + SPARK_MIN + 2)
-		need += culp_w + 2;
+			c->culp_w = CULPRIT_W;
+	if (c->culp_w && ncols - 1 - need >= c->culp_w + 2 + SPARK_MIN + 2)
+		need += c->culp_w + 2;
 	else
-		culp_w = 0;
+		c->culp_w = 0;
 	if (ncols - 1 - need >= SPARK_MIN + 2) {
-		spark_w = ncols - 1 - need - 2;
-		if (spark_w > LIVE_SPARK)
-			spark_w = LIVE_SPARK;
-		need += spark_w + 2;
+		c->spark_w = ncols - 1 - need - 2;
+		if (c->spark_w > LIVE_SPARK)
+			c->spark_w = LIVE_SPARK;
 	}
+}
 
-	/* header */
+/* The two header lines (what, where, when; the counts and the sort). */
+static void draw_header(const struct sh_live *lv, int ncols)
+{
+	const struct live_spec *o = &lv->spec;
+	char line[1024], ts[32];
+	struct tm tm;
+
 	localtime_r(&lv->when.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
 	snprintf(line, sizeof(line), " schedhist  %s  per %s  every %.3g s  host %s  %s",
@@ -280,61 +289,72 @@ static void draw(struct sh_live *lv)
 		attroff(A_BOLD);
 	if (!lv->updates)
 		mvaddnstr(2, 0, " waiting for the first interval...", ncols);
+}
 
-	/* column titles; the sort column marked */
-	at = (size_t)snprintf(line, sizeof(line), "%-*.*s%*s%*s%*s%*s%*s", key_w, key_w,
-			      key_name(o->key_type), COUNT_W,
+/* The column titles; the sort column marked. */
+static void draw_titles(const struct sh_live *lv, const struct live_cols *c, int ncols)
+{
+	char line[1024];
+	size_t at;
+
+	at = (size_t)snprintf(line, sizeof(line), "%-*.*s%*s%*s%*s%*s%*s", c->key_w, c->key_w,
+			      key_name(lv->spec.key_type), COUNT_W,
 			      lv->sort == SH_SORT_COUNT ? "*COUNT" : "COUNT", NUM_W,
 			      lv->sort == SH_SORT_AVG ? "*AVG" : "AVG", NUM_W, "P50", NUM_W,
 			      lv->sort == SH_SORT_P99 ? "*P99" : "P99", NUM_W,
 			      lv->sort == SH_SORT_MAX ? "*MAX" : "MAX");
-	if (maxby_w && at < sizeof(line))
-		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*s", maxby_w, "MAX_BY");
-	if (culp_w && at < sizeof(line))
-		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*s", culp_w, "TOP_CULPRIT");
-	if (spark_w && at < sizeof(line))
-		snprintf(line + at, sizeof(line) - at, "  P99, last %d", spark_w);
-	if (spark_w)
-		spark_range(lv, nvis, spark_w, &spark_lo, &spark_hi);
+	if (c->maxby_w && at < sizeof(line))
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*s", c->maxby_w, "MAX_BY");
+	if (c->culp_w && at < sizeof(line))
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*s", c->culp_w,
+				       "TOP_CULPRIT");
+	if (c->spark_w && at < sizeof(line))
+		snprintf(line + at, sizeof(line) - at, "  P99, last %d", c->spark_w);
 	attron(A_BOLD);
 	mvaddnstr(HEAD_LINES - 1, 0, line, ncols);
 	attroff(A_BOLD);
+}
 
-	/* rows, from @scroll */
-	shown = nlines > HEAD_LINES + 1 ? (size_t)(nlines - HEAD_LINES - 1) : 0;
-	max_scroll = nvis > shown ? nvis - shown : 0;
-	if (lv->scroll > max_scroll)
-		lv->scroll = max_scroll;
-	for (i = lv->scroll, y = HEAD_LINES; i < nvis && y < nlines - 1; i++, y++) {
-		const struct live_row *r = &lv->rows[i];
+/* Row @r of the table on line @y, its trend scaled to [@spark_lo, @spark_hi]. */
+static void draw_row(struct sh_live *lv, const struct live_row *r, const struct live_cols *c,
+		     int y, int ncols, __u64 spark_lo, __u64 spark_hi)
+{
+	int unit = lv->spec.unit;
+	char line[1024];
+	size_t at;
 
-		at = (size_t)snprintf(line, sizeof(line), "%-*.*s%*" PRIu64, key_w, key_w, r->name,
-				      COUNT_W, (uint64_t)r->count);
-		put_wait(line, sizeof(line), &at, r->avg, o->unit, NUM_W);
-		put_wait(line, sizeof(line), &at, r->p50, o->unit, NUM_W);
-		put_wait(line, sizeof(line), &at, r->p99, o->unit, NUM_W);
-		put_wait(line, sizeof(line), &at, r->max, o->unit, NUM_W);
-		if (maxby_w && at < sizeof(line)) {
-			char by[96];
+	at = (size_t)snprintf(line, sizeof(line), "%-*.*s%*" PRIu64, c->key_w, c->key_w, r->name,
+			      COUNT_W, (uint64_t)r->count);
+	put_wait(line, sizeof(line), &at, r->avg, unit, NUM_W);
+	put_wait(line, sizeof(line), &at, r->p50, unit, NUM_W);
+	put_wait(line, sizeof(line), &at, r->p99, unit, NUM_W);
+	put_wait(line, sizeof(line), &at, r->max, unit, NUM_W);
+	if (c->maxby_w && at < sizeof(line)) {
+		char by[96];
 
-			if (r->max_tid)
-				snprintf(by, sizeof(by), "%u %s", r->max_tid, r->max_comm);
-			else
-				by[0] = '\0';
-			at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*.*s", maxby_w,
-					       maxby_w, by);
-		}
-		if (culp_w && at < sizeof(line))
-			at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*.*s", culp_w,
-					       culp_w, r->culprit);
-		mvaddnstr(y, 0, line, ncols);
-		if (spark_w && r->hist && (int)at + 2 + spark_w <= ncols) {
-			move(y, (int)at + 2);
-			sparkline(lv, r->hist, spark_w, spark_lo, spark_hi);
-		}
+		if (r->max_tid)
+			snprintf(by, sizeof(by), "%u %s", r->max_tid, r->max_comm);
+		else
+			by[0] = '\0';
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*.*s", c->maxby_w,
+				       c->maxby_w, by);
 	}
+	if (c->culp_w && at < sizeof(line))
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "  %-*.*s", c->culp_w,
+				       c->culp_w, r->culprit);
+	mvaddnstr(y, 0, line, ncols);
+	if (c->spark_w && r->hist && (int)at + 2 + c->spark_w <= ncols) {
+		move(y, (int)at + 2);
+		sparkline(lv, r->hist, c->spark_w, spark_lo, spark_hi);
+	}
+}
 
-	/* footer */
+/* The footer: the keys, the rows shown of @nvis (@shown from the scroll position). */
+static void draw_footer(const struct sh_live *lv, size_t nvis, size_t shown, int ncols,
+			int nlines)
+{
+	char line[1024];
+
 	snprintf(line, sizeof(line), " Up/Down/PgUp/PgDn scroll  s sort  p pause  q quit   "
 		 "keys %zu-%zu of %zu", nvis ? lv->scroll + 1 : 0,
 		 lv->scroll + (shown < nvis - lv->scroll ? shown : nvis - lv->scroll), nvis);
@@ -342,6 +362,31 @@ static void draw(struct sh_live *lv)
 	mvhline(nlines - 1, 0, ' ', ncols);
 	mvaddnstr(nlines - 1, 0, line, ncols);
 	attroff(A_REVERSE);
+}
+
+static void draw(struct sh_live *lv)
+{
+	int ncols = COLS, nlines = LINES, y;
+	/* --top: the first N in the current order */
+	size_t nvis = lv->spec.top && lv->spec.top < lv->nrows ? lv->spec.top : lv->nrows;
+	size_t i, shown, max_scroll;
+	__u64 spark_lo = 0, spark_hi = 0;
+	struct live_cols c;
+
+	erase();
+	layout_cols(lv, nvis, ncols, &c);
+	draw_header(lv, ncols);
+	draw_titles(lv, &c, ncols);
+	if (c.spark_w)
+		spark_range(lv, nvis, c.spark_w, &spark_lo, &spark_hi);
+	/* rows, from @scroll */
+	shown = nlines > HEAD_LINES + 1 ? (size_t)(nlines - HEAD_LINES - 1) : 0;
+	max_scroll = nvis > shown ? nvis - shown : 0;
+	if (lv->scroll > max_scroll)
+		lv->scroll = max_scroll;
+	for (i = lv->scroll, y = HEAD_LINES; i < nvis && y < nlines - 1; i++, y++)
+		draw_row(lv, &lv->rows[i], &c, y, ncols, spark_lo, spark_hi);
+	draw_footer(lv, nvis, shown, ncols, nlines);
 	refresh();
 }
 
@@ -368,10 +413,10 @@ static void on_input(void *arg)
 			return;
 		case 's':
 		case 'S':
-			for (k = 0; k < sizeof(sort_cycle) / sizeof(sort_cycle[0]); k++)
+			for (k = 0; k < ARRAY_SIZE(sort_cycle); k++)
 				if (sort_cycle[k] == lv->sort)
 					break;
-			lv->sort = sort_cycle[(k + 1) % (sizeof(sort_cycle) / sizeof(sort_cycle[0]))];
+			lv->sort = sort_cycle[(k + 1) % ARRAY_SIZE(sort_cycle)];
 			sort_rows(lv);
 			break;
 		case 'p':

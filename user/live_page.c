@@ -11,10 +11,7 @@
 #include "render.h"
 #include "escape.h"
 #include "render_extra.h"
-
-#ifndef SCHEDHIST_VERSION
-#define SCHEDHIST_VERSION "0.0.0-dev"
-#endif
+#include "util.h"
 
 int live_page_init(struct sh_live_page *lp, const struct live_page_spec *sp)
 {

@@ -261,23 +261,10 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 		struct bpf_program *prog;
 		struct bpf_link **link;
 	} progs[] = {
-		{ SH_SWITCH_RUNQ, skel->progs.schedhist_switch_runq,
-		  &skel->links.schedhist_switch_runq },
-		{ SH_SWITCH_OFFCPU, skel->progs.schedhist_switch_offcpu,
-		  &skel->links.schedhist_switch_offcpu },
-		{ SH_SWITCH_ALL, skel->progs.schedhist_switch_all,
-		  &skel->links.schedhist_switch_all },
-		{ SH_SWITCH_RUNQ | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_runq_plain,
-		  &skel->links.schedhist_switch_runq_plain },
-		{ SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_offcpu_plain,
-		  &skel->links.schedhist_switch_offcpu_plain },
-		{ SH_SWITCH_ALL | SH_SWITCH_PLAIN, skel->progs.schedhist_switch_all_plain,
-		  &skel->links.schedhist_switch_all_plain },
-		{ SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP, skel->progs.schedhist_switch_runq_wakeup,
-		  &skel->links.schedhist_switch_runq_wakeup },
-		{ SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN,
-		  skel->progs.schedhist_switch_runq_wakeup_plain,
-		  &skel->links.schedhist_switch_runq_wakeup_plain },
+#define PROG(suffix, bits) \
+		{ bits, skel->progs.schedhist_switch_##suffix, &skel->links.schedhist_switch_##suffix },
+		SH_SWITCH_VARIANTS(PROG)
+#undef PROG
 	};
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
@@ -355,17 +342,25 @@ int loader_preflight(void)
 	return 0;
 }
 
-int loader_start(struct sh_loader *l, const struct loader_spec *sp)
+/* Keys that live in the key maps (cpu keys are the per-CPU index, none has one). */
+static bool keyed_of(const struct loader_spec *sp)
 {
-	const struct sh_cgroup_cfg *cg = &sp->cg;
-	struct schedhist_bpf *skel;
+	return sp->key_type != SH_KEY_NONE && sp->key_type != SH_KEY_CPU;
+}
+
+/* The programs a run may load: tracepoint, whether this run needs it, program, link. */
+#define NPROGS 5
+struct prog_plan {
+	struct tp tps[NPROGS];
+	struct bpf_program *progs[NPROGS];
+	struct bpf_link **links[NPROGS];
+};
+
+/* The CPUs, the metrics, and the method and clock this kernel gives for @sp. */
+static int start_probe(struct sh_loader *l, const struct loader_spec *sp)
+{
 	const char *why;
-	bool hooks, keyed, tasks;
-	struct kmem_plan plan;
-	struct kmem_cfg kc;
-	__u32 max_keys;
-	size_t vsize;
-	int err, m, i, clock;
+	int m, clock;
 
 	memset(l, 0, sizeof(*l));
 	libbpf_set_print(libbpf_print);
@@ -394,6 +389,17 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	    sp->clock != SH_CLOCK_KTIME)
 		pr_info("method wakeup: %s\n", why);
 	l->clock = sp->clock == SH_CLOCK_KTIME ? SH_CLOCK_KTIME : clock;
+	return 0;
+}
+
+/* Open the BPF object, set its settings, and choose the programs this run loads. */
+static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct prog_plan *pp)
+{
+	const struct sh_cgroup_cfg *cg = &sp->cg;
+	struct schedhist_bpf *skel;
+	bool hooks, tasks;
+	struct bpf_link **sw_link;
+	int i;
 
 	skel = schedhist_bpf__open();
 	if (!skel) {
@@ -422,7 +428,6 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	 */
 	hooks = l->method == SH_METHOD_WAKEUP &&
 		(sp->metrics & ((1U << SH_METRIC_RUNQ) | (1U << SH_METRIC_BLOCKED)));
-	keyed = sp->key_type != SH_KEY_NONE && sp->key_type != SH_KEY_CPU;
 	tasks = sp->key_type == SH_KEY_TID || sp->key_type == SH_KEY_PID;
 	l->reclaims = tasks || sp->key_type == SH_KEY_CGROUP;
 	/*
@@ -430,34 +435,50 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	 * task table entries) before sched_switch takes any, so no entry
 	 * outlives its task.
 	 */
-	struct tp tps[] = {
-		{ "sched_switch", true },
-		{ "sched_wakeup", hooks },
-		{ "sched_wakeup_new", l->method == SH_METHOD_WAKEUP },
-		{ "cgroup_release", sp->key_type == SH_KEY_CGROUP },
-		{ "sched_process_free", tasks || l->method == SH_METHOD_SCHED_INFO },
+	*pp = (struct prog_plan){
+		.tps = {
+			{ "sched_switch", true },
+			{ "sched_wakeup", hooks },
+			{ "sched_wakeup_new", l->method == SH_METHOD_WAKEUP },
+			{ "cgroup_release", sp->key_type == SH_KEY_CGROUP },
+			{ "sched_process_free", tasks || l->method == SH_METHOD_SCHED_INFO },
+		},
+		.progs = {
+			switch_prog(skel, l->method, sp, &sw_link), skel->progs.schedhist_wakeup,
+			skel->progs.schedhist_wakeup_new, skel->progs.schedhist_cgroup_release,
+			skel->progs.schedhist_task_free,
+		},
 	};
-	struct bpf_link **sw_link;
-	struct bpf_program *progs[] = {
-		switch_prog(skel, l->method, sp, &sw_link), skel->progs.schedhist_wakeup,
-		skel->progs.schedhist_wakeup_new, skel->progs.schedhist_cgroup_release,
-		skel->progs.schedhist_task_free,
-	};
-	struct bpf_link **links[] = {
-		sw_link, &skel->links.schedhist_wakeup,
-		&skel->links.schedhist_wakeup_new, &skel->links.schedhist_cgroup_release,
-		&skel->links.schedhist_task_free,
-	};
-	const int nprogs = sizeof(tps) / sizeof(tps[0]);
+	pp->links[0] = sw_link;
+	pp->links[1] = &skel->links.schedhist_wakeup;
+	pp->links[2] = &skel->links.schedhist_wakeup_new;
+	pp->links[3] = &skel->links.schedhist_cgroup_release;
+	pp->links[4] = &skel->links.schedhist_task_free;
+	for (i = 0; i < NPROGS; i++)
+		bpf_program__set_autoload(pp->progs[i], pp->tps[i].want);
+	l->switch_link = pp->links[0];
+	return 0;
+}
 
-	for (i = 0; i < nprogs; i++)
-		bpf_program__set_autoload(progs[i], tps[i].want);
-	l->switch_link = links[0];
+/*
+ * Size the maps: the task table, and the keys (--max-keys, or fewer to
+ * fit --max-kernel-mem on this many CPUs). 0, -2 when even one key does
+ * not fit the budget (said why), -1.
+ */
+static int start_size(struct sh_loader *l, const struct loader_spec *sp)
+{
+	struct schedhist_bpf *skel = l->skel;
+	bool keyed = keyed_of(sp);
+	struct kmem_plan plan;
+	struct kmem_cfg kc;
+	__u32 max_keys;
+	size_t vsize;
+
 	/* the task table (sched_info method): an entry per possible tid, up to a cap */
-	l->task_slots = l->method != SH_METHOD_SCHED_INFO ? 1 :
+	l->task_entries = l->method != SH_METHOD_SCHED_INFO ? 1 :
 			sp->task_table ? sp->task_table : task_table_size();
-	skel->rodata->task_mask = l->task_slots - 1;
-	bpf_map__set_max_entries(skel->maps.tasks, l->task_slots);
+	skel->rodata->task_mask = l->task_entries - 1;
+	bpf_map__set_max_entries(skel->maps.tasks, l->task_entries);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	/*
@@ -467,7 +488,7 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	 */
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
-				.task_slots = l->task_slots, .culprits = sp->culprits,
+				.task_entries = l->task_entries, .culprits = sp->culprits,
 				.stacks = sp->stacks };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
@@ -480,7 +501,6 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 				"on %d possible CPUs for a single key\n",
 				(unsigned long long)sp->max_kernel_mem >> 20,
 				(unsigned long long)(plan.total + (1 << 20) - 1) >> 20, l->ncpus);
-		loader_close(l);
 		return -2;
 	}
 	max_keys = kc.max_keys;
@@ -527,12 +547,18 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	    bpf_map__set_value_size(skel->maps.slots, vsize) ||
 	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
 		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
-		goto fail;
+		return -1;
 	}
+	return 0;
+}
 
-	err = schedhist_bpf__load(skel);
+/* Load the programs; a missing tracepoint said by name. */
+static int start_load(struct sh_loader *l, const struct prog_plan *pp)
+{
+	int err = schedhist_bpf__load(l->skel);
+
 	if (err) {
-		const char *tp = missing_tracepoint(tps, nprogs);
+		const char *tp = missing_tracepoint(pp->tps, NPROGS);
 
 		err = -err;
 		if (tp)	/* libbpf says only ESRCH ("No such process") */
@@ -542,8 +568,17 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 		else
 			pr_warn("cannot load BPF programs: %s%s%s\n", strerror(err), hint(err),
 				log_level() < SH_LOG_DEBUG ? "; -vv shows libbpf's log" : "");
-		goto fail;
+		return -1;
 	}
+	return 0;
+}
+
+/* The maps' fds and mappings, the slots made free, [other] and [exited] made. */
+static int start_map(struct sh_loader *l, const struct loader_spec *sp)
+{
+	struct schedhist_bpf *skel = l->skel;
+	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+
 	l->hists_fd = bpf_map__fd(skel->maps.hists);
 	l->pcpu_fd = bpf_map__fd(skel->maps.pcpu);
 	l->culprit_fd = sp->culprits ? bpf_map__fd(skel->maps.culprit_map) : -1;
@@ -553,27 +588,54 @@ int loader_start(struct sh_loader *l, const struct loader_spec *sp)
 	l->keydir_fd = bpf_map__fd(skel->maps.keydir);
 	l->free_fd = bpf_map__fd(skel->maps.free_slots);
 	if (l->nr_slots && (map_slots(l) || init_slots(l)))
-		goto fail;
+		return -1;
 
 	/* made up front, so overflow and reclaim never need a new element */
-	if (keyed && make_entry(l, SH_OTHER_ID, "[other]", vsize))
-		goto fail;
+	if (keyed_of(sp) && make_entry(l, SH_OTHER_ID, "[other]", vsize))
+		return -1;
 	if (l->reclaims && make_entry(l, SH_EXITED_ID, "[exited]", vsize))
-		goto fail;
+		return -1;
 
 	l->live_keys = &skel->bss->sh_live_keys;
 	l->slots_taken = &skel->bss->sh_slots_taken;
-	for (i = nprogs - 1; i >= 0; i--)
-		if (tps[i].want && attach(l, progs[i], links[i], tps[i].name))
-			goto fail;
+	return 0;
+}
+
+/* Attach the programs this run needs, from the last to the first. */
+static int start_attach(struct sh_loader *l, const struct prog_plan *pp)
+{
+	int i;
+
+	for (i = NPROGS - 1; i >= 0; i--)
+		if (pp->tps[i].want && attach(l, pp->progs[i], pp->links[i], pp->tps[i].name))
+			return -1;
 	pr_info("attached %d program(s), method %s, clock %s, %d possible CPUs, key map capacity %u"
 		" (%u in slots) + [other]%s, task table %u entries, kernel memory %llu bytes at most"
 		" (--max-kernel-mem %llu MiB)\n", l->nlinks,
 		method_name(l->method), clock_name(l->clock), l->ncpus,
 		l->max_keys, l->nr_slots,
 		l->reclaims ? " + [exited]" : "",
-		l->method == SH_METHOD_SCHED_INFO ? l->task_slots : 0,
+		l->method == SH_METHOD_SCHED_INFO ? l->task_entries : 0,
 		(unsigned long long)l->kmem_bytes, (unsigned long long)l->kmem_budget >> 20);
+	return 0;
+}
+
+int loader_start(struct sh_loader *l, const struct loader_spec *sp)
+{
+	struct prog_plan pp;
+	int err;
+
+	if (start_probe(l, sp))
+		return -1;
+	if (start_open(l, sp, &pp))
+		goto fail;
+	err = start_size(l, sp);
+	if (err) {
+		loader_close(l);
+		return err;
+	}
+	if (start_load(l, &pp) || start_map(l, sp) || start_attach(l, &pp))
+		goto fail;
 	return 0;
 fail:
 	loader_close(l);
@@ -627,9 +689,9 @@ void loader_read_begin(struct sh_loader *l)
 {
 	if (!l->reclaims || !l->switch_link || !*l->switch_link)
 		return;	/* nothing folds, or detached: nothing runs any more */
+	/* docs/key-lifecycle.md, "No fold while the poller reads" */
 	l->skel->bss->sh_reading = 1;
 	__sync_synchronize();
-	/* a fold that read sh_reading == 0 just before may still be running */
 	loader_grace_period();
 }
 

@@ -45,7 +45,7 @@ struct sh_loader {
 	int free_fd;		/* stack: the free slots */
 	int nlinks;		/* programs attached */
 	struct bpf_link **switch_link;	/* the sched_switch program's (NULL once detached) */
-	__u32 task_slots;	/* task table entries (1 with the wakeup method: unused) */
+	__u32 task_entries;	/* task table entries (1 with the wakeup method: unused) */
 	int method;		/* enum sh_method in use */
 	int clock;		/* enum sh_clock in use */
 	__u32 metrics;		/* bit per enum sh_metric measured */
@@ -109,9 +109,9 @@ void loader_grace_period(void);
 __u32 loader_next_epoch(struct sh_loader *l);
 
 /*
- * Around a reading of the key map: from loader_read_begin() (which waits
- * until no fold is in flight) to loader_read_end() the kernel marks the
- * keys it would reclaim instead of folding them.
+ * Around a reading of the key map: from loader_read_begin() to
+ * loader_read_end() no fold runs (docs/key-lifecycle.md, "No fold while
+ * the poller reads").
  */
 void loader_read_begin(struct sh_loader *l);
 void loader_read_end(struct sh_loader *l);

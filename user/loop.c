@@ -13,6 +13,7 @@
 
 #include "loop.h"
 #include "names.h"
+#include "util.h"
 
 
 static int self_pipe[2] = { -1, -1 };
@@ -60,7 +61,7 @@ int loop_init(void)
 	}
 	sigemptyset(&sa.sa_mask);
 	/* no SA_RESTART: a signal also ends a blocking call in progress */
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
 		struct sigaction old;
 
 		/* started ignoring SIGHUP (nohup): that was asked for, keep it */

@@ -428,22 +428,20 @@ static int run(struct poller *p)
 /* -v: the event counters of the whole run, per metric. */
 static void print_totals(struct poller *p)
 {
-	int i;
+	char events[256];
+	int i, j, n;
 
 	for (i = 0; i < p->nsnap; i++) {
 		struct sh_snapshot *s = &p->snaps[i];
 
-		pr_info("totals %s: seen %llu, recorded into histograms %llu, no_start %llu, "
-			"filtered %llu, dropped %llu, map_full %llu, no_mem %llu, clock_skew %llu; "
+		for (j = 0, n = 0; j < SH_NEVENT_STATS; j++)
+			n += snprintf(events + n, sizeof(events) - (size_t)n, ", %s %llu",
+				      stat_name(sh_event_stats[j]),
+				      (unsigned long long)s->stats_cum[sh_event_stats[j]]);
+		pr_info("totals %s: seen %llu, recorded into histograms %llu%s; "
 			"keys made %llu, reclaimed by the kernel %llu, removed by the poller %llu\n",
 			metric_name(s->metric), (unsigned long long)s->stats_cum[SH_STAT_SEEN],
-			(unsigned long long)snapshot_recorded(s),
-			(unsigned long long)s->stats_cum[SH_STAT_NO_START],
-			(unsigned long long)s->stats_cum[SH_STAT_FILTERED],
-			(unsigned long long)s->stats_cum[SH_STAT_DROPPED],
-			(unsigned long long)s->stats_cum[SH_STAT_MAP_FULL],
-			(unsigned long long)s->stats_cum[SH_STAT_NO_MEM],
-			(unsigned long long)s->stats_cum[SH_STAT_CLOCK_SKEW],
+			(unsigned long long)snapshot_recorded(s), events,
 			(unsigned long long)loader_keys_made(&p->l),
 			(unsigned long long)p->rd.reclaimed, (unsigned long long)p->rd.pruned);
 	}

@@ -5,8 +5,7 @@
 #include "schedhist.h"
 #include "schedhist_profile.h"
 #include "names.h"
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#include "util.h"
 
 static const char *const metric_names[SH_METRIC_NR] = { "offcpu", "runq", "blocked" };
 static const char *const metric_text[SH_METRIC_NR] = {
@@ -36,6 +35,8 @@ static const char *const stat_names[SH_STAT_NR] = {
 const int sh_lost_stats[SH_NLOST] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
 				     SH_STAT_CLOCK_SKEW };
 const int sh_overflow_stats[SH_NOVERFLOW] = { SH_STAT_MAP_FULL, SH_STAT_NO_MEM };
+const int sh_event_stats[SH_NEVENT_STATS] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
+					     SH_STAT_MAP_FULL, SH_STAT_NO_MEM, SH_STAT_CLOCK_SKEW };
 
 const char *metric_name(int m) { return metric_names[m]; }
 const char *metric_words(int m) { return metric_text[m]; }
@@ -57,10 +58,10 @@ static int lookup(const char *const *names, size_t n, const char *s)
 	return -1;
 }
 
-int metric_lookup(const char *s) { return lookup(metric_names, ARRAY_LEN(metric_names), s); }
-int key_lookup(const char *s) { return lookup(key_names, ARRAY_LEN(key_names), s); }
-int unit_lookup(const char *s) { return lookup(unit_names, ARRAY_LEN(unit_names), s); }
-int sort_lookup(const char *s) { return lookup(sort_names, ARRAY_LEN(sort_names), s); }
+int metric_lookup(const char *s) { return lookup(metric_names, ARRAY_SIZE(metric_names), s); }
+int key_lookup(const char *s) { return lookup(key_names, ARRAY_SIZE(key_names), s); }
+int unit_lookup(const char *s) { return lookup(unit_names, ARRAY_SIZE(unit_names), s); }
+int sort_lookup(const char *s) { return lookup(sort_names, ARRAY_SIZE(sort_names), s); }
 
 _Static_assert(SH_METHOD_AUTO == -1 && SH_CLOCK_AUTO == -1, "\"auto\" is -1 in both");
 
@@ -75,8 +76,8 @@ static int lookup_auto(const char *const *names, size_t n, const char *s)
 	return i < 0 ? -2 : i;
 }
 
-int method_lookup(const char *s) { return lookup_auto(method_names, ARRAY_LEN(method_names), s); }
-int clock_lookup(const char *s) { return lookup_auto(clock_names, ARRAY_LEN(clock_names), s); }
+int method_lookup(const char *s) { return lookup_auto(method_names, ARRAY_SIZE(method_names), s); }
+int clock_lookup(const char *s) { return lookup_auto(clock_names, ARRAY_SIZE(clock_names), s); }
 
 int profile_stacks_lookup(const char *s)
 {
@@ -91,7 +92,7 @@ int profile_stacks_lookup(const char *s)
 		{ "user,kernel", SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER },
 	};
 
-	for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (!strcmp(kinds[i].name, s))
 			return kinds[i].bits;
 	return -1;
@@ -111,7 +112,7 @@ int heatmap_lines_lookup(const char *s)
 	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_LEN(lines); i++)
+	for (i = 0; i < ARRAY_SIZE(lines); i++)
 		if (!strcmp(lines[i].name, s))
 			return lines[i].bits;
 	return -1;

@@ -69,6 +69,12 @@ extern const int sh_lost_stats[SH_NLOST];
 /* The counters of waits recorded under [other], by reason (schedhist_overflow_events_total). */
 #define SH_NOVERFLOW 2
 extern const int sh_overflow_stats[SH_NOVERFLOW];
+/*
+ * The event counters after seen, in the order the text output (--counters)
+ * and -v list them: the lost and the overflow ones (merged counts no event).
+ */
+#define SH_NEVENT_STATS (SH_NLOST + SH_NOVERFLOW)
+extern const int sh_event_stats[SH_NEVENT_STATS];
 
 /* The value of a name in one of the tables above, or -1 if none. */
 int metric_lookup(const char *s);

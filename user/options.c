@@ -22,10 +22,7 @@
 #include "options.h"
 #include "parse.h"
 #include "listen_addr.h"
-
-#ifndef SCHEDHIST_VERSION
-#define SCHEDHIST_VERSION "0.0.0-dev"
-#endif
+#include "util.h"
 
 #define MAX_INTERVAL_NS (86400ULL * NSEC_PER_SEC)	/* one day */
 /* shorter would spend the poller's time reading maps, not the workload's running */
@@ -113,7 +110,7 @@ struct opt_def {
 	opt_check_fn check;	/* a rule with other options, or NULL */
 };
 
-#define N_OPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
+#define N_OPTS ARRAY_SIZE(opt_defs)
 
 /* What parsing knows besides the struct: which options were given. */
 struct parse_state {

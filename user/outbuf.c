@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "outbuf.h"
-#include "hist.h"
+#include "fmt.h"
 #include "hugemem.h"
 
 char *ob_grow(struct outbuf *b, size_t n)

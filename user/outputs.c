@@ -21,7 +21,7 @@ struct print_out {
 	 * emptied for each report: it grows to the largest report once and
 	 * is reused, instead of a buffer of tens of kB made and freed per
 	 * report, which fragments the heap between the snapshot's small
-	 * blocks (resident memory crept up by kBs a second at -i 1).
+	 * blocks (resident memory would creep up by kBs a second at -i 1).
 	 */
 	struct outbuf b;
 };

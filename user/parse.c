@@ -8,6 +8,7 @@
 
 #include "parse.h"
 #include "names.h"
+#include "util.h"
 
 int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
 {
@@ -63,10 +64,10 @@ int parse_duration(const char *s, __u64 dflt_unit_ns, __u64 *out_ns)
 	if (!digits)
 		return -1;
 	if (*p) {
-		for (i = 0; i < sizeof(dur_units) / sizeof(dur_units[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(dur_units); i++)
 			if (!strcmp(p, dur_units[i].suffix))
 				break;
-		if (i == sizeof(dur_units) / sizeof(dur_units[0]))
+		if (i == ARRAY_SIZE(dur_units))
 			return -1;
 		unit = dur_units[i].ns;
 	}

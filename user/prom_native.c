@@ -20,12 +20,10 @@
 #include <ctype.h>
 
 #include "prom_native.h"
+#include "outbuf.h"
 #include "escape.h"
 #include "cgroup_names.h"
-
-#ifndef SCHEDHIST_VERSION
-#define SCHEDHIST_VERSION "0.0.0-dev"
-#endif
+#include "util.h"
 
 /* Field numbers of io.prometheus.client (metrics.proto). */
 enum {
@@ -47,36 +45,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 /* The zero bucket's threshold: bucket 0's upper edge, 2^-20 s (schedhist.h). */
 #define ZERO_THRESHOLD_S 0x1p-20
 
-/* A growing buffer; @oom sticks once an allocation failed. */
-struct pb {
-	unsigned char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void pb_put(struct pb *b, const void *data, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		unsigned char *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void pb_varint(struct pb *b, __u64 v)
+static void pb_varint(struct outbuf *b, __u64 v)
 {
 	unsigned char buf[10];
 	size_t n = 0;
@@ -88,27 +57,27 @@ static void pb_varint(struct pb *b, __u64 v)
 			buf[n] |= 0x80;
 		n++;
 	} while (v);
-	pb_put(b, buf, n);
+	ob_mem(b, buf, n);
 }
 
-static void pb_tag(struct pb *b, int field, int wt)
+static void pb_tag(struct outbuf *b, int field, int wt)
 {
 	pb_varint(b, (__u64)field << 3 | (__u64)wt);
 }
 
-static void pb_uint(struct pb *b, int field, __u64 v)
+static void pb_uint(struct outbuf *b, int field, __u64 v)
 {
 	pb_tag(b, field, WT_VARINT);
 	pb_varint(b, v);
 }
 
 /* sint32/sint64: zigzag, so small negative numbers stay short */
-static void pb_sint(struct pb *b, int field, __s64 v)
+static void pb_sint(struct outbuf *b, int field, __s64 v)
 {
 	pb_uint(b, field, ((__u64)v << 1) ^ (__u64)(v >> 63));
 }
 
-static void pb_double(struct pb *b, int field, double d)
+static void pb_double(struct outbuf *b, int field, double d)
 {
 	unsigned char buf[8];
 	__u64 u;
@@ -118,36 +87,36 @@ static void pb_double(struct pb *b, int field, double d)
 	for (i = 0; i < 8; i++)
 		buf[i] = (unsigned char)(u >> (8 * i));	/* little-endian on the wire */
 	pb_tag(b, field, WT_I64);
-	pb_put(b, buf, sizeof(buf));
+	ob_mem(b, buf, sizeof(buf));
 }
 
-static void pb_bytes(struct pb *b, int field, const void *data, size_t n)
+static void pb_bytes(struct outbuf *b, int field, const void *data, size_t n)
 {
 	pb_tag(b, field, WT_LEN);
 	pb_varint(b, n);
-	pb_put(b, data, n);
+	ob_mem(b, data, n);
 }
 
-static void pb_string(struct pb *b, int field, const char *s)
+static void pb_string(struct outbuf *b, int field, const char *s)
 {
 	pb_bytes(b, field, s, strlen(s));
 }
 
 /* A sub-message: @child's bytes, then @child emptied for reuse. */
-static void pb_msg(struct pb *b, int field, struct pb *child)
+static void pb_msg(struct outbuf *b, int field, struct outbuf *child)
 {
 	pb_bytes(b, field, child->p, child->len);
-	b->oom |= child->oom;
+	b->failed |= child->failed;
 	child->len = 0;
 }
 
 /* Scratch buffers, one per nesting level, reused for every message. */
 struct enc {
-	struct pb out;		/* the exposition */
-	struct pb fam;		/* MetricFamily */
-	struct pb met;		/* Metric */
-	struct pb sub;		/* LabelPair, Counter, Gauge, Histogram */
-	struct pb span;		/* BucketSpan */
+	struct outbuf out;		/* the exposition */
+	struct outbuf fam;		/* MetricFamily */
+	struct outbuf met;		/* Metric */
+	struct outbuf sub;		/* LabelPair, Counter, Gauge, Histogram */
+	struct outbuf span;		/* BucketSpan */
 };
 
 /*
@@ -163,7 +132,7 @@ static void label(struct enc *e, const char *name, const char *value)
 	if (n >= sizeof(buf)) {
 		esc = malloc(n + 1);
 		if (!esc) {
-			e->out.oom = true;
+			e->out.failed = true;
 			return;
 		}
 		name_escape(esc, n + 1, value);
@@ -175,20 +144,26 @@ static void label(struct enc *e, const char *name, const char *value)
 		free(esc);
 }
 
-/* Start a family: its name, help and type; its metrics follow. */
-static void family(struct enc *e, const char *name, const char *help, int type)
+/* Start family @fi: its name, help and type; its metrics follow. */
+static void family(struct enc *e, int fi, const char *help)
 {
-	pb_string(&e->fam, MF_NAME, name);
+	/* protobuf has no info type: a gauge of 1, as in the text format 0.0.4 */
+	static const int types[] = {
+		[PROM_TYPE_COUNTER] = TYPE_COUNTER, [PROM_TYPE_GAUGE] = TYPE_GAUGE,
+		[PROM_TYPE_HISTOGRAM] = TYPE_HISTOGRAM, [PROM_TYPE_INFO] = TYPE_GAUGE,
+	};
+
+	pb_string(&e->fam, MF_NAME, prom_families[fi].name);
 	pb_string(&e->fam, MF_HELP, help);
-	pb_uint(&e->fam, MF_TYPE, (__u64)type);
+	pb_uint(&e->fam, MF_TYPE, (__u64)types[prom_families[fi].type]);
 }
 
 /* End a family: length-delimited, as "encoding=delimited" says. */
 static void family_end(struct enc *e)
 {
 	pb_varint(&e->out, e->fam.len);
-	pb_put(&e->out, e->fam.p, e->fam.len);
-	e->out.oom |= e->fam.oom;
+	ob_mem(&e->out, e->fam.p, e->fam.len);
+	e->out.failed |= e->fam.failed;
 	e->fam.len = 0;
 }
 
@@ -261,17 +236,17 @@ static void histogram(struct enc *e, const char *metric, int key_type, const cha
 
 	key_labels(e, metric, key_type, key);
 	for (i = 0; i < SH_NBUCKETS; i++)
-		count += t->slots[i];
+		count += t->buckets[i];
 	pb_uint(&e->sub, H_COUNT, count);
 	pb_double(&e->sub, H_SUM, (double)t->sum_ns / 1e9);
 	pb_sint(&e->sub, H_SCHEMA, 0);
 	/* > 0 also tells Prometheus that the histogram is native while it is empty */
 	pb_double(&e->sub, H_ZERO_THRESHOLD, ZERO_THRESHOLD_S);
-	pb_uint(&e->sub, H_ZERO_COUNT, t->slots[0]);
+	pb_uint(&e->sub, H_ZERO_COUNT, t->buckets[0]);
 	for (i = 1; i < SH_NBUCKETS; i++) {
-		if (!t->slots[i])
+		if (!t->buckets[i])
 			continue;
-		for (start = i; i + 1 < SH_NBUCKETS && t->slots[i + 1]; i++)
+		for (start = i; i + 1 < SH_NBUCKETS && t->buckets[i + 1]; i++)
 			;
 		/* the first span's offset is its index, the others' the gap before them */
 		span(e, first ? start + SH_NATIVE_INDEX0 : start - last_end, (__u32)(i - start + 1));
@@ -279,10 +254,10 @@ static void histogram(struct enc *e, const char *metric, int key_type, const cha
 		last_end = i + 1;
 	}
 	for (i = 1; i < SH_NBUCKETS; i++) {
-		if (!t->slots[i])
+		if (!t->buckets[i])
 			continue;
-		pb_sint(&e->sub, H_POS_DELTA, (__s64)(t->slots[i] - prev));
-		prev = t->slots[i];
+		pb_sint(&e->sub, H_POS_DELTA, (__s64)(t->buckets[i] - prev));
+		prev = t->buckets[i];
 	}
 	pb_msg(&e->met, M_HISTOGRAM, &e->sub);
 	pb_msg(&e->fam, MF_METRIC, &e->met);
@@ -307,21 +282,19 @@ static int put_view(struct enc *e, const struct prom_view *v)
 	return 0;
 }
 
-/* Family @fi of prom_counters (as render_prom() writes it): every exported series' sample. */
+/* The per-series counter @fi (as render_prom() writes it): every exported series' sample. */
 static int put_counters(struct enc *e, const struct prom_view *views, size_t nv, int fi)
 {
-	const struct prom_counter_family *cf = &prom_counters[fi];
+	bool per_culprit = prom_families[fi].source == PROM_FROM_CULPRIT;
+	bool seconds = prom_family_seconds(fi);
 	size_t j, i, k, n, nc;
 
-	if (!prom_counter_present(views, nv, fi))
-		return 0;
-	family(e, cf->name, cf->help, TYPE_COUNTER);
 	for (j = 0; j < nv; j++) {
 		const struct prom_view *v = &views[j];
 		const char *metric = metric_name(v->metric);
 		struct prom_series **sorted;
 
-		if (cf->per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
+		if (per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
 			continue;
 		sorted = prom_view_sorted(v, &n);
 		if (!sorted)
@@ -330,10 +303,10 @@ static int put_counters(struct enc *e, const struct prom_view *views, size_t nv,
 			struct prom_culprit c[SH_CULPRIT_TOP + 1];
 			__u64 val;
 
-			if (!cf->per_culprit) {
+			if (!per_culprit) {
 				if (prom_series_cgstat(sorted[i], fi, &val)) {
 					key_labels(e, metric, v->key_type, sorted[i]->key);
-					counter(e, cf->seconds, val);
+					counter(e, seconds, val);
 				}
 				continue;
 			}
@@ -341,13 +314,12 @@ static int put_counters(struct enc *e, const struct prom_view *views, size_t nv,
 			for (k = 0; k < nc; k++) {
 				key_labels(e, metric, v->key_type, sorted[i]->key);
 				label(e, "culprit", c[k].name);
-				counter(e, cf->seconds,
+				counter(e, seconds,
 					fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
 			}
 		}
 		free(sorted);
 	}
-	family_end(e);
 	return 0;
 }
 
@@ -371,9 +343,6 @@ static int put_max(struct enc *e, const struct prom_view *views, size_t nv)
 {
 	size_t j, i, n;
 
-	if (!prom_max_present(views, nv))
-		return 0;
-	family(e, "schedhist_interval_max_wait_seconds", PROM_MAX_HELP, TYPE_GAUGE);
 	for (j = 0; j < nv; j++) {
 		const struct prom_view *v = &views[j];
 		struct prom_series **sorted = prom_view_sorted(v, &n);
@@ -387,102 +356,87 @@ static int put_max(struct enc *e, const struct prom_view *views, size_t nv)
 		if (v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
 			max_sample(e, v, PROM_OTHER, &v->other_max);
 	}
-	family_end(e);
 	return 0;
+}
+
+/* The "reason" counters @stats[0..n) of the family in progress, per view. */
+static void reasons(struct enc *e, const struct prom_view *views, size_t nv, const int *stats,
+		    size_t n)
+{
+	size_t i, j;
+
+	for (j = 0; j < nv; j++)
+		for (i = 0; i < n; i++) {
+			label(e, "metric", metric_name(views[j].metric));
+			label(e, "reason", stat_name(stats[i]));
+			value(e, M_COUNTER, views[j].stats[stats[i]]);
+		}
+}
+
+/* The samples of family @fi, as render_prom() writes them. */
+static int put_samples(struct enc *e, const struct prom_view *views, size_t nv, int fi)
+{
+	size_t j;
+
+	switch (fi) {
+	case PROM_WAIT_SECONDS:
+		for (j = 0; j < nv; j++)
+			if (put_view(e, &views[j]))
+				return -1;
+		return 0;
+	case PROM_EVENTS:
+		for (j = 0; j < nv; j++) {
+			label(e, "metric", metric_name(views[j].metric));
+			value(e, M_COUNTER, views[j].stats[SH_STAT_SEEN]);
+		}
+		return 0;
+	case PROM_LOST_EVENTS:
+		reasons(e, views, nv, sh_lost_stats, SH_NLOST);
+		return 0;
+	case PROM_OVERFLOW_EVENTS:
+		reasons(e, views, nv, sh_overflow_stats, SH_NOVERFLOW);
+		return 0;
+	case PROM_KEYS:
+		for (j = 0; j < nv; j++) {
+			label(e, "metric", metric_name(views[j].metric));
+			label(e, "key_type", key_name(views[j].key_type));
+			value(e, M_GAUGE, views[j].live_keys);
+		}
+		return 0;
+	case PROM_INTERVAL_MAX:
+		return put_max(e, views, nv);
+	case PROM_KMEM_BYTES:
+		label(e, "kind", "reserved");
+		value(e, M_GAUGE, views[0].kmem.bytes);
+		label(e, "kind", "budget");
+		value(e, M_GAUGE, views[0].kmem.budget);
+		return 0;
+	case PROM_KMEM_KEYS:
+		label(e, "key_type", key_name(views[0].key_type));
+		value(e, M_GAUGE, views[0].kmem.keys);
+		return 0;
+	case PROM_BUILD_INFO:
+		label(e, "version", SCHEDHIST_VERSION);
+		value(e, M_GAUGE, 1);
+		return 0;
+	default:
+		return put_counters(e, views, nv, fi);
+	}
 }
 
 static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 {
-	static const char *const reasons[] = { "no_start", "filtered", "dropped", "clock_skew" };
-	static const int reason_stat[] = { SH_STAT_NO_START, SH_STAT_FILTERED, SH_STAT_DROPPED,
-					   SH_STAT_CLOCK_SKEW };
-	char help[256];
-	size_t i, j;
+	char help[PROM_HELP_MAX];
+	int i;
 
-	/* the help texts are those of render_prom(): tests/unit/test_prom_native.c compares */
-	if (nv == 1)
-		snprintf(help, sizeof(help),
-			 "How long tasks waited, in seconds, since schedhist started: %s.",
-			 metric_words(views[0].metric));
-	else
-		snprintf(help, sizeof(help),
-			 "How long tasks waited, in seconds, since schedhist started; the label "
-			 "metric says which wait. Never sum across metric: offcpu = runq + "
-			 "blocked, wait by wait, so a sum counts each wait twice.");
-	family(e, "schedhist_wait_seconds", help, TYPE_HISTOGRAM);
-	for (j = 0; j < nv; j++)
-		if (put_view(e, &views[j]))
-			e->out.oom = true;
-	family_end(e);
-
-	family(e, "schedhist_events_total",
-	       "Candidate waits the kernel side saw: switch-ins of non-idle tasks (for blocked: "
-	       "those whose switch-out was a sleep).", TYPE_COUNTER);
-	for (j = 0; j < nv; j++) {
-		label(e, "metric", metric_name(views[j].metric));
-		value(e, M_COUNTER, views[j].stats[SH_STAT_SEEN]);
+	for (i = 0; i < PROM_FAMILY_NR; i++) {
+		if (!prom_family_present(views, nv, i))
+			continue;
+		family(e, i, prom_help(i, nv, views[0].metric, help));
+		if (put_samples(e, views, nv, i))
+			e->out.failed = true;
+		family_end(e);
 	}
-	family_end(e);
-
-	family(e, "schedhist_lost_events_total",
-	       "Candidate waits not recorded, by reason: no_start (the wait began before "
-	       "tracing), filtered (outside -p or -c), dropped (histogram update failed), "
-	       "clock_skew (two CPUs' clocks disagreed: the end was stamped before the start).",
-	       TYPE_COUNTER);
-	for (j = 0; j < nv; j++)
-		for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
-			label(e, "metric", metric_name(views[j].metric));
-			label(e, "reason", reasons[i]);
-			value(e, M_COUNTER, views[j].stats[reason_stat[i]]);
-		}
-	family_end(e);
-
-	family(e, "schedhist_overflow_events_total",
-	       "Waits of new keys that the kernel counted under the key [other], by reason: "
-	       "map_full (its key map was full: raise --max-keys), no_mem (no kernel memory "
-	       "for a new key at that instant); together, every wait of [other].", TYPE_COUNTER);
-	for (j = 0; j < nv; j++) {
-		label(e, "metric", metric_name(views[j].metric));
-		label(e, "reason", "map_full");
-		value(e, M_COUNTER, views[j].stats[SH_STAT_MAP_FULL]);
-		label(e, "metric", metric_name(views[j].metric));
-		label(e, "reason", "no_mem");
-		value(e, M_COUNTER, views[j].stats[SH_STAT_NO_MEM]);
-	}
-	family_end(e);
-
-	family(e, "schedhist_keys", "Keys in the kernel's histogram map now.", TYPE_GAUGE);
-	for (j = 0; j < nv; j++) {
-		label(e, "metric", metric_name(views[j].metric));
-		label(e, "key_type", key_name(views[j].key_type));
-		value(e, M_GAUGE, views[j].live_keys);
-	}
-	family_end(e);
-
-	if (put_max(e, views, nv))
-		e->out.oom = true;
-	family(e, "schedhist_kernel_memory_bytes",
-	       "Kernel memory of schedhist's BPF maps, bytes: reserved (every map at its worst, " \
-	       "every hash entry taken) and budget (--max-kernel-mem).", TYPE_GAUGE);
-	label(e, "kind", "reserved");
-	value(e, M_GAUGE, views[0].kmem.bytes);
-	label(e, "kind", "budget");
-	value(e, M_GAUGE, views[0].kmem.budget);
-	family_end(e);
-	family(e, "schedhist_kernel_memory_keys",
-	       "Keys the kernel maps hold at most (--max-keys, or fewer to fit --max-kernel-mem).", TYPE_GAUGE);
-	label(e, "key_type", key_name(views[0].key_type));
-	value(e, M_GAUGE, views[0].kmem.keys);
-	family_end(e);
-
-	for (i = 0; i < PROM_COUNTER_NR; i++)
-		if (put_counters(e, views, nv, (int)i))
-			e->out.oom = true;
-
-	family(e, "schedhist_build_info", "The schedhist version; always 1.", TYPE_GAUGE);
-	label(e, "version", SCHEDHIST_VERSION);
-	value(e, M_GAUGE, 1);
-	family_end(e);
 }
 
 int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
@@ -491,14 +445,14 @@ int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
 	int err;
 
 	encode(&e, views, nv);
-	err = e.out.oom || e.fam.oom || e.met.oom || e.sub.oom || e.span.oom;
+	err = e.out.failed || e.fam.failed || e.met.failed || e.sub.failed || e.span.failed;
 	if (!err && e.out.len && fwrite(e.out.p, 1, e.out.len, f) != e.out.len)
 		err = -1;
-	free(e.out.p);
-	free(e.fam.p);
-	free(e.met.p);
-	free(e.sub.p);
-	free(e.span.p);
+	ob_free(&e.out);
+	ob_free(&e.fam);
+	ob_free(&e.met);
+	ob_free(&e.sub);
+	ob_free(&e.span);
 	return err || ferror(f);
 }
 

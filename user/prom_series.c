@@ -202,7 +202,8 @@ bool prom_max_now(const struct prom_view *v, const struct prom_max *m)
 	return m->update == v->updates && m->ns;
 }
 
-bool prom_max_present(const struct prom_view *views, size_t nv)
+/* Has any series of the @nv views an interval max now? */
+static bool max_present(const struct prom_view *views, size_t nv)
 {
 	size_t j, i;
 
@@ -357,40 +358,6 @@ int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 
 	return 0;
 }
 
-const struct prom_counter_family prom_counters[PROM_COUNTER_NR] = {
-	[PROM_CULPRIT_SECONDS] = {
-		"schedhist_culprit_wait_seconds_total",
-		"Seconds the key waited for a CPU behind the culprit, the key of the task that "
-		"held the CPU when each wait ended (--culprits, runq), since the culprit was "
-		"admitted: at most 5 culprits per key, each kept for good; [rest] takes the "
-		"waits behind every other culprit and those blamed on nobody.", true, true },
-	[PROM_CULPRIT_WAITS] = {
-		"schedhist_culprit_waits_total",
-		"Waits of the key that ended behind the culprit (as "
-		"schedhist_culprit_wait_seconds_total).", false, true },
-	[PROM_CG_PERIODS] = {
-		"schedhist_cgroup_periods_total",
-		"Quota periods in which the cgroup had runnable tasks (cpu.stat nr_periods), since "
-		"schedhist exported it: throttled_periods over this is the throttled fraction of "
-		"the quota's time.", false, false },
-	[PROM_THROTTLED_PERIODS] = {
-		"schedhist_cgroup_throttled_periods_total",
-		"Times the cgroup was throttled, out of CPU quota for the rest of a period "
-		"(cpu.stat nr_throttled), since schedhist exported it.", false, false },
-	[PROM_THROTTLED_SECONDS] = {
-		"schedhist_cgroup_throttled_seconds_total",
-		"Seconds the cgroup was throttled, summed over its CPUs (cpu.stat throttled_usec, "
-		"v1 throttled_time), since schedhist exported it.", true, false },
-	[PROM_PRESSURE_SOME] = {
-		"schedhist_cgroup_pressure_some_seconds_total",
-		"Seconds in which some task of the cgroup was runnable and not running "
-		"(cpu.pressure some total), since schedhist exported it.", true, false },
-	[PROM_PRESSURE_FULL] = {
-		"schedhist_cgroup_pressure_full_seconds_total",
-		"Seconds in which every non-idle task of the cgroup was runnable and not running "
-		"(cpu.pressure full total), since schedhist exported it.", true, false },
-};
-
 bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val)
 {
 	switch (f) {
@@ -431,8 +398,10 @@ size_t prom_series_culprits(const struct prom_series *s, struct prom_culprit out
 	return n;
 }
 
-bool prom_counter_present(const struct prom_view *views, size_t nv, int f)
+/* Has any exported series of the @nv views a sample of the per-series counter @f? */
+static bool counter_present(const struct prom_view *views, size_t nv, int f)
 {
+	bool per_culprit = prom_families[f].source == PROM_FROM_CULPRIT;
 	const struct prom_series *s;
 	size_t i, j;
 	__u64 val;
@@ -440,16 +409,22 @@ bool prom_counter_present(const struct prom_view *views, size_t nv, int f)
 	for (j = 0; j < nv; j++) {
 		const struct prom_view *v = &views[j];
 
-		if (prom_counters[f].per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
+		if (per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
 			continue;
 		for (i = 0; i < v->nslots; i++)
 			for (s = v->table[i]; s; s = s->next)
-				if (s->exported && (prom_counters[f].per_culprit
-							    ? s->has_rest || s->nculprits
-							    : prom_series_cgstat(s, f, &val)))
+				if (s->exported && (per_culprit ? s->has_rest || s->nculprits
+								: prom_series_cgstat(s, f, &val)))
 					return true;
 	}
 	return false;
+}
+
+bool prom_family_present(const struct prom_view *views, size_t nv, int f)
+{
+	if (f == PROM_INTERVAL_MAX)
+		return max_present(views, nv);
+	return prom_families[f].source == PROM_FROM_VIEW || counter_present(views, nv, f);
 }
 
 size_t prom_view_series(const struct prom_view *v)

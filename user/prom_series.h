@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include "report.h"
 #include "culprits.h"
+#include "prom_family.h"
 
 /* The key label of the overflow series. */
 #define PROM_OTHER "[other]"
@@ -125,31 +126,6 @@ int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 
 		       const struct sh_culprit *in, size_t n);
 
 /*
- * The counter families of a series beside its histogram, in the order of
- * every exposition; each has the labels of the series' histogram (the
- * culprit ones a culprit label too) and is left out while it has no sample.
- */
-enum prom_counter {
-	PROM_CULPRIT_SECONDS,		/* schedhist_culprit_wait_seconds_total */
-	PROM_CULPRIT_WAITS,		/* schedhist_culprit_waits_total */
-	PROM_CG_PERIODS,		/* schedhist_cgroup_periods_total */
-	PROM_THROTTLED_PERIODS,		/* schedhist_cgroup_throttled_periods_total */
-	PROM_THROTTLED_SECONDS,		/* schedhist_cgroup_throttled_seconds_total */
-	PROM_PRESSURE_SOME,		/* schedhist_cgroup_pressure_some_seconds_total */
-	PROM_PRESSURE_FULL,		/* schedhist_cgroup_pressure_full_seconds_total */
-	PROM_COUNTER_NR,
-};
-
-struct prom_counter_family {
-	const char *name;		/* with its _total */
-	const char *help;		/* needs no escaping in any format */
-	bool seconds;			/* the value is nanoseconds shown as seconds */
-	bool per_culprit;		/* one sample per culprit of the series */
-};
-
-extern const struct prom_counter_family prom_counters[PROM_COUNTER_NR];
-
-/*
  * The cgroup counter @f (PROM_CG_PERIODS..PROM_PRESSURE_FULL) of
  * @s into *@val (ns for the seconds ones): false when absent.
  */
@@ -168,16 +144,12 @@ size_t prom_series_culprits(const struct prom_series *s, struct prom_culprit out
  */
 bool prom_max_now(const struct prom_view *v, const struct prom_max *m);
 
-/* Does any series of the @nv views have an interval max now? */
-bool prom_max_present(const struct prom_view *views, size_t nv);
-
-/* The gauge's help text, the same in every exposition. */
-#define PROM_MAX_HELP "The longest wait of the last interval, in seconds: exact (the " \
-	"kernel's own measure, not a bucket edge), for each exported key; tid and comm name " \
-	"the task that had it. Absent for a key without a wait in the interval."
-
-/* Does any series of the @nv views have a sample of family @f? */
-bool prom_counter_present(const struct prom_view *views, size_t nv, int f);
+/*
+ * Has family @f (prom_family.h) a sample in the @nv views? Those of the
+ * interval max, the culprits and the cgroup counters are left out of every
+ * exposition while they have none; the others always have one.
+ */
+bool prom_family_present(const struct prom_view *views, size_t nv, int f);
 
 /* Histogram series exported now (names plus [other]); each is PROM_LINES_PER_KEY lines. */
 size_t prom_view_series(const struct prom_view *v);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "report.h"
 #include "outbuf.h"
+#include "fmt.h"
 
 /* How text reports look. */
 struct render_spec {
@@ -29,10 +30,6 @@ void render_text(struct outbuf *b, const struct sh_report *r, const struct rende
 /* One JSON object on one line (JSON Lines), appended to @b: the report says everything. */
 void render_json(struct outbuf *b, const struct sh_report *r);
 
-/* A wait in @unit, 3 significant digits ("16.8", "131", "1.02"). */
-void fmt_wait(char *buf, size_t n, __u64 ns, int unit);
-/* A JSON string literal with escapes. */
-void json_string(struct outbuf *b, const char *s);
 /* RFC 3339 UTC with milliseconds. */
 void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts);
 

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "render_extra.h"
-#include "render.h"
 #include "culprits.h"
 #include "stacks.h"
 #include "escape.h"

@@ -16,14 +16,6 @@
 #include "render_extra.h"
 
 
-void json_string(struct outbuf *b, const char *s)
-{
-	/* names are bytes: the one rule of escape.h makes them valid UTF-8 */
-	ob_chr(b, '"');
-	name_put(b, s, ESC_JSON);
-	ob_chr(b, '"');
-}
-
 void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)
 {
 	struct tm tm;
@@ -148,12 +140,12 @@ static void json_group(struct outbuf *b, const struct sh_group *g)
 		return;
 	put_lit(d, ",\"buckets\":[");
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		if (!g->t.slots[i])
+		if (!g->t.buckets[i])
 			continue;
 		/* the first without its leading comma */
 		memcpy(d, bucket_head[i] + first, bucket_head_len[i] - (size_t)first);
 		d += bucket_head_len[i] - (size_t)first;
-		d += fmt_u64(d, g->t.slots[i]);
+		d += fmt_u64(d, g->t.buckets[i]);
 		*d++ = '}';
 		first = 0;
 	}

@@ -14,10 +14,7 @@
 #include "escape.h"
 #include "names.h"
 #include "cgroup_names.h"
-
-#ifndef SCHEDHIST_VERSION
-#define SCHEDHIST_VERSION "0.0.0-dev"
-#endif
+#include "util.h"
 
 /* A label value: a name escaped by the rule of escape.h, in label syntax. */
 static void label_value(FILE *f, const char *s)
@@ -68,15 +65,21 @@ static void fmt_le(char *buf, size_t n, int i)
 	snprintf(buf, n, "%.17g", le);
 }
 
-/* @help must need no escaping in either format: no backslash, quote or newline. */
-static void family(FILE *f, bool om, const char *name, const char *type, const char *help)
+/* The # HELP, # TYPE (and in OpenMetrics # UNIT) lines of family @fi. */
+static void family(FILE *f, bool om, int fi, const char *help)
 {
-	/* OpenMetrics names a counter family without its _total suffix */
-	size_t len = strlen(name);
+	const struct prom_family *fam = &prom_families[fi];
+	static const char *const types[] = {
+		[PROM_TYPE_COUNTER] = "counter", [PROM_TYPE_GAUGE] = "gauge",
+		[PROM_TYPE_HISTOGRAM] = "histogram", [PROM_TYPE_INFO] = "info",
+	};
+	/* the text format 0.0.4 has no info type: a gauge of 1 under the full name */
+	const char *type = !om && fam->type == PROM_TYPE_INFO ? "gauge" : types[fam->type];
+	int len = om ? prom_om_name_len(fi) : (int)strlen(fam->name);
 
-	if (om && !strcmp(type, "counter") && len > 6 && !strcmp(name + len - 6, "_total"))
-		len -= 6;
-	fprintf(f, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)len, name, help, (int)len, name, type);
+	fprintf(f, "# HELP %.*s %s\n# TYPE %.*s %s\n", len, fam->name, help, len, fam->name, type);
+	if (om && fam->unit)
+		fprintf(f, "# UNIT %.*s %s\n", len, fam->name, fam->unit);
 }
 
 /*
@@ -134,7 +137,7 @@ static int put_series(FILE *f, const char *labels, const char *key, int key_type
 	if (!esc)
 		return -1;
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		cum += t->slots[i];
+		cum += t->buckets[i];
 		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64 "\n", labels, esc,
 			le[i], (uint64_t)cum);
 	}
@@ -180,22 +183,18 @@ static void put_value(FILE *f, bool seconds, __u64 v)
 	}
 }
 
-/* Family @fi of prom_counters: the samples of every exported series that has one. */
-static int put_counters(FILE *f, const struct prom_view *views, size_t nv, bool om, int fi)
+/* The per-series counter @fi: the samples of every exported series that has one. */
+static int put_counters(FILE *f, const struct prom_view *views, size_t nv, int fi)
 {
-	const struct prom_counter_family *cf = &prom_counters[fi];
+	const struct prom_family *cf = &prom_families[fi];
+	bool per_culprit = cf->source == PROM_FROM_CULPRIT, seconds = prom_family_seconds(fi);
 	size_t j, i, k, n, nc;
 
-	if (!prom_counter_present(views, nv, fi))
-		return 0;
-	family(f, om, cf->name, "counter", cf->help);
-	if (om && cf->seconds)
-		fprintf(f, "# UNIT %.*s seconds\n", (int)(strlen(cf->name) - 6), cf->name);
 	for (j = 0; j < nv; j++) {
 		const struct prom_view *v = &views[j];
 		struct prom_series **sorted;
 
-		if (cf->per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
+		if (per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
 			continue;
 		sorted = prom_view_sorted(v, &n);
 		if (!sorted)
@@ -205,25 +204,25 @@ static int put_counters(FILE *f, const struct prom_view *views, size_t nv, bool 
 			char *esc;
 			__u64 val;
 
-			if (cf->per_culprit ? !(nc = prom_series_culprits(sorted[i], c))
-					    : !prom_series_cgstat(sorted[i], fi, &val))
+			if (per_culprit ? !(nc = prom_series_culprits(sorted[i], c))
+					: !prom_series_cgstat(sorted[i], fi, &val))
 				continue;
 			esc = key_labels(sorted[i]->key, v->key_type);
 			if (!esc) {
 				free(sorted);
 				return -1;
 			}
-			if (!cf->per_culprit) {
+			if (!per_culprit) {
 				fprintf(f, "%s{metric=\"%s\",key_type=\"%s\",key=%s}", cf->name,
 					metric_name(v->metric), key_name(v->key_type), esc);
-				put_value(f, cf->seconds, val);
+				put_value(f, seconds, val);
 			}
-			for (k = 0; cf->per_culprit && k < nc; k++) {
+			for (k = 0; per_culprit && k < nc; k++) {
 				fprintf(f, "%s{metric=\"%s\",key_type=\"%s\",key=%s,culprit=",
 					cf->name, metric_name(v->metric), key_name(v->key_type), esc);
 				label_value(f, c[k].name);
 				fputc('}', f);
-				put_value(f, cf->seconds,
+				put_value(f, seconds,
 					  fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
 			}
 			free(esc);
@@ -252,15 +251,10 @@ static int put_max_sample(FILE *f, const struct prom_view *v, const char *key,
 }
 
 /* The gauge of the interval's exact max: one sample per exported key that had a wait. */
-static int put_max(FILE *f, const struct prom_view *views, size_t nv, bool om)
+static int put_max(FILE *f, const struct prom_view *views, size_t nv)
 {
 	size_t j, i, n;
 
-	if (!prom_max_present(views, nv))
-		return 0;
-	family(f, om, "schedhist_interval_max_wait_seconds", "gauge", PROM_MAX_HELP);
-	if (om)
-		fputs("# UNIT schedhist_interval_max_wait_seconds seconds\n", f);
 	for (j = 0; j < nv; j++) {
 		const struct prom_view *v = &views[j];
 		struct prom_series **sorted = prom_view_sorted(v, &n);
@@ -280,84 +274,84 @@ static int put_max(FILE *f, const struct prom_view *views, size_t nv, bool om)
 	return 0;
 }
 
-int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
+/* The "reason" counters @stats[0..n) of family @fi, per view. */
+static void put_reasons(FILE *f, const struct prom_view *views, size_t nv, int fi,
+			const int *stats, size_t n)
 {
-	char le[SH_NBUCKETS][32], help[256];
 	size_t i, j;
 
+	for (j = 0; j < nv; j++)
+		for (i = 0; i < n; i++)
+			fprintf(f, "%s{metric=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
+				prom_families[fi].name, metric_name(views[j].metric),
+				stat_name(stats[i]), (uint64_t)views[j].stats[stats[i]]);
+}
+
+/* The samples of family @fi; @le: the buckets' "le" values. */
+static int put_samples(FILE *f, const struct prom_view *views, size_t nv, int fi,
+		       char le[][32])
+{
+	size_t j;
+
+	switch (fi) {
+	case PROM_WAIT_SECONDS:
+		for (j = 0; j < nv; j++)
+			if (put_view(f, &views[j], le))
+				return -1;
+		return 0;
+	case PROM_EVENTS:
+		for (j = 0; j < nv; j++)
+			fprintf(f, "schedhist_events_total{metric=\"%s\"} %" PRIu64 "\n",
+				metric_name(views[j].metric), (uint64_t)views[j].stats[SH_STAT_SEEN]);
+		return 0;
+	case PROM_LOST_EVENTS:
+		put_reasons(f, views, nv, fi, sh_lost_stats, SH_NLOST);
+		return 0;
+	case PROM_OVERFLOW_EVENTS:
+		put_reasons(f, views, nv, fi, sh_overflow_stats, SH_NOVERFLOW);
+		return 0;
+	case PROM_KEYS:
+		for (j = 0; j < nv; j++)
+			fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",
+				metric_name(views[j].metric), key_name(views[j].key_type),
+				(uint64_t)views[j].live_keys);
+		return 0;
+	case PROM_INTERVAL_MAX:
+		return put_max(f, views, nv);
+	case PROM_KMEM_BYTES:
+		fprintf(f, "schedhist_kernel_memory_bytes{kind=\"reserved\"} %" PRIu64 "\n",
+			(uint64_t)views[0].kmem.bytes);
+		fprintf(f, "schedhist_kernel_memory_bytes{kind=\"budget\"} %" PRIu64 "\n",
+			(uint64_t)views[0].kmem.budget);
+		return 0;
+	case PROM_KMEM_KEYS:
+		fprintf(f, "schedhist_kernel_memory_keys{key_type=\"%s\"} %" PRIu64 "\n",
+			key_name(views[0].key_type), (uint64_t)views[0].kmem.keys);
+		return 0;
+	case PROM_BUILD_INFO:
+		fprintf(f, "schedhist_build_info{version=");
+		label_value(f, SCHEDHIST_VERSION);
+		fputs("} 1\n", f);
+		return 0;
+	default:
+		return put_counters(f, views, nv, fi);
+	}
+}
+
+int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
+{
+	char le[SH_NBUCKETS][32], help[PROM_HELP_MAX];
+	int i;
+
 	for (i = 0; i < SH_NBUCKETS; i++)
-		fmt_le(le[i], sizeof(le[i]), (int)i);
-
-	if (nv == 1)
-		snprintf(help, sizeof(help),
-			 "How long tasks waited, in seconds, since schedhist started: %s.",
-			 metric_words(views[0].metric));
-	else
-		snprintf(help, sizeof(help),
-			 "How long tasks waited, in seconds, since schedhist started; the label "
-			 "metric says which wait. Never sum across metric: offcpu = runq + "
-			 "blocked, wait by wait, so a sum counts each wait twice.");
-	family(f, om, "schedhist_wait_seconds", "histogram", help);
-	if (om)
-		fputs("# UNIT schedhist_wait_seconds seconds\n", f);
-	for (j = 0; j < nv; j++)
-		if (put_view(f, &views[j], le))
+		fmt_le(le[i], sizeof(le[i]), i);
+	for (i = 0; i < PROM_FAMILY_NR; i++) {
+		if (!prom_family_present(views, nv, i))
+			continue;
+		family(f, om, i, prom_help(i, nv, views[0].metric, help));
+		if (put_samples(f, views, nv, i, le))
 			return -1;
-
-	family(f, om, "schedhist_events_total", "counter",
-	       "Candidate waits the kernel side saw: switch-ins of non-idle tasks (for blocked: "
-	       "those whose switch-out was a sleep).");
-	for (j = 0; j < nv; j++)
-		fprintf(f, "schedhist_events_total{metric=\"%s\"} %" PRIu64 "\n",
-			metric_name(views[j].metric), (uint64_t)views[j].stats[SH_STAT_SEEN]);
-	family(f, om, "schedhist_lost_events_total", "counter",
-	       "Candidate waits not recorded, by reason: no_start (the wait began before "
-	       "tracing), filtered (outside -p or -c), dropped (histogram update failed), "
-	       "clock_skew (two CPUs' clocks disagreed: the end was stamped before the start).");
-	for (j = 0; j < nv; j++)
-		for (i = 0; i < SH_NLOST; i++)
-			fprintf(f, "schedhist_lost_events_total{metric=\"%s\",reason=\"%s\"} %" PRIu64
-				   "\n", metric_name(views[j].metric), stat_name(sh_lost_stats[i]),
-				(uint64_t)views[j].stats[sh_lost_stats[i]]);
-	family(f, om, "schedhist_overflow_events_total", "counter",
-	       "Waits of new keys that the kernel counted under the key [other], by reason: "
-	       "map_full (its key map was full: raise --max-keys), no_mem (no kernel memory "
-	       "for a new key at that instant); together, every wait of [other].");
-	for (j = 0; j < nv; j++)
-		for (i = 0; i < SH_NOVERFLOW; i++)
-			fprintf(f, "schedhist_overflow_events_total{metric=\"%s\",reason=\"%s\"} %"
-				   PRIu64 "\n", metric_name(views[j].metric),
-				stat_name(sh_overflow_stats[i]),
-				(uint64_t)views[j].stats[sh_overflow_stats[i]]);
-	family(f, om, "schedhist_keys", "gauge", "Keys in the kernel's histogram map now.");
-	for (j = 0; j < nv; j++)
-		fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",
-			metric_name(views[j].metric), key_name(views[j].key_type),
-			(uint64_t)views[j].live_keys);
-	if (put_max(f, views, nv, om))
-		return -1;
-	family(f, om, "schedhist_kernel_memory_bytes", "gauge",
-	       "Kernel memory of schedhist's BPF maps, bytes: reserved (every map at its worst, " \
-	       "every hash entry taken) and budget (--max-kernel-mem).");
-	fprintf(f, "schedhist_kernel_memory_bytes{kind=\"reserved\"} %" PRIu64 "\n",
-		(uint64_t)views[0].kmem.bytes);
-	fprintf(f, "schedhist_kernel_memory_bytes{kind=\"budget\"} %" PRIu64 "\n",
-		(uint64_t)views[0].kmem.budget);
-	family(f, om, "schedhist_kernel_memory_keys", "gauge",
-	       "Keys the kernel maps hold at most (--max-keys, or fewer to fit --max-kernel-mem).");
-	fprintf(f, "schedhist_kernel_memory_keys{key_type=\"%s\"} %" PRIu64 "\n",
-		key_name(views[0].key_type), (uint64_t)views[0].kmem.keys);
-	for (i = 0; i < PROM_COUNTER_NR; i++)
-		if (put_counters(f, views, nv, om, (int)i))
-			return -1;
-	/* OpenMetrics has a type for it: the info family schedhist_build, same sample */
-	if (om)
-		family(f, om, "schedhist_build", "info", "The schedhist version.");
-	else
-		family(f, om, "schedhist_build_info", "gauge", "The schedhist version; always 1.");
-	fprintf(f, "schedhist_build_info{version=");
-	label_value(f, SCHEDHIST_VERSION);
-	fputs("} 1\n", f);
+	}
 	if (om)
 		fputs("# EOF\n", f);
 	return ferror(f);

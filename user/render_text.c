@@ -15,172 +15,6 @@
 #define BAR_WIDTH 40
 
 /*
- * The exact tie q + 1/2 of ns / u in units of 10^-dec: printf("%.*f")
- * rounds the double d = ns / u, which is a little above or below the tie,
- * or exactly on it (then to even). The division is correctly rounded, so
- * its remainder ns - d * u is exact as one fma(): its sign says which.
- * 1 to round up; -1 when the double cannot tell (ns beyond 2^53).
- */
-static int tie_rounds_up(__u64 ns, __u64 u, __u64 q)
-{
-	double d, rem;
-
-	if (ns > (1ULL << 53))
-		return -1;
-	d = (double)ns / (double)u;
-	rem = fma(-d, (double)u, (double)ns);
-	if (rem != 0)
-		return rem < 0;	/* d above the true value: above the tie */
-	return q & 1;		/* exactly on it: to even */
-}
-
-/*
- * ns / u in units of 10^-@dec into *@q, rounded as printf("%.*f") rounds
- * the double, but in integers: several times faster. false when the
- * double cannot tell (a tie beyond 2^53 ns): then printf's own answer.
- */
-static bool scaled_round(__u64 ns, __u64 u, int dec, __u64 *q_out)
-{
-	static const __u64 p10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-				     100000000 };
-	__u64 q, r;
-	int up;
-
-	if (ns <= UINT64_MAX / p10[dec]) {
-		__u64 x = ns * p10[dec];
-
-		/* the units' divisors as constants: a multiply, not a 64-bit division, per field */
-		switch (u) {
-		case 1000:
-			q = x / 1000;
-			r = x % 1000;
-			break;
-		case 1000000:
-			q = x / 1000000;
-			r = x % 1000000;
-			break;
-		case 1000000000:
-			q = x / 1000000000;
-			r = x % 1000000000;
-			break;
-		default:
-			q = x / u;
-			r = x % u;
-		}
-	} else {
-		unsigned __int128 x = (unsigned __int128)ns * p10[dec];
-
-		q = (__u64)(x / u);
-		r = (__u64)(x % u);
-	}
-	if (2 * (unsigned __int128)r == u) {
-		up = tie_rounds_up(ns, u, q);
-		if (up < 0)
-			return false;
-		q += (__u64)up;
-	} else {
-		q += 2 * (unsigned __int128)r > u;
-	}
-	*q_out = q;
-	return true;
-}
-
-/* ns / u with @dec decimals into @buf (at least 32 bytes), as printf("%.*f"); returns the length. */
-static int fixed_str(char *buf, __u64 ns, __u64 u, int dec)
-{
-	char digits[48];
-	int len, i, o = 0;
-	__u64 q;
-
-	if (!scaled_round(ns, u, dec, &q))
-		return snprintf(buf, 32, "%.*f", dec, (double)ns / (double)u);
-	if (!dec)	/* whole units, most waits: the digits are the string */
-		return fmt_u64(buf, q);
-	len = fmt_u64(digits, q);
-	if (len + dec + 3 > 32)
-		return snprintf(buf, 32, "%.*f", dec, (double)ns / (double)u);
-	if (len <= dec) {	/* 0.0042: leading zeros */
-		buf[o++] = '0';
-		buf[o++] = '.';
-		for (i = len; i < dec; i++)
-			buf[o++] = '0';
-		memcpy(buf + o, digits, (size_t)len);
-		o += len;
-	} else {
-		memcpy(buf, digits, (size_t)(len - dec));
-		o = len - dec;
-		if (dec) {
-			buf[o++] = '.';
-			memcpy(buf + o, digits + len - dec, (size_t)dec);
-			o += dec;
-		}
-	}
-	buf[o] = '\0';
-	return o;
-}
-
-/* fmt_wait() into @buf of at least 32 bytes; returns the length. */
-/* The decimals a wait of @ns shows in @unit: none from 100 units (and in ns), else 3 digits. */
-static int wait_decimals(__u64 ns, int unit)
-{
-	__u64 u = unit_ns(unit), s;
-	int dec = 2;
-
-	if (unit == SH_UNIT_NS || ns >= 100 * u)
-		return 0;
-	if (ns >= 10 * u)
-		return 1;
-	/* below 1 too: 3 significant digits, or small buckets all read "0.00" */
-	for (s = ns; s > 0 && s < u && dec < 8; s *= 10)
-		dec++;
-	return dec;
-}
-
-static int wait_str(char *buf, __u64 ns, int unit)
-{
-	return fixed_str(buf, ns, unit_ns(unit), wait_decimals(ns, unit));
-}
-
-void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
-{
-	char w[32];
-	int len = wait_str(w, ns, unit);
-
-	if (!n)
-		return;
-	if ((size_t)len >= n)
-		len = (int)n - 1;
-	memcpy(buf, w, (size_t)len);
-	buf[len] = '\0';
-}
-
-/* What wait_right() may write: 16 columns of padding, a wait of 31 bytes, slack for its copies. */
-#define WAIT_ROOM 64
-
-/*
- * A wait in @unit right-aligned in @width columns (" %9s"-style columns,
- * at most 16) at cursor @d, which has WAIT_ROOM bytes of room; returns
- * the cursor after it. Whole units (no decimals: most waits) are written
- * in place; the rest from wait_str()'s buffer with copies of
- * a fixed size, which the compiler inlines (a memset and a memcpy of a
- * few bytes through the C library at every field were a tenth of a row).
- */
-static char *wait_right(char *d, __u64 ns, int unit, int width)
-{
-	char w[32];
-	int len, pad;
-	__u64 q;
-
-	if (!wait_decimals(ns, unit) && scaled_round(ns, unit_ns(unit), 0, &q))
-		return d + fmt_u64_right(d, q, width);
-	len = wait_str(w, ns, unit);
-	pad = width > len ? width - len : 0;
-	memset(d, ' ', 16);
-	memcpy(d + pad, w, 32);
-	return d + pad + len;
-}
-
-/*
  * The rows' fixed part, "%13s -> %-11s : ", of every bucket in every
  * unit: the same for every key of every report, made once.
  */
@@ -250,7 +84,7 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 	__u64 below = 0, max = 0;
 
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		if (!t->slots[i])
+		if (!t->buckets[i])
 			continue;
 		if (first < 0)
 			first = i;
@@ -263,15 +97,15 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 		int mb = bucket_of(sp->min_wait_ns);
 
 		for (i = 0; i < mb && i < SH_NBUCKETS; i++)
-			below += t->slots[i];
+			below += t->buckets[i];
 		if (mb > start)
 			start = mb;
 		if (start > last)
 			last = start;
 	}
 	for (i = start; i <= last; i++)
-		if (t->slots[i] > max)
-			max = t->slots[i];
+		if (t->buckets[i] > max)
+			max = t->buckets[i];
 	if (below > max)
 		max = below;
 
@@ -287,7 +121,7 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 	}
 	for (i = start; i <= last; i++) {
 		ob_mem(b, row_label[sp->unit][i], row_label_len[sp->unit][i]);
-		count_and_bar(b, t->slots[i], max);
+		count_and_bar(b, t->buckets[i], max);
 	}
 }
 
@@ -295,14 +129,14 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 /* At cursor @d (room taken): @label (a string literal), then a wait in @unit. */
 #define stat_field(d, label, ns, unit) do {		\
 	put_lit(d, label);				\
-	(d) = wait_right((d), (ns), (unit), 0);		\
+	(d) = fmt_wait_right((d), (ns), (unit), 0);		\
 } while (0)
 
 static void print_stats_line(struct outbuf *b, const struct sh_totals *t, const struct sh_pcts *p,
 			     const struct render_spec *sp, bool who)
 {
 	/* the numbers through a cursor into room taken once (see print_summary()) */
-	char *d = ob_room(b, 8 + 21 + 7 * (8 + WAIT_ROOM)), *start = d;
+	char *d = ob_room(b, 8 + 21 + 7 * (8 + FMT_WAIT_ROOM)), *start = d;
 
 	if (!d)
 		return;
@@ -419,64 +253,30 @@ static size_t summary_name(char *buf, const struct sh_group *g)
 	return o;
 }
 
-/*
- * The names the width pass made, kept for the rows (made once, not twice,
- * per key): @at[j] is where row j's starts in @buf, @at[n] the end. Kept
- * from report to report, so a steady key count allocates nothing.
- */
-struct name_cache {
-	char *buf;
-	size_t cap;
-	size_t *at;
-	size_t nat;
-};
-
-/* Keep @name (@len bytes) as the next name of @c; false when out of memory (not kept). */
-static bool name_keep(struct name_cache *c, size_t j, const char *name, size_t len)
-{
-	size_t end = j ? c->at[j] : 0;
-
-	if (j + 2 > c->nat) {
-		size_t n = c->nat ? 2 * c->nat : 256;
-		size_t *at = realloc(c->at, n * sizeof(*at));
-
-		if (!at)
-			return false;
-		c->at = at;
-		c->nat = n;
-	}
-	if (end + len > c->cap) {
-		size_t n = c->cap ? 2 * c->cap : 8192;
-		char *buf;
-
-		while (n < end + len)
-			n *= 2;
-		if (!(buf = realloc(c->buf, n)))
-			return false;
-		c->buf = buf;
-		c->cap = n;
-	}
-	memcpy(c->buf + end, name, len);
-	c->at[j] = end;
-	c->at[j + 1] = end + len;
-	return true;
-}
-
 static void print_summary(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)
 {
-	static __thread struct name_cache nc;
 	const char *kname = key_name(r->key_type);
 	int w = (int)strlen(kname), i;
 	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j, len, kept = 0;
 	char name[SUMMARY_BUF];
+	/*
+	 * the names the width pass made, kept for the rows (made once, not
+	 * twice, per key): row j's is names.p[at[j] .. at[j + 1])
+	 */
+	struct outbuf names = {};
+	size_t *at = malloc((n + 1) * sizeof(*at));
 
 	/* the name column is as wide as the longest name, at most 60 */
 	for (j = 0; j < n && w < 60; j++) {
 		len = summary_name(name, j < r->ngroups ? &r->groups[j] : &r->rest);
 		if ((int)len > w)
 			w = (int)len;
-		if (kept == j && name_keep(&nc, j, name, len))
-			kept++;
+		if (kept == j && at) {
+			at[j] = names.len;
+			ob_mem(&names, name, len);
+			at[j + 1] = names.len;
+			kept += !names.failed;
+		}
 	}
 	if (w > 60)
 		w = 60;
@@ -498,20 +298,20 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 			       g->pct.p99, g->pct.p999, g->t.max_ns };
 
 		if (j < kept)
-			ob_pad(b, nc.buf + nc.at[j], nc.at[j + 1] - nc.at[j], w, false);
+			ob_pad(b, names.p + at[j], at[j + 1] - at[j], w, false);
 		else
 			ob_pad(b, name, summary_name(name, g), w, false);
 		/*
 		 * the numbers through a cursor into room taken once: an
 		 * append per field reloaded and stored the buffer's length
 		 */
-		if (!(d = start = ob_room(b, 1 + FMT_RIGHT_ROOM + 6 * (1 + WAIT_ROOM))))
-			return;
+		if (!(d = start = ob_room(b, 1 + FMT_RIGHT_ROOM + 6 * (1 + FMT_WAIT_ROOM))))
+			goto out;
 		*d++ = ' ';
 		d += fmt_u64_right(d, g->t.count, 10);
 		for (i = 0; i < 6; i++) {
 			*d++ = ' ';
-			d = wait_right(d, v[i], sp->unit, 9);
+			d = fmt_wait_right(d, v[i], sp->unit, 9);
 		}
 		ob_commit(b, (size_t)(d - start));
 		if (cgs) {
@@ -531,7 +331,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 		}
 		if (g->t.max_tid) {
 			if (!(d = start = ob_room(b, 2 + 2 * 21)))
-				return;
+				goto out;
 			put_lit(d, "  ");
 			d += fmt_u64(d, g->t.max_tid);
 			*d++ = ' ';
@@ -540,7 +340,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 			ob_commit(b, (size_t)(d - start));
 			name_put(b, g->t.max_comm, ESC_TEXT);
 			if (!(d = start = ob_room(b, 1 + 21 + 1)))
-				return;
+				goto out;
 			*d++ = ' ';
 			d += fmt_u64(d, g->t.max_cpu);
 			*d++ = '\n';
@@ -556,6 +356,9 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 	if (no_psi)
 		ob_str(b, "PSI_SOME -: no cpu.pressure (PSI off, or a v1 hierarchy), or the cgroup's "
 			  "first reading (PSI needs two)\n");
+out:
+	ob_free(&names);
+	free(at);
 }
 
 void render_text(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)
@@ -586,16 +389,15 @@ void render_text(struct outbuf *b, const struct sh_report *r, const struct rende
 		ob_printf(b, "overflow: no kernel memory for a new key at the time, %" PRIu64
 			     " waits counted under [other] (transient, under heavy task churn)\n",
 			  (uint64_t)r->stats[SH_STAT_NO_MEM]);
-	if (sp->counters)
-		ob_printf(b, "events: seen %" PRIu64 "  recorded %" PRIu64 "  no_start %" PRIu64
-			     "  filtered %" PRIu64 "  dropped %" PRIu64 "  map_full %" PRIu64
-			     "  no_mem %" PRIu64 "  clock_skew %" PRIu64 "  keys %" PRIu64
-			     "  method %s  clock %s\n",
-			  (uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count,
-			  (uint64_t)r->stats[SH_STAT_NO_START], (uint64_t)r->stats[SH_STAT_FILTERED],
-			  (uint64_t)r->stats[SH_STAT_DROPPED], (uint64_t)r->stats[SH_STAT_MAP_FULL],
-			  (uint64_t)r->stats[SH_STAT_NO_MEM], (uint64_t)r->stats[SH_STAT_CLOCK_SKEW],
-			  (uint64_t)r->live_keys, method_name(r->method), clock_name(r->clock));
+	if (sp->counters) {
+		ob_printf(b, "events: seen %" PRIu64 "  recorded %" PRIu64,
+			  (uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count);
+		for (i = 0; i < SH_NEVENT_STATS; i++)
+			ob_printf(b, "  %s %" PRIu64, stat_name(sh_event_stats[i]),
+				  (uint64_t)r->stats[sh_event_stats[i]]);
+		ob_printf(b, "  keys %" PRIu64 "  method %s  clock %s\n", (uint64_t)r->live_keys,
+			  method_name(r->method), clock_name(r->clock));
+	}
 
 	if (!r->ngroups) {
 		ob_str(b, "(no waits recorded)\n\n");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "fmt.h"
 #include "hugemem.h"
 
 _Static_assert(sizeof(struct sh_pcts) == 4 * sizeof(__u64) &&
@@ -15,8 +16,8 @@ _Static_assert(sizeof(struct sh_pcts) == 4 * sizeof(__u64) &&
 	       offsetof(struct sh_pcts, p999) == 3 * sizeof(__u64), "sh_pcts is p50..p999 in order");
 
 /*
- * The percentiles of @t written into @p in place (a struct returned and
- * then copied was 16-byte loads of 8-byte stores: a stall per group).
+ * The percentiles of @t written into @p in place (returning a struct and
+ * copying it costs 16-byte loads of 8-byte stores: a stall per group).
  */
 static void pcts_into(const struct sh_totals *t, struct sh_pcts *p)
 {
@@ -192,7 +193,7 @@ static inline int cmp_rank(const struct rank_rec *x, const struct rank_rec *y,
 
 /*
  * Sort @n records by cmp_rank(), stably: a merge sort with the comparison
- * inlined (qsort's call per comparison was most of the ranking's time),
+ * inlined (qsort's call per comparison would be most of the ranking's time),
  * runs of 8 sorted by insertion, then merged through @tmp (@n records).
  */
 static void merge_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
@@ -414,8 +415,8 @@ static int add_rec(struct sh_report *r, size_t *n, const struct sh_entry *e,
 /*
  * The groups are made in rank order: records of the sort keys first, from
  * the entries, sorted, then each group once from its entry (making them
- * all, then moving them into rank order, was two copies of hundreds of
- * bytes per key).
+ * all, then moving them into rank order, would copy hundreds of bytes per
+ * key twice).
  */
 /* report_build() clears a group around its totals and percentiles: they are adjacent */
 _Static_assert(offsetof(struct sh_group, pct) == offsetof(struct sh_group, t) +

@@ -162,8 +162,8 @@ static void fold_gone(struct sh_snapshot *s, struct sh_entry *e)
 	int i;
 
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		s->gone.slots[i] += e->raw_slots[i];
-		e->raw_slots[i] = 0;
+		s->gone.buckets[i] += e->raw_buckets[i];
+		e->raw_buckets[i] = 0;
 	}
 	s->gone.count += e->raw_count;
 	s->gone.sum_ns += e->raw_sum_ns;
@@ -240,7 +240,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 				       const void *vals, int ncpu, size_t stride, __u32 birth,
 				       bool final)
 {
-	__u32 slots[SH_NBUCKETS], dv[SH_NBUCKETS], count = 0;
+	__u32 buckets[SH_NBUCKETS], dv[SH_NBUCKETS], count = 0;
 	__u64 sum = 0;
 	struct sh_totals d;	/* all but the buckets (added in place): cleared below */
 	bool exited = e->key.id == SH_EXITED_ID && !e->key.comm[0], seen_comm = false;
@@ -252,7 +252,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	}
 	if (e->pruned && !final) {
 		/* removed, and made again since (a reused id): counts from zero */
-		memset(e->raw_slots, 0, sizeof(e->raw_slots));
+		memset(e->raw_buckets, 0, sizeof(e->raw_buckets));
 		e->raw_count = 0;
 		e->raw_sum_ns = 0;
 		set_pruned(s, e, false);
@@ -267,8 +267,8 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	e->birth = birth;
 
 	/* (a memset of all 400 bytes, or of the buckets, was a slow "rep stos" per key) */
-	memset(&d, 0, offsetof(struct sh_totals, slots));
-	memcpy(slots, ((const struct sh_hist *)vals)->slots, sizeof(slots));
+	memset(&d, 0, offsetof(struct sh_totals, buckets));
+	memcpy(buckets, ((const struct sh_hist *)vals)->buckets, sizeof(buckets));
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
 
@@ -278,8 +278,8 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 		 */
 		if (c) {
 			for (i = 0; i < SH_NBUCKETS - 1; i++)
-				slots[i] += v->slots[i];
-			slots[SH_NBUCKETS - 1] += v->slots[SH_NBUCKETS - 1];
+				buckets[i] += v->buckets[i];
+			buckets[SH_NBUCKETS - 1] += v->buckets[SH_NBUCKETS - 1];
 		}
 		count += v->count;
 		sum += v->sum_ns;
@@ -302,26 +302,26 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	 * true difference stays below 2^32 (see SH_READ_PERIOD_S).
 	 */
 	for (i = 0; i < SH_NBUCKETS; i++)
-		dv[i] = slots[i] - e->raw_slots[i] - (exited ? s->gone.slots[i] : 0);
-	memcpy(e->raw_slots, slots, sizeof(e->raw_slots));
+		dv[i] = buckets[i] - e->raw_buckets[i] - (exited ? s->gone.buckets[i] : 0);
+	memcpy(e->raw_buckets, buckets, sizeof(e->raw_buckets));
 	/*
 	 * The differences into the interval's buckets (set by the interval's
 	 * first reading of the entry, added by the others) and, when reports
 	 * since start are made, the total's
 	 */
 	if (e->interval != s->interval) {
-		memset(&e->delta, 0, offsetof(struct sh_totals, slots));
+		memset(&e->delta, 0, offsetof(struct sh_totals, buckets));
 		e->interval = s->interval;
 		s->touched[s->ntouched++] = e;
 		for (i = 0; i < SH_NBUCKETS; i++)
-			e->delta.slots[i] = dv[i];
+			e->delta.buckets[i] = dv[i];
 	} else {
 		for (i = 0; i < SH_NBUCKETS; i++)
-			e->delta.slots[i] += dv[i];
+			e->delta.buckets[i] += dv[i];
 	}
 	if (s->cum_buckets)
 		for (i = 0; i < SH_NBUCKETS; i++)
-			e->cum.slots[i] += dv[i];
+			e->cum.buckets[i] += dv[i];
 	d.count = (__u32)(count - e->raw_count - (exited ? s->gone.count : 0));
 	d.sum_ns = sum - e->raw_sum_ns - (exited ? s->gone.sum_ns : 0);
 	e->raw_count = count;

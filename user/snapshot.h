@@ -32,14 +32,14 @@ struct sh_entry {
 	 * every entry at its start (read it with snapshot_delta())
 	 */
 	struct sh_totals delta;
-	__u32 raw_slots[SH_NBUCKETS];	/* last reading, summed mod 2^32 */
+	__u32 raw_buckets[SH_NBUCKETS];	/* last reading, summed mod 2^32 */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest task name */
 	struct sh_totals cum;		/* since start */
 };
 
 /* Raw (kernel-side, modulo 2^32) counts of keys the kernel folded. */
 struct sh_raw {
-	__u32 slots[SH_NBUCKETS];
+	__u32 buckets[SH_NBUCKETS];
 	__u32 count;
 	__u64 sum_ns;
 };
@@ -61,7 +61,7 @@ struct sh_snapshot {
 	struct sh_totals exited_cum;	/* cumulative totals of pruned keys */
 	bool keep_pruned;		/* keep pruned entries (cgroups, since start) */
 	/*
-	 * Keep each entry's buckets since start (sh_entry::cum.slots; by
+	 * Keep each entry's buckets since start (sh_entry::cum.buckets; by
 	 * default): only reports since start read them, the rest of cum is
 	 * always kept
 	 */

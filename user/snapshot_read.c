@@ -168,7 +168,7 @@ static int read_hash(struct sh_snapshot *snaps, int n, struct sh_reader *r, int 
  * Only [other] and [exited]: the key map holds no other key (the kernel's
  * count of its keys is 0), so the batch walk over every bucket of a map
  * sized for --max-keys is spared. A key made meanwhile is read next time;
- * none can be folded meanwhile (loader_read_begin()), so no key read
+ * none can be folded meanwhile (docs/key-lifecycle.md), so no key read
  * before is missed.
  */
 static int read_fixed(struct sh_snapshot *snaps, int n, struct sh_reader *r, int fd)
@@ -269,13 +269,9 @@ static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 }
 
 /*
- * Keys marked dead during this reading: their task or cgroup is gone and
- * the kernel left them to us. Remove each, feeding its final values. A
- * key in the key map goes with lookup-and-delete (atomic). A slot is
- * first taken from its key (slot_keys, written in place, then the
- * directory: one batch for all), then, once no program run that could
- * still have found it is running (a grace period), read a last time,
- * zeroed and freed.
+ * Keys marked dead during this reading (their task or cgroup is gone and
+ * the kernel left them to us): remove each, feeding its final values, in
+ * the order docs/key-lifecycle.md gives (DEAD -> FREE / no key).
  */
 static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		       const struct sh_maps *m)

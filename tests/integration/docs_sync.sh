@@ -7,8 +7,14 @@
 # command line exists; the man page and docs/report.schema.json name every
 # JSON field render_json.c writes; the man page describes every exit status
 # --help lists; `mandoc -T lint` (and man's groff warnings) are clean; the
-# README names every metric. Loads no BPF.
-# MAN_PAGE and README override the files checked (to try the test itself).
+# README names every metric. The Markdown docs (README, docs/, tests/README)
+# use only real options too; the README stays a front door (under 300
+# lines) and shows exactly the test command CI runs; every relative link
+# of every Markdown file names a file that exists, and a #fragment a
+# heading of it; every code block is closed; docs/architecture.md names
+# every source file. Loads no BPF.
+# MAN_PAGE, README and MD_FILES override the files checked (to try the
+# test itself).
 source "$(dirname "$0")/../lib.sh"
 
 MAN_PAGE=${MAN_PAGE:-man/schedhist.8}
@@ -89,8 +95,68 @@ check_cmdlines() {
 }
 awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex' "$MAN_PAGE" | untroff |
 	check_cmdlines "$MAN_PAGE EXAMPLES"
-# shellcheck disable=SC2094 # README is only read
-check_cmdlines "$README" <"$README"
+# The Markdown docs beside the README: docs/*.md, docs/design/*.md, tests/README.md.
+# shellcheck disable=SC2206 # the default list is globbed on purpose
+md_files=(${MD_FILES:-$README docs/*.md docs/design/*.md tests/README.md})
+for f in "${md_files[@]}"; do
+	[ -f "$f" ] || { problem "$f missing"; continue; }
+	# shellcheck disable=SC2094 # f is only read
+	check_cmdlines "$f" <"$f"
+done
+
+# The README is a front door: the manual lives in man/ and docs/.
+readme_lines=$(wc -l <"$README")
+[ "$readme_lines" -lt 300 ] || problem "$README has $readme_lines lines (keep it under 300)"
+
+# CI runs exactly the README's test command: the last command of .ci/run
+# is a line of a code block of the README.
+if [ -f .ci/run ]; then
+	ci_cmd=$(grep -vE '^(#|set |cd |$)' .ci/run | tail -n 1)
+	[ -n "$ci_cmd" ] || problem ".ci/run runs no command"
+	grep -qxF -- "$ci_cmd" "$README" || problem ".ci/run runs '$ci_cmd', which $README does not show"
+fi
+
+# docs/architecture.md names every source file: user/*.c (and each header
+# without a .c of its own), bpf/*, include/*.
+arch=docs/architecture.md
+if [ -f "$arch" ]; then
+	for src in user/*.c user/*.h bpf/* include/*; do
+		[ -e "$src" ] || continue
+		[[ $src == *.h && -e ${src%.h}.c ]] && continue
+		grep -qF -- "\`${src##*/}\`" "$arch" || grep -qF -- "\`$src\`" "$arch" ||
+			problem "$arch does not name $src"
+	done
+fi
+
+# GitHub's anchor of each heading of a Markdown file (outside code blocks).
+md_anchors() {
+	awk '/^```/ { code = !code; next } !code && /^#+ / { sub(/^#+ +/, ""); print }' "$1" |
+		tr '[:upper:]' '[:lower:]' | sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'
+}
+
+# Every relative link [text](path#fragment) of every Markdown file resolves.
+for f in "${md_files[@]}"; do
+	[ -f "$f" ] || continue
+	fences=$(grep -c '^```' "$f")
+	[ $((fences % 2)) -eq 0 ] || problem "$f: $fences lines open or close a code block: one is not closed"
+	dir=$(dirname "$f")
+	while IFS= read -r link; do
+		target=${link%%#*}
+		frag=
+		[[ $link == *"#"* ]] && frag=${link#*#}
+		path=$f
+		if [ -n "$target" ]; then
+			path=$dir/$target
+			[ -e "$path" ] || { problem "$f: link ($link): no file $path"; continue; }
+		fi
+		if [ -n "$frag" ] && [[ $path == *.md ]]; then
+			md_anchors "$path" | grep -qxF -- "$frag" ||
+				problem "$f: link ($link): $path has no heading '#$frag'"
+		fi
+	done < <(awk '/^```/ { code = !code; next } !code' "$f" |
+		grep -oE '\]\([^) ]+\)' | sed -e 's/^](//' -e 's/)$//' |
+		grep -vE '^(https?|mailto):')
+done
 
 # Sections the house style asks for.
 for s in NAME SYNOPSIS DESCRIPTION OPTIONS METRICS OUTPUT EXAMPLES "EXIT STATUS" "SEE ALSO"; do
@@ -136,5 +202,5 @@ if command -v man >/dev/null; then
 	[ -z "$warn" ] || problem "man --warnings -l $MAN_PAGE:"$'\n'"$warn"
 fi
 
-[ "$errors" -eq 0 ] || fail "$errors mismatch(es) between --help, $MAN_PAGE and $README"
+[ "$errors" -eq 0 ] || fail "$errors mismatch(es) between --help, $MAN_PAGE and the Markdown docs"
 echo "docs in sync: $(wc -l <<<"$help_opts") options, $(wc -w <<<"$metrics") metrics"

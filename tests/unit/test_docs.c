@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The docs quote the size of the per-CPU histogram, struct sh_hist, in
- * several places (man page: --max-keys and OVERHEAD; README: Overhead and
- * "Memory is bounded"): every one of them must be sizeof(struct sh_hist).
+ * several places (man page: --max-keys and OVERHEAD; docs/overhead.md:
+ * "Kernel memory of the maps"; docs/guarantees.md: "Memory is bounded"):
+ * every one of them must be sizeof(struct sh_hist).
  * Run from the source tree (as make unit does).
  */
 #include <regex.h>
@@ -63,20 +64,22 @@ static int sizes(const char *path, const char *text, const char *re)
 
 static void test_hist_size(void)
 {
-	char *man = slurp("man/schedhist.8"), *readme = slurp("README.md");
+	char *man = slurp("man/schedhist.8"), *overhead = slurp("docs/overhead.md"),
+	     *guarantees = slurp("docs/guarantees.md");
 
-	CHECK(man && readme);
-	if (!man || !readme)
+	CHECK(man && overhead && guarantees);
+	if (!man || !overhead || !guarantees)
 		return;
 	/* each phrase that names it, at least once */
 	CHECK(sizes("man/schedhist.8", man, "about ([0-9]+) bytes per possible CPU") == 1);
 	CHECK(sizes("man/schedhist.8", man, "one ([0-9]+)-byte histogram") == 1);
 	CHECK(sizes("man/schedhist.8", man, "CPUs \" x ([0-9]+) ") == 1);
-	CHECK(sizes("README.md", readme, "CPUs x ([0-9]+) bytes") == 2);
-	CHECK(sizes("README.md", readme, "x \\(CPUs x ([0-9]+) B \\+ 104 B\\)") == 1);
-	CHECK(sizes("README.md", readme, "x 64 x ([0-9]+) B") == 1);
+	CHECK(sizes("docs/guarantees.md", guarantees, "CPUs x ([0-9]+) bytes") == 2);
+	CHECK(sizes("docs/overhead.md", overhead, "x \\(CPUs x ([0-9]+) B \\+ 104 B\\)") == 1);
+	CHECK(sizes("docs/overhead.md", overhead, "x 64 x ([0-9]+) B") == 1);
 	free(man);
-	free(readme);
+	free(overhead);
+	free(guarantees);
 }
 
 int main(void)

@@ -12,7 +12,7 @@
 #include "check.h"
 #include "culprits.h"
 #include "stacks.h"
-#include "cgstat.h"
+#include "cgstats.h"
 #include "report.h"
 #include "render_extra.h"
 #include "cgroup.h"
@@ -372,7 +372,7 @@ static void test_min_clamp(void)
 	__u64 p50, p99;
 
 	/* 21 waits of about 100 ms, one of them 104 ms: all in (62.5, 125] ms */
-	t.slots[bucket_of(100000000)] = 21;
+	t.buckets[bucket_of(100000000)] = 21;
 	t.count = 21;
 	t.sum_ns = 20 * 100100000ULL + 104000000ULL;
 	t.max_ns = 104000000;
@@ -386,7 +386,7 @@ static void test_min_clamp(void)
 	CHECK(p99 >= p50 && p99 <= t.max_ns);
 	/* without the min, the bucket's lower bound (the old 83.8 ms kind of answer) */
 	t.has_min = false;
-	t.slots[bucket_of(1000000)] = 1;	/* and a wait in another bucket: no mean rule */
+	t.buckets[bucket_of(1000000)] = 1;	/* and a wait in another bucket: no mean rule */
 	t.count = 22;
 	CHECK(totals_quantile(&t, 0.5) < 99000000);
 	/* the min clamps from below */

@@ -94,7 +94,7 @@ static void test_bounded(void)
 		r.span_s = i;		/* marks the column */
 		/* the worst case for the size: every bucket, 20-digit counts */
 		for (b = 0; b < SH_NBUCKETS; b++)
-			r.all.slots[b] = UINT64_MAX - (__u64)b;
+			r.all.buckets[b] = UINT64_MAX - (__u64)b;
 		CHECK(!heatmap_add(&hm, &r));
 	}
 	CHECK_EQ_U64(hm.ncols, HEATMAP_MAX_COLUMNS);
@@ -142,16 +142,16 @@ static void test_key_escaped(void)
 	char *svg;
 
 	g[0].name = "caf\xe9";
-	g[0].t.slots[10] = 5;
+	g[0].t.buckets[10] = 5;
 	g[1].name = "x<&>\"\x1b";
-	g[1].t.slots[11] = 7;
+	g[1].t.buckets[11] = 7;
 	r.groups = g;
 	r.ngroups = r.nall = 2;
 	r.when.tv_sec = 1700000000;
 	OPTS(&o, "-k", "comm", "-i", "1", "--heatmap", "/tmp/h.svg", "--heatmap-key", "caf\\xe9");
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	CHECK(!heatmap_add(&hm, &r));
-	CHECK_EQ_U64(hm.cols[0].slots[10], 5);
+	CHECK_EQ_U64(hm.cols[0].buckets[10], 5);
 	svg = svg_of(&hm, &len);
 	CHECK(strstr(svg, "comm = caf\\xe9;") != NULL);
 	CHECK(strstr(svg, "no waits for") == NULL);
@@ -163,7 +163,7 @@ static void test_key_escaped(void)
 	     "x<&>\"\\x1b");
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	CHECK(!heatmap_add(&hm, &r));
-	CHECK_EQ_U64(hm.cols[0].slots[11], 7);
+	CHECK_EQ_U64(hm.cols[0].buckets[11], 7);
 	svg = svg_of(&hm, &len);
 	CHECK(strstr(svg, "comm = x&lt;&amp;&gt;&quot;\\x1b;") != NULL);
 	CHECK(xml_ok(svg, len));
@@ -174,7 +174,7 @@ static void test_key_escaped(void)
 	OPTS(&o, "-k", "comm", "-i", "1", "--heatmap", "/tmp/h.svg", "--heatmap-key", "caf\xe9");
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	CHECK(!heatmap_add(&hm, &r));
-	CHECK_EQ_U64(hm.cols[0].slots[10], 5);
+	CHECK_EQ_U64(hm.cols[0].buckets[10], 5);
 	svg = svg_of(&hm, &len);
 	CHECK(xml_ok(svg, len));
 	free(svg);
@@ -206,7 +206,7 @@ static void test_labels(void)
 	r.when.tv_sec = 1700000000;
 	r.span_s = 1;
 	for (b = 0; b < SH_NBUCKETS; b++)
-		r.all.slots[b] = 1;
+		r.all.buckets[b] = 1;
 	CHECK(!heatmap_add(&hm, &r));
 	svg = svg_of(&hm, &len);
 	/* the row of a 20 ms wait: (2^-6 s, 2^-5 s], whole ns [15625001, 31250001) */
@@ -260,8 +260,8 @@ static void test_lines(void)
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	r.when.tv_sec = 1700000000;
 	r.span_s = 1;
-	r.all.slots[12] = 50;
-	r.all.slots[20] = 50;
+	r.all.buckets[12] = 50;
+	r.all.buckets[20] = 50;
 	CHECK(!heatmap_add(&hm, &r));
 	svg = svg_of(&hm, &len);
 	y50 = line_y(svg, "p50");
@@ -342,8 +342,8 @@ static void test_readable(void)
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	r.when.tv_sec = 1700000000;
 	r.span_s = 1;
-	r.all.slots[12] = 2849;	/* the counts of the issue's picture: 1 and 2849 */
-	r.all.slots[13] = 1;
+	r.all.buckets[12] = 2849;	/* the counts of the issue's picture: 1 and 2849 */
+	r.all.buckets[13] = 1;
 	CHECK(!heatmap_add(&hm, &r));
 	svg = svg_of(&hm, &len);
 	n = legend_fills(svg, fill, 8);
@@ -384,7 +384,7 @@ static void test_missing_key(void)
 	int i;
 
 	g.name = "bash";
-	g.t.slots[10] = 3;
+	g.t.buckets[10] = 3;
 	r.groups = &g;
 	r.ngroups = r.nall = 1;
 	r.all = g.t;
@@ -435,7 +435,7 @@ static int write_worst(const char *dir, int n, double step)
 		r.when.tv_nsec = (long)((t - (double)(time_t)t) * 1e9);
 		r.span_s = step;
 		for (b = 0; b < SH_NBUCKETS; b++)
-			g.t.slots[b] = (UINT64_MAX >> (b % 7)) - (__u64)i;
+			g.t.buckets[b] = (UINT64_MAX >> (b % 7)) - (__u64)i;
 		CHECK(!heatmap_add(&hm, &r));
 	}
 	if (heatmap_write_first(&hm)) {

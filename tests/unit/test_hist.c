@@ -41,7 +41,7 @@ static __u64 rnd_below(__u64 n)
 static void one_bucket(struct sh_totals *t, int b, __u64 n, __u64 max_ns)
 {
 	memset(t, 0, sizeof(*t));
-	t->slots[b] = n;
+	t->buckets[b] = n;
 	t->count = n;
 	t->max_ns = max_ns;
 }
@@ -58,11 +58,11 @@ static bool at_most_pow2_s(__u64 w, int e)
 }
 
 /*
- * Is @w in slot @j: the zero bucket [0, 2^-20 s] for slot 0, the native
- * bucket (2^(j-21), 2^(j-20)] s for slot j, and for the last slot anything
+ * Is @w in bucket @j: the zero bucket [0, 2^-20 s] for bucket 0, the native
+ * bucket (2^(j-21), 2^(j-20)] s for bucket j, and for the last bucket anything
  * above its lower edge?
  */
-static bool in_slot(__u64 w, int j)
+static bool in_bucket(__u64 w, int j)
 {
 	if (j == 0)
 		return at_most_pow2_s(w, -20);
@@ -75,7 +75,7 @@ static void test_bucket_bounds(void)
 {
 	int i;
 
-	/* slot 0 is the zero bucket, 0-953 ns; then 954-1907 ns, 1908-3814 ns */
+	/* bucket 0 is the zero bucket, 0-953 ns; then 954-1907 ns, 1908-3814 ns */
 	CHECK_EQ_U64(bucket_lo(0), 0);
 	CHECK_EQ_U64(bucket_edge(0), 953);
 	CHECK_EQ_U64(bucket_hi(0), 954);
@@ -119,7 +119,7 @@ static int bucket_disagrees(__u64 w)
 {
 	int b = bucket_of(w);
 
-	return b < 0 || b >= SH_NBUCKETS || (__u32)b != sh_bucket(w) || !in_slot(w, b) ||
+	return b < 0 || b >= SH_NBUCKETS || (__u32)b != sh_bucket(w) || !in_bucket(w, b) ||
 	       w < bucket_lo(b) || (b != LAST && w >= bucket_hi(b));
 }
 
@@ -248,8 +248,8 @@ static void test_quantile_two_buckets(void)
 	struct sh_totals t = {};
 
 	/* 60 waits in (0.5 s, 1 s], 40 in (2 s, 4 s] */
-	t.slots[20] = 60;
-	t.slots[22] = 40;
+	t.buckets[20] = 60;
+	t.buckets[22] = 40;
 	t.count = 100;
 	CHECK_EQ_U64(totals_quantile(&t, 0.50), 916666666);	/* 0.5 s + 0.5 s * 50 / 60 */
 	CHECK_EQ_U64(totals_quantile(&t, 0.60), NS);		/* rank 60: end of bucket 30 */
@@ -350,12 +350,12 @@ static void test_quantile_random(void)
 		for (k = 0; k < nb; k++) {
 			i = (int)rnd_below(SH_NBUCKETS);
 			/* mostly small counts, sometimes huge ones */
-			t.slots[i] += 1 + (rnd_below(8) ? rnd_below(100) : rnd_below(1ULL << 40));
+			t.buckets[i] += 1 + (rnd_below(8) ? rnd_below(100) : rnd_below(1ULL << 40));
 			if (i > top)
 				top = i;
 		}
 		for (i = 0; i < SH_NBUCKETS; i++)
-			t.count += t.slots[i];
+			t.count += t.buckets[i];
 		t.max_ns = random_max(&t, top);
 
 		for (q = 0.0005; q <= 1.0; q += 0.0005) {
@@ -434,22 +434,22 @@ static void test_totals_add(void)
 	struct sh_totals a = {}, b = {}, empty = {};
 	int i;
 
-	a.slots[3] = 2;
-	a.slots[10] = 5;
+	a.buckets[3] = 2;
+	a.buckets[10] = 5;
 	a.count = 7;
 	a.sum_ns = 7000;
 	totals_merge_max(&a, 1500, 1, 1, 0, comm16("a"));
 
-	b.slots[10] = 1;
-	b.slots[20] = 3;
+	b.buckets[10] = 1;
+	b.buckets[20] = 3;
 	b.count = 4;
 	b.sum_ns = 3000000;
 	totals_merge_max(&b, 1100000, 2, 2, 7, comm16("b"));
 
 	totals_add(&a, &b);
-	CHECK_EQ_U64(a.slots[3], 2);
-	CHECK_EQ_U64(a.slots[10], 6);
-	CHECK_EQ_U64(a.slots[20], 3);
+	CHECK_EQ_U64(a.buckets[3], 2);
+	CHECK_EQ_U64(a.buckets[10], 6);
+	CHECK_EQ_U64(a.buckets[20], 3);
 	CHECK_EQ_U64(a.count, 11);
 	CHECK_EQ_U64(a.sum_ns, 3007000);
 	CHECK_EQ_U64(a.max_ns, 1100000);
@@ -477,7 +477,7 @@ static void test_totals_add(void)
 	memset(&b, 0, sizeof(b));
 	totals_add(&b, &a);
 	for (i = 0; i < SH_NBUCKETS; i++)
-		CHECK_EQ_U64(b.slots[i], a.slots[i]);
+		CHECK_EQ_U64(b.buckets[i], a.buckets[i]);
 	CHECK_EQ_U64(b.count, a.count);
 	CHECK_EQ_U64(b.sum_ns, a.sum_ns);
 	CHECK_EQ_U64(b.max_ns, a.max_ns);
@@ -485,69 +485,8 @@ static void test_totals_add(void)
 	CHECK(!strcmp(b.max_comm, a.max_comm));
 }
 
-/* 1 when fmt_u64() writes other than printf("%llu") does for @x, or says another length. */
-static int fmt_differs(__u64 x)
-{
-	char a[24], b[24];
-	int n = fmt_u64(a, x);
-
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)x);
-	return strcmp(a, b) != 0 || n != (int)strlen(b);
-}
-
-/* fmt_u64() prints what printf("%llu") does, at every digit count */
-static void test_fmt_u64(void)
-{
-	char a[24];
-	__u64 v = 1;
-	int i, bad = 0;
-
-	for (i = 0; i < 200; i++) {
-		bad += fmt_differs(v - 1) + fmt_differs(v) + fmt_differs(v + 7);
-		v = v * 3 + (__u64)i;
-	}
-	/* every power of ten and its neighbours: each digit count's edges */
-	for (i = 0, v = 1; i < 20; i++, v *= 10)
-		bad += fmt_differs(v - 1) + fmt_differs(v) + fmt_differs(v + 1);
-	/* and values with every digit in every place (a 64-bit LCG) */
-	for (i = 0, v = 12345; i < 200000; i++) {
-		v = v * 6364136223846793005ULL + 1442695040888963407ULL;
-		bad += fmt_differs(v >> (i % 64));
-	}
-	fmt_u64(a, UINT64_MAX);
-	CHECK(!strcmp(a, "18446744073709551615"));
-	CHECK_EQ_U64(bad, 0);
-}
-
-/* fmt_u64_right() writes what printf("%*llu") does, in place, at every width and digit count */
-static void test_fmt_u64_right(void)
-{
-	char a[FMT_RIGHT_ROOM + 1], b[64];
-	__u64 v = 1;
-	int i, w, bad = 0;
-
-	for (i = 0; i < 200; i++) {
-		__u64 vals[3] = { v - 1, v, v + 7 };
-		int j;
-
-		for (j = 0; j < 3; j++)
-			for (w = 0; w <= 16; w++) {
-				int n = fmt_u64_right(a, vals[j], w);
-
-				a[n] = '\0';
-				snprintf(b, sizeof(b), "%*llu", w, (unsigned long long)vals[j]);
-				bad += strcmp(a, b) != 0;
-			}
-		v = v * 3 + (__u64)i;
-	}
-	CHECK_EQ_U64(bad, 0);
-	CHECK_EQ_U64(fmt_u64_right(a, UINT64_MAX, 10), 20);
-}
-
 int main(void)
 {
-	TEST(test_fmt_u64);
-	TEST(test_fmt_u64_right);
 	TEST(test_bucket_bounds);
 	TEST(test_bucket_of);
 	TEST(test_quantile_empty);

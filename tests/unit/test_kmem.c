@@ -18,7 +18,7 @@
 static struct kmem_cfg cfg(int ncpus, int nmetrics, __u32 keys)
 {
 	return (struct kmem_cfg){ .ncpus = ncpus, .nmetrics = nmetrics, .keyed = true,
-				  .max_keys = keys, .task_slots = 32768 };
+				  .max_keys = keys, .task_entries = 32768 };
 }
 
 /* The key map's value: one sh_hist per metric per CPU (and a list node each), behind an element. */

@@ -59,12 +59,12 @@ static void test_page(void)
 		snprintf(names[i], sizeof(names[i]), "k%zu", i);
 		g[i].name = names[i];
 		g[i].t.count = 100 - i;
-		g[i].t.slots[12] = 100 - i;
+		g[i].t.buckets[12] = 100 - i;
 	}
 	g[1].name = "a<b&c";
 	r.groups = g;
 	r.ngroups = r.nall = LIVE_PAGE_ROWS + 5;
-	r.all.slots[12] = 1000;
+	r.all.buckets[12] = 1000;
 	for (i = 0; i < LIVE_PAGE_COLUMNS + 3; i++) {
 		r.when.tv_sec = 1700000000 + (time_t)i;
 		CHECK(!live_page_add(&lp, &r));
@@ -114,7 +114,7 @@ static void test_json_cells(void)
 	CHECK(!live_page_init(&lp, &sp));
 	g.name = "q\"b\\s\xff";
 	g.t.count = 3;
-	g.t.slots[12] = 3;
+	g.t.buckets[12] = 3;
 	g.t.max_ns = 5000;
 	g.t.max_tid = 42;
 	snprintf(g.t.max_comm, sizeof(g.t.max_comm), "w\"x");
@@ -156,7 +156,7 @@ static void test_summary_columns(void)
 	CHECK(!live_page_init(&lp, &sp));
 	g.name = "/web";
 	g.t.count = 10;
-	g.t.slots[12] = 10;
+	g.t.buckets[12] = 10;
 	g.pct.p90 = 1500000;
 	g.pct.p999 = 2500000;
 	g.cgs.has_some = true;

@@ -188,7 +188,7 @@ static void add_waits(struct fake *k, __u64 ns, __u32 n)
 {
 	int b = bucket_of(ns);
 
-	k->h.slots[b] += n;
+	k->h.buckets[b] += n;
 	k->h.count += n;
 	k->h.sum_ns += ns * n;
 }
@@ -650,7 +650,7 @@ static void test_interval_max(void)
 	struct fake a = { .comm = "a" }, b = { .comm = "b" }, c = { .comm = "c" };
 	struct fake d = { .comm = "d" };
 	struct rig r;
-	char *t, *om;
+	char *t, *om, help[512];
 
 	rig_init(&r, args);
 	rig_begin(&r);
@@ -668,7 +668,9 @@ static void test_interval_max(void)
 	feed(&r.s, &d, SH_KEY_COMM, false);
 	rig_end(&r);
 	t = expose(&r.v, false);
-	CHECK(has_line(t, "# HELP schedhist_interval_max_wait_seconds " PROM_MAX_HELP));
+	snprintf(help, sizeof(help), "# HELP schedhist_interval_max_wait_seconds %s",
+		 prom_families[PROM_INTERVAL_MAX].help);
+	CHECK(has_line(t, help));
 	CHECK(has_line(t, "# TYPE schedhist_interval_max_wait_seconds gauge"));
 	CHECK(has_line(t, MAXG "\"a\",tid=\"11\",comm=\"a-worker \\\"x\\\"\"} 0.005123457"));
 	CHECK(has_line(t, MAXG "\"b\",tid=\"22\",comm=\"b\"} 0.002000001"));

@@ -6,7 +6,8 @@
  * native histogram of each key (zero bucket, spans, deltas) rebuilt into
  * the grid's buckets and compared with the view's, and every family, help
  * text, label and sample compared with the text format's, the classic
- * buckets included (so the two expositions say the same).
+ * buckets included (so the two expositions say the same), and the families
+ * of both those of the table (prom_family.h).
  */
 #include <math.h>
 #include <stdint.h>
@@ -286,7 +287,7 @@ static void add_waits(struct fake *k, __u64 ns, __u32 n)
 {
 	int b = bucket_of(ns);
 
-	k->h.slots[b] += n;
+	k->h.buckets[b] += n;
 	k->h.count += n;
 	k->h.sum_ns += ns * n;
 }
@@ -434,6 +435,15 @@ static int same_as_text(const struct prom_view *v, size_t nv, struct family *fam
 		CHECK(nf == ntext);
 	}
 	*nfams = nf;
+	/* exactly the table's families with samples, in its order, under its help texts */
+	for (i = 0, k = 0; i < PROM_FAMILY_NR; i++) {
+		if (!prom_family_present(v, nv, i))
+			continue;
+		CHECK(k < nf && !strcmp(fams[k].name, prom_families[i].name));
+		CHECK(k < nf && !strcmp(fams[k].help, prom_help(i, nv, v[0].metric, help)));
+		k++;
+	}
+	CHECK(k == nf);
 	for (i = 0; i < nf; i++) {
 		struct family *fa = &fams[i];
 		char want[96];
@@ -565,7 +575,7 @@ static void test_none(void)
 	CHECK_EQ_U64(m->zero_count, 2);
 	CHECK_EQ_U64(m->nspans, 3);	/* {-19, 2}, {1}, {19, 2} */
 	for (j = 0; j < SH_NBUCKETS; j++)
-		CHECK_EQ_U64(m->buckets[j], all.h.slots[j]);
+		CHECK_EQ_U64(m->buckets[j], all.h.buckets[j]);
 	CHECK_EQ_U64(m->buckets[bucket_of(UINT64_MAX)], 1);
 	CHECK_EQ_U64(bucket_of(UINT64_MAX) + SH_NATIVE_INDEX0, 20);
 	/* and the text's classic buckets are the cumulative native ones */

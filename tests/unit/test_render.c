@@ -41,7 +41,7 @@ struct spec {
 	__u32 max_tid;
 	__u32 max_cpu;
 	const char *max_comm;
-	__u32 slots[SH_NBUCKETS];
+	__u32 buckets[SH_NBUCKETS];
 };
 
 #define MAX_ARGS 16
@@ -75,8 +75,8 @@ static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *
 		memcpy(k.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
 	}
 	for (i = 0; i < SH_NBUCKETS; i++) {
-		h.slots[i] = p->slots[i];
-		h.count += p->slots[i];
+		h.buckets[i] = p->buckets[i];
+		h.count += p->buckets[i];
 	}
 	h.sum_ns = p->sum_ns;
 	if (p->max_ns) {
@@ -89,7 +89,7 @@ static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *
 		m->cpu = p->max_cpu;
 		memcpy(m->comm, p->max_comm, strnlen(p->max_comm, SH_COMM_LEN - 1));
 		/* the exact min: the lowest non-empty bucket's lower bound */
-		for (i = 0; i < SH_NBUCKETS && !p->slots[i]; i++)
+		for (i = 0; i < SH_NBUCKETS && !p->buckets[i]; i++)
 			;
 		m->min_ns = i < SH_NBUCKETS ? bucket_lo(i) : 0;
 	}
@@ -206,94 +206,6 @@ static void golden_case(const char *name, const struct sh_report *r, const struc
 
 /* ---- text ---- */
 
-/* printf's formatting of the double, which fmt_wait() reproduces in integers */
-static void ref_wait(char *buf, size_t n, __u64 ns, int unit)
-{
-	double v = (double)ns / (double)unit_ns(unit), x;
-	int dec = 2;
-
-	if (unit == SH_UNIT_NS || v >= 100.0) {
-		snprintf(buf, n, "%.0f", v);
-	} else if (v >= 10.0) {
-		snprintf(buf, n, "%.1f", v);
-	} else {
-		for (x = v; x > 0 && x < 1.0 && dec < 8; x *= 10)
-			dec++;
-		snprintf(buf, n, "%.*f", dec, v);
-	}
-}
-
-/*
- * fmt_wait() prints what printf would, for bucket edges and a million other
- * waits below 2^53 ns (104 days: beyond, the double is no longer exact and
- * the integers are the better answer)
- */
-static void test_fmt_wait_exact(void)
-{
-	__u64 x = 88172645463325252ULL, ns;
-	char a[48], b[48];
-	int u, i, bad = 0;
-
-	for (u = SH_UNIT_NS; u <= SH_UNIT_MS; u++) {
-		for (i = 0; i < 1000000 + 64 * 3; i++) {
-			if (i < 64)
-				ns = 1ULL << i;
-			else if (i < 128)
-				ns = (1ULL << (i - 64)) - 1;
-			else if (i < 192)
-				ns = (__u64)(i - 128) * 500;	/* ties: 1.5 us, 2.5 ms ... */
-			else {
-				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-				ns = x >> (x & 63);
-			}
-			ns &= (1ULL << 53) - 1;
-			fmt_wait(a, sizeof(a), ns, u);
-			ref_wait(b, sizeof(b), ns, u);
-			if (strcmp(a, b) && bad++ < 5)
-				fprintf(stderr, "  %llu ns, unit %d: %s, printf says %s\n",
-					(unsigned long long)ns, u, a, b);
-		}
-	}
-	CHECK_EQ_U64(bad, 0);
-}
-
-static void test_fmt_wait(void)
-{
-	char b[32];
-
-	fmt_wait(b, sizeof(b), 1536, SH_UNIT_US);
-	CHECK(!strcmp(b, "1.54"));
-	fmt_wait(b, sizeof(b), 1024, SH_UNIT_US);
-	CHECK(!strcmp(b, "1.02"));
-	fmt_wait(b, sizeof(b), 16800, SH_UNIT_US);
-	CHECK(!strcmp(b, "16.8"));
-	fmt_wait(b, sizeof(b), 131072, SH_UNIT_US);
-	CHECK(!strcmp(b, "131"));
-	fmt_wait(b, sizeof(b), 0, SH_UNIT_US);
-	CHECK(!strcmp(b, "0.00"));
-	fmt_wait(b, sizeof(b), 549755813888ULL, SH_UNIT_US);
-	CHECK(!strcmp(b, "549755814"));
-	/* below 1: still 3 significant digits */
-	fmt_wait(b, sizeof(b), 512, SH_UNIT_US);
-	CHECK(!strcmp(b, "0.512"));
-	fmt_wait(b, sizeof(b), 64, SH_UNIT_US);
-	CHECK(!strcmp(b, "0.0640"));
-	fmt_wait(b, sizeof(b), 2, SH_UNIT_US);
-	CHECK(!strcmp(b, "0.00200"));
-	fmt_wait(b, sizeof(b), 2048, SH_UNIT_MS);
-	CHECK(!strcmp(b, "0.00205"));
-	fmt_wait(b, sizeof(b), 1, SH_UNIT_MS);
-	CHECK(!strcmp(b, "0.00000100"));
-	fmt_wait(b, sizeof(b), 1536, SH_UNIT_NS);
-	CHECK(!strcmp(b, "1536"));
-	fmt_wait(b, sizeof(b), 0, SH_UNIT_NS);
-	CHECK(!strcmp(b, "0"));
-	fmt_wait(b, sizeof(b), 2500000, SH_UNIT_MS);
-	CHECK(!strcmp(b, "2.50"));
-	fmt_wait(b, sizeof(b), 16777216, SH_UNIT_MS);
-	CHECK(!strcmp(b, "16.8"));
-}
-
 /* Every bucket of a histogram gets its own label, in every unit. */
 static void test_bucket_labels_distinct(void)
 {
@@ -323,7 +235,7 @@ static const struct spec sys_hist = {
 	.max_tid = 4242,
 	.max_cpu = 3,
 	.max_comm = "nginx",
-	.slots = { [1] = 120, [2] = 340, [3] = 800, [4] = 410, [5] = 95, [6] = 12,
+	.buckets = { [1] = 120, [2] = 340, [3] = 800, [4] = 410, [5] = 95, [6] = 12,
 		   [8] = 3 },
 };
 
@@ -353,7 +265,7 @@ static void test_text_none(void)
 
 	/* the zero bucket reads "0 -> 0.953" (us); the next one its edges; the last "longer" */
 	{
-		static const struct spec tiny = { .sum_ns = 1, .slots = { [0] = 3, [1] = 1,
+		static const struct spec tiny = { .sum_ns = 1, .buckets = { [0] = 3, [1] = 1,
 									 [SH_NBUCKETS - 1] = 2 } };
 		char *t;
 
@@ -378,7 +290,7 @@ static void test_text_min_wait(void)
 		.max_tid = 77,
 		.max_cpu = 0,
 		.max_comm = "postgres",
-		.slots = { [0] = 35, [1] = 200, [3] = 60, [7] = 4, [8] = 7,
+		.buckets = { [0] = 35, [1] = 200, [3] = 60, [7] = 4, [8] = 7,
 			   [10] = 2 },
 	};
 	struct sh_snapshot s;
@@ -402,15 +314,15 @@ static void test_text_min_wait(void)
 /* Per-thread runq with --top, [other], lost and overflow lines, -v. */
 static const struct spec threads[] = {
 	{ .id = 101, .comm = "alpha", .sum_ns = 2000000, .max_ns = 3900, .max_tid = 101,
-	  .max_cpu = 1, .max_comm = "alpha", .slots = { [1] = 600, [2] = 400 } },
+	  .max_cpu = 1, .max_comm = "alpha", .buckets = { [1] = 600, [2] = 400 } },
 	{ .id = 202, .comm = "beta", .sum_ns = 5000000, .max_ns = 700000, .max_tid = 202,
-	  .max_cpu = 0, .max_comm = "beta", .slots = { [9] = 8, [10] = 2 } },
+	  .max_cpu = 0, .max_comm = "beta", .buckets = { [9] = 8, [10] = 2 } },
 	{ .id = 303, .comm = "gamma", .sum_ns = 1000000, .max_ns = 20000, .max_tid = 303,
-	  .max_cpu = 2, .max_comm = "gamma", .slots = { [4] = 90, [5] = 10 } },
+	  .max_cpu = 2, .max_comm = "gamma", .buckets = { [4] = 90, [5] = 10 } },
 	{ .id = 404, .comm = "delta", .sum_ns = 30000, .max_ns = 3000, .max_tid = 404,
-	  .max_cpu = 3, .max_comm = "delta", .slots = { [2] = 15 } },
+	  .max_cpu = 3, .max_comm = "delta", .buckets = { [2] = 15 } },
 	{ .id = SH_OTHER_ID, .sum_ns = 400000, .max_ns = 90000, .max_tid = 999,
-	  .max_cpu = 5, .max_comm = "late", .slots = { [6] = 4, [7] = 1 } },
+	  .max_cpu = 5, .max_comm = "late", .buckets = { [6] = 4, [7] = 1 } },
 };
 
 static void test_text_tid(void)
@@ -440,17 +352,17 @@ static void test_text_summary(void)
 {
 	static const struct spec comms[] = {
 		{ .comm = "bash", .sum_ns = 40000000, .max_ns = 9000000, .max_tid = 1200,
-		  .max_cpu = 1, .max_comm = "bash", .slots = { [3] = 100, [14] = 3 } },
+		  .max_cpu = 1, .max_comm = "bash", .buckets = { [3] = 100, [14] = 3 } },
 		{ .comm = "kworker/u16:3", .sum_ns = 3000000, .max_ns = 60000, .max_tid = 88,
-		  .max_cpu = 7, .max_comm = "kworker/u16:3", .slots = { [5] = 150 } },
+		  .max_cpu = 7, .max_comm = "kworker/u16:3", .buckets = { [5] = 150 } },
 		{ .comm = "sshd", .sum_ns = 700000, .max_ns = 70000, .max_tid = 900,
-		  .max_cpu = 0, .max_comm = "sshd", .slots = { [6] = 10 } },
+		  .max_cpu = 0, .max_comm = "sshd", .buckets = { [6] = 10 } },
 		{ .comm = "cron", .sum_ns = 50000, .max_ns = 12000, .max_tid = 500,
-		  .max_cpu = 2, .max_comm = "cron", .slots = { [4] = 5 } },
+		  .max_cpu = 2, .max_comm = "cron", .buckets = { [4] = 5 } },
 		{ .comm = "systemd", .sum_ns = 20000, .max_ns = 0,
-		  .slots = { [2] = 8 } },
+		  .buckets = { [2] = 8 } },
 		{ .id = SH_OTHER_ID, .sum_ns = 10000, .max_ns = 5000, .max_tid = 31337,
-		  .max_cpu = 4, .max_comm = "new", .slots = { [3] = 2 } },
+		  .max_cpu = 4, .max_comm = "new", .buckets = { [3] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -481,11 +393,11 @@ static void test_text_cumulative(void)
 	struct spec p[3] = {
 		{ .id = 1000, .comm = "server", .sum_ns = 500000, .max_ns = 40000,
 		  .max_tid = 1003, .max_cpu = 2, .max_comm = "worker-3",
-		  .slots = { [3] = 20, [6] = 5 } },
+		  .buckets = { [3] = 20, [6] = 5 } },
 		{ .id = 2000, .comm = "batch", .sum_ns = 90000, .max_ns = 9000, .max_tid = 2000,
-		  .max_cpu = 1, .max_comm = "batch", .slots = { [4] = 10 } },
+		  .max_cpu = 1, .max_comm = "batch", .buckets = { [4] = 10 } },
 		{ .id = 3000, .comm = "short", .sum_ns = 6000, .max_ns = 3000, .max_tid = 3000,
-		  .max_cpu = 0, .max_comm = "short", .slots = { [2] = 2 } },
+		  .max_cpu = 0, .max_comm = "short", .buckets = { [2] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -503,7 +415,7 @@ static void test_text_cumulative(void)
 	CHECK(!report_build(&r, &s, &rspec, NULL, 5.0));
 	snapshot_gc(&s);
 	/* 2nd interval: 1000 has 5 more waits, 3000 has exited */
-	p[0].slots[bucket_of(80000)] = 5;
+	p[0].buckets[bucket_of(80000)] = 5;
 	p[0].sum_ns += 5 * 80000;
 	p[0].max_ns = 80000;
 	snapshot_begin(&s, 2);
@@ -715,7 +627,7 @@ static void test_json_edges(void)
 		.max_tid = 1,
 		.max_cpu = 0,
 		.max_comm = "init",
-		.slots = { [SH_NBUCKETS - 1] = 1 },
+		.buckets = { [SH_NBUCKETS - 1] = 1 },
 	};
 	static const struct spec huge = {
 		.sum_ns = 3 * 600000000000ULL + 1000,
@@ -723,7 +635,7 @@ static void test_json_edges(void)
 		.max_tid = 1,
 		.max_cpu = 0,
 		.max_comm = "init",
-		.slots = { [0] = 1, [30] = 3 },	/* 0 ns, and 600 s in (512 s, 1024 s] */
+		.buckets = { [0] = 1, [30] = 3 },	/* 0 ns, and 600 s in (512 s, 1024 s] */
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -775,11 +687,11 @@ static void test_json_escapes(void)
 {
 	static const struct spec nasty[] = {
 		{ .id = 7, .comm = "a\"b\\c\nd\xe9\x01\t\r\x7f", .sum_ns = 5000, .max_ns = 3000,
-		  .max_tid = 7, .max_cpu = 0, .max_comm = "q\"\\\n\xff", .slots = { [2] = 2 } },
+		  .max_tid = 7, .max_cpu = 0, .max_comm = "q\"\\\n\xff", .buckets = { [2] = 2 } },
 	};
 	static const struct spec comm_key[] = {
-		{ .comm = "x\"y\\z\n\x80\x1f", .sum_ns = 5000, .slots = { [2] = 2 } },
-		{ .comm = "caf\xc3\xa9", .sum_ns = 4000, .slots = { [2] = 2 } },
+		{ .comm = "x\"y\\z\n\x80\x1f", .sum_ns = 5000, .buckets = { [2] = 2 } },
+		{ .comm = "caf\xc3\xa9", .sum_ns = 4000, .buckets = { [2] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -824,12 +736,12 @@ static void test_text_escapes(void)
 {
 	static const struct spec comms[] = {
 		{ .comm = "x\ncomm = root", .sum_ns = 5000, .max_ns = 3000, .max_tid = 9, .max_comm = "\x1b]0;t\x07",
-		  .slots = { [2] = 2 } },
-		{ .comm = "\x1b[2J\xc2\x9b" "1m", .sum_ns = 4000, .slots = { [2] = 2 } },
+		  .buckets = { [2] = 2 } },
+		{ .comm = "\x1b[2J\xc2\x9b" "1m", .sum_ns = 4000, .buckets = { [2] = 2 } },
 	};
 	static const struct spec tids[] = {
 		{ .id = 7, .comm = "a\ntid = 1", .sum_ns = 5000, .max_ns = 3000, .max_tid = 7, .max_comm = "a\ntid = 1",
-		  .slots = { [2] = 2 } },
+		  .buckets = { [2] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -870,8 +782,8 @@ static void test_text_escapes(void)
 static void test_json_cgroup(void)
 {
 	static const struct spec cgs[] = {
-		{ .id = 4321, .sum_ns = 5000, .slots = { [2] = 2 } },
-		{ .id = SH_OTHER_ID, .sum_ns = 3000, .slots = { [1] = 1 } },
+		{ .id = 4321, .sum_ns = 5000, .buckets = { [2] = 2 } },
+		{ .id = SH_OTHER_ID, .sum_ns = 3000, .buckets = { [1] = 1 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -919,8 +831,8 @@ static void test_json_cgroup(void)
 static void test_text_cgroup(void)
 {
 	static const struct spec cgs[] = {
-		{ .id = 4321, .sum_ns = 5000, .slots = { [1] = 2 } },
-		{ .id = 999, .sum_ns = 3000, .slots = { [0] = 1 } },
+		{ .id = 4321, .sum_ns = 5000, .buckets = { [1] = 2 } },
+		{ .id = 999, .sum_ns = 3000, .buckets = { [0] = 1 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -1031,7 +943,7 @@ static char *example_text(const char *args)
 {
 	static const struct spec one = { .id = 101, .comm = "batch", .sum_ns = 8000000,
 					 .max_ns = 7000000, .max_tid = 101, .max_cpu = 0,
-					 .max_comm = "batch", .slots = { [10] = 3, [13] = 5 } };
+					 .max_comm = "batch", .buckets = { [10] = 3, [13] = 5 } };
 	__u64 stats[SH_STAT_NR] = { [SH_STAT_NO_START] = 3 };
 	char copy[512], *argv[MAX_ARGS], *tok, *save;
 	struct sh_snapshot s;
@@ -1090,7 +1002,7 @@ static void untroff(char *s)
 }
 
 /*
- * Every example output in README.md and the man page has the shape of
+ * Every example output in README.md, docs/usage.md and the man page has the shape of
  * the binary's own: each --summary header, "lost:" line and stats line is
  * what the renderer prints for the example's command line (the man page's,
  * which show no command, for a runq summary of the key the header names),
@@ -1190,7 +1102,8 @@ static void check_examples(const char *path, int least)
 
 static void test_doc_examples(void)
 {
-	check_examples("README.md", 90);
+	check_examples("README.md", 23);
+	check_examples("docs/usage.md", 97);
 	check_examples("man/schedhist.8", 3);
 }
 
@@ -1199,7 +1112,7 @@ static void test_summary_dash_footnote(void)
 {
 	static const struct spec cgs[] = {
 		{ .id = 4321, .sum_ns = 900000, .max_ns = 500000, .max_tid = 7, .max_comm = "w",
-		  .slots = { [9] = 2 } },
+		  .buckets = { [9] = 2 } },
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
@@ -1224,8 +1137,6 @@ static void test_summary_dash_footnote(void)
 
 int main(void)
 {
-	TEST(test_fmt_wait);
-	TEST(test_fmt_wait_exact);
 	TEST(test_bucket_labels_distinct);
 	TEST(test_text_none);
 	TEST(test_text_min_wait);

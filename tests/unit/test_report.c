@@ -74,7 +74,7 @@ static void waits(struct fake_key *k, __u64 ns, __u32 n, __u32 epoch)
 {
 	int b = bucket_of(ns);
 
-	k->h.slots[b] += n;
+	k->h.buckets[b] += n;
 	k->h.count += n;
 	k->h.sum_ns += ns * n;
 	struct sh_max *m = &k->h.max[epoch & 1];

@@ -41,7 +41,7 @@ static void record(struct pcpu_vals *v, int c, __u64 ns, __u32 n)
 	struct sh_hist *h = cpu(v, c);
 	int b = bucket_of(ns);
 
-	h->slots[b] += n;
+	h->buckets[b] += n;
 	h->count += n;
 	h->sum_ns += ns * n;
 }
@@ -120,10 +120,10 @@ static void check_sums(int ncpu, size_t stride)
 		return;
 	/* 1st reading: the delta is everything, summed over CPUs */
 	/* bucket 10: sum of 10 + c; bucket 16: sum of 2c + 1 = ncpu^2 */
-	CHECK_EQ_U64(e->delta.slots[bucket_of(1500)], 10 * ncpu + ncpu * (ncpu - 1) / 2);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(70000)], ncpu * ncpu);
-	CHECK_EQ_U64(e->delta.count, e->delta.slots[bucket_of(1500)] + e->delta.slots[bucket_of(70000)]);
-	CHECK_EQ_U64(e->delta.sum_ns, 1500 * e->delta.slots[bucket_of(1500)] + 70000 * e->delta.slots[bucket_of(70000)]);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(1500)], 10 * ncpu + ncpu * (ncpu - 1) / 2);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(70000)], ncpu * ncpu);
+	CHECK_EQ_U64(e->delta.count, e->delta.buckets[bucket_of(1500)] + e->delta.buckets[bucket_of(70000)]);
+	CHECK_EQ_U64(e->delta.sum_ns, 1500 * e->delta.buckets[bucket_of(1500)] + 70000 * e->delta.buckets[bucket_of(70000)]);
 	CHECK_EQ_U64(e->cum.count, e->delta.count);
 	CHECK_EQ_U64(e->cum.sum_ns, e->delta.sum_ns);
 	CHECK(!strcmp(e->comm, "worker"));
@@ -135,15 +135,15 @@ static void check_sums(int ncpu, size_t stride)
 	record(&v, 0, 1500, 5);
 	snapshot_begin(&s, 2);
 	e = ingest(&s, 42, &v, false);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(1500)], 5);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(3000)], ncpu);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(70000)], 0);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(1500)], 5);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(3000)], ncpu);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(70000)], 0);
 	CHECK_EQ_U64(e->delta.count, 5 + ncpu);
 	CHECK_EQ_U64(e->delta.sum_ns, 5 * 1500 + ncpu * 3000);
 	/* since start: both readings */
-	CHECK_EQ_U64(e->cum.slots[bucket_of(1500)], 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5);
-	CHECK_EQ_U64(e->cum.slots[bucket_of(3000)], ncpu);
-	CHECK_EQ_U64(e->cum.slots[bucket_of(70000)], ncpu * ncpu);
+	CHECK_EQ_U64(e->cum.buckets[bucket_of(1500)], 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5);
+	CHECK_EQ_U64(e->cum.buckets[bucket_of(3000)], ncpu);
+	CHECK_EQ_U64(e->cum.buckets[bucket_of(70000)], ncpu * ncpu);
 	CHECK_EQ_U64(e->cum.count, 10 * ncpu + ncpu * (ncpu - 1) / 2 + 5 + ncpu + ncpu * ncpu);
 	CHECK_EQ_U64(s.nentries, 1);
 
@@ -181,7 +181,7 @@ static void test_pcpu_layout(void)
 
 	for (c = 0; c < 3; c++) {
 		pc[c].stats[SH_METRIC_OFFCPU][SH_STAT_SEEN] = 999;	/* must not leak into the histogram */
-		pc[c].hist[0].slots[12] = 7;
+		pc[c].hist[0].buckets[12] = 7;
 		pc[c].hist[0].count = 7;
 		pc[c].hist[0].sum_ns = 7 * 5000;
 	}
@@ -189,7 +189,7 @@ static void test_pcpu_layout(void)
 	snapshot_begin(&s, 1);
 	e = snapshot_ingest(&s, &k, &pc[0].hist[0], 3, sizeof(pc[0]), false);
 	CHECK(e && e->delta.count == 21);
-	CHECK(e && e->delta.slots[12] == 21);
+	CHECK(e && e->delta.buckets[12] == 21);
 	CHECK(e && e->delta.sum_ns == 21 * 5000);
 	snapshot_free(&s);
 }
@@ -216,8 +216,8 @@ static void test_new_key_mid_run(void)
 	ingest(&s, 1, &a, false);
 	e = ingest(&s, 2, &b, false);
 	CHECK_EQ_U64(e->delta.count, 10);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(9000)], 4);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(100000)], 6);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(9000)], 4);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(100000)], 6);
 	CHECK_EQ_U64(e->delta.sum_ns, 4 * 9000 + 6 * 100000);
 	CHECK_EQ_U64(e->cum.count, 10);
 	CHECK_EQ_U64(find(&s, 1)->delta.count, 1);
@@ -246,27 +246,27 @@ static void test_wraparound(void)
 	CHECK(!snapshot_init(&s));
 	vals_init(&v, 2, sizeof(struct sh_hist));
 	/* first reading: a key made since the last one, well under 2^32 */
-	cpu(&v, 0)->slots[5] = 3;
+	cpu(&v, 0)->buckets[5] = 3;
 	cpu(&v, 0)->count = 3;
 	snapshot_begin(&s, 1);
 	e = ingest(&s, 9, &v, false);
-	CHECK_EQ_U64(e->delta.slots[5], 3);
+	CHECK_EQ_U64(e->delta.buckets[5], 3);
 	CHECK_EQ_U64(e->delta.count, 3);
 	want = 3;
 	/* eight readings of 1.6e9 waits each, split over both CPUs: both wrap */
 	for (i = 0; i < 8; i++) {
-		cpu(&v, 0)->slots[5] += step / 2;
-		cpu(&v, 1)->slots[5] += step / 2;
+		cpu(&v, 0)->buckets[5] += step / 2;
+		cpu(&v, 1)->buckets[5] += step / 2;
 		cpu(&v, 0)->count += step / 2;
 		cpu(&v, 1)->count += step / 2;
 		cpu(&v, 1)->sum_ns += 1000;
 		snapshot_begin(&s, 2 + i);
 		e = ingest(&s, 9, &v, false);
-		CHECK_EQ_U64(e->delta.slots[5], step);
+		CHECK_EQ_U64(e->delta.buckets[5], step);
 		CHECK_EQ_U64(e->delta.count, step);
 		CHECK_EQ_U64(e->delta.sum_ns, 1000);
 		want += step;
-		CHECK_EQ_U64(e->cum.slots[5], want);
+		CHECK_EQ_U64(e->cum.buckets[5], want);
 		CHECK_EQ_U64(e->cum.count, want);
 	}
 	/* 12.9e9 waits since start: three times past 2^32 */
@@ -274,14 +274,14 @@ static void test_wraparound(void)
 	/* several readings within one interval add up (internal readings) */
 	snapshot_begin(&s, 20);
 	for (i = 0; i < 3; i++) {
-		cpu(&v, 0)->slots[5] += step;
+		cpu(&v, 0)->buckets[5] += step;
 		cpu(&v, 0)->count += step;
 		if (i)
 			snapshot_begin_read(&s, 20 + i);
 		e = ingest(&s, 9, &v, false);
 	}
 	CHECK_EQ_U64(e->delta.count, 3ULL * step);
-	CHECK_EQ_U64(e->delta.slots[5], 3ULL * step);
+	CHECK_EQ_U64(e->delta.buckets[5], 3ULL * step);
 
 	free(v.buf);
 	snapshot_free(&s);
@@ -352,9 +352,9 @@ static void test_reclaim(void)
 	e = ingest(&s, SH_EXITED_ID, &ex, false);
 	/* new waits only: 3 of A, 5 of B, 1 of C's first life */
 	CHECK_EQ_U64(e->delta.count, 9);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(1000000)], 3);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(200000)], 5);
-	CHECK_EQ_U64(e->delta.slots[bucket_of(64000)], 1);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(1000000)], 3);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(200000)], 5);
+	CHECK_EQ_U64(e->delta.buckets[bucket_of(64000)], 1);
 	CHECK_EQ_U64(e->delta.sum_ns, 3 * 1000000 + 5 * 200000 + 64000);
 	/* every wait once: 10 + 3 (A) + 5 (B) + 8 + 2 (C) + 4 (D) */
 	CHECK_EQ_U64(snapshot_recorded(&s), 32);
@@ -603,7 +603,7 @@ static void test_prune_gc(void)
 	CHECK(find(&s, 3) != NULL);
 	CHECK_EQ_U64(s.exited_keys, 1);
 	CHECK_EQ_U64(s.exited_cum.count, 9);
-	CHECK_EQ_U64(s.exited_cum.slots[bucket_of(2000)], 9);
+	CHECK_EQ_U64(s.exited_cum.buckets[bucket_of(2000)], 9);
 	CHECK_EQ_U64(s.exited_cum.sum_ns, 9 * 2000);
 	CHECK_EQ_U64(s.exited_cum.max_ns, 2500);
 	CHECK_EQ_U64(s.exited_cum.max_tid, 77);
@@ -813,7 +813,7 @@ static void test_unchanged(void)
 	snapshot_begin(&s, 3);
 	e = ingest_b(&s, 7, &v, 5, false);
 	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 4);
-	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(3000)], 4);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->buckets[bucket_of(3000)], 4);
 	CHECK_EQ_U64(snapshot_delta(&s, e)->sum_ns, 12000);
 	CHECK_EQ_U64(e->cum.count, 9);
 
@@ -854,25 +854,25 @@ static void test_no_cum_buckets(void)
 	record(&v, 0, 1500, 3);
 	snapshot_begin(&s, 1);
 	e = ingest_b(&s, 7, &v, 5, false);
-	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(1500)], 3);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->buckets[bucket_of(1500)], 3);
 	/* a second reading of the same interval adds to it */
 	record(&v, 1, 70000, 2);
 	snapshot_begin_read(&s, 1);
 	e = ingest_b(&s, 7, &v, 5, false);
-	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(1500)], 3);
-	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(70000)], 2);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->buckets[bucket_of(1500)], 3);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->buckets[bucket_of(70000)], 2);
 	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 5);
 	/* the next interval's first reading starts from its own waits only */
 	record(&v, 0, 1500, 4);
 	snapshot_begin(&s, 2);
 	e = ingest_b(&s, 7, &v, 5, false);
-	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(1500)], 4);
-	CHECK_EQ_U64(snapshot_delta(&s, e)->slots[bucket_of(70000)], 0);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->buckets[bucket_of(1500)], 4);
+	CHECK_EQ_U64(snapshot_delta(&s, e)->buckets[bucket_of(70000)], 0);
 	CHECK_EQ_U64(snapshot_delta(&s, e)->count, 4);
 	CHECK_EQ_U64(snapshot_delta(&s, e)->sum_ns, 6000);
 	CHECK_EQ_U64(e->cum.count, 9);
 	CHECK_EQ_U64(e->cum.sum_ns, 3 * 1500 + 2 * 70000 + 4 * 1500);
-	CHECK_EQ_U64(e->cum.slots[bucket_of(1500)], 0);
+	CHECK_EQ_U64(e->cum.buckets[bucket_of(1500)], 0);
 
 	free(v.buf);
 	snapshot_free(&s);

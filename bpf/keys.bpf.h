@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Where each key's histograms are (schedhist.h "Keys"). The first keys
+ * take a slot each in the slot array: per-CPU histograms, a block of
+ * slot_stride entries per CPU, each CPU writing only its own, which the
+ * poller maps and reads in place (no copy, no system call). A task keeps
+ * its key's slot index in its state (task_core.kidx) and finds its
+ * histograms with two array lookups and a compare of the key against
+ * slot_keys: no hash lookup. keydir (key -> slot, or SH_SLOT_HASH) says
+ * where each key is; free_slots (a stack) holds the free slots. Keys
+ * made while no slot is free go to hists, a per-CPU hash (per CPU like
+ * the slots: the hot path increments plain memory, no atomics, no shared
+ * cache lines); once it is full, to [other]. How a slot is taken, marked
+ * and freed, by the kernel or the poller: docs/key-lifecycle.md.
+ * Cost: a key costs 13 to 16 ns per switch over key none (comm / tid /
+ * cgroup, "Pairs" in bench/results/2026-12-03-0635.md); the per-CPU hash
+ * in place of the slot array costs 66 ns more (step "max with the
+ * histogram in a per-CPU hash keyed by tid"). Memory: slots x possible
+ * CPUs x 296 B per metric, taken at start (user/kmem.c).
+ */
+#ifndef __SCHEDHIST_KEYS_BPF_H
+#define __SCHEDHIST_KEYS_BPF_H
+
+#include "task_state.bpf.h"
+#include "task_key.bpf.h"
+
+/* max_entries (--max-keys + [other] + [exited]) and value size (one
+ * sh_hist per metric) are set by the poller. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 10242);
+	__type(key, struct sh_key);
+	__type(value, struct sh_hist);
+} hists SEC(".maps");
+
+/*
+ * The slot array (see schedhist.h "Keys"): per-CPU histograms of the
+ * first keys, a slot per key, one histogram per metric, CPU c's copy of
+ * slot i at entry c * slot_stride + i (value size and max_entries set by
+ * the poller, which maps it); slot_keys: the key each slot holds
+ * (SH_FREE_ID: none); keydir: key -> its slot, or SH_SLOT_HASH;
+ * free_slots: the free slots. Taken and freed: docs/key-lifecycle.md.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sh_hist);
+} slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sh_key);
+} slot_keys SEC(".maps");
+
+/* CPU @cpu's copy of slot @i's histograms: CPU-major, slot_stride entries per CPU. */
+static __always_inline struct sh_hist *slot_hists(__u32 i, __u32 cpu)
+{
+	__u32 j = cpu * slot_stride + i;
+
+	return bpf_map_lookup_elem(&slots, &j);
+}
+
+/* not preallocated: a deleted entry is freed after a grace period, never reused under a reader */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, struct sh_key);
+	__type(value, __u32);
+} keydir SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK);
+	__uint(max_entries, 1);
+	__type(value, __u32);
+} free_slots SEC(".maps");
+
+/* The value a new key starts from: zero, with its birth set (per CPU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sh_hist);
+} newval SEC(".maps");
+
+/*
+ * -k tid: the task's latest name also goes to CPU 0's copy (on a change
+ * only), where the poller looks first; one task runs on one CPU at a
+ * time, so it has one writer. @h0: CPU 0's copy, looked up only then.
+ */
+static __always_inline bool comm_changed(const struct sh_hist *h, struct task_struct *t, __u32 cpu)
+{
+	return key_type == SH_KEY_TID && cpu &&
+	       (((__u64 *)h->comm)[0] != ((__u64 *)t->comm)[0] ||
+		((__u64 *)h->comm)[1] != ((__u64 *)t->comm)[1]);
+}
+
+static __always_inline void comm_to_cpu0(struct sh_hist *h0, struct task_struct *t, const struct cfg *cf)
+{
+	if (!h0)
+		return;
+	if (has(cf, SH_METRIC_OFFCPU))
+		copy_comm(h0[idx(cf, SH_METRIC_OFFCPU)].comm, t->comm);
+	if (has(cf, SH_METRIC_RUNQ))
+		copy_comm(h0[idx(cf, SH_METRIC_RUNQ)].comm, t->comm);
+	if (has(cf, SH_METRIC_BLOCKED))
+		copy_comm(h0[idx(cf, SH_METRIC_BLOCKED)].comm, t->comm);
+}
+
+/*
+ * Where @key is (see schedhist.h "Keys"): its slot, or SH_SLOT_HASH for
+ * the key map. A key seen for the first time takes a free slot, unless
+ * it is in the key map already (made while no slot was free); the key
+ * directory's entry, made with BPF_NOEXIST, settles a race between two
+ * CPUs making the same key.
+ */
+static __noinline __u32 key_slot(const struct sh_key *key)
+{
+	__u32 *ip, i = SH_SLOT_HASH, popped;
+	struct sh_key *sk = 0;
+	struct sh_hist *h = 0;
+	long err;
+
+	if (!key)
+		return SH_SLOT_HASH;
+	ip = bpf_map_lookup_elem(&keydir, key);
+	if (ip)
+		return *ip;
+	/* (an empty stack's pop zeroes the value: only a success names a slot) */
+	if (!bpf_map_lookup_elem(&hists, key) && !bpf_map_pop_elem(&free_slots, &popped)) {
+		i = popped;
+		h = i < nr_slots ? slot_hists(i, bpf_get_smp_processor_id()) : 0;
+		sk = bpf_map_lookup_elem(&slot_keys, &i);
+		if (!h || !sk) {
+			/* never: every slot index is below nr_slots */
+			bpf_map_push_elem(&free_slots, &i, 0);
+			return SH_SLOT_HASH;
+		}
+		/* the poller zeroed every CPU's copy when it freed the slot */
+		h->birth = __sync_fetch_and_add(&sh_births, 1) & SH_BIRTH_ID;
+	}
+	err = bpf_map_update_elem(&keydir, key, &i, BPF_NOEXIST);
+	if (!err) {
+		if (sk) {
+			*sk = *key;
+			__sync_fetch_and_add(&sh_keys_made, 1);
+			__sync_fetch_and_add(&sh_slots_taken, 1);
+		}
+		return i;
+	}
+	if (h) {
+		h->birth = 0;
+		bpf_map_push_elem(&free_slots, &i, 0);
+	}
+	/* made meanwhile on another CPU: where it went */
+	if (err == -EEXIST && (ip = bpf_map_lookup_elem(&keydir, key)))
+		return *ip;
+	return SH_SLOT_HASH;	/* no directory entry to be had: the key map */
+}
+
+/*
+ * Histograms (one per metric) for @t's key in the key map, *@kp (zeroed
+ * by the caller), created on first use; [other] once the map is full,
+ * with *@over the reason (SH_STAT_MAP_FULL or SH_STAT_NO_MEM), else 0,
+ * and *@kp [other].
+ */
+static __always_inline struct sh_hist *hash_hists(struct task_struct *t, __u32 cpu, int *over,
+						  struct sh_key *kp, const struct cfg *cf)
+{
+	struct sh_key key = *kp;
+	struct sh_hist *h, *nv;
+	__u32 zero = 0;
+	long err;
+
+	h = bpf_map_lookup_elem(&hists, &key);
+	if (h) {
+		if (comm_changed(h, t, cpu))
+			comm_to_cpu0(bpf_map_lookup_percpu_elem(&hists, &key, 0), t, cf);
+		return h;
+	}
+	nv = bpf_map_lookup_elem(&newval, &zero);
+	if (!nv)
+		return 0;
+	nv->birth = __sync_fetch_and_add(&sh_births, 1) & SH_BIRTH_ID;
+	err = bpf_map_update_elem(&hists, &key, nv, BPF_NOEXIST);
+	if (!err) {
+		__sync_fetch_and_add(&sh_live_keys, 1);
+		__sync_fetch_and_add(&sh_keys_made, 1);
+	}
+	if (err && err != -EEXIST /* created meanwhile on another CPU */) {
+		/* -E2BIG: full; -ENOMEM: no element free at this moment */
+		*over = err == -E2BIG ? SH_STAT_MAP_FULL : SH_STAT_NO_MEM;
+		__builtin_memset(&key, 0, sizeof(key));
+		key.id = SH_OTHER_ID;
+		*kp = key;
+	}
+	return bpf_map_lookup_elem(&hists, &key);
+}
+
+/*
+ * Histograms (one per metric) for @t's key, into *@kp (zeroed by the
+ * caller): its slot's when it has one (the slot index kept in @c, while
+ * the slot still holds that key: no hash lookup), else the key map's
+ * (hash_hists()).
+ */
+static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, struct task_core *c,
+						   __u32 cpu, int *over, struct sh_key *kp,
+						   const struct cfg *cf)
+{
+	struct sh_key key = {};
+	struct sh_hist *h;
+	__u32 i;
+
+	task_key(t, &key);
+	*kp = key;
+	i = c->kidx;
+	if (nr_slots && i != SH_SLOT_HASH) {
+		struct sh_key *sk = bpf_map_lookup_elem(&slot_keys, &i);
+
+		if (sk && sk->id == key.id && ((__u64 *)sk->comm)[0] == ((__u64 *)key.comm)[0] &&
+		    ((__u64 *)sk->comm)[1] == ((__u64 *)key.comm)[1])
+			goto slot;
+	} else {
+		h = bpf_map_lookup_elem(&hists, &key);
+		if (h) {
+			if (comm_changed(h, t, cpu))
+				comm_to_cpu0(bpf_map_lookup_percpu_elem(&hists, &key, 0), t, cf);
+			return h;
+		}
+	}
+	i = nr_slots ? key_slot(&key) : SH_SLOT_HASH;
+	c->kidx = i;
+	if (i == SH_SLOT_HASH)
+		return hash_hists(t, cpu, over, kp, cf);
+slot:
+	if (i >= nr_slots)	/* never: slot indexes are below nr_slots; a bound for the verifier */
+		return 0;
+	h = slot_hists(i, cpu);
+	if (h && comm_changed(h, t, cpu))
+		comm_to_cpu0(slot_hists(i, 0), t, cf);
+	return h;
+}
+
+#endif /* __SCHEDHIST_KEYS_BPF_H */

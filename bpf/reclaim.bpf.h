@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Reclaim: when a task is freed (sched_process_free: after its last
+ * switch) or a cgroup released (cgroup_release: after its last css_set
+ * reference), its key (-k tid, pid, cgroup) takes no more waits. While
+ * few keys are live (at most fold_above in the key map, slot_fold_above
+ * slots taken) the key is only marked (SH_BIRTH_DEAD) and the poller
+ * removes it with its last values, so the waits stay under their own
+ * key. Beyond, it is folded into [exited] here, in the kernel, and
+ * deleted (a slot zeroed and freed), so no storm of short-lived tasks
+ * fills the slots or the key map between two readings. The states and
+ * who moves a key between them: docs/key-lifecycle.md.
+ * Cost: a sched_process_free run takes 1.8 us when it marks (default
+ * capacity) and 0.56 us when it folds (--max-keys 64, a loop over the
+ * possible CPUs), with sched_switch at 0.74 us during a storm of about
+ * 16 000 task exits per second (bench/results/2026-12-03-0635.md,
+ * "Reclaiming the key of an exited task").
+ */
+#ifndef __SCHEDHIST_RECLAIM_BPF_H
+#define __SCHEDHIST_RECLAIM_BPF_H
+
+#include "keys.bpf.h"
+#include "maxstack.bpf.h"
+
+/* ---- reclaim: fold a gone key into [exited], delete it ---- */
+
+/* (libbpf's own bpf_ksym_exists() is from 1.2; Debian 12 has 1.1) */
+#ifndef bpf_ksym_exists
+#define bpf_ksym_exists(sym) (!!(sym))
+#endif
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
+
+/* A task has id @id now (a tid or tgid reused); true when that cannot be told. */
+static __always_inline bool tid_in_use(__s32 id)
+{
+	struct task_struct *t;
+
+	if (!bpf_ksym_exists(bpf_task_from_pid))
+		return true;
+	t = bpf_task_from_pid(id);
+	if (!t)
+		return false;
+	bpf_task_release(t);
+	return true;
+}
+
+/* @dst += @src, keeping per epoch parity the newer or longer max. */
+static __always_inline void fold_hist(struct sh_hist *dst, const struct sh_hist *src)
+{
+	int i;
+
+	for (i = 0; i < SH_NBUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	for (i = 0; i < 2; i++) {
+		const struct sh_max *s = &src->max[i];
+		struct sh_max *d = &dst->max[i];
+
+		if (!s->epoch)
+			continue;
+		if ((__s32)(s->epoch - d->epoch) > 0) {
+			*d = *s;
+		} else if (s->epoch == d->epoch) {
+			__u64 mn = s->min_ns < d->min_ns ? s->min_ns : d->min_ns;
+
+			if (s->ns > d->ns)
+				*d = *s;
+			d->min_ns = mn;
+		}
+	}
+}
+
+struct fold_ctx {
+	struct sh_key *key;
+	struct sh_hist *dst;	/* this CPU's copy of [exited] */
+	__u32 slot;		/* fold_slot_cpu(): the slot folded */
+};
+
+/*
+ * One CPU's value (a histogram per metric) @src into @dst; with @zero,
+ * @src is zeroed after (a slot, for its next key).
+ */
+static __always_inline void fold_value(struct sh_hist *dst, struct sh_hist *src, bool zero)
+{
+	const struct cfg cfg = cfg_metrics(), *cf = &cfg;
+
+	if (has(cf, SH_METRIC_OFFCPU)) {
+		fold_hist(dst + idx(cf, SH_METRIC_OFFCPU), src + idx(cf, SH_METRIC_OFFCPU));
+		if (zero)
+			__builtin_memset(src + idx(cf, SH_METRIC_OFFCPU), 0, sizeof(*src));
+	}
+	if (has(cf, SH_METRIC_RUNQ)) {
+		fold_hist(dst + idx(cf, SH_METRIC_RUNQ), src + idx(cf, SH_METRIC_RUNQ));
+		if (zero)
+			__builtin_memset(src + idx(cf, SH_METRIC_RUNQ), 0, sizeof(*src));
+	}
+	if (has(cf, SH_METRIC_BLOCKED)) {
+		fold_hist(dst + idx(cf, SH_METRIC_BLOCKED), src + idx(cf, SH_METRIC_BLOCKED));
+		if (zero)
+			__builtin_memset(src + idx(cf, SH_METRIC_BLOCKED), 0, sizeof(*src));
+	}
+}
+
+static long fold_cpu(__u32 cpu, struct fold_ctx *c)
+{
+	struct sh_hist *src = bpf_map_lookup_percpu_elem(&hists, c->key, cpu);
+
+	if (src)
+		fold_value(c->dst, src, false);
+	return 0;
+}
+
+/* A slot's copy of @cpu: into this CPU's [exited], then zeroed for the slot's next key. */
+static long fold_slot_cpu(__u32 cpu, struct fold_ctx *c)
+{
+	struct sh_hist *src = slot_hists(c->slot, cpu);
+
+	if (!src)
+		return 1;	/* never: the slot index is below nr_slots */
+	fold_value(c->dst, src, true);
+	return 0;
+}
+
+/*
+ * The gone key @key has slot @i: fold every CPU's copy into this CPU's
+ * [exited], zero them, and free the slot, here in the kernel, so that a
+ * storm of short-lived tasks never waits for the poller to free slots:
+ * FOLDING -> FREE in docs/key-lifecycle.md, whose rules say when that is
+ * safe. False when not done (the caller marks the key for the poller).
+ */
+static __always_inline bool recycle_slot(struct sh_key *key, __u32 i)
+{
+	struct sh_key ex = { .id = SH_EXITED_ID };
+	struct fold_ctx c = { .key = key, .slot = i };
+	struct sh_hist *h0;
+	struct sh_key *sk;
+	struct sh_pcpu *pc;
+	__u32 zero = 0;
+
+	h0 = slot_hists(i, 0);
+	sk = bpf_map_lookup_elem(&slot_keys, &i);
+	c.dst = bpf_map_lookup_elem(&hists, &ex);
+	pc = bpf_map_lookup_elem(&pcpu, &zero);
+	if (!h0 || !sk || !c.dst || !pc)
+		return false;
+	/* one folder per slot: -k pid's frees of two threads may race on two CPUs */
+	if (__sync_fetch_and_or(&h0->birth, SH_BIRTH_FOLDING) & SH_BIRTH_FOLDING)
+		return true;
+	/* the id first: a torn key never matches a task's */
+	sk->id = SH_FREE_ID;
+	__builtin_memset(sk->comm, 0, sizeof(sk->comm));
+	bpf_map_delete_elem(&keydir, key);
+	if (stacks)
+		bpf_map_delete_elem(&stack_map, key);
+	bpf_loop(nr_cpus, fold_slot_cpu, &c, 0);
+	/* (the push takes the stack's lock: the zeroing is seen by the slot's next taker) */
+	bpf_map_push_elem(&free_slots, &i, 0);
+	__sync_fetch_and_sub(&sh_slots_taken, 1);
+	pc->reclaimed++;
+	return true;
+}
+
+/*
+ * The task or cgroup of @key is gone: no wait can be recorded under it
+ * any more. While its map holds at most fold_above keys (slots:
+ * slot_fold_above), or the poller is reading, the key is only marked
+ * for the poller, which removes it with its last values (the waits stay
+ * under their own key). Beyond, a key in a slot that no program run can
+ * still write (@recyclable, and no task has the id @reuse_id now, when
+ * not 0) is folded into [exited] and its slot freed
+ * (recycle_slot()); a key in the key map is folded likewise and
+ * deleted (docs/key-lifecycle.md). Runs in the RCU callback or
+ * workqueue that frees the object: never nested with itself on one CPU,
+ * so this CPU's [exited] has one writer.
+ */
+static __always_inline void reclaim(struct sh_key *key, bool recyclable, __s32 reuse_id)
+{
+	struct sh_key ex = { .id = SH_EXITED_ID };
+	struct fold_ctx c = { .key = key };
+	struct sh_hist *h, *h0;
+	struct sh_pcpu *pc;
+	__u32 zero = 0, *ip;
+
+	ip = nr_slots ? bpf_map_lookup_elem(&keydir, key) : 0;
+	if (ip && *ip != SH_SLOT_HASH) {
+		__u32 i = *ip;
+
+		if (i >= nr_slots)	/* never; a bound for the verifier */
+			return;
+		/* (the reuse check, a task lookup, only once the rest says fold) */
+		if (recyclable && !sh_reading && sh_slots_taken > slot_fold_above &&
+		    !(reuse_id && tid_in_use(reuse_id)) && recycle_slot(key, i))
+			return;
+		h = slot_hists(i, bpf_get_smp_processor_id());
+		if (h)
+			h->birth |= SH_BIRTH_DEAD;
+		return;
+	}
+	h = bpf_map_lookup_elem(&hists, key);
+	if (!h)
+		return;
+	if (sh_reading || sh_live_keys <= fold_above) {
+		h->birth |= SH_BIRTH_DEAD;
+		return;
+	}
+	/*
+	 * -k pid: the frees of two threads of one dead process may race on
+	 * two CPUs; the one that sets the claim on CPU 0's copy folds
+	 */
+	h0 = bpf_map_lookup_percpu_elem(&hists, key, 0);
+	if (!h0 || (__sync_fetch_and_or(&h0->birth, SH_BIRTH_FOLDING) & SH_BIRTH_FOLDING))
+		return;
+	c.dst = bpf_map_lookup_elem(&hists, &ex);
+	pc = bpf_map_lookup_elem(&pcpu, &zero);
+	if (!c.dst || !pc)
+		return;
+	bpf_loop(nr_cpus, fold_cpu, &c, 0);
+	if (stacks)
+		bpf_map_delete_elem(&stack_map, key);
+	if (!bpf_map_delete_elem(&hists, key)) {
+		pc->reclaimed++;
+		__sync_fetch_and_sub(&sh_live_keys, 1);
+		if (nr_slots)
+			bpf_map_delete_elem(&keydir, key);
+	}
+}
+
+#endif /* __SCHEDHIST_RECLAIM_BPF_H */
