@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "exporter.h"
+#include "extra_read.h"
 #include "prom_native.h"
 #include "log.h"
 #include "exit_codes.h"
@@ -174,7 +175,8 @@ static int add_culprits(void *ctx, const struct sh_group *g, const struct sh_cul
 }
 
 int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     struct sh_cgroups *cg, struct sh_culprits *cul)
+		     struct sh_cgroups *cg, struct sh_culprits *cul, const struct timespec *when,
+		     struct sh_extras *xt)
 {
 	int err, i;
 
@@ -185,6 +187,10 @@ int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
 
 		x->rspec.cumulative = false;
 		if (report_build(&x->interval, &snaps[i], &x->rspec, cg, 0))
+			return -1;
+		/* the exemplars' time and stack: the same reading's as the other outputs' */
+		x->interval.when = *when;
+		if (xt && extras_stacks(xt, i, &x->interval))
 			return -1;
 		x->rspec.cumulative = true;
 		if (report_build(&x->since_start, &snaps[i], &x->rspec, cg, 0))

@@ -20,6 +20,8 @@
 #include "atomic_file.h"
 #include "privdrop.h"
 
+struct sh_extras;
+
 struct sh_exporter {
 	bool on;			/* --listen or --prom-file given */
 	bool listening;			/* @http is bound */
@@ -77,10 +79,13 @@ int exporter_start(struct sh_exporter *x);
  * to the views, with every culprit of @cul (--culprits, else NULL) and,
  * for -k cgroup, each cgroup's cpu.stat and cpu.pressure (read here);
  * publish. @cg as for report_build() (culprit cgroups not named yet are
- * looked up). 0, or -1 when out of memory.
+ * looked up). @when: the reading's wall clock, as the tick's other reports
+ * have it (the exemplars' timestamp); @xt: --stacks' map and symbols
+ * (extras_stacks()), or NULL. 0, or -1 when out of memory.
  */
 int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     struct sh_cgroups *cg, struct sh_culprits *cul);
+		     struct sh_cgroups *cg, struct sh_culprits *cul, const struct timespec *when,
+		     struct sh_extras *xt);
 
 void exporter_close(struct sh_exporter *x);
 

@@ -143,7 +143,7 @@ int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bo
 	}
 	if (x->stacks) {
 		for (i = 0; i < SH_METRIC_NR; i++)
-			if (stacks_init(&x->st[i], ncpus)) {
+			if (stacks_init(&x->st[i], ncpus) || stacks_init(&x->xst[i], ncpus)) {
 				pr_warn("out of memory\n");
 				return -1;
 			}
@@ -188,6 +188,11 @@ int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_
 	return 0;
 }
 
+int extras_stacks(struct sh_extras *x, int i, struct sh_report *r)
+{
+	return x->stacks ? stacks_attach_map(&x->xst[i], x->stack_fd, &x->ksyms, r) : 0;
+}
+
 void extras_done(struct sh_extras *x, struct sh_snapshot *snaps, int n)
 {
 	int i;
@@ -204,8 +209,10 @@ void extras_free(struct sh_extras *x)
 
 	if (x->culprits)
 		culprits_free(&x->cul);
-	for (i = 0; i < SH_METRIC_NR; i++)
+	for (i = 0; i < SH_METRIC_NR; i++) {
 		stacks_free(&x->st[i]);
+		stacks_free(&x->xst[i]);
+	}
 	ksyms_free(&x->ksyms);
 	cgstats_free(&x->cgs);
 }

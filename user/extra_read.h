@@ -33,6 +33,7 @@ struct sh_extras {
 	struct sh_culprits cul;
 	struct sh_ksyms ksyms;
 	struct sh_stacks_state st[SH_METRIC_NR];	/* per report (metric measured) */
+	struct sh_stacks_state xst[SH_METRIC_NR];	/* the exporter's reports' (extras_stacks()) */
 	struct sh_cgstats cgs;
 };
 
@@ -57,6 +58,13 @@ int extras_start(struct sh_extras *x, const struct sh_cgroups *cg);
 /* Give the groups of the @n reports what they carry. 0 or -1 (no memory). */
 int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,
 		  __u64 gen);
+/*
+ * --stacks: the groups of report @r of the @i-th metric measured, another
+ * report of the same reading than extras_attach()'s (the exporter's),
+ * get the stacks of their max waits. 0 or -1 (no memory); 0 without
+ * --stacks.
+ */
+int extras_stacks(struct sh_extras *x, int i, struct sh_report *r);
 /* After the reports: idle culprit pairs and pruned keys' stacks out of the maps. */
 void extras_done(struct sh_extras *x, struct sh_snapshot *snaps, int n);
 void extras_free(struct sh_extras *x);

@@ -314,7 +314,7 @@ static int report_tick(struct poller *p, double span_s, int *ret)
 {
 	struct sh_tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
 				.cg = p->use_cg ? &p->cg : NULL,
-				.culprits = p->xt.culprits ? &p->xt.cul : NULL };
+				.culprits = p->xt.culprits ? &p->xt.cul : NULL, .extras = &p->xt };
 	int i, end = 0;
 
 	name_cgroups(p);

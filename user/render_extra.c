@@ -166,6 +166,7 @@ void extra_json(struct outbuf *b, const struct sh_group *g)
 				ob_chr(b, ',');
 			json_string(b, g->max_stack->f[i]);
 		}
-		ob_chr(b, ']');
+		/* the Prometheus exemplar's stack_id of the same stack */
+		ob_printf(b, "],\"max_stack_id\":\"%016" PRIx64 "\"", (uint64_t)frames_id(g->max_stack));
 	}
 }
