@@ -4,7 +4,7 @@
  * (prom_native.h). Reads the view only.
  *
  * The messages are encoded by hand, not with protobuf-c (Debian's
- * libprotobuf-c): an exposition only ever encodes, and only seven small
+ * libprotobuf-c): an exposition only ever encodes, and only ten small
  * messages of io.prometheus.client (MetricFamily, Metric, LabelPair,
  * Counter, Gauge, Histogram, BucketSpan, Bucket, Exemplar and
  * google.protobuf.Timestamp) with three wire types (varint,
