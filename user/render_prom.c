@@ -157,7 +157,7 @@ static int put_series(FILE *f, const char *labels, const char *key, int key_type
 		      char le[SH_NBUCKETS][32])
 {
 	char *esc = key_labels(key, key_type), sum[32];
-	int i, ex_bucket = ex ? bucket_of(ex->ns) : -1;
+	int i, ex_bucket = ex ? bucket_of(ex->ns) : SH_NBUCKETS;
 	__u64 cum = 0;
 
 	if (!esc)
@@ -166,8 +166,11 @@ static int put_series(FILE *f, const char *labels, const char *key, int key_type
 		cum += t->buckets[i];
 		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64, labels, esc,
 			le[i], (uint64_t)cum);
-		if (i == ex_bucket)
+		/* the first line whose count holds the wait's bucket */
+		if (i >= ex_bucket) {
 			put_exemplar(f, ex);
+			ex_bucket = SH_NBUCKETS;
+		}
 		fputc('\n', f);
 	}
 	fmt_seconds(sum, sizeof(sum), t->sum_ns);
