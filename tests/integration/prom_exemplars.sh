@@ -109,12 +109,12 @@ assert_nothing_leaked
 
 python3 - "$TMP" "$start_at" <<'EOF' || fail "Prometheus' exemplars and schedhist's JSON disagree"
 import json, sys
-from datetime import datetime
+from datetime import datetime, timezone
 tmp, start_at = sys.argv[1], float(sys.argv[2])
 
 def ms(rfc3339):	# the JSON's time: milliseconds, truncated
-    return int(datetime.strptime(rfc3339, '%Y-%m-%dT%H:%M:%S.%fZ').replace(
-        tzinfo=__import__('datetime').timezone.utc).timestamp() * 1000 + 0.5)
+    t = datetime.strptime(rfc3339, '%Y-%m-%dT%H:%M:%S.%fZ').replace(tzinfo=timezone.utc)
+    return int(t.timestamp() * 1000 + 0.5)
 
 # the JSON max record of each reading, by key: the reading's time in ms
 reports = {}
