@@ -188,9 +188,12 @@ int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
 		x->rspec.cumulative = false;
 		if (report_build(&x->interval, &snaps[i], &x->rspec, cg, 0))
 			return -1;
-		/* the exemplars' time and stack: the same reading's as the other outputs' */
+		/*
+		 * the exemplars' time and stack: the same reading's as the
+		 * other outputs'; only --listen serves the formats that carry them
+		 */
 		x->interval.when = *when;
-		if (xt && extras_stacks(xt, i, &x->interval))
+		if (xt && x->listening && extras_stacks(xt, i, &x->interval))
 			return -1;
 		x->rspec.cumulative = true;
 		if (report_build(&x->since_start, &snaps[i], &x->rspec, cg, 0))
