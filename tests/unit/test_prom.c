@@ -785,6 +785,14 @@ static void test_exemplars(void)
 	struct rig r;
 	char *t, *om;
 
+	/* the id of a stack is of its frames, one by one: not of their concatenation */
+	{
+		struct sh_frames x = { .n = 2, .f = { "ab", "c" } }, y = { .n = 2, .f = { "a", "bc" } };
+		struct sh_frames z = { .n = 2, .f = { "ab", "c" } };
+
+		CHECK(frames_id(&x) != frames_id(&y));
+		CHECK(frames_id(&x) == frames_id(&z));
+	}
 	rig_init(&r, args);
 	r.when = (struct timespec){ .tv_sec = 1700000000, .tv_nsec = 123999999 };
 	r.stack_key = "a";
