@@ -245,7 +245,7 @@ static void counter(struct enc *e, bool seconds, __u64 v)
  * bound: a scraper that reads classic buckets too sees a coarse but
  * correct histogram (the +Inf bucket is the count).
  */
-static void exemplar_bucket(struct enc *e, const struct sh_totals *t, const struct prom_max *m)
+static void exemplar_bucket(struct enc *e, const struct totals *t, const struct prom_max *m)
 {
 	int i, slot = bucket_of(m->ns);
 	char tid[16], id[20];
@@ -279,7 +279,7 @@ static void exemplar_bucket(struct enc *e, const struct sh_totals *t, const stru
  * bucket's (integer histogram).
  */
 static void histogram(struct enc *e, const char *metric, int key_type, const char *key,
-		      const struct sh_totals *t, const struct prom_max *ex)
+		      const struct totals *t, const struct prom_max *ex)
 {
 	__u64 count = 0, prev = 0;
 	int i, start, last_end = 0;

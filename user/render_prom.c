@@ -153,7 +153,7 @@ static void put_exemplar(FILE *f, const struct prom_max *m)
  * (OpenMetrics only), or NULL.
  */
 static int put_series(FILE *f, const char *labels, const char *key, int key_type,
-		      const struct sh_totals *t, const struct prom_max *ex,
+		      const struct totals *t, const struct prom_max *ex,
 		      char le[SH_NBUCKETS][32])
 {
 	char *esc = key_labels(key, key_type), sum[32];
