@@ -282,7 +282,7 @@ if pollers:
           f"| {kib(a, 'memlock_slots')} | {kib(a, 'memlock_hists')} | {kib(a, 'memlock_keydir')} "
           f"| {cell({r: v / 1024 for r, v in total.items()}, '{:.0f}')} |")
     p("")
-    # The memory model (user/loader.h): the first keys go to the slot array,
+    # The memory model (user/kmem.h): the first keys go to the slot array,
     # allocated whole; the others to the key map (one element each, per-CPU
     # histograms); every key has a key directory entry. With one metric
     # every key here fits in slots, so the key map's element is measured
