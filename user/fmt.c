@@ -185,7 +185,7 @@ void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
  * Whole units (no decimals: most waits) are written in place; the rest
  * from wait_str()'s buffer with copies of a fixed size, which the compiler
  * inlines (a memset and a memcpy of a few bytes through the C library at
- * every field were a tenth of a row).
+ * every field would cost a tenth of a row).
  */
 char *fmt_wait_right_any(char *d, __u64 ns, int unit, int width)
 {

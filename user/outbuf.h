@@ -3,8 +3,8 @@
  * The renderers' output: one growable byte buffer per output, reused for
  * every report (its memory grows to the largest report once), written with
  * inline appends. A report of thousands of keys is hundreds of thousands
- * of small pieces; through stdio each one cost a call and a check of the
- * stream, which was most of the poller's CPU.
+ * of small pieces; through stdio each would cost a call and a check of
+ * the stream, most of the poller's CPU.
  */
 #ifndef SH_OUTBUF_H
 #define SH_OUTBUF_H
