@@ -65,9 +65,10 @@ static inline void ob_chr(struct outbuf *b, char c)
 /*
  * Rows written through a cursor @d into room taken once (ob_room(), then
  * ob_commit() of what was written): an append per field reloads and
- * stores the buffer's length. @s is a string literal: its length is
- * known at compile time.
+ * stores the buffer's length. @s is a string literal: its length,
+ * LIT_LEN(), is known at compile time, and so is the room a row takes.
  */
+#define LIT_LEN(s) (sizeof(s) - 1)
 #define put_lit(d, s) do {				\
 	memcpy((d), (s), sizeof(s) - 1);		\
 	(d) += sizeof(s) - 1;				\
