@@ -68,7 +68,7 @@ static void json_cgroup_labels(struct outbuf *b, const char *path)
 		ob_printf(b, ",\"qos\":\"%s\"", qos);
 }
 
-static void json_group(struct outbuf *b, const struct sh_group *g)
+static void json_group(struct outbuf *b, const struct report_group *g)
 {
 	const struct fmt_label *heads;
 	char *d, *start;
@@ -137,7 +137,7 @@ static void json_group(struct outbuf *b, const struct sh_group *g)
 	ob_commit(b, (size_t)(d - start));
 }
 
-void render_json(struct outbuf *b, const struct sh_report *r)
+void render_json(struct outbuf *b, const struct report *r)
 {
 	struct utsname u;
 	char ts[64];
