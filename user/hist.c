@@ -122,8 +122,8 @@ static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int 
 	/*
 	 * Every wait in this one bucket: its exact mean is known too (the
 	 * sum), so the bucket's middle rank goes to the mean, not to the
-	 * middle of [lo, hi]: one long outlier then no longer drags p50 half
-	 * way to itself (lo to the mean, then the mean to hi, linearly)
+	 * middle of [lo, hi]: so one long outlier does not drag p50 half way
+	 * to itself (lo to the mean, then the mean to hi, linearly)
 	 */
 	if (t->buckets[i] == total && t->count == total) {
 		double mean = (double)t->sum_ns / (double)total;
@@ -151,7 +151,7 @@ void totals_quantiles(const struct totals *t, const double *q, int n, __u64 *out
 	__u64 total, seen = 0, rank, acc[4] = { 0, 0, 0, 0 };
 	int i, k;
 
-	/* four sums side by side: one add after another was a chain of 41 */
+	/* four sums side by side: one running sum would be a chain of 41 dependent adds */
 	for (k = 0; k + 4 <= SH_NBUCKETS; k += 4) {
 		acc[0] += t->buckets[k];
 		acc[1] += t->buckets[k + 1];

@@ -288,22 +288,22 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 
 /*
  * Entries of the task table: the power of two at or above the kernel's
- * pid_max (every live tid has its own entry), at most SH_TASK_SLOTS_MAX
+ * pid_max (every live tid has its own entry), at most SH_TASK_ENTRIES_MAX
  * (beyond, tids share entries and the tasks that find theirs taken keep
  * their state in task storage: exact, a little slower).
  */
 static __u32 task_table_size(void)
 {
-	unsigned long pid_max = SH_TASK_SLOTS_MAX;
+	unsigned long pid_max = SH_TASK_ENTRIES_MAX;
 	__u32 n = 1;
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
 
 	if (f) {
 		if (fscanf(f, "%lu", &pid_max) != 1)
-			pid_max = SH_TASK_SLOTS_MAX;
+			pid_max = SH_TASK_ENTRIES_MAX;
 		fclose(f);
 	}
-	while (n < pid_max && n < SH_TASK_SLOTS_MAX)
+	while (n < pid_max && n < SH_TASK_ENTRIES_MAX)
 		n <<= 1;
 	return n;
 }

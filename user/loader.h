@@ -11,21 +11,8 @@
 struct schedhist_bpf;
 struct bpf_link;
 
-/* --culprits: culprit map entries per key map entry (see user/culprits.c). */
-#define SH_CULPRITS_PER_KEY 8
-/* Task table entries at most (48 B each: 1.5 MiB); see bpf/schedhist.bpf.c "tasks". */
-#define SH_TASK_SLOTS_MAX 32768U
-/*
- * Slots of the slot array (see schedhist.h "Keys"): --max-keys, but at
- * most SH_SLOT_BYTES of per-CPU histograms over all possible CPUs (an
- * array is allocated whole: 6 MiB is 10768 slots of one metric on 2
- * CPUs, the default --max-keys, and 336 on 64: the cap in whole
- * SH_SLOT_ALIGN); the key map takes the keys beyond. The kernel frees
- * the slots of gone keys itself during a storm of short-lived tasks.
- */
-#define SH_SLOT_BYTES (6U << 20)
-/* Slot array entries per CPU: nr_slots rounded up to this, so no CPU's block shares a cache line. */
-#define SH_SLOT_ALIGN 8U
+/* Task table entries at most (48 B each: 1.5 MiB); see bpf/task_state.bpf.h "tasks". */
+#define SH_TASK_ENTRIES_MAX 32768U
 
 struct loader {
 	struct schedhist_bpf *skel;
