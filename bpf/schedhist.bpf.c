@@ -47,6 +47,7 @@
  *   task_key.bpf.h    the -p/-c filter and each task's key
  *   keys.bpf.h        key slots, key directory, free slots, the key map
  *   culprits.bpf.h    --culprits: the per-CPU pair cache
+ *   culprit_time.bpf.h  --culprit-mode time: each CPU's ring of its last runs
  *   maxstack.bpf.h    the epoch max and --stacks
  *   reclaim.bpf.h     gone keys: marked for the poller or folded here
  * A key's life, from its first wait to its slot's reuse:
@@ -63,6 +64,7 @@
 #include "task_key.bpf.h"
 #include "keys.bpf.h"
 #include "culprits.bpf.h"
+#include "culprit_time.bpf.h"
 #include "maxstack.bpf.h"
 #include "reclaim.bpf.h"
 
@@ -73,6 +75,7 @@ struct rec_ctx {
 	struct task_struct *prev;	/* the task switched out (--culprits) */
 	struct task_core *c;		/* @t's state */
 	struct sh_key key;		/* @t's key: key map, stack and culprit maps */
+	__u64 now;			/* the switch's time (--culprit-mode time) */
 	__u32 cpu;			/* this CPU */
 	__u32 ep;			/* the epoch (sh_epoch) */
 	int over;			/* not 0: recorded under [other], for this reason */
@@ -197,6 +200,9 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u64 now = cf->schedinfo || clock_src == SH_CLOCK_RQ ? prev->se.cfs_rq->rq->clock
 						       : bpf_ktime_get_ns();
 
+	/* --culprit-mode time: every task's run, traced or not, ends in the ring */
+	if (cfg_culprit_time(cf))
+		run_ring_note(prev, now);
 	/* switch-out times: offcpu and blocked, and runq by wakeup stamps */
 	if (cf->schedinfo && (prev_state & TASK_DEAD))
 		task_entry_free(prev);	/* its last switch */
@@ -251,7 +257,7 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 				      const struct cfg *cf)
 {
 	struct waits w = { .off_err = SH_STAT_NO_START, .rq_err = SH_STAT_NO_START };
-	struct rec_ctx x = { .t = t, .prev = prev };
+	struct rec_ctx x = { .t = t, .prev = prev, .now = now };
 	__u64 lq = 0, rd = 0;
 	struct task_core *c;
 	struct sh_pcpu *pc;
@@ -438,7 +444,9 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 	if (has(cf, SH_METRIC_RUNQ)) {
 		if (!w->rq_err && h) {
 			record(cf, x, h + idx(cf, SH_METRIC_RUNQ), SH_METRIC_RUNQ, w->rq);
-			if (cfg_culprits(cf))
+			if (cfg_culprit_time(cf))
+				blame_time(pc, &x->key, x->now, w->rq);
+			else if (cfg_culprits(cf))
 				blame(pc, &x->key, x->prev, w->rq);
 		} else
 			unrecorded(pc, SH_METRIC_RUNQ, w->rq_err);

@@ -281,6 +281,42 @@ struct sh_culprit_key {
 /* Culprit id of the idle task: the CPU was idle when the wait ended. */
 #define SH_IDLE_ID (~0ULL - 2)
 
+/*
+ * --culprit-mode time: culprit id of the part of a wait that the CPU's
+ * run ring (struct sh_run_ring) no longer holds, or never saw (its runs
+ * before the program attached): counted, never given to a task.
+ */
+#define SH_UNATTRIBUTED_ID (~0ULL - 4)
+
+/* How --culprits blames a run-queue wait (--culprit-mode). */
+enum sh_culprit_mode {
+	/* the whole wait, on the task the switch that ends it switches out */
+	SH_CULPRIT_SWITCH = 0,
+	/* each task that ran on the CPU during the wait, for the time it ran */
+	SH_CULPRIT_TIME = 1,
+};
+
+/* --culprit-mode time: one run of a task on a CPU, [start, end) on its run queue's clock. */
+struct sh_run {
+	__u64 start, end;
+	struct sh_key key;		/* the task's key, SH_IDLE_ID for the idle task */
+	char comm[SH_COMM_LEN];		/* pid/tid keys: the task's name */
+};
+
+/* Runs each CPU keeps (a power of two). */
+#define SH_RUN_RING 128
+
+/*
+ * --culprit-mode time: a CPU's last SH_RUN_RING runs, written at each of
+ * its switches (the run of the task switched out); @head counts the runs
+ * written, runs[(head - 1) % SH_RUN_RING] is the latest.
+ */
+struct sh_run_ring {
+	__u64 cur_start;		/* start of the run in progress, 0 before the first switch */
+	__u64 head;
+	struct sh_run runs[SH_RUN_RING];
+};
+
 /* Value of the culprit map, per CPU; cumulative, 64-bit: never wraps. */
 struct sh_culprit_val {
 	__u64 count;			/* waits that ended behind the culprit */

@@ -226,6 +226,8 @@ static char *culprit_name(const struct sh_key *k, int key_type, struct sh_cgroup
 
 	if (k->id == SH_IDLE_ID && !k->comm[0])
 		return strdup("[idle]");
+	if (k->id == SH_UNATTRIBUTED_ID && !k->comm[0])
+		return strdup("[unattributed]");
 	switch (key_type) {
 	case SH_KEY_COMM:
 		memcpy(buf, k->comm, SH_COMM_LEN);
@@ -327,20 +329,41 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 			if (!e->name)
 				return -1;
 			l->n++;
-			if (named && p->key.culprit.id != SH_IDLE_ID) {
+			if (named && p->key.culprit.id != SH_IDLE_ID &&
+			    p->key.culprit.id != SH_UNATTRIBUTED_ID) {
 				memcpy(e->commbuf, p->comm, SH_COMM_LEN);
 				e->comm = e->commbuf;
 			}
 			cnt += e->count;
 			sum += e->sum_ns;
 		}
+		l->mode = c->mode;
 		/*
 		 * [rest]: the culprits beyond the top and the waits no pair
 		 * could be made for (culprit_lost); the map is read just
 		 * after the key map, so a pair can be a few waits ahead of
-		 * its group: never below zero
+		 * its group: never below zero. By time, a wait is split
+		 * between culprits: [rest] is the time the others do not
+		 * hold, and the runs of the culprits beyond the top.
 		 */
-		if (g->t.count > cnt) {
+		if (c->mode == SH_CULPRIT_TIME) {
+			__u64 runs = 0;
+
+			for (; j < n && !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key));
+			     j++)
+				runs += c->cumulative ? c->sorted[j]->c_count : c->sorted[j]->d_count;
+			if (g->t.sum_ns > sum) {
+				struct sh_culprit *e = &l->c[l->n];
+
+				e->count = runs;
+				e->sum_ns = g->t.sum_ns - sum;
+				e->name = strdup("[rest]");
+				if (!e->name)
+					return -1;
+				l->n++;
+				l->rest = true;
+			}
+		} else if (g->t.count > cnt) {
 			struct sh_culprit *e = &l->c[l->n];
 
 			e->count = g->t.count - cnt;

@@ -26,6 +26,7 @@ enum kmem_map {
 	KMEM_CULPRITS,		/* per-CPU hash: --culprits pairs */
 	KMEM_STACKS,		/* per-CPU hash: --stacks */
 	KMEM_STACK_ZERO,	/* per-CPU array: a new stack entry's value */
+	KMEM_RUN_RING,		/* per-CPU array: --culprit-mode time's runs */
 	KMEM_GLOBALS,		/* .rodata, .data, .bss (arrays of one page each) */
 	KMEM_NR,
 };

@@ -418,6 +418,7 @@ static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct 
 	skel->rodata->filter_cgid = cg->filter_id;
 	skel->rodata->filter_cglevel = cg->filter_level;
 	skel->rodata->culprits = sp->culprits;
+	skel->rodata->culprit_mode = sp->culprit_mode;
 	skel->rodata->stacks = sp->stacks;
 
 	/*

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * --culprit-mode time: a run-queue wait is blamed on every task that ran
+ * on the CPU while it waited, each for the time it ran, instead of
+ * wholly on the task the switch that ends it switches out. Each CPU keeps
+ * a ring of its last SH_RUN_RING runs (struct sh_run_ring: the task's
+ * key, start and end on the run queue's clock; the runs of one key in a
+ * row are one), written at each of its switches; at a wait's end, the runs of the ring that overlap the wait,
+ * [now - wait, now], are each blamed their overlap (blame_pair(), the
+ * pair cache of culprits.bpf.h), and what the ring does not cover (runs
+ * older than the ring, or before the first switch seen) goes to the
+ * culprit [unattributed] (SH_UNATTRIBUTED_ID): the culprits' sums add up
+ * to the wait. A wait that migrated while queued is blamed on the runs
+ * of the CPU it ends on, for its whole length: that CPU's runs stand for
+ * the other CPU's during the part queued there.
+ * Cost: a key and two stores at every switch, and a pair cache update
+ * per run overlapped at each wait's end, in this mode only (the default
+ * mode's program is the same, the verifier drops this code): bench arm
+ * "sh:runq:comm:culprits:time" against "sh:runq:comm:culprits" in
+ * bench/run.sh ("Pairs" in docs/overhead.md). It saves the wakeup hooks
+ * a wait's start would otherwise need to be traced per task.
+ */
+#ifndef __SCHEDHIST_CULPRIT_TIME_BPF_H
+#define __SCHEDHIST_CULPRIT_TIME_BPF_H
+
+#include "culprits.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sh_run_ring);
+} run_ring SEC(".maps");
+
+/* Time mode: the settings say it; the default mode's programs drop what follows. */
+static __always_inline bool cfg_culprit_time(const struct cfg *cf)
+{
+	return cfg_culprits(cf) && culprit_mode == SH_CULPRIT_TIME;
+}
+
+/*
+ * At a switch on this CPU at @now: @prev's run ends, the next one's
+ * begins. A run of the same key as the latest one, right after it (two
+ * tasks of one key taking turns), extends it: the ring holds stretches of
+ * one key each, so that a key of many short runs does not push the rest
+ * out of it.
+ */
+static __always_inline void run_ring_note(struct task_struct *prev, __u64 now)
+{
+	struct sh_key key = {};
+	struct sh_run_ring *r;
+	struct sh_run *e;
+	__u32 zero = 0;
+
+	r = bpf_map_lookup_elem(&run_ring, &zero);
+	if (!r)
+		return;
+	if (r->cur_start && now >= r->cur_start) {
+		if (prev->pid)
+			task_key(prev, &key);
+		else
+			key.id = SH_IDLE_ID;
+		e = &r->runs[(r->head - 1) & (SH_RUN_RING - 1)];
+		if (r->head && e->end == r->cur_start && e->key.id == key.id &&
+		    ((__u64 *)e->key.comm)[0] == ((__u64 *)key.comm)[0] &&
+		    ((__u64 *)e->key.comm)[1] == ((__u64 *)key.comm)[1]) {
+			e->end = now;
+		} else {
+			e = &r->runs[r->head & (SH_RUN_RING - 1)];
+			e->start = r->cur_start;
+			e->end = now;
+			e->key = key;
+			r->head++;
+		}
+		if (key_type == SH_KEY_PID || key_type == SH_KEY_TID)
+			copy_comm(e->comm, prev->comm);
+	}
+	r->cur_start = now;
+}
+
+/*
+ * A run-queue wait of @d ns recorded under @waiter ends at @now on this
+ * CPU: each run of the ring that overlaps [now - d, now] is blamed its
+ * overlap, the latest first, back to the run the wait began in; the
+ * rest of the wait is [unattributed].
+ */
+static __always_inline void blame_time(struct sh_pcpu *pc, const struct sh_key *waiter,
+				       __u64 now, __u64 d)
+{
+	struct sh_culprit_key ck = { .waiter = *waiter };
+	__u64 t0 = now > d ? now - d : 0, covered = 0, head;
+	struct sh_run_ring *r;
+	__u32 zero = 0, i;
+
+	r = bpf_map_lookup_elem(&run_ring, &zero);
+	if (!r)
+		return;
+	head = r->head;
+	for (i = 0; i < SH_RUN_RING && i < head; i++) {
+		struct sh_run *e = &r->runs[(head - 1 - i) & (SH_RUN_RING - 1)];
+		__u64 s = e->start > t0 ? e->start : t0, end = e->end < now ? e->end : now;
+
+		if (e->end <= t0)
+			break;
+		if (end > s) {
+			ck.culprit = e->key;
+			blame_pair(pc, &ck, e->comm, end - s);
+			covered += end - s;
+		}
+		if (e->start <= t0)
+			break;
+	}
+	if (covered < d) {
+		ck.culprit = (struct sh_key){ .id = SH_UNATTRIBUTED_ID };
+		blame_pair(pc, &ck, ck.culprit.comm, d - covered);
+	}
+}
+
+#endif /* __SCHEDHIST_CULPRIT_TIME_BPF_H */
