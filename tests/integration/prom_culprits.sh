@@ -134,7 +134,9 @@ for labels, v in sec.items():
     per_key.setdefault(d["key"], {})[d["culprit"]] = v
     if d["metric"] != "runq" or d["key_type"] != "cgroup":
         bad.append(f"culprit series with labels {d}")
-    if tuple(l for l in labels if l[0] != "culprit") not in hsum:
+    if d.get("culprit_mode") != "switch":
+        bad.append(f"culprit series {d}: not culprit_mode switch (the default)")
+    if tuple(l for l in labels if l[0] not in ("culprit", "culprit_mode")) not in hsum:
         bad.append(f"culprit series {d} has labels no histogram series has")
 for key, cs in per_key.items():
     if len([c for c in cs if c != "[rest]"]) > 5 or "[rest]" not in cs:
