@@ -13,8 +13,8 @@
  * to the wait. A wait that migrated while queued is blamed on the runs
  * of the CPU it ends on, for its whole length: that CPU's runs stand for
  * the other CPU's during the part queued there.
- * Cost: a key and two stores at every switch, and a pair cache update
- * per run overlapped at each wait's end, in this mode only (the default
+ * Cost: a key and a few stores at every switch, and a pair cache update
+ * per run overlapped at each wait's end (a bpf_loop() walk), in this mode only (the default
  * mode's program is the same, the verifier drops this code): bench arm
  * "sh:runq:comm:culprits:time" against "sh:runq:comm:culprits" in
  * bench/run.sh ("Pairs" in docs/overhead.md). It saves the wakeup hooks
@@ -25,8 +25,9 @@
 
 #include "culprits.bpf.h"
 
+/* A ring per CPU, indexed by CPU (max_entries set by the poller: 1 unless this mode). */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct sh_run_ring);
@@ -50,9 +51,9 @@ static __always_inline void run_ring_note(struct task_struct *prev, __u64 now)
 	struct sh_key key = {};
 	struct sh_run_ring *r;
 	struct sh_run *e;
-	__u32 zero = 0;
+	__u32 cpu = bpf_get_smp_processor_id();
 
-	r = bpf_map_lookup_elem(&run_ring, &zero);
+	r = bpf_map_lookup_elem(&run_ring, &cpu);
 	if (!r)
 		return;
 	if (r->cur_start && now >= r->cur_start) {
@@ -78,41 +79,53 @@ static __always_inline void run_ring_note(struct task_struct *prev, __u64 now)
 	r->cur_start = now;
 }
 
+/* blame_time()'s walk back through the ring, one run per blame_run() call. */
+struct blame_ctx {
+	struct sh_pcpu *pc;
+	struct sh_run_ring *r;
+	struct sh_culprit_key ck;	/* the waiter's key, and each run's in turn */
+	__u64 t0, now;			/* the wait */
+	__u64 covered;			/* the part of it blamed on runs so far */
+};
+
+/* bpf_loop(): the @i-th latest run; 1 (stop) once the runs are older than the wait. */
+static long blame_run(__u64 i, void *arg)
+{
+	struct blame_ctx *c = arg;
+	struct sh_run *e = &c->r->runs[(c->r->head - 1 - i) & (SH_RUN_RING - 1)];
+	__u64 s = e->start > c->t0 ? e->start : c->t0, end = e->end < c->now ? e->end : c->now;
+
+	if (e->end <= c->t0)
+		return 1;
+	if (end > s) {
+		c->ck.culprit = e->key;
+		blame_pair(c->pc, &c->ck, e->comm, end - s);
+		c->covered += end - s;
+	}
+	return e->start <= c->t0;
+}
+
 /*
  * A run-queue wait of @d ns recorded under @waiter ends at @now on this
  * CPU: each run of the ring that overlaps [now - d, now] is blamed its
  * overlap, the latest first, back to the run the wait began in; the
- * rest of the wait is [unattributed].
+ * rest of the wait is [unattributed]. bpf_loop(): a walk of up to
+ * SH_RUN_RING runs, verified once.
  */
 static __always_inline void blame_time(struct sh_pcpu *pc, const struct sh_key *waiter,
 				       __u64 now, __u64 d)
 {
-	struct sh_culprit_key ck = { .waiter = *waiter };
-	__u64 t0 = now > d ? now - d : 0, covered = 0, head;
-	struct sh_run_ring *r;
-	__u32 zero = 0, i;
+	struct blame_ctx c = { .pc = pc, .ck.waiter = *waiter, .now = now,
+			       .t0 = now > d ? now - d : 0 };
+	__u32 cpu = bpf_get_smp_processor_id();
 
-	r = bpf_map_lookup_elem(&run_ring, &zero);
-	if (!r)
+	c.r = bpf_map_lookup_elem(&run_ring, &cpu);
+	if (!c.r)
 		return;
-	head = r->head;
-	for (i = 0; i < SH_RUN_RING && i < head; i++) {
-		struct sh_run *e = &r->runs[(head - 1 - i) & (SH_RUN_RING - 1)];
-		__u64 s = e->start > t0 ? e->start : t0, end = e->end < now ? e->end : now;
-
-		if (e->end <= t0)
-			break;
-		if (end > s) {
-			ck.culprit = e->key;
-			blame_pair(pc, &ck, e->comm, end - s);
-			covered += end - s;
-		}
-		if (e->start <= t0)
-			break;
-	}
-	if (covered < d) {
-		ck.culprit = (struct sh_key){ .id = SH_UNATTRIBUTED_ID };
-		blame_pair(pc, &ck, ck.culprit.comm, d - covered);
+	bpf_loop(c.r->head < SH_RUN_RING ? (__u32)c.r->head : SH_RUN_RING, blame_run, &c, 0);
+	if (c.covered < d) {
+		c.ck.culprit = (struct sh_key){ .id = SH_UNATTRIBUTED_ID };
+		blame_pair(pc, &c.ck, c.ck.culprit.comm, d - c.covered);
 	}
 }
 

@@ -303,8 +303,8 @@ struct sh_run {
 	char comm[SH_COMM_LEN];		/* pid/tid keys: the task's name */
 };
 
-/* Runs each CPU keeps (a power of two). */
-#define SH_RUN_RING 128
+/* Runs each CPU keeps (a power of two): a wait is blamed on up to this many. */
+#define SH_RUN_RING 512
 
 /*
  * --culprit-mode time: a CPU's last SH_RUN_RING runs, written at each of

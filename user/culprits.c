@@ -218,6 +218,12 @@ static int cmp_pair(const void *a, const void *b)
 	return memcmp(&x->key.culprit, &y->key.culprit, sizeof(x->key.culprit));
 }
 
+/* --culprit-mode time: the part of the waits the run rings did not hold. */
+static bool is_unattributed(const struct sh_key *k)
+{
+	return k->id == SH_UNATTRIBUTED_ID && !k->comm[0];
+}
+
 /* The display name of culprit @k (as report.c names keys of @key_type). */
 static char *culprit_name(const struct sh_key *k, int key_type, struct sh_cgroups *cg, __u64 gen)
 {
@@ -226,7 +232,7 @@ static char *culprit_name(const struct sh_key *k, int key_type, struct sh_cgroup
 
 	if (k->id == SH_IDLE_ID && !k->comm[0])
 		return strdup("[idle]");
-	if (k->id == SH_UNATTRIBUTED_ID && !k->comm[0])
+	if (is_unattributed(k))
 		return strdup("[unattributed]");
 	switch (key_type) {
 	case SH_KEY_COMM:
@@ -311,6 +317,7 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 		struct sh_group *g = &r->groups[i];
 		struct sh_culprit_list *l;
 		__u64 cnt = 0, sum = 0;
+		const struct sh_cpair *un = NULL;
 
 		g->culprits = NULL;
 		if (g->synthetic)
@@ -323,6 +330,12 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 			struct sh_culprit *e = &l->c[l->n];
 
 			p = c->sorted[j];
+			/* by time, [unattributed] comes after the top, never in it nor in [rest] */
+			if (c->mode == SH_CULPRIT_TIME && is_unattributed(&p->key.culprit)) {
+				un = p;
+				k--;
+				continue;
+			}
 			e->count = c->cumulative ? p->c_count : p->d_count;
 			e->sum_ns = c->cumulative ? p->c_sum : p->d_sum;
 			e->name = culprit_name(&p->key.culprit, r->key_type, cg, gen);
@@ -350,8 +363,24 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 			__u64 runs = 0;
 
 			for (; j < n && !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key));
-			     j++)
-				runs += c->cumulative ? c->sorted[j]->c_count : c->sorted[j]->d_count;
+			     j++) {
+				p = c->sorted[j];
+				if (is_unattributed(&p->key.culprit))
+					un = p;
+				else
+					runs += c->cumulative ? p->c_count : p->d_count;
+			}
+			if (un) {
+				struct sh_culprit *e = &l->c[l->n];
+
+				e->count = c->cumulative ? un->c_count : un->d_count;
+				e->sum_ns = c->cumulative ? un->c_sum : un->d_sum;
+				e->name = strdup("[unattributed]");
+				if (!e->name)
+					return -1;
+				l->n++;
+				sum += e->sum_ns;
+			}
 			if (g->t.sum_ns > sum) {
 				struct sh_culprit *e = &l->c[l->n];
 

@@ -35,12 +35,15 @@ struct sh_culprit {
 	__u64 sum_ns;
 };
 
-/* A group's culprits: n of them, the last one [rest] when rest is set. */
+/*
+ * A group's culprits: n of them, the last one [rest] when rest is set;
+ * --culprit-mode time: [unattributed] after the top and before [rest].
+ */
 struct sh_culprit_list {
 	size_t n;
 	bool rest;
 	int mode;			/* enum sh_culprit_mode: what count and sum_ns are */
-	struct sh_culprit c[SH_CULPRIT_TOP + 1];
+	struct sh_culprit c[SH_CULPRIT_TOP + 2];
 };
 
 /* The poller's copy of one kernel pair. */

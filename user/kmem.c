@@ -96,7 +96,8 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->nr_slots = keys > cap ? (__u32)cap : keys;
 	p->slot_stride = (p->nr_slots + SH_SLOT_ALIGN - 1) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
 	n[KMEM_TASKS] = c->task_entries;
-	n[KMEM_PCPU] = n[KMEM_NEWVAL] = n[KMEM_STACK_ZERO] = n[KMEM_RUN_RING] = 1;
+	n[KMEM_PCPU] = n[KMEM_NEWVAL] = n[KMEM_STACK_ZERO] = 1;
+	n[KMEM_RUN_RING] = c->culprits && c->culprit_time ? (__u32)c->ncpus : 1;
 	n[KMEM_SLOTS] = p->nr_slots ? p->slot_stride * c->ncpus : 1;
 	n[KMEM_SLOT_KEYS] = n[KMEM_FREE_SLOTS] = p->nr_slots ? p->nr_slots : 1;
 	n[KMEM_KEYDIR] = p->nr_slots ? keys + 2 : 1;
@@ -122,7 +123,8 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->bytes[KMEM_STACKS] = hash_bytes(n[KMEM_STACKS], sizeof(struct sh_key),
 					   sizeof(struct sh_stacks), c->ncpus, true);
 	p->bytes[KMEM_STACK_ZERO] = array_bytes(1, sizeof(struct sh_stacks), c->ncpus, true, false);
-	p->bytes[KMEM_RUN_RING] = array_bytes(1, sizeof(struct sh_run_ring), c->ncpus, true, false);
+	p->bytes[KMEM_RUN_RING] = array_bytes(n[KMEM_RUN_RING], sizeof(struct sh_run_ring),
+					      c->ncpus, false, false);
 	p->bytes[KMEM_GLOBALS] = KMEM_GLOBAL_SECTIONS * (page_align(KMEM_ARRAY_HEAD) + KMEM_PAGE);
 	for (i = 0; i < KMEM_NR; i++)
 		p->entry_bytes[i] = 0;

@@ -490,6 +490,7 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
+				.culprit_time = sp->culprit_mode == SH_CULPRIT_TIME,
 				.stacks = sp->stacks };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
@@ -541,6 +542,9 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	if (sp->culprits)
 		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
 					 (max_keys + 2));
+	/* --culprit-mode time: each CPU's ring of its last runs */
+	if (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME)
+		bpf_map__set_max_entries(skel->maps.run_ring, (__u32)l->ncpus);
 	if (sp->stacks)
 		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);

@@ -11,24 +11,39 @@
 # [rest] is within 5 points of what the oracle gives to the tasks not
 # named; the part the runs' ring no longer held is counted as
 # [unattributed]. The same run's text and Prometheus outputs say the mode.
+# Only the workload's waits are blamed (-c, its own cgroup): the culprit
+# map then holds its pairs alone, whatever keys the host's other tasks
+# make (by time, a wait makes a pair with every key that ran during it);
+# the culprits are every task of the CPU, in the cgroup or not.
 . "$(dirname "$0")/../lib.sh"
 need_root
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 
-start_sh time -M runq -k comm --culprits --culprit-mode time -j --cumulative -i 3600
+cgroup_v2_or_cpu
+CG=$MNT/schedhist-ctime-$$
+test_cleanup() { remove_cgroup_tree "$CG"; }
+mkdir -p "$CG/w" || fail "cannot create a cgroup under $MNT"
+FILTER=(-c "$CG" "${HIER[@]}")
+# reports every second: the poller removes the pairs idle for an
+# interval from the kernel's map (--cumulative keeps their totals)
+start_sh time -M runq -k comm --culprits --culprit-mode time -j --cumulative -i 1 "${FILTER[@]}"
 TIME=$SH_PID
-start_sh switch -M runq -k comm --culprits -j --cumulative -i 3600
+start_sh switch -M runq -k comm --culprits -j --cumulative -i 1 "${FILTER[@]}"
 SWITCH=$SH_PID
-start_sh txt -M runq -k comm --culprits --culprit-mode time -i 3600
+start_sh txt -M runq -k comm --culprits --culprit-mode time -i 3600 "${FILTER[@]}"
 TXT=$SH_PID
 # fleet mode runs as nobody once attached: its directory must let it write
 mkdir -p "$TMP/out"
 chmod 0711 "$TMP"
 chown nobody "$TMP/out"
-start_sh prom -M runq -k comm --culprits --culprit-mode time --prom-file "$TMP/out/m.prom" -i 1
+start_sh prom -M runq -k comm --culprits --culprit-mode time --prom-file "$TMP/out/m.prom" -i 1 \
+	"${FILTER[@]}"
 PROM=$SH_PID
 not_reports "$TMP/oracle.json"	# the oracle's result, not a report
+# pinned before it joins the cgroup: the shell that moves itself in (and
+# every thread of the process it becomes) never runs on the other CPU
 python3 tests/culprit_oracle.py --cpus 0 --victim mixvictim --out "$TMP/oracle.json" -- \
+	taskset -c 0 sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/w" \
 	"$HELPERS/mixload" -c 0 -t 3 >"$TMP/mix.out" || fail "the oracle failed"
 # one more --prom-file write with the workload's whole run in it
 sleep 1.5
