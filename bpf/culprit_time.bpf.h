@@ -33,10 +33,15 @@ struct {
 	__type(value, struct sh_run_ring);
 } run_ring SEC(".maps");
 
-/* Time mode: the settings say it; the default mode's programs drop what follows. */
+/*
+ * Time mode: the program compiled for it, or the one for any
+ * configuration when the settings say so; every other program has none
+ * of the code that follows (the default mode's cost is unchanged).
+ */
 static __always_inline bool cfg_culprit_time(const struct cfg *cf)
 {
-	return cfg_culprits(cf) && culprit_mode == SH_CULPRIT_TIME;
+	return (cf->metrics & SH_SWITCH_CULPRIT_TIME) ||
+	       ((cf->metrics & SH_SWITCH_ANY) && cfg_culprits(cf) && culprit_mode == SH_CULPRIT_TIME);
 }
 
 /*

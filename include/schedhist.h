@@ -70,6 +70,10 @@ enum sh_metric {
 #define SH_SWITCH_PLAIN (1U << 8)
 /* ... and runq by the wakeup method (plain and not), for the fallback */
 #define SH_SWITCH_WAKEUP (1U << 9)
+/* ... and runq with --culprits --culprit-mode time (the others have none of its code) */
+#define SH_SWITCH_CULPRIT_TIME (1U << 10)
+/* the program for any configuration (it tests the settings at run time) */
+#define SH_SWITCH_ANY (1U << 11)
 
 /*
  * The sched_switch programs compiled for one configuration each, as
@@ -85,7 +89,8 @@ enum sh_metric {
 	X(offcpu_plain, SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN)			\
 	X(all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN)				\
 	X(runq_wakeup, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP)			\
-	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)
+	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)		\
+	X(runq_culprit_time, SH_SWITCH_RUNQ | SH_SWITCH_CULPRIT_TIME)
 
 /* How run-queue waits (and so blocked = offcpu - runq) are measured. */
 enum sh_method {

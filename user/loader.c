@@ -251,7 +251,8 @@ fail:
  * method where there is one (runq, offcpu and all three by sched_info;
  * runq by the wakeup method), in its plain form when nothing but the
  * metrics is asked for (key none or cpu, no filter, no --culprits, no
- * --stacks), else the one for any settings. Its link slot in *@link.
+ * --stacks), runq with --culprit-mode time its own, else the one for any
+ * settings. Its link slot in *@link.
  */
 static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 				       const struct loader_spec *sp, struct bpf_link ***link)
@@ -269,7 +270,8 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
 	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0) |
-		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0);
+		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0) |
+		     (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME ? SH_SWITCH_CULPRIT_TIME : 0);
 	size_t i;
 
 	/* every one off; the caller turns on the one it attaches */
