@@ -5,20 +5,25 @@
  * wholly on the task the switch that ends it switches out. Each CPU keeps
  * a ring of its last SH_RUN_RING runs (struct sh_run_ring: the task's
  * key, start and end on the run queue's clock; the runs of one key in a
- * row are one), written at each of its switches; at a wait's end, the runs of the ring that overlap the wait,
- * [now - wait, now], are each blamed their overlap (blame_pair(), the
- * pair cache of culprits.bpf.h), and what the ring does not cover (runs
+ * row are one), written at each of its switches; at a wait's end, the
+ * runs of the ring that overlap the wait, [now - wait, now], are each
+ * blamed their overlap (blame_pair(), the pair cache of culprits.bpf.h),
+ * and what the ring does not cover (runs
  * older than the ring, or before the first switch seen) goes to the
  * culprit [unattributed] (SH_UNATTRIBUTED_ID): the culprits' sums add up
  * to the wait. A wait that migrated while queued is blamed on the runs
  * of the CPU it ends on, for its whole length: that CPU's runs stand for
  * the other CPU's during the part queued there.
  * Cost: a key and a few stores at every switch, and a pair cache update
- * per run overlapped at each wait's end (a bpf_loop() walk), in this mode only (the default
- * mode's program is the same, the verifier drops this code): bench arm
- * "sh:runq:comm:culprits:time" against "sh:runq:comm:culprits" in
- * bench/run.sh ("Pairs" in docs/overhead.md). It saves the wakeup hooks
- * a wait's start would otherwise need to be traced per task.
+ * per run overlapped at each wait's end (a bpf_loop() walk); memory, a
+ * ring of SH_RUN_RING runs (28 KiB) per CPU. In this mode only: -M runq
+ * has a program compiled for it (SH_SWITCH_CULPRIT_TIME), the program
+ * for any configuration tests the setting, and every other program has
+ * none of this code. Bench arm
+ * "sh:runq:comm:auto:culprits+culprit-mode=time", paired with
+ * "sh:runq:comm:auto:culprits" in bench/run.sh (docs/overhead.md).
+ * It needs no wakeup hook: the wait's length, from the switch path, says
+ * how far back to look.
  */
 #ifndef __SCHEDHIST_CULPRIT_TIME_BPF_H
 #define __SCHEDHIST_CULPRIT_TIME_BPF_H
