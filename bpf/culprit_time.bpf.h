@@ -116,22 +116,23 @@ static long blame_run(__u64 i, void *arg)
 }
 
 /*
- * A run-queue wait of @d ns recorded under @waiter ends at @now on this
- * CPU: each run of the ring that overlaps [now - d, now] is blamed its
- * overlap, the latest first, back to the run the wait began in; the
- * rest of the wait is [unattributed]. bpf_loop(): a walk of up to
- * SH_RUN_RING runs, verified once.
+ * A run-queue wait of @d ns recorded under @waiter ends now, at this
+ * switch on this CPU (now: the start of the run in progress, which
+ * run_ring_note() has just set): each run of the ring that overlaps
+ * [now - d, now] is blamed its overlap, the latest first, back to the run
+ * the wait began in; the rest of the wait is [unattributed]. bpf_loop():
+ * a walk of up to SH_RUN_RING runs, verified once.
  */
-static __always_inline void blame_time(struct sh_pcpu *pc, const struct sh_key *waiter,
-				       __u64 now, __u64 d)
+static __always_inline void blame_time(struct sh_pcpu *pc, const struct sh_key *waiter, __u64 d)
 {
-	struct blame_ctx c = { .pc = pc, .ck.waiter = *waiter, .now = now,
-			       .t0 = now > d ? now - d : 0 };
+	struct blame_ctx c = { .pc = pc, .ck.waiter = *waiter };
 	__u32 cpu = bpf_get_smp_processor_id();
 
 	c.r = bpf_map_lookup_elem(&run_ring, &cpu);
 	if (!c.r)
 		return;
+	c.now = c.r->cur_start;
+	c.t0 = c.now > d ? c.now - d : 0;
 	bpf_loop(c.r->head < SH_RUN_RING ? (__u32)c.r->head : SH_RUN_RING, blame_run, &c, 0);
 	if (c.covered < d) {
 		c.ck.culprit = (struct sh_key){ .id = SH_UNATTRIBUTED_ID };

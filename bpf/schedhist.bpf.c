@@ -75,7 +75,6 @@ struct rec_ctx {
 	struct task_struct *prev;	/* the task switched out (--culprits) */
 	struct task_core *c;		/* @t's state */
 	struct sh_key key;		/* @t's key: key map, stack and culprit maps */
-	__u64 now;			/* the switch's time (--culprit-mode time) */
 	__u32 cpu;			/* this CPU */
 	__u32 ep;			/* the epoch (sh_epoch) */
 	int over;			/* not 0: recorded under [other], for this reason */
@@ -231,7 +230,7 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 				      const struct cfg *cf)
 {
 	struct waits w = { .off_err = SH_STAT_NO_START, .rq_err = SH_STAT_NO_START };
-	struct rec_ctx x = { .t = t, .prev = prev, .now = now };
+	struct rec_ctx x = { .t = t, .prev = prev };
 	struct sched_seen si;
 	struct task_core *c;
 	struct sh_pcpu *pc;
@@ -397,7 +396,7 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 		if (!w->rq_err && h) {
 			record(cf, x, h + idx(cf, SH_METRIC_RUNQ), SH_METRIC_RUNQ, w->rq);
 			if (cfg_culprit_time(cf))
-				blame_time(pc, &x->key, x->now, w->rq);
+				blame_time(pc, &x->key, w->rq);
 			else if (cfg_culprits(cf))
 				blame(pc, &x->key, x->prev, w->rq);
 		} else
