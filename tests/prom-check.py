@@ -34,8 +34,10 @@ FAMILIES = {
 # Families exported only with some options (--culprits, -k cgroup), and
 # only once they have a sample: counters with the key's labels (and culprit).
 OPTIONAL = {
-    'schedhist_culprit_wait_seconds_total': ('metric=', 'key_type=', 'key=', 'culprit='),
-    'schedhist_culprit_waits_total': ('metric=', 'key_type=', 'key=', 'culprit='),
+    'schedhist_culprit_wait_seconds_total': ('metric=', 'key_type=', 'key=', 'culprit=',
+                                             'culprit_mode='),
+    'schedhist_culprit_waits_total': ('metric=', 'key_type=', 'key=', 'culprit=',
+                                      'culprit_mode='),
     'schedhist_cgroup_periods_total': ('metric=', 'key_type="cgroup"', 'key='),
     'schedhist_cgroup_throttled_periods_total': ('metric=', 'key_type="cgroup"', 'key='),
     'schedhist_cgroup_throttled_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),

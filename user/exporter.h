@@ -48,6 +48,7 @@ struct exporter_spec {
 	__u32 max_series;		/* keys a view keeps (--top, else --max-keys) */
 	bool prom_classic;		/* --prom-classic: no native histograms (protobuf) */
 	bool culprits;			/* --culprits: the runq view exports culprit series */
+	int culprit_mode;		/* --culprit-mode: their culprit_mode label */
 	__u64 interval_ns;		/* -i: /healthz calls a reading older than 3 stale */
 };
 

@@ -125,8 +125,8 @@ void stacks_prune(int fd, struct snapshot *s)
 			bpf_map_delete_elem(fd, &e->key);
 }
 
-int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
-		int ncpus, int culprit_fd, int stack_fd)
+int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
+		bool cumulative, int ncpus, int culprit_fd, int stack_fd)
 {
 	int i;
 
@@ -141,6 +141,7 @@ int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool 
 		pr_warn("out of memory\n");
 		return -1;
 	}
+	x->cul.mode = culprit_mode;
 	if (x->stacks) {
 		for (i = 0; i < SH_METRIC_NR; i++)
 			if (stacks_init(&x->st[i], ncpus)) {

@@ -40,12 +40,12 @@ struct report;
 struct cgroups;
 
 /*
- * Set up what is on (@cumulative: reports since start; ncpus possible
- * CPUs; the maps' fds). Loads the kernel's symbols for --stacks: call
- * before privileges are dropped. 0, or -1 after saying why.
+ * Set up what is on (@culprit_mode: enum sh_culprit_mode; @cumulative:
+ * reports since start; ncpus possible CPUs; the maps' fds). Loads the
+ * kernel's symbols for --stacks: call before privileges are dropped. 0, or -1 after saying why.
  */
-int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
-		int ncpus, int culprit_fd, int stack_fd);
+int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
+		bool cumulative, int ncpus, int culprit_fd, int stack_fd);
 /*
  * At every reading, after the key map's: the culprit map, then the pair
  * caches of per-CPU array @pcpu_fd (read into @pcpu). 0 or a negative

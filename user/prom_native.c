@@ -314,6 +314,7 @@ static int put_counters(struct enc *e, const struct prom_view *views, size_t nv,
 			for (k = 0; k < nc; k++) {
 				key_labels(e, metric, v->key_type, sorted[i]->key);
 				label(e, "culprit", c[k].name);
+				label(e, "culprit_mode", culprit_mode_name(v->culprit_mode));
 				counter(e, seconds,
 					fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
 			}

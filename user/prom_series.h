@@ -94,6 +94,7 @@ struct prom_view {
 	struct kmem_usage kmem;		/* the kernel maps' memory */
 	__u64 updates;			/* prom_view_update() calls */
 	bool culprits;			/* export the culprit families (--culprits, runq) */
+	int culprit_mode;		/* ... with this label culprit_mode (enum sh_culprit_mode) */
 };
 
 /* An empty view; the key "none" exports its one series ("all") at once. 0 or -1. */

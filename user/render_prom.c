@@ -221,7 +221,7 @@ static int put_counters(FILE *f, const struct prom_view *views, size_t nv, int f
 				fprintf(f, "%s{metric=\"%s\",key_type=\"%s\",key=%s,culprit=",
 					cf->name, metric_name(v->metric), key_name(v->key_type), esc);
 				label_value(f, c[k].name);
-				fputc('}', f);
+				fprintf(f, ",culprit_mode=\"%s\"}", culprit_mode_name(v->culprit_mode));
 				put_value(f, seconds,
 					  fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
 			}

@@ -897,10 +897,10 @@ static void test_two_metrics(void)
 
 #define CS(key, culprit) \
 	"schedhist_culprit_wait_seconds_total{metric=\"runq\",key_type=\"comm\",key=\"" key \
-	"\",culprit=\"" culprit "\"}"
+	"\",culprit=\"" culprit "\",culprit_mode=\"switch\"}"
 #define CW(key, culprit) \
 	"schedhist_culprit_waits_total{metric=\"runq\",key_type=\"comm\",key=\"" key \
-	"\",culprit=\"" culprit "\"}"
+	"\",culprit=\"" culprit "\",culprit_mode=\"switch\"}"
 
 /* One reading of @k's keys, ending with the view's update (the rig's). */
 static void read_keys(struct rig *r, struct fake *k, int n)

@@ -740,7 +740,9 @@ static void test_counters(void)
 		if (!strcmp(fa->name, "schedhist_culprit_wait_seconds_total")) {
 			found++;
 			CHECK(fa->type == 0 && fa->nmetrics == 3);	/* /batch, [idle], [rest] */
-			CHECK(fa->m[0].nlabels == 5 && !strcmp(fa->m[0].lname[4], "culprit"));
+			CHECK(fa->m[0].nlabels == 6 && !strcmp(fa->m[0].lname[4], "culprit"));
+			CHECK(!strcmp(fa->m[0].lname[5], "culprit_mode") &&
+			      !strcmp(fa->m[0].lval[5], "switch"));
 			CHECK(!strcmp(fa->m[0].lval[4], "/batch") && fa->m[0].value == 1.5);
 			CHECK(!strcmp(fa->m[2].lval[4], "[rest]") && fa->m[2].value == 0.499999993);
 		}
