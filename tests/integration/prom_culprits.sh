@@ -51,9 +51,9 @@ query() {
 not_reports "$TMP/targets.json" "$TMP/tsdb"
 pinned_in() { taskset -c "$1" sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$2" "${@:3}"; }
 # CPU 0's switches over the spinners' run (a's spinner starts after this)
-# (only the switches to a's spinner, culA, or to a thread not named yet:
+# (only the switches to a's spinner, pculA, or to a thread not named yet:
 # the ones trace_blame counts)
-switch_trace_start 0 'next_comm == "culA" || next_comm == "spinners"'
+switch_trace_start 0 'next_comm == "pculA" || next_comm == "spinners"'
 pinned_in 0 "$PARENT/a" "$HELPERS/spinners" -n 1 -c 0 -t 2 -N pculA >"$TMP/a.out" &
 CHILD_PIDS+=($!)
 pinned_in 0 "$PARENT/b" "$HELPERS/spinners" -n 2 -c 0 -t 2 -N pculB >"$TMP/b.out" &
