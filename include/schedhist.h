@@ -225,6 +225,46 @@ struct sh_hist {
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest name of the task */
 };
 
+/*
+ * The slot array is the shared store: one entry per slot (a histogram per
+ * metric, for all CPUs together), which the CPUs' caches flush into with
+ * atomic adds (bpf/store.bpf.h). Each slot has a header in slot_seq:
+ * @seq, low 32 bits the flushes into the slot under way, high 32 bits the
+ * flushes done (a reader that sees the same @seq, with none under way,
+ * before and after reading the slot and the caches saw no flush move
+ * counts between them); @lock, the try-lock of the slot's max records.
+ */
+struct sh_slot_seq {
+	__u64 seq;
+	__u32 lock;
+	__u32 pad;
+};
+#define SH_SEQ_OPEN 1ULL			/* added when a flush begins */
+#define SH_SEQ_CLOSE ((1ULL << 32) - 1)	/* added when it ends: done + 1, under way - 1 */
+#define SH_SEQ_BUSY 0xffffffffULL		/* mask of the flushes under way */
+
+/*
+ * One entry of a CPU's cache of histograms (the cache map: SH_CACHE
+ * entries per possible CPU by default, CPU c's entries from c * entries,
+ * direct-mapped by slot index). Written by its CPU with plain increments
+ * (a hit); its counts move into the slot's store entry when another slot
+ * takes its place (a miss) or when the slot's key is reclaimed. @idx: the
+ * slot it caches, or one of the markers below; then a histogram per
+ * metric (the poller sets the value size).
+ */
+struct sh_cent {
+	__u32 idx;
+	__u32 pad;
+	struct sh_hist h[1];
+};
+/* Bytes of a cache entry holding @nmetrics histograms (the cache map's value size). */
+#define sh_cent_size(nmetrics) (8 + (nmetrics) * sizeof(struct sh_hist))
+#define SH_CENT_EMPTY 0xffffffffU	/* caches no slot */
+#define SH_CENT_FLUSHING 0xfffffffeU	/* its CPU is moving the counts to the store */
+#define SH_CENT_CLAIMED 0xfffffffdU	/* a reclaim is moving them (another CPU, the poller) */
+/* Cache entries per CPU by default (a power of two); SCHEDHIST_CACHE_ENTRIES overrides. */
+#define SH_CACHE 16
+
 /* The poller reads the maps at least this often, whatever -i says. */
 #define SH_READ_PERIOD_S 10
 
@@ -322,6 +362,13 @@ struct sh_pcpu {
 	 * made (culprit map full); the poller counts them under [rest]
 	 */
 	__u64 culprit_lost;
+	__u64 cache_hit;		/* keyed switch-ins whose slot was in this CPU's cache */
+	__u64 cache_miss;		/* ... and whose was not (an entry taken, its counts flushed) */
+	/*
+	 * a flushed entry's max or min that was not merged into the store:
+	 * its lock stayed taken (another flusher of the slot stalled)
+	 */
+	__u64 max_lost;
 	struct sh_hist hist[SH_METRIC_NR];
 	struct sh_culprit_ent ccache[SH_CCACHE];	/* --culprits: see above */
 };

@@ -18,7 +18,10 @@ enum kmem_map {
 	KMEM_TASKS,		/* array: the task table */
 	KMEM_PCPU,		/* per-CPU array: counters, keys none/cpu, pair cache */
 	KMEM_NEWVAL,		/* per-CPU array: a new key's value */
-	KMEM_SLOTS,		/* array (mmapable): per-CPU blocks of slot histograms */
+	KMEM_SLOTS,		/* array (mmapable): the store, a slot's histograms per key */
+	KMEM_SLOT_SEQ,		/* array (mmapable): each slot's seq bracket and max lock */
+	KMEM_CACHE,		/* array (mmapable): each CPU's cache of the store */
+	KMEM_CACHE_SPARE,	/* per-CPU array: a cache entry for a miss that finds its entry claimed */
 	KMEM_SLOT_KEYS,		/* array (mmapable): each slot's key */
 	KMEM_FREE_SLOTS,	/* stack: the free slots */
 	KMEM_KEYDIR,		/* hash: key -> slot */
@@ -46,12 +49,12 @@ struct kmem_cfg {
 	__u32 max_keys;		/* key capacity (slots and key map), [other] beyond */
 	__u32 task_entries;	/* task table entries */
 	bool culprits, stacks;
+	__u32 cache_entries;	/* cache entries per CPU */
 };
 
 /* The sizes chosen and what they cost. */
 struct kmem_plan {
-	__u32 nr_slots;		/* slots of the slot array */
-	__u32 slot_stride;	/* slot array entries per CPU */
+	__u32 nr_slots;		/* slots of the store */
 	__u32 max_entries[KMEM_NR];
 	__u64 bytes[KMEM_NR];	/* each map at the worst */
 	/* a hash's bytes per entry taken (entries are allocated as made), 0 for the rest */
