@@ -38,6 +38,10 @@ struct kmem_usage {
 	__u64 bytes;		/* reserved: the maps at the worst (every hash entry taken) */
 	__u64 budget;		/* --max-kernel-mem, bytes */
 	__u64 keys;		/* keys the maps hold (the key capacity; 0 for keys none and cpu) */
+	__u64 cache_entries;	/* the store's cache entries per CPU (0 for keys none and cpu) */
+	/* since the start, all CPUs: keyed switch-ins whose slot was in the CPU's cache, or not */
+	__u64 cache_hits, cache_misses;
+	__u64 max_lost;		/* flushed max records not merged (the slot's lock stayed taken) */
 };
 
 /* What sizes the maps (the loader's settings). */

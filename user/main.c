@@ -241,7 +241,9 @@ static int setup(struct poller *p)
 		p->snaps[i].clock = p->l.clock;
 		p->snaps[i].kmem = (struct kmem_usage){ .bytes = p->l.kmem_bytes,
 							 .budget = p->l.kmem_budget,
-							 .keys = p->l.max_keys };
+							 .keys = p->l.max_keys,
+							 .cache_entries = p->l.nr_slots ?
+									  p->l.cache_entries : 0 };
 	}
 	if (reader_init(&p->rd, p->l.ncpus, p->l.nmetrics)) {
 		pr_warn("out of memory\n");
