@@ -263,7 +263,7 @@ static int init_slots(struct sh_loader *l)
 			goto fail;
 	return 0;
 fail:
-	pr_warn("cannot set up the slot array: %s\n", strerror(errno));
+	pr_warn("cannot set up the key store: %s\n", strerror(errno));
 	return -1;
 }
 
@@ -530,9 +530,9 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	/*
-	 * the slot array takes the first keys, the key map the rest (and
-	 * [other], [exited]): --max-keys in all (see loader.h), or fewer when
-	 * the maps would not fit --max-kernel-mem on this many CPUs
+	 * every key takes a slot of the store, the key map holds [other] and
+	 * [exited]: --max-keys in all (see loader.h), or fewer when the maps
+	 * would not fit --max-kernel-mem on this many CPUs
 	 */
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
@@ -663,10 +663,10 @@ static int start_attach(struct sh_loader *l, const struct prog_plan *pp)
 		if (pp->tps[i].want && attach(l, pp->progs[i], pp->links[i], pp->tps[i].name))
 			return -1;
 	pr_info("attached %d program(s), method %s, clock %s, %d possible CPUs, key map capacity %u"
-		" (%u in slots) + [other]%s, task table %u entries, kernel memory %llu bytes at most"
-		" (--max-kernel-mem %llu MiB)\n", l->nlinks,
+		" (%u in slots, a cache of %u per CPU) + [other]%s, task table %u entries, kernel memory"
+		" %llu bytes at most (--max-kernel-mem %llu MiB)\n", l->nlinks,
 		method_name(l->method), clock_name(l->clock), l->ncpus,
-		l->max_keys, l->nr_slots,
+		l->max_keys, l->nr_slots, l->nr_slots ? l->cache_entries : 0,
 		l->reclaims ? " + [exited]" : "",
 		l->method == SH_METHOD_SCHED_INFO ? l->task_entries : 0,
 		(unsigned long long)l->kmem_bytes, (unsigned long long)l->kmem_budget >> 20);

@@ -38,14 +38,14 @@ start_sh tiny -i 1 -k tid --max-keys 16 --cumulative -v
 P[tiny]=$SH_PID
 SCHEDHIST_CACHE_ENTRIES=1 start_sh tid1 -i 1 -k tid --cumulative -j -v
 P[tid1]=$SH_PID
-# the first keys go to slots (schedhist.h "Keys": the whole capacity, at
-# most 6 MiB of histograms), the others to the key map; the kernel folds
-# gone keys of either into [exited] (and frees their slots): HCAP is the
-# key map's share
+# the keys go to slots of the key store (schedhist.h "Keys": the whole
+# capacity), the key map holds what a key beyond would take; the kernel
+# folds gone keys into [exited] (and frees their slots): HCAP is the key
+# map's share
 declare -A HCAP
 for n in tid pid tiny tid1; do
 	MAP[$n]=$(hists_map_id "${P[$n]}") || fail "$n: no hists map in /proc/${P[$n]}/fdinfo"
-	slots=$(sed -n 's/.*key map capacity [0-9]* (\([0-9]*\) in slots).*/\1/p' "$TMP/$n.err")
+	slots=$(sed -n 's/.*key map capacity [0-9]* (\([0-9]*\) in slots,.*/\1/p' "$TMP/$n.err")
 	[ -n "$slots" ] && [ "$slots" -ge 1 ] && [ "$slots" -le "${CAP[$n]}" ] ||
 		fail "$n: '$slots' slots, want 1 to ${CAP[$n]}"
 	HCAP[$n]=$((CAP[$n] - slots))
