@@ -22,7 +22,9 @@
  * Costs: a hit is two array lookups and a compare more than a per-CPU
  * slot (bench/run.sh's sh:runq:tid and sh:runq:comm rows); a miss is a
  * flush of up to nmetrics x 43 atomic adds (bench/run.sh's arm
- * sh:runq:tid:allmiss, SCHEDHIST_CACHE_ENTRIES=1, every switch a miss).
+ * sh:runq:tid:auto:allmiss, SCHEDHIST_CACHE_ENTRIES=1, every switch a miss,
+ * and its pair with sh:runq:tid; the hit rates of the pipe, messaging and
+ * churn workloads in the section "The key store's cache").
  */
 #ifndef __SCHEDHIST_STORE_BPF_H
 #define __SCHEDHIST_STORE_BPF_H
