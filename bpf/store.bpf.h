@@ -93,16 +93,6 @@ static __always_inline struct sh_cent *cache_ent(__u32 cpu, __u32 i)
 	return bpf_map_lookup_elem(&cache, &j);
 }
 
-/* Does record @s add to @d: a newer epoch, or the same with a longer max or a shorter min? */
-static __always_inline bool max_improves(const struct sh_max *s, const struct sh_max *d)
-{
-	if (!s->epoch)
-		return false;
-	if ((__s32)(s->epoch - d->epoch) > 0)
-		return true;
-	return s->epoch == d->epoch && (s->ns > d->ns || s->min_ns < d->min_ns);
-}
-
 /* @d merged with @s: per epoch parity the newer epoch, or the same epoch's longer max and shorter min. */
 static __always_inline void max_merge(struct sh_max *d, const struct sh_max *s)
 {
@@ -143,9 +133,9 @@ static __always_inline void hist_max_merge(struct sh_hist *dst, const struct sh_
 	max_merge(&dst->max[1], &src->max[1]);
 }
 
-static __always_inline bool hist_max_improves(const struct sh_hist *dst, const struct sh_hist *src)
+static __always_inline bool hist_has_max(const struct sh_hist *h)
 {
-	return max_improves(&src->max[0], &dst->max[0]) || max_improves(&src->max[1], &dst->max[1]);
+	return h->max[0].epoch || h->max[1].epoch;
 }
 
 /*
@@ -185,13 +175,13 @@ static __always_inline void move_counts(struct sh_hist *dst, struct sh_hist *src
 		hist_add_atomic(dst + idx(cf, SH_METRIC_RUNQ), src + idx(cf, SH_METRIC_RUNQ));
 	if (has(cf, SH_METRIC_BLOCKED))
 		hist_add_atomic(dst + idx(cf, SH_METRIC_BLOCKED), src + idx(cf, SH_METRIC_BLOCKED));
-	/* (a look without the lock: the store's records only ever improve) */
-	need = (has(cf, SH_METRIC_OFFCPU) &&
-		hist_max_improves(dst + idx(cf, SH_METRIC_OFFCPU), src + idx(cf, SH_METRIC_OFFCPU))) ||
-	       (has(cf, SH_METRIC_RUNQ) &&
-		hist_max_improves(dst + idx(cf, SH_METRIC_RUNQ), src + idx(cf, SH_METRIC_RUNQ))) ||
-	       (has(cf, SH_METRIC_BLOCKED) &&
-		hist_max_improves(dst + idx(cf, SH_METRIC_BLOCKED), src + idx(cf, SH_METRIC_BLOCKED)));
+	/*
+	 * the lock only for an entry that recorded a wait (a look at the
+	 * store's records without it could read one being written, torn)
+	 */
+	need = (has(cf, SH_METRIC_OFFCPU) && hist_has_max(src + idx(cf, SH_METRIC_OFFCPU))) ||
+	       (has(cf, SH_METRIC_RUNQ) && hist_has_max(src + idx(cf, SH_METRIC_RUNQ))) ||
+	       (has(cf, SH_METRIC_BLOCKED) && hist_has_max(src + idx(cf, SH_METRIC_BLOCKED)));
 	if (need) {
 		if (store_lock(q)) {
 			if (has(cf, SH_METRIC_OFFCPU))
