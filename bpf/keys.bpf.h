@@ -71,7 +71,9 @@ struct {
 } newval SEC(".maps");
 
 /*
- * -k tid: the task's latest name also goes to CPU 0's copy (on a change
+ * -k tid, a key of the key map (a key in a slot has its name in the store
+ * and in the CPUs' cache entries): the task's latest name also goes to
+ * CPU 0's copy (on a change
  * only), where the poller looks first; one task runs on one CPU at a
  * time, so it has one writer. @h0: CPU 0's copy, looked up only then.
  */

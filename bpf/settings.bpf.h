@@ -42,7 +42,7 @@ const volatile __u32 slot_fold_above = 0;	/* ... and gone keys in slots once mor
 const volatile bool culprits = false;		/* --culprits: blame runq waits on prev */
 const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
 const volatile __u32 task_mask = 0;		/* task table entries - 1 (a power of two - 1) */
-const volatile __u32 nr_slots = 0;		/* slots of the slot array, 0 = none */
+const volatile __u32 nr_slots = 0;		/* slots of the key store, 0 = none */
 const volatile __u32 cache_mask = SH_CACHE - 1;	/* cache entries per CPU - 1 (a power of two - 1) */
 
 /* Advanced by the poller at each reading (see struct sh_hist). */

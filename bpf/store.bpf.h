@@ -4,9 +4,8 @@
  * A key's slot (keys.bpf.h) is one entry of the store, slots: a
  * histogram per metric for all CPUs together. Each CPU writes its waits
  * into its own small cache (cache: cache_mask + 1 entries per possible
- * CPU, direct-mapped by slot index, struct sh_cent) with plain increments,
- * as a per-CPU slot was written: one writer, and sched_switch never nests
- * on a CPU. When another slot takes a CPU's entry (a miss), the entry's
+ * CPU, direct-mapped by slot index, struct sh_cent) with plain
+ * increments: one writer, and sched_switch never nests on a CPU. When another slot takes a CPU's entry (a miss), the entry's
  * counts move into its slot's store entry with atomic adds and its max
  * and min are merged under the slot's try-lock (cache_flush()), inside
  * the slot's seq bracket (struct sh_slot_seq): the poller reads the store,
@@ -16,7 +15,7 @@
  * no cache holds a slot once it is freed.
  * Saves: memory in O(keys + CPUs x cache) instead of O(keys x CPUs): at
  * 384 possible CPUs and 1 000 keys of one metric, 4.4 MiB of maps against
- * 114 MB for per-CPU slots (docs/overhead.md, "Kernel memory";
+ * 114 MB for a per-CPU histogram per key (docs/overhead.md, "Kernel memory";
  * bench/kmem prints every map for 2, 64 and 384 CPUs). The poller's
  * reading is O(keys + CPUs x cache) instead of O(keys x CPUs).
  * Costs: a hit is two array lookups and a compare more than a per-CPU

@@ -155,11 +155,11 @@ struct sh_key {
 #define SH_EXITED_ID (~0ULL - 1)
 
 /*
- * Keys (-k comm, pid, tid, cgroup) live in one of two places: the first
- * ones each in a slot of the slot array (histograms in a block per
- * possible CPU, mapped by the poller, found with no hash lookup: a task
- * keeps its slot's index), the others
- * in the key map (a per-CPU hash). The key directory (a hash, key ->
+ * Keys (-k comm, pid, tid, cgroup) live each in a slot of the key store
+ * (one entry of histograms for all CPUs, written through each CPU's
+ * cache of it, mapped by the poller, found with no hash lookup: a task
+ * keeps its slot's index); the key map (a per-CPU hash) holds [other]
+ * and [exited]. The key directory (a hash, key ->
  * slot index, or SH_SLOT_HASH for a key of the key map) says where each
  * key is, so that no key is ever in both. A free slot's key
  * (slot_keys) has the id SH_FREE_ID, which no task's key has. How keys
@@ -184,7 +184,8 @@ struct sh_max {
 
 /*
  * sh_hist::birth: bit 31 marks a key whose task or cgroup is gone, bit 30
- * (CPU 0's copy) a key being folded into [exited]; the rest is the id.
+ * (the store entry's, or CPU 0's copy in the key map) a key being folded
+ * into [exited]; the rest is the id.
  */
 #define SH_BIRTH_DEAD 0x80000000U
 #define SH_BIRTH_FOLDING 0x40000000U
@@ -226,7 +227,7 @@ struct sh_hist {
 };
 
 /*
- * The slot array is the shared store: one entry per slot (a histogram per
+ * The key store: one entry per slot (a histogram per
  * metric, for all CPUs together), which the CPUs' caches flush into with
  * atomic adds (bpf/store.bpf.h). Each slot has a header in slot_seq:
  * @seq, low 32 bits the flushes into the slot under way, high 32 bits the
