@@ -13,6 +13,18 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+/* --culprits: culprit map entries per key map entry (see user/culprits.c). */
+#define SH_CULPRITS_PER_KEY 8
+/*
+ * Slots of the store (see schedhist.h "Keys"): --max-keys, each one entry
+ * for all CPUs (bpf/store.bpf.h); the CPUs write them through their
+ * caches, SH_CACHE entries each (SCHEDHIST_CACHE_ENTRIES, a power of two
+ * up to SH_CACHE_MAX, overrides it: 1 makes every switch between two
+ * keys on a CPU a miss). The kernel frees the slots of gone keys itself
+ * during a storm of short-lived tasks.
+ */
+#define SH_CACHE_MAX 1024U
+
 /* The maps of bpf/schedhist.bpf.c, in the order printed. */
 enum kmem_map {
 	KMEM_TASKS,		/* array: the task table */
@@ -69,7 +81,7 @@ struct kmem_plan {
 /* Map names as bpftool shows them (the first 15 characters of the BPF names). */
 extern const char *const kmem_map_names[KMEM_NR];
 
-/* Size every map for @c into *@p (slots as loader.h says). */
+/* Size every map for @c into *@p (a slot per key). */
 void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p);
 
 /*

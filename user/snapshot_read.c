@@ -23,7 +23,7 @@
  */
 #define SETTLE_TRIES 1000
 
-int reader_init(struct sh_reader *r, int ncpus, int nmetrics)
+int reader_init(struct snap_reader *r, int ncpus, int nmetrics)
 {
 	memset(r, 0, sizeof(*r));
 	r->ncpus = ncpus;
@@ -36,7 +36,7 @@ int reader_init(struct sh_reader *r, int ncpus, int nmetrics)
 	return r->keys && r->vals && r->exited && r->pcpu ? 0 : -1;
 }
 
-void reader_free(struct sh_reader *r)
+void reader_free(struct snap_reader *r)
 {
 	free(r->keys);
 	free(r->vals);
@@ -60,8 +60,8 @@ void reader_free(struct sh_reader *r)
  * @slot: where it is (SH_SLOT_HASH: key map). @ents: the key's entry in
  * each snapshot, or NULL to find them.
  */
-static int ingest_ents(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		       const struct sh_key *key, struct sh_entry **ents, const void *vals,
+static int ingest_ents(struct snapshot *snaps, int n, struct snap_reader *r,
+		       const struct sh_key *key, struct snap_entry **ents, const void *vals,
 		       int ncopies, size_t stride, bool final, __u32 slot)
 {
 	__u32 birth = 0;
@@ -77,7 +77,7 @@ static int ingest_ents(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	if (dead && !final) {
 		if (r->ndead == r->dead_cap) {
 			size_t cap = r->dead_cap ? r->dead_cap * 2 : 64;
-			struct sh_keyloc *d = realloc(r->dead, cap * sizeof(*d));
+			struct keyloc *d = realloc(r->dead, cap * sizeof(*d));
 			struct sh_key *k;
 
 			if (!d)
@@ -102,14 +102,14 @@ static int ingest_ents(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	return 0;
 }
 
-static int ingest_key(struct sh_snapshot *snaps, int n, struct sh_reader *r,
+static int ingest_key(struct snapshot *snaps, int n, struct snap_reader *r,
 		      const struct sh_key *key, const void *vals, int ncopies, size_t stride,
 		      bool final, __u32 slot)
 {
 	return ingest_ents(snaps, n, r, key, NULL, vals, ncopies, stride, final, slot);
 }
 
-static int ingest_batch(struct sh_snapshot *snaps, int n, struct sh_reader *r, __u32 nkeys)
+static int ingest_batch(struct snapshot *snaps, int n, struct snap_reader *r, __u32 nkeys)
 {
 	__u32 i;
 	int err;
@@ -132,7 +132,7 @@ static int ingest_batch(struct sh_snapshot *snaps, int n, struct sh_reader *r, _
 }
 
 /* Fallback for kernels without batch lookups on hash maps. */
-static int read_one_by_one(struct sh_snapshot *snaps, int n, struct sh_reader *r, int fd)
+static int read_one_by_one(struct snapshot *snaps, int n, struct snap_reader *r, int fd)
 {
 	struct sh_key cur, next;
 	void *prev = NULL;
@@ -149,7 +149,7 @@ static int read_one_by_one(struct sh_snapshot *snaps, int n, struct sh_reader *r
 	return errno == ENOENT ? 0 : -errno;
 }
 
-static int read_hash(struct sh_snapshot *snaps, int n, struct sh_reader *r, int fd)
+static int read_hash(struct snapshot *snaps, int n, struct snap_reader *r, int fd)
 {
 	struct sh_key in, out;
 	void *inp = NULL;
@@ -185,7 +185,7 @@ static int read_hash(struct sh_snapshot *snaps, int n, struct sh_reader *r, int 
  * none can be folded meanwhile (docs/key-lifecycle.md), so no key read
  * before is missed.
  */
-static int read_fixed(struct sh_snapshot *snaps, int n, struct sh_reader *r, int fd)
+static int read_fixed(struct snapshot *snaps, int n, struct snap_reader *r, int fd)
 {
 	static const __u64 ids[] = { SH_OTHER_ID, SH_EXITED_ID };
 	__u32 i, nkeys = 0;
@@ -236,7 +236,7 @@ static void hists_add(struct sh_hist *dst, const struct sh_hist *src, int n)
 	}
 }
 
-static struct sh_cent *cache_at(const struct sh_reader *r, const struct sh_maps *m, __u32 j)
+static struct sh_cent *cache_at(const struct snap_reader *r, const struct read_maps *m, __u32 j)
 {
 	return (struct sh_cent *)((char *)m->cache_mem + (size_t)j * (8 + r->vsize));
 }
@@ -246,7 +246,7 @@ static __u32 load_idx(const struct sh_cent *e)
 	return __atomic_load_n(&e->idx, __ATOMIC_ACQUIRE);
 }
 
-static __u64 load_seq(const struct sh_maps *m, __u32 i)
+static __u64 load_seq(const struct read_maps *m, __u32 i)
 {
 	return __atomic_load_n(&m->slot_seq_mem[i].seq, __ATOMIC_ACQUIRE);
 }
@@ -257,7 +257,7 @@ static __u64 load_seq(const struct sh_maps *m, __u32 i)
  * read as idx, histograms, idx again, so that an entry taken by another
  * slot meanwhile is skipped (its flush moved the seq of the slot it held).
  */
-static void add_cache_entry(struct sh_reader *r, const struct sh_maps *m, const struct sh_cent *e,
+static void add_cache_entry(struct snap_reader *r, const struct read_maps *m, const struct sh_cent *e,
 			    __u32 want, const bool *used)
 {
 	__u32 a = load_idx(e);
@@ -276,7 +276,7 @@ static void add_cache_entry(struct sh_reader *r, const struct sh_maps *m, const 
  * Slot @i read again on its own: its seq, its store entry, each CPU's one
  * entry that can hold it, its seq again, until no flush overlaps.
  */
-static bool settle_slot(struct sh_reader *r, const struct sh_maps *m, __u32 i)
+static bool settle_slot(struct snap_reader *r, const struct read_maps *m, __u32 i)
 {
 	char *v = (char *)r->slot_val + (size_t)i * r->vsize;
 	int t, c;
@@ -317,8 +317,8 @@ static bool settle_slot(struct sh_reader *r, const struct sh_maps *m, __u32 i)
  * [exited] (counted in reclaimed: snapshot_vanished() then prunes the
  * key's entry).
  */
-static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		      const struct sh_maps *m)
+static int read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
+		      const struct read_maps *m)
 {
 	__u32 i, j, at, nused = 0, ncache = (__u32)r->ncpus * m->cache_entries;
 	bool *used;
@@ -385,7 +385,7 @@ static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 			size_t o;
 
 			for (x = 0; x < n; x++)
-				for (o = 0; o < sizeof(struct sh_entry); o += 64)
+				for (o = 0; o < sizeof(struct snap_entry); o += 64)
 					__builtin_prefetch((char *)r->slot_ent[(size_t)a * n + x] + o, 1);
 		}
 		i = r->slot_used[j];
@@ -415,7 +415,7 @@ static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
  * kernel's recycle_slot() does, then the flushes under way waited for.
  * False when one does not end (never: a flush runs with interrupts off).
  */
-static bool claim_slot(struct sh_reader *r, const struct sh_maps *m, __u32 i)
+static bool claim_slot(struct snap_reader *r, const struct read_maps *m, __u32 i)
 {
 	struct sh_slot_seq *q = &m->slot_seq_mem[i];
 	struct sh_hist *dst = (struct sh_hist *)((char *)m->slots_mem + (size_t)i * r->vsize);
@@ -461,8 +461,8 @@ static bool claim_slot(struct sh_reader *r, const struct sh_maps *m, __u32 i)
  * the kernel left them to us): remove each, feeding its final values, in
  * the order docs/key-lifecycle.md gives (DEAD -> FREE / no key).
  */
-static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		       const struct sh_maps *m)
+static int remove_dead(struct snapshot *snaps, int n, struct snap_reader *r,
+		       const struct read_maps *m)
 {
 	struct sh_key free_key = { .id = SH_FREE_ID };
 	__u32 ndir = 0, done;
@@ -470,7 +470,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	int err;
 
 	for (i = 0; i < r->ndead; i++) {
-		struct sh_keyloc *d = &r->dead[i];
+		struct keyloc *d = &r->dead[i];
 
 		if (d->slot != SH_SLOT_HASH) {
 			/*
@@ -498,7 +498,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	done = ndir;
 	if (ndir && bpf_map_delete_batch(m->keydir_fd, r->dead_dir, &done, NULL) && done < ndir) {
 		for (i = 0, j = 0; i < r->ndead; i++) {
-			struct sh_keyloc *d = &r->dead[i];
+			struct keyloc *d = &r->dead[i];
 
 			if (d->slot == SH_SLOT_HASH)
 				continue;
@@ -509,7 +509,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	if (ndir && m->grace_period)
 		m->grace_period();
 	for (i = 0; ndir && i < r->ndead; i++) {
-		struct sh_keyloc *d = &r->dead[i];
+		struct keyloc *d = &r->dead[i];
 		char *v;
 
 		if (d->slot >= m->nr_slots)
@@ -535,8 +535,8 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	return 0;
 }
 
-int snapshot_read(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		  const struct sh_maps *m, __u32 epoch, bool interval)
+int snapshot_read(struct snapshot *snaps, int n, struct snap_reader *r,
+		  const struct read_maps *m, __u32 epoch, bool interval)
 {
 	__u64 stats[SH_METRIC_NR][SH_STAT_NR] = {};
 	__u32 zero = 0;
