@@ -14,10 +14,11 @@
 # Arms: none (nothing attached), floor (bench/floor.bpf.c: empty programs
 # on sched_switch and sched_wakeup), clock (programs there that only read
 # bpf_ktime_get_ns(): the floor plus the one clock read per event every
-# latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD[:FLAG]] (-M
-# METRICS -k KEY --method METHOD --FLAG): runq with every key, offcpu, the
+# latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD[:FLAG[+FLAG]]]
+# (-M METRICS -k KEY --method METHOD --FLAG...): runq with every key, offcpu, the
 # three metrics at once, runq by the wakeup-hook fallback, runq with
-# --culprits (comm, cgroup: next to the same arm without it) and with
+# --culprits (comm, cgroup: next to the same arm without it; comm with
+# --culprit-mode time, next to the default mode) and with
 # --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
 # every switch) and offcputime (libbpf-tools, its job), side by side, with
 # profile:kernel, profile:user and profile:none (--profile-stacks: the
@@ -96,6 +97,8 @@ ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup:clock=ktime"
 # --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
+# issue 29: culprits by time (every switch writes its CPU's run ring)
+ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits+culprit-mode=time"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
 # every keyed switch a miss of the key store's cache (one entry per CPU,
 # SCHEDHIST_CACHE_ENTRIES=1; the pinned pipe's two tasks take turns on
@@ -120,6 +123,7 @@ PAIRS="sh:runq:none,sh:runq:comm sh:runq:none,sh:runq:tid sh:runq:none,sh:runq:c
 PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
 PAIRS="$PAIRS sh:runq:tid,sh:runq:tid:auto:allmiss"
+PAIRS="$PAIRS sh:runq:comm:auto:culprits,sh:runq:comm:auto:culprits+culprit-mode=time"
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
 # the poller's measurements, KEYS:OUTPUT; --poller runs only these
@@ -327,9 +331,10 @@ start_arm() {
 		# allmiss: not an option, a cache of one entry per CPU
 		local entries=16
 		[ "$flag" = allmiss ] && entries=1 flag=
-		# shellcheck disable=SC2068
+		# FLAG+FLAG: one --FLAG each (word splitting makes them two words)
+		# shellcheck disable=SC2068,SC2086
 		SCHEDHIST_CACHE_ENTRIES=$entries "$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" \
-			${flag:+--$flag} $@ >/dev/null 2>"$TMP/arm.err" &
+			${flag:+--${flag//+/ --}} $@ >/dev/null 2>"$TMP/arm.err" &
 		# "Tracing" comes once every program is attached
 		ready='^Tracing' want=1 ;;
 	profile|profile:*)

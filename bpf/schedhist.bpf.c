@@ -49,6 +49,7 @@
  *   keys.bpf.h        key slots, key directory, free slots, the key map
  *   store.bpf.h       the slots' shared store and each CPU's cache of it
  *   culprits.bpf.h    --culprits: the per-CPU pair cache
+ *   culprit_time.bpf.h  --culprit-mode time: each CPU's ring of its last runs
  *   maxstack.bpf.h    the epoch max and --stacks
  *   reclaim.bpf.h     gone keys: marked for the poller or folded here
  * A key's life, from its first wait to its slot's reuse:
@@ -65,6 +66,7 @@
 #include "task_key.bpf.h"
 #include "keys.bpf.h"
 #include "culprits.bpf.h"
+#include "culprit_time.bpf.h"
 #include "maxstack.bpf.h"
 #include "reclaim.bpf.h"
 
@@ -119,7 +121,7 @@ int BPF_PROG(name, bool preempt, struct task_struct *prev, struct task_struct *n
 	return on_switch(prev, next, prev_state, &cf);					\
 }
 
-SWITCH_PROG(schedhist_switch, metrics, method == SH_METHOD_SCHED_INFO)
+SWITCH_PROG(schedhist_switch, metrics | SH_SWITCH_ANY, method == SH_METHOD_SCHED_INFO)
 #define SWITCH_VARIANT(suffix, bits) \
 	SWITCH_PROG(schedhist_switch_##suffix, bits, !((bits) & SH_SWITCH_WAKEUP))
 SH_SWITCH_VARIANTS(SWITCH_VARIANT)
@@ -199,6 +201,9 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u64 now = cf->schedinfo || clock_src == SH_CLOCK_RQ ? prev->se.cfs_rq->rq->clock
 						       : bpf_ktime_get_ns();
 
+	/* --culprit-mode time: every task's run, traced or not, ends in the ring */
+	if (cfg_culprit_time(cf))
+		run_ring_note(prev, now);
 	/* switch-out times: offcpu and blocked, and runq by wakeup stamps */
 	if (cf->schedinfo && (prev_state & TASK_DEAD))
 		task_entry_free(prev);	/* its last switch */
@@ -395,7 +400,9 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 	if (has(cf, SH_METRIC_RUNQ)) {
 		if (!w->rq_err && h) {
 			record(cf, x, h + idx(cf, SH_METRIC_RUNQ), SH_METRIC_RUNQ, w->rq);
-			if (cfg_culprits(cf))
+			if (cfg_culprit_time(cf))
+				blame_time(pc, &x->key, w->rq);
+			else if (cfg_culprits(cf))
 				blame(pc, &x->key, x->prev, w->rq);
 		} else
 			unrecorded(pc, SH_METRIC_RUNQ, w->rq_err);

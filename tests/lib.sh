@@ -143,6 +143,9 @@ cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /pro
 # Only for switches between two tasks: ftrace leaves out some of the
 # switches from the idle task (after a switch to idle, the CPU's next
 # event can have a task as prev), which schedhist's program sees.
+# A second argument is an ftrace filter of the switches kept (e.g.
+# 'next_comm == "culA"'): a busy host switches CPU 0 over 50 000 times a
+# second, more than the buffer holds over a test.
 # switch_trace_stop FILE: stop, and write one "PREV_PID NEXT_PID" line per
 # switch to FILE; fails if the buffer overflowed (a count would be short).
 TRACE_INST= TRACE_MNT=
@@ -159,6 +162,8 @@ switch_trace_start() {
 	mkdir "$TRACE_INST" || fail "cannot make trace instance $TRACE_INST"
 	printf '%x\n' $((1 << $1)) >"$TRACE_INST/tracing_cpumask"
 	echo 8192 >"$TRACE_INST/buffer_size_kb"
+	[ -z "${2:-}" ] || echo "$2" >"$TRACE_INST/events/sched/sched_switch/filter" ||
+		fail "bad trace filter: $2"
 	echo 1 >"$TRACE_INST/events/sched/sched_switch/enable"
 	echo 1 >"$TRACE_INST/tracing_on"
 }

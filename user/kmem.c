@@ -40,7 +40,8 @@ const char *const kmem_map_names[KMEM_NR] = {
 	[KMEM_CACHE_SPARE] = "cache_spare", [KMEM_SLOT_KEYS] = "slot_keys",
 	[KMEM_FREE_SLOTS] = "free_slots", [KMEM_KEYDIR] = "keydir", [KMEM_HISTS] = "hists",
 	[KMEM_CULPRITS] = "culprit_map", [KMEM_STACKS] = "stack_map",
-	[KMEM_STACK_ZERO] = "stack_zero", [KMEM_GLOBALS] = "globals",
+	[KMEM_STACK_ZERO] = "stack_zero", [KMEM_RUN_RING] = "run_ring",
+	[KMEM_GLOBALS] = "globals",
 };
 
 static __u64 round8(__u64 n)
@@ -96,6 +97,7 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->nr_slots = keys;
 	n[KMEM_TASKS] = c->task_entries;
 	n[KMEM_PCPU] = n[KMEM_NEWVAL] = n[KMEM_STACK_ZERO] = n[KMEM_CACHE_SPARE] = 1;
+	n[KMEM_RUN_RING] = c->culprits && c->culprit_time ? (__u32)c->ncpus : 1;
 	n[KMEM_SLOTS] = n[KMEM_SLOT_SEQ] = p->nr_slots ? p->nr_slots : 1;
 	n[KMEM_CACHE] = p->nr_slots ? (__u32)c->ncpus * c->cache_entries : 1;
 	n[KMEM_SLOT_KEYS] = n[KMEM_FREE_SLOTS] = p->nr_slots ? p->nr_slots : 1;
@@ -126,6 +128,8 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->bytes[KMEM_STACKS] = hash_bytes(n[KMEM_STACKS], sizeof(struct sh_key),
 					   sizeof(struct sh_stacks), c->ncpus, true);
 	p->bytes[KMEM_STACK_ZERO] = array_bytes(1, sizeof(struct sh_stacks), c->ncpus, true, false);
+	p->bytes[KMEM_RUN_RING] = array_bytes(n[KMEM_RUN_RING], sizeof(struct sh_run_ring),
+					      c->ncpus, false, false);
 	p->bytes[KMEM_GLOBALS] = KMEM_GLOBAL_SECTIONS * (page_align(KMEM_ARRAY_HEAD) + KMEM_PAGE);
 	for (i = 0; i < KMEM_NR; i++)
 		p->entry_bytes[i] = 0;

@@ -41,6 +41,7 @@ enum kmem_map {
 	KMEM_CULPRITS,		/* per-CPU hash: --culprits pairs */
 	KMEM_STACKS,		/* per-CPU hash: --stacks */
 	KMEM_STACK_ZERO,	/* per-CPU array: a new stack entry's value */
+	KMEM_RUN_RING,		/* array, an entry per CPU: --culprit-mode time's runs */
 	KMEM_GLOBALS,		/* .rodata, .data, .bss (arrays of one page each) */
 	KMEM_NR,
 };
@@ -66,6 +67,7 @@ struct kmem_cfg {
 	__u32 task_entries;	/* task table entries */
 	bool culprits, stacks;
 	__u32 cache_entries;	/* cache entries per CPU */
+	bool culprit_time;	/* --culprit-mode time: a run ring per CPU */
 };
 
 /* The sizes chosen and what they cost. */

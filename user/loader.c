@@ -272,7 +272,8 @@ fail:
  * method where there is one (runq, offcpu and all three by sched_info;
  * runq by the wakeup method), in its plain form when nothing but the
  * metrics is asked for (key none or cpu, no filter, no --culprits, no
- * --stacks), else the one for any settings. Its link slot in *@link.
+ * --stacks), runq with --culprit-mode time its own, else the one for any
+ * settings. Its link slot in *@link.
  */
 static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 				       const struct loader_spec *sp, struct bpf_link ***link)
@@ -290,7 +291,8 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
 	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0) |
-		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0);
+		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0) |
+		     (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME ? SH_SWITCH_CULPRIT_TIME : 0);
 	size_t i;
 
 	/* every one off; the caller turns on the one it attaches */
@@ -439,6 +441,7 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	skel->rodata->filter_cgid = cg->filter_id;
 	skel->rodata->filter_cglevel = cg->filter_level;
 	skel->rodata->culprits = sp->culprits;
+	skel->rodata->culprit_mode = sp->culprit_mode;
 	skel->rodata->stacks = sp->stacks;
 
 	/*
@@ -537,6 +540,7 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
+				.culprit_time = sp->culprit_mode == SH_CULPRIT_TIME,
 				.stacks = sp->stacks, .cache_entries = l->cache_entries };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
@@ -589,6 +593,9 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	if (sp->culprits)
 		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
 					 (max_keys + 2));
+	/* --culprit-mode time: each CPU's ring of its last runs */
+	if (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME)
+		bpf_map__set_max_entries(skel->maps.run_ring, (__u32)l->ncpus);
 	if (sp->stacks)
 		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);

@@ -18,7 +18,9 @@ KMEM=$OUTPUT/bench/kmem
 possible=$(tr ',' '\n' </sys/devices/system/cpu/possible |
 	awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
 
-start_sh km -i 1 -M offcpu,runq -k tid --max-keys 200 --task-table 4096 --culprits --stacks -j -v
+# --culprit-mode time: every map there is, its run ring (an entry per CPU) too
+start_sh km -i 1 -M offcpu,runq -k tid --max-keys 200 --task-table 4096 --culprits \
+	--culprit-mode time --stacks -j -v
 KM=$SH_PID
 remember_ids
 ids=$SH_IDS
@@ -27,7 +29,7 @@ for m in $(map_ids "$KM"); do
 	bpftool map show id "$m" --json
 	echo
 done >"$TMP/maps.json"
-"$KMEM" -M 2 -k keyed -n 200 -t 4096 -C -S "$possible" >"$TMP/kmem.txt" ||
+"$KMEM" -M 2 -k keyed -n 200 -t 4096 -T -S "$possible" >"$TMP/kmem.txt" ||
 	fail "bench/kmem failed: $(cat "$TMP/kmem.txt")"
 not_reports "$TMP/maps.json"
 stop_sh "$KM" || fail "schedhist exited with $?"
