@@ -281,7 +281,7 @@ static const struct opt_def opt_defs[] = {
 	  .err = "invalid --heatmap-lines '%s': use p50,p99, p50, p99 or none",
 	  .check = check_heatmap_lines },
 	{ "max-keys", OPT_MAX_KEYS, "N",
-	  "keys the kernel keeps, the first ones in slots (default 10240); new keys beyond go to [other]",
+	  "keys the kernel keeps, each in a slot of the key store (default 10240); new keys beyond go to [other]",
 	  T_UINT, FIELD(max_keys), 1, MAX_KEYS_LIMIT,
 	  .err = "invalid --max-keys '%s': want 1 to " STR(MAX_KEYS_LIMIT) },
 	{ "max-kernel-mem", OPT_MAX_KERNEL_MEM, "MIB",
