@@ -110,6 +110,7 @@ static void forget(struct prom_view *v, struct prom_series *s)
 static void withdraw(struct prom_view *v, struct prom_series *s)
 {
 	s->exported = false;
+	s->withdrawn = v->updates;
 	v->nexported--;
 	s->older = v->newest;
 	s->newer = NULL;
@@ -145,6 +146,11 @@ int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit)
 		return -1;
 	}
 	return 0;
+}
+
+void prom_view_remember(struct prom_view *v, __u64 interval_ns)
+{
+	v->remember = interval_ns ? (PROM_REMEMBER_NS + interval_ns - 1) / interval_ns : 0;
 }
 
 void prom_view_free(struct prom_view *v)
@@ -261,8 +267,13 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 					withdraw(v, s);
 			}
 		}
-		/* remember the last @limit withdrawn names (after the walk: forget() unlinks) */
-		while (v->nwithdrawn > v->limit)
+		/*
+		 * remember the last @limit withdrawn names, for v->remember
+		 * updates (after the walk: forget() unlinks; the list is in
+		 * the order of withdrawal, so the ones to forget come first)
+		 */
+		while (v->oldest && (v->nwithdrawn > v->limit ||
+				     (v->remember && v->updates - v->oldest->withdrawn >= v->remember)))
 			forget(v, v->oldest);
 	}
 	/* the other waits: to new (or returning) names in ranking order, or to [other] */
