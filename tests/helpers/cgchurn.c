@@ -9,10 +9,12 @@
  * removes the cgroup(s). Up to 4 cgroups are alive at once, so a task's
  * life longer than PERIOD does not slow the schedule. Stops after COUNT
  * cgroups or SECONDS, or at SIGINT/SIGTERM, always removing what it made.
- * Prints "ready PID" at start and at the end
+ * Prints "ready PID" at start, with -v "cgroup ID" for each cgroup made
+ * under PARENT (its id: the directory's inode number, as schedhist keys
+ * it), and at the end
  *   created N removed N failed N seconds S rate R
  * (rate: cgroups created and removed per second).
- * usage: cgchurn -d PARENT [-D V1PARENT] [-p PERIOD_MS] [-l LIFE] [-t SECONDS] [-n COUNT]
+ * usage: cgchurn -d PARENT [-D V1PARENT] [-p PERIOD_MS] [-l LIFE] [-t SECONDS] [-n COUNT] [-v]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +37,7 @@ struct cg {
 static volatile sig_atomic_t stop;
 static const char *parent, *v1parent;
 static unsigned long created, removed, failed;
+static int verbose;
 
 static void on_signal(int sig)
 {
@@ -119,6 +122,12 @@ static int start(struct cg *c, unsigned long n, int life)
 		return -1;
 	}
 	c->n = n;
+	if (verbose) {
+		struct stat st;
+
+		if (!stat(p, &st))
+			printf("cgroup %llu\n", (unsigned long long)st.st_ino);
+	}
 	if (v1parent) {
 		path_of(p, sizeof(p), v1parent, n, NULL);
 		if (mkdir(p, 0755)) {
@@ -157,7 +166,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = {};
 	int opt, life = 5, i;
 
-	while ((opt = getopt(argc, argv, "d:D:p:l:t:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:D:p:l:t:n:v")) != -1) {
 		switch (opt) {
 		case 'd': parent = optarg; break;
 		case 'D': v1parent = optarg; break;
@@ -165,6 +174,7 @@ int main(int argc, char **argv)
 		case 'l': life = atoi(optarg); break;
 		case 't': seconds = atof(optarg); break;
 		case 'n': count = strtoul(optarg, NULL, 10); break;
+		case 'v': verbose = 1; break;
 		default:
 			goto usage;
 		}
@@ -202,6 +212,6 @@ int main(int argc, char **argv)
 	return failed ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: cgchurn -d PARENT [-D V1PARENT] [-p PERIOD_MS] [-l LIFE] "
-		"[-t SECONDS] [-n COUNT]\n");
+		"[-t SECONDS] [-n COUNT] [-v]\n");
 	return 2;
 }
