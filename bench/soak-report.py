@@ -163,7 +163,8 @@ for i, s in enumerate(samples):
         s["lost_per_min"] = (s["lost_total"] - p["lost_total"]) / (s["min"] - p["min"])
 
 # the figures: (column, unit, floor of the tolerance, kind)
-figs = [("rss_kb", "kB", leak_per_min * 1.0, "level"), ("fds", "fds", 0.0, "fds")]
+figs = [("rss_kb", "kB", leak_per_min * 1.0, "level"), ("rss_anon_kb", "kB", leak_per_min * 1.0, "level"),
+        ("fds", "fds", 0.0, "fds")]
 for mp in maps:
     per_cpu = mp["type"].startswith("percpu")
     hashy = mp["type"] in ("hash", "percpu_hash")

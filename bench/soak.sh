@@ -176,7 +176,10 @@ PIDS+=($!)
 # One sample line (CSV): see bench/soak-report.py for the columns.
 sample() {
 	local t=$1 id name type ml ent _
-	printf '%s,%s,%s,%s' "$t" "$(awk '/^VmRSS/ {print $2}' /proc/"$SH"/status)" \
+	# VmRSS, and of it the heap (RssAnon): the rest is the binary, the
+	# libraries and the BPF arrays it maps (the slots: kernel memory)
+	printf '%s,%s,%s,%s,%s' "$t" "$(awk '/^VmRSS/ {print $2}' /proc/"$SH"/status)" \
+		"$(awk '/^RssAnon/ {print $2}' /proc/"$SH"/status)" \
 		"$(ls /proc/"$SH"/fd | wc -l)" "$(cut -d' ' -f1 /proc/loadavg)"
 	while read -r id name type _; do
 		ml=$(bpftool map show id "$id" -j | python3 -c 'import json, sys; print(json.load(sys.stdin).get("bytes_memlock", 0))')
@@ -191,7 +194,7 @@ sample() {
 	echo
 }
 {
-	printf 't_s,rss_kb,fds,load1'
+	printf 't_s,rss_kb,rss_anon_kb,fds,load1'
 	while read -r id name type _; do printf ',%s_bytes,%s_entries' "$name" "$name"; done <"$RUN/maps"
 	echo ',forks,dying_cgroups'
 } >"$RUN/samples.csv"

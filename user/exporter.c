@@ -39,7 +39,7 @@ int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 			pr_warn("out of memory\n");
 			return SH_EXIT_FAIL;
 		}
-		prom_view_remember(&x->view[x->nviews], sp->interval_ns);
+		prom_view_remember(&x->view[x->nviews], PROM_REMEMBER_NS);
 		/* the kernel blames runq waits only */
 		x->view[x->nviews].culprits = sp->culprits && m == SH_METRIC_RUNQ;
 		x->nviews++;

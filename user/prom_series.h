@@ -74,7 +74,7 @@ struct prom_series {
 	struct sh_totals t;		/* its waits since it was first exported */
 	__u64 seen;			/* last update in which a kernel key had this name */
 	__u64 admitted;			/* update in which it was (re)admitted */
-	__u64 withdrawn;		/* update in which it was last withdrawn */
+	__u64 withdrawn_ns;		/* when it was last withdrawn (the reading's wall clock) */
 	bool exported;			/* false: withdrawn, remembered in case it returns */
 	struct prom_max max;		/* the last interval's exact max */
 	struct prom_culprit culprits[SH_CULPRIT_TOP];	/* --culprits: admitted, in order */
@@ -96,9 +96,8 @@ struct prom_view {
 	size_t nslots;			/* table size, a power of two */
 	size_t nexported;		/* names exported now (<= limit) */
 	size_t nwithdrawn;		/* withdrawn names remembered (<= limit) */
-	__u64 remember;			/* updates a withdrawn name is remembered for
-					 * (prom_view_remember(); 0: until @limit
-					 * newer ones are) */
+	__u64 remember_ns;		/* how long a withdrawn name is remembered
+					 * (0: until @limit newer ones are) */
 	struct prom_series *oldest;	/* withdrawn list */
 	struct prom_series *newest;
 	struct sh_totals other;		/* key="[other]" (every key type but none) */
@@ -113,8 +112,11 @@ struct prom_view {
 /* An empty view; the key "none" exports its one series ("all") at once. 0 or -1. */
 int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit);
 
-/* Withdrawn names are forgotten after PROM_REMEMBER_NS of updates every @interval_ns. */
-void prom_view_remember(struct prom_view *v, __u64 interval_ns);
+/*
+ * Withdrawn names are forgotten @ns after their withdrawal (by the wall
+ * clock of the readings, so a poller held up meanwhile keeps no more).
+ */
+void prom_view_remember(struct prom_view *v, __u64 ns);
 void prom_view_free(struct prom_view *v);
 
 /*

@@ -225,6 +225,7 @@ struct rig {
 	struct sh_report iv, since;
 	struct prom_view v;
 	__u64 stats[SH_STAT_NR];
+	time_t clock_s;		/* not 0: the wall clock of the next reading */
 };
 
 static void rig_init(struct rig *r, const char *const *args)
@@ -257,6 +258,8 @@ static void rig_end(struct rig *r)
 	CHECK(!report_build(&r->iv, &r->s, &sp, NULL, 1));
 	sp.cumulative = true;
 	CHECK(!report_build(&r->since, &r->s, &sp, NULL, 1));
+	if (r->clock_s)	/* the readings' wall clock, when the test sets it */
+		r->iv.when = (struct timespec){ .tv_sec = r->clock_s };
 	CHECK(!prom_view_update(&r->v, &r->iv, &r->since));
 	snapshot_gc(&r->s);
 }
@@ -757,33 +760,35 @@ static void test_churn_bounded(void)
 static void test_remember_horizon(void)
 {
 	const char *const args[] = { "-k", "pid", NULL };
-	const __u64 interval = 60ULL * 1000000000ULL, n = PROM_REMEMBER_NS / interval;
+	const time_t minute = 60, n = (time_t)(PROM_REMEMBER_NS / 1000000000ULL) / minute;
 	struct fake k[40], back = { .id = 5 };
 	struct rig r;
 	char *t;
-	__u64 i;
+	int i;
 
 	memset(k, 0, sizeof(k));
 	rig_init(&r, args);
-	prom_view_remember(&r.v, interval);
-	CHECK_EQ_U64(r.v.remember, n);
+	prom_view_remember(&r.v, PROM_REMEMBER_NS);
+	r.clock_s = 1000000;
 	for (i = 0; i < 40; i++) {
-		/* process 1000 + i lives one interval, its final values in the next */
+		/* process 1000 + i lives one reading (a minute), its final values in the next */
+		r.clock_s += minute;
 		rig_begin(&r);
-		k[i].id = 1000 + i;
+		k[i].id = 1000 + (__u64)i;
 		add_waits(&k[i], 1000, 1);
 		feed(&r.s, &k[i], SH_KEY_PID, false);
 		if (i)
 			feed(&r.s, &k[i - 1], SH_KEY_PID, true);
 		rig_end(&r);
-		/* withdrawn in the update after its last: the n before that are remembered */
-		CHECK(r.v.nwithdrawn <= n);
+		/* withdrawn in the reading after its last: those of the last n minutes remembered */
+		CHECK(r.v.nwithdrawn <= (size_t)n);
 		CHECK(r.v.nexported <= 2);
-		CHECK(prom_view_series(&r.v) <= n + 3);
+		CHECK(prom_view_series(&r.v) <= (size_t)n + 3);
 	}
-	CHECK_EQ_U64(r.v.nwithdrawn, n);
+	CHECK_EQ_U64(r.v.nwithdrawn, (__u64)n);
 
 	/* a name withdrawn within the horizon resumes where it left */
+	r.clock_s += minute;
 	rig_begin(&r);
 	back.id = k[37].id;
 	add_waits(&back, 1000, 2);
@@ -794,6 +799,7 @@ static void test_remember_horizon(void)
 	free(t);
 
 	/* one withdrawn before it starts again from zero */
+	r.clock_s += minute;
 	rig_begin(&r);
 	feed(&r.s, &back, SH_KEY_PID, true);
 	back = (struct fake){ .id = k[3].id };
@@ -803,6 +809,13 @@ static void test_remember_horizon(void)
 	t = expose(&r.v, false);
 	CHECK(sample(t, W("pid", "1003")) == 2);
 	free(t);
+
+	/* a poller held up for the horizon forgets every name withdrawn before */
+	r.clock_s += (time_t)(PROM_REMEMBER_NS / 1000000000ULL);
+	rig_begin(&r);
+	feed(&r.s, &back, SH_KEY_PID, false);
+	rig_end(&r);
+	CHECK_EQ_U64(r.v.nwithdrawn, 0);
 	rig_free(&r);
 }
 
