@@ -37,8 +37,6 @@ a = ap.parse_args()
 R = a.run
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-SH_OTHER, SH_EXITED, SH_IDLE, SH_FREE = (1 << 64) - 1, (1 << 64) - 2, (1 << 64) - 3, (1 << 64) - 4
-SPECIAL = {SH_OTHER, SH_EXITED, SH_IDLE, SH_FREE}
 SCRAPE_MAX_MS = 100.0
 
 
@@ -215,8 +213,8 @@ for met in ("offcpu", "runq", "blocked"):
     ident.append((met, p.returncode == 0, msg))
     ok &= p.returncode == 0
 
-# the hashes at the end, after the churn stopped: keys of cgroups that are gone
-ids = {int(x) for x in read("cgroup_ids").split()}
+# the hashes at the end, after the churn stopped: keys of the soak's cgroups, all removed
+ours = {int(x) for x in re.findall(r"^cgroup (\d+)$", read("cgchurn.out"), re.M)}
 
 
 def key_ids(e, name):
@@ -240,7 +238,7 @@ for mp in maps:
         continue
     n = 0
     for e in d:
-        if any(i not in ids and i not in SPECIAL for i in key_ids(e, mp["name"])):
+        if set(key_ids(e, mp["name"])) & ours:
             n += 1
     dead[mp["name"]] = (n, len(d))
 # the only dead keys allowed: culprit pairs still in a CPU's pair cache (SH_CCACHE = 16 per CPU)
@@ -318,8 +316,8 @@ L.append("")
 L.append(f"- overflow (map_full + no_mem) after the warm-up: "
          f"{'moved: a map was full' if overflow_moved else 'unchanged'}"
          f"{f' ({ov[0]:.0f} to {ov[-1]:.0f})' if ov else ''}.")
-L.append("- keys of removed cgroups left in the hashes at the end (after the churn stopped, "
-         "3 s later): " + ", ".join(f"{k} {n} of {t}" for k, (n, t) in dead.items()) +
+L.append(f"- keys of the soak's {len(ours)} cgroups (all removed) left in the hashes at the end "
+         "(3 s after the churn stopped): " + ", ".join(f"{k} {n} of {t}" for k, (n, t) in dead.items()) +
          f" (culprit pairs still in a CPU's pair cache allowed: at most {16 * ncpus}).")
 L.append("")
 L.append("## Accounting identity (whole run, last report after detach)")

@@ -142,7 +142,7 @@ done >"$RUN/maps"
 DURATION=$((MINUTES * 60))
 nice -n 19 "$HELPERS/churn" -t "$DURATION" -m both >"$RUN/churn.out" 2>&1 &
 PIDS+=($!)
-"$HELPERS/cgchurn" -d "$V2" ${V1:+-D "$V1"} -p 100 -t "$DURATION" >"$RUN/cgchurn.out" 2>&1 &
+"$HELPERS/cgchurn" -d "$V2" ${V1:+-D "$V1"} -p 100 -t "$DURATION" -v >"$RUN/cgchurn.out" 2>&1 &
 CGCHURN=$!
 PIDS+=($CGCHURN)
 
@@ -222,12 +222,11 @@ if [ -z "$INTERRUPTED" ]; then
 	now=${EPOCHREALTIME%.*}
 	{ head -1 "$RUN/samples.csv"; sample $((now - T0)); } >"$RUN/final.csv"
 fi
-# what the hashes hold at the end, against the cgroups that exist: a key
-# of a cgroup that is gone is one nobody deletes
+# what the hashes hold at the end: a key of one of the soak's cgroups
+# (cgchurn -v names their ids), all removed now, is one nobody deletes
 while read -r id name type _; do
 	case $type in hash | percpu_hash) bpftool map dump id "$id" -j >"$RUN/dump.$name.json" 2>/dev/null ;; esac
 done <"$RUN/maps"
-find "$V2MNT" -xdev -type d -printf '%i\n' 2>/dev/null >"$RUN/cgroup_ids"
 LOAD="$(cat /proc/loadavg)"
 stop_all
 
