@@ -236,6 +236,8 @@ for mp in maps:
             d = json.load(f)
     except (OSError, ValueError):
         continue
+    if not isinstance(d, list):
+        continue  # bpftool's error object: the dump failed
     n = 0
     for e in d:
         if set(key_ids(e, mp["name"])) & ours:

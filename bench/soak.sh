@@ -230,9 +230,14 @@ done <"$RUN/maps"
 LOAD="$(cat /proc/loadavg)"
 stop_all
 
-LEFT=
-for id in $PROGS; do bpftool prog show id "$id" >/dev/null 2>&1 && LEFT="$LEFT prog:$id"; done
-for id in $MAPS; do bpftool map show id "$id" >/dev/null 2>&1 && LEFT="$LEFT map:$id"; done
+# the kernel frees programs and maps shortly after their last reference: up to 2 s
+for i in $(seq 1 40); do
+	LEFT=
+	for id in $PROGS; do bpftool prog show id "$id" >/dev/null 2>&1 && LEFT="$LEFT prog:$id"; done
+	for id in $MAPS; do bpftool map show id "$id" >/dev/null 2>&1 && LEFT="$LEFT map:$id"; done
+	[ -z "$LEFT" ] && break
+	sleep 0.05
+done
 [ -d "$V2" ] && LEFT="$LEFT $V2"
 [ -n "$V1" ] && [ -d "$V1" ] && LEFT="$LEFT $V1"
 
