@@ -168,7 +168,7 @@ int loader_probe_method(const char **why, int *clock)
 	return *why ? SH_METHOD_WAKEUP : SH_METHOD_SCHED_INFO;
 }
 
-static int attach(struct sh_loader *l, struct bpf_program *prog, struct bpf_link **slot,
+static int attach(struct loader *l, struct bpf_program *prog, struct bpf_link **slot,
 		  const char *what)
 {
 	/* kept in the skeleton's slot, so __detach and __destroy release it */
@@ -184,7 +184,7 @@ static int attach(struct sh_loader *l, struct bpf_program *prog, struct bpf_link
 }
 
 /* Create a fixed entry (key [other] or [exited]) before any event needs it. */
-static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vsize)
+static int make_entry(struct loader *l, __u64 id, const char *what, size_t vsize)
 {
 	struct sh_key k = { .id = id };
 	void *zero = calloc(l->ncpus, vsize);
@@ -198,29 +198,45 @@ static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vs
 	return err;
 }
 
-/*
- * The slot array and its keys, mapped (BPF_F_MMAPABLE): the poller reads
- * them in place at every reading, with no copy and no system call.
- */
-static int map_slots(struct sh_loader *l)
+/* Map @fd's @len bytes (rounded up to pages) into *@mem, *@mlen. */
+static int map_array(int fd, size_t len, void **mem, size_t *mlen)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	void *p;
 
-	l->slots_len = ((size_t)l->slot_stride * l->ncpus * vsize + page - 1) / page * page;
-	p = mmap(NULL, l->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED, l->slots_fd, 0);
+	*mlen = (len + page - 1) / page * page;
+	p = mmap(NULL, *mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
+		return -1;
+	*mem = p;
+	return 0;
+}
+
+/*
+ * The store, its keys, its seq brackets and the CPUs' caches, mapped
+ * (BPF_F_MMAPABLE): the poller reads them in place at every reading,
+ * with no copy and no system call.
+ */
+static int map_slots(struct loader *l)
+{
+	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+	void *keys, *seq;
+
+	if (map_array(l->slots_fd, (size_t)l->nr_slots * vsize, &l->slots_mem, &l->slots_len) ||
+	    map_array(l->slot_keys_fd, (size_t)l->nr_slots * sizeof(struct sh_key), &keys,
+		      &l->slot_keys_len))
 		goto fail;
-	l->slots_mem = p;
-	l->slot_keys_len = ((size_t)l->nr_slots * sizeof(struct sh_key) + page - 1) / page * page;
-	p = mmap(NULL, l->slot_keys_len, PROT_READ | PROT_WRITE, MAP_SHARED, l->slot_keys_fd, 0);
-	if (p == MAP_FAILED)
+	l->slot_keys_mem = keys;
+	if (map_array(l->slot_seq_fd, (size_t)l->nr_slots * sizeof(struct sh_slot_seq), &seq,
+		      &l->slot_seq_len))
 		goto fail;
-	l->slot_keys_mem = p;
+	l->slot_seq_mem = seq;
+	if (map_array(l->cache_fd, (size_t)l->ncpus * l->cache_entries * sh_cent_size(l->nmetrics),
+		      &l->cache_mem, &l->cache_len))
+		goto fail;
 	return 0;
 fail:
-	pr_warn("cannot map the slot array: %s\n", strerror(errno));
+	pr_warn("cannot map the key store: %s\n", strerror(errno));
 	return -1;
 }
 
@@ -229,10 +245,15 @@ fail:
  * slot index on the free stack, the last pushed first out: slots are
  * taken from 0 up.
  */
-static int init_slots(struct sh_loader *l)
+static int init_slots(struct loader *l)
 {
 	struct sh_key free_key = { .id = SH_FREE_ID };
+	size_t csize = sh_cent_size(l->nmetrics);
 	__u32 i;
+
+	/* every cache entry empty (an entry of zeroes would hold slot 0) */
+	for (i = 0; i < (__u32)l->ncpus * l->cache_entries; i++)
+		((struct sh_cent *)((char *)l->cache_mem + i * csize))->idx = SH_CENT_EMPTY;
 
 	for (i = 0; i < l->nr_slots; i++)
 		if (bpf_map_update_elem(l->slot_keys_fd, &i, &free_key, BPF_ANY))
@@ -242,7 +263,7 @@ static int init_slots(struct sh_loader *l)
 			goto fail;
 	return 0;
 fail:
-	pr_warn("cannot set up the slot array: %s\n", strerror(errno));
+	pr_warn("cannot set up the key store: %s\n", strerror(errno));
 	return -1;
 }
 
@@ -251,7 +272,8 @@ fail:
  * method where there is one (runq, offcpu and all three by sched_info;
  * runq by the wakeup method), in its plain form when nothing but the
  * metrics is asked for (key none or cpu, no filter, no --culprits, no
- * --stacks), else the one for any settings. Its link slot in *@link.
+ * --stacks), runq with --culprit-mode time its own, else the one for any
+ * settings. Its link slot in *@link.
  */
 static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 				       const struct loader_spec *sp, struct bpf_link ***link)
@@ -269,7 +291,8 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
 	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0) |
-		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0);
+		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0) |
+		     (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME ? SH_SWITCH_CULPRIT_TIME : 0);
 	size_t i;
 
 	/* every one off; the caller turns on the one it attaches */
@@ -288,22 +311,22 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 
 /*
  * Entries of the task table: the power of two at or above the kernel's
- * pid_max (every live tid has its own entry), at most SH_TASK_SLOTS_MAX
+ * pid_max (every live tid has its own entry), at most SH_TASK_ENTRIES_MAX
  * (beyond, tids share entries and the tasks that find theirs taken keep
  * their state in task storage: exact, a little slower).
  */
 static __u32 task_table_size(void)
 {
-	unsigned long pid_max = SH_TASK_SLOTS_MAX;
+	unsigned long pid_max = SH_TASK_ENTRIES_MAX;
 	__u32 n = 1;
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
 
 	if (f) {
 		if (fscanf(f, "%lu", &pid_max) != 1)
-			pid_max = SH_TASK_SLOTS_MAX;
+			pid_max = SH_TASK_ENTRIES_MAX;
 		fclose(f);
 	}
-	while (n < pid_max && n < SH_TASK_SLOTS_MAX)
+	while (n < pid_max && n < SH_TASK_ENTRIES_MAX)
 		n <<= 1;
 	return n;
 }
@@ -357,7 +380,7 @@ struct prog_plan {
 };
 
 /* The CPUs, the metrics, and the method and clock this kernel gives for @sp. */
-static int start_probe(struct sh_loader *l, const struct loader_spec *sp)
+static int start_probe(struct loader *l, const struct loader_spec *sp)
 {
 	const char *why;
 	int m, clock;
@@ -393,9 +416,9 @@ static int start_probe(struct sh_loader *l, const struct loader_spec *sp)
 }
 
 /* Open the BPF object, set its settings, and choose the programs this run loads. */
-static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct prog_plan *pp)
+static int start_open(struct loader *l, const struct loader_spec *sp, struct prog_plan *pp)
 {
-	const struct sh_cgroup_cfg *cg = &sp->cg;
+	const struct cgroup_cfg *cg = &sp->cg;
 	struct schedhist_bpf *skel;
 	bool hooks, tasks;
 	struct bpf_link **sw_link;
@@ -418,6 +441,7 @@ static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct 
 	skel->rodata->filter_cgid = cg->filter_id;
 	skel->rodata->filter_cglevel = cg->filter_level;
 	skel->rodata->culprits = sp->culprits;
+	skel->rodata->culprit_mode = sp->culprit_mode;
 	skel->rodata->stacks = sp->stacks;
 
 	/*
@@ -461,11 +485,36 @@ static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct 
 }
 
 /*
+ * Cache entries per CPU: SH_CACHE, or SCHEDHIST_CACHE_ENTRIES (a power of
+ * two up to SH_CACHE_MAX; 1 makes the tests' workloads miss at every
+ * switch between two keys on a CPU). 0, or -2 when it is not one (said why).
+ */
+static int cache_size(struct loader *l)
+{
+	const char *e = getenv("SCHEDHIST_CACHE_ENTRIES");
+	unsigned long n;
+	char *end;
+
+	l->cache_entries = SH_CACHE;
+	if (!e)
+		return 0;
+	errno = 0;
+	n = strtoul(e, &end, 10);
+	if (errno || end == e || *end || !n || n > SH_CACHE_MAX || (n & (n - 1))) {
+		pr_warn("SCHEDHIST_CACHE_ENTRIES '%s': want a power of two from 1 to %u\n", e,
+			SH_CACHE_MAX);
+		return -2;
+	}
+	l->cache_entries = (__u32)n;
+	return 0;
+}
+
+/*
  * Size the maps: the task table, and the keys (--max-keys, or fewer to
  * fit --max-kernel-mem on this many CPUs). 0, -2 when even one key does
  * not fit the budget (said why), -1.
  */
-static int start_size(struct sh_loader *l, const struct loader_spec *sp)
+static int start_size(struct loader *l, const struct loader_spec *sp)
 {
 	struct schedhist_bpf *skel = l->skel;
 	bool keyed = keyed_of(sp);
@@ -474,6 +523,8 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	__u32 max_keys;
 	size_t vsize;
 
+	if (cache_size(l))
+		return -2;
 	/* the task table (sched_info method): an entry per possible tid, up to a cap */
 	l->task_entries = l->method != SH_METHOD_SCHED_INFO ? 1 :
 			sp->task_table ? sp->task_table : task_table_size();
@@ -482,14 +533,15 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	/*
-	 * the slot array takes the first keys, the key map the rest (and
-	 * [other], [exited]): --max-keys in all (see loader.h), or fewer when
-	 * the maps would not fit --max-kernel-mem on this many CPUs
+	 * every key takes a slot of the store, the key map holds [other] and
+	 * [exited]: --max-keys in all (see loader.h), or fewer when the maps
+	 * would not fit --max-kernel-mem on this many CPUs
 	 */
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
-				.stacks = sp->stacks };
+				.culprit_time = sp->culprit_mode == SH_CULPRIT_TIME,
+				.stacks = sp->stacks, .cache_entries = l->cache_entries };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
 			pr_warn("--max-keys %u needs %llu MiB of kernel memory on %d possible CPUs, "
@@ -512,9 +564,8 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	l->kmem_bytes = plan.total;
 	l->kmem_budget = sp->max_kernel_mem;
 	l->nr_slots = plan.nr_slots;
-	l->slot_stride = plan.slot_stride;
 	skel->rodata->nr_slots = l->nr_slots;
-	skel->rodata->slot_stride = l->slot_stride;
+	skel->rodata->cache_mask = l->cache_entries - 1;
 	/*
 	 * gone keys stay (marked) for the poller while their place (the
 	 * slots, the key map) holds at most half its capacity, and at most
@@ -528,7 +579,9 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 				   (max_keys - l->nr_slots) / 2 : FOLD_ABOVE;
 	skel->rodata->slot_fold_above = l->nr_slots / 2 < FOLD_ABOVE ? l->nr_slots / 2 : FOLD_ABOVE;
 	bpf_map__set_max_entries(skel->maps.hists, keyed ? max_keys - l->nr_slots + 2 : 1);
-	bpf_map__set_max_entries(skel->maps.slots, l->nr_slots ? l->slot_stride * l->ncpus : 1);
+	bpf_map__set_max_entries(skel->maps.slots, plan.max_entries[KMEM_SLOTS]);
+	bpf_map__set_max_entries(skel->maps.slot_seq, plan.max_entries[KMEM_SLOT_SEQ]);
+	bpf_map__set_max_entries(skel->maps.cache, plan.max_entries[KMEM_CACHE]);
 	bpf_map__set_max_entries(skel->maps.slot_keys, l->nr_slots ? l->nr_slots : 1);
 	bpf_map__set_max_entries(skel->maps.free_slots, l->nr_slots ? l->nr_slots : 1);
 	/* every key of either place, and [other] and [exited] */
@@ -540,11 +593,16 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	if (sp->culprits)
 		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
 					 (max_keys + 2));
+	/* --culprit-mode time: each CPU's ring of its last runs */
+	if (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME)
+		bpf_map__set_max_entries(skel->maps.run_ring, (__u32)l->ncpus);
 	if (sp->stacks)
 		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
 	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
 	    bpf_map__set_value_size(skel->maps.slots, vsize) ||
+	    bpf_map__set_value_size(skel->maps.cache, sh_cent_size(l->nmetrics)) ||
+	    bpf_map__set_value_size(skel->maps.cache_spare, sh_cent_size(l->nmetrics)) ||
 	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
 		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
 		return -1;
@@ -553,7 +611,7 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 }
 
 /* Load the programs; a missing tracepoint said by name. */
-static int start_load(struct sh_loader *l, const struct prog_plan *pp)
+static int start_load(struct loader *l, const struct prog_plan *pp)
 {
 	int err = schedhist_bpf__load(l->skel);
 
@@ -574,7 +632,7 @@ static int start_load(struct sh_loader *l, const struct prog_plan *pp)
 }
 
 /* The maps' fds and mappings, the slots made free, [other] and [exited] made. */
-static int start_map(struct sh_loader *l, const struct loader_spec *sp)
+static int start_map(struct loader *l, const struct loader_spec *sp)
 {
 	struct schedhist_bpf *skel = l->skel;
 	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
@@ -587,6 +645,8 @@ static int start_map(struct sh_loader *l, const struct loader_spec *sp)
 	l->slot_keys_fd = bpf_map__fd(skel->maps.slot_keys);
 	l->keydir_fd = bpf_map__fd(skel->maps.keydir);
 	l->free_fd = bpf_map__fd(skel->maps.free_slots);
+	l->slot_seq_fd = bpf_map__fd(skel->maps.slot_seq);
+	l->cache_fd = bpf_map__fd(skel->maps.cache);
 	if (l->nr_slots && (map_slots(l) || init_slots(l)))
 		return -1;
 
@@ -602,7 +662,7 @@ static int start_map(struct sh_loader *l, const struct loader_spec *sp)
 }
 
 /* Attach the programs this run needs, from the last to the first. */
-static int start_attach(struct sh_loader *l, const struct prog_plan *pp)
+static int start_attach(struct loader *l, const struct prog_plan *pp)
 {
 	int i;
 
@@ -610,17 +670,17 @@ static int start_attach(struct sh_loader *l, const struct prog_plan *pp)
 		if (pp->tps[i].want && attach(l, pp->progs[i], pp->links[i], pp->tps[i].name))
 			return -1;
 	pr_info("attached %d program(s), method %s, clock %s, %d possible CPUs, key map capacity %u"
-		" (%u in slots) + [other]%s, task table %u entries, kernel memory %llu bytes at most"
-		" (--max-kernel-mem %llu MiB)\n", l->nlinks,
+		" (%u in slots, a cache of %u per CPU) + [other]%s, task table %u entries, kernel memory"
+		" %llu bytes at most (--max-kernel-mem %llu MiB)\n", l->nlinks,
 		method_name(l->method), clock_name(l->clock), l->ncpus,
-		l->max_keys, l->nr_slots,
+		l->max_keys, l->nr_slots, l->nr_slots ? l->cache_entries : 0,
 		l->reclaims ? " + [exited]" : "",
 		l->method == SH_METHOD_SCHED_INFO ? l->task_entries : 0,
 		(unsigned long long)l->kmem_bytes, (unsigned long long)l->kmem_budget >> 20);
 	return 0;
 }
 
-int loader_start(struct sh_loader *l, const struct loader_spec *sp)
+int loader_start(struct loader *l, const struct loader_spec *sp)
 {
 	struct prog_plan pp;
 	int err;
@@ -655,7 +715,7 @@ void loader_grace_period(void)
 		usleep(10000);
 }
 
-void loader_detach(struct sh_loader *l)
+void loader_detach(struct loader *l)
 {
 	if (!l->skel)
 		return;
@@ -669,23 +729,27 @@ void loader_detach(struct sh_loader *l)
 	loader_grace_period();
 }
 
-__u64 loader_keys_made(const struct sh_loader *l)
+__u64 loader_keys_made(const struct loader *l)
 {
 	return l->skel ? l->skel->bss->sh_keys_made : 0;
 }
 
-void loader_close(struct sh_loader *l)
+void loader_close(struct loader *l)
 {
 	if (l->slots_mem)
 		munmap(l->slots_mem, l->slots_len);
 	if (l->slot_keys_mem)
 		munmap(l->slot_keys_mem, l->slot_keys_len);
+	if (l->slot_seq_mem)
+		munmap(l->slot_seq_mem, l->slot_seq_len);
+	if (l->cache_mem)
+		munmap(l->cache_mem, l->cache_len);
 	if (l->skel)
 		schedhist_bpf__destroy(l->skel);
 	memset(l, 0, sizeof(*l));
 }
 
-void loader_read_begin(struct sh_loader *l)
+void loader_read_begin(struct loader *l)
 {
 	if (!l->reclaims || !l->switch_link || !*l->switch_link)
 		return;	/* nothing folds, or detached: nothing runs any more */
@@ -695,13 +759,13 @@ void loader_read_begin(struct sh_loader *l)
 	loader_grace_period();
 }
 
-void loader_read_end(struct sh_loader *l)
+void loader_read_end(struct loader *l)
 {
 	__sync_synchronize();
 	l->skel->bss->sh_reading = 0;
 }
 
-__u32 loader_next_epoch(struct sh_loader *l)
+__u32 loader_next_epoch(struct loader *l)
 {
 	__u32 old = l->skel->data->sh_epoch;
 

@@ -71,6 +71,7 @@ enum {
 	OPT_PROFILE_STACKS,
 	OPT_USAGE,
 	OPT_PIDNSS,
+	OPT_CULPRIT_MODE,
 };
 
 /* How an option's value is parsed into its field. */
@@ -132,6 +133,11 @@ static int show_help(struct parse_state *st, const struct opt_def *d, const char
 static int show_usage(struct parse_state *st, const struct opt_def *d, const char *arg);
 static const char *check_count(const struct parse_state *st);
 static const char *check_cgroup_depth(const struct parse_state *st);
+static const char *check_culprit_mode(const struct parse_state *st)
+{
+	return !st->o->culprits ? "--culprit-mode needs --culprits" : NULL;
+}
+
 static const char *check_cgroup_hier(const struct parse_state *st);
 static const char *check_heatmap_key(const struct parse_state *st);
 static const char *check_heatmap_lines(const struct parse_state *st);
@@ -140,6 +146,7 @@ static const char *check_print(const struct parse_state *st);
 static const char *check_prom_classic(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
 static const char *check_culprits(const struct parse_state *st);
+static const char *check_culprit_mode(const struct parse_state *st);
 static const char *check_task_table(const struct parse_state *st)
 {
 	__u32 n = st->o->task_table;
@@ -210,7 +217,7 @@ static const struct opt_def opt_defs[] = {
 	  T_UINT, FIELD(pid), 1, PID_MAX_LIMIT,
 	  .err = "invalid pid '%s': want an integer from 1 to " STR(PID_MAX_LIMIT) },
 	{ "cgroup", 'c', "PATH",
-	  "trace only tasks in this cgroup's subtree (cgroupfs or relative path)",
+	  "trace only tasks in this cgroup's subtree (cgroupfs or relative path; --profile too)",
 	  T_STRING, FIELD(cgroup_path), .err = "empty cgroup path" },
 	{ "cgroup-depth", OPT_CGROUP_DEPTH, "N",
 	  "-k cgroup: roll tasks up to their ancestor at depth N (1 = top level)",
@@ -235,6 +242,11 @@ static const struct opt_def opt_defs[] = {
 	{ "culprits", OPT_CULPRITS, NULL,
 	  "-M runq: per key, whose running each wait ended behind (the top 5 and [rest])",
 	  T_FLAG, FIELD(culprits), .check = check_culprits },
+	{ "culprit-mode", OPT_CULPRIT_MODE, "MODE",
+	  "with --culprits: switch (default: the whole wait on the task that ran last) or time "
+	  "(each task for the time it ran during the wait)",
+	  T_NAME, FIELD(culprit_mode), .lookup = culprit_mode_lookup,
+	  .err = "unknown --culprit-mode '%s': use switch or time", .check = check_culprit_mode },
 	{ "stacks", OPT_STACKS, NULL,
 	  "the kernel stack the task of each key's longest wait left the CPU with",
 	  T_FLAG, FIELD(stacks) },
@@ -269,7 +281,7 @@ static const struct opt_def opt_defs[] = {
 	  .err = "invalid --heatmap-lines '%s': use p50,p99, p50, p99 or none",
 	  .check = check_heatmap_lines },
 	{ "max-keys", OPT_MAX_KEYS, "N",
-	  "keys the kernel keeps, the first ones in slots (default 10240); new keys beyond go to [other]",
+	  "keys the kernel keeps, each in a slot of the key store (default 10240); new keys beyond go to [other]",
 	  T_UINT, FIELD(max_keys), 1, MAX_KEYS_LIMIT,
 	  .err = "invalid --max-keys '%s': want 1 to " STR(MAX_KEYS_LIMIT) },
 	{ "max-kernel-mem", OPT_MAX_KERNEL_MEM, "MIB",
@@ -689,12 +701,12 @@ static const char *check_profile(const struct parse_state *st)
 	if (o->key_type != SH_KEY_NONE && o->key_type != SH_KEY_COMM && o->key_type != SH_KEY_PID &&
 	    o->key_type != SH_KEY_TID)
 		return "--profile groups by -k none, comm, pid or tid";
-	if (o->cgroup_path || o->culprits || o->stacks || o->heatmap || o->live || st->fleet ||
+	if (o->culprits || o->stacks || o->heatmap || o->live || st->fleet ||
 	    o->summary || given(st, OPT_SORT) || given(st, OPT_MIN_WAIT) ||
 	    given(st, OPT_MIN_COUNT) || given(st, OPT_TASK_TABLE) || given(st, OPT_METHOD) ||
 	    given(st, OPT_CLOCK))
-		return "--profile takes only -M, -k, -p, -i, -n, -d, --cumulative, --unit, -m, "
-		       "--top, --max-keys, --flamegraph, --profile-stacks, -j and -v";
+		return "--profile takes only -M, -k, -p, -c, --cgroup-hier, -i, -n, -d, --cumulative, "
+		       "--unit, -m, --top, --max-keys, --flamegraph, --profile-stacks, -j and -v";
 	return NULL;
 }
 

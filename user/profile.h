@@ -17,12 +17,15 @@ struct profile_spec {
 	int metric;		/* enum sh_metric */
 	int key_type;		/* SH_KEY_NONE, _COMM, _PID or _TID: the JSON groups */
 	__u32 tgid;		/* -p: 0 = every process */
+	int cgroup_hier;	/* -c's hierarchy: SH_CGROUP_V2 or a v1 cgroup_subsys_id */
+	__u64 cgroup_id;	/* -c: subtree root id, 0 = every cgroup */
+	__u32 cgroup_level;	/* its level */
 	__u64 interval_ns;	/* 0: one report at the end */
 	__u64 count;		/* reports, 0 = unlimited */
 	__u64 duration_ns;	/* 0 = until a signal */
 	bool cumulative;	/* reports since start */
 	bool json;		/* JSON Lines instead of folded stacks */
-	int unit;		/* enum sh_unit: the folded stacks' values */
+	int unit;		/* enum unit: the folded stacks' values */
 	__u32 top;		/* JSON: stacks per key (0: SH_PROF_TOP) */
 	__u32 max_entries;	/* profile map cap; the stack map holds twice as many */
 	const char *flamegraph;	/* SVG path, NULL = none */

@@ -5,6 +5,7 @@
 
 #include "prom_series.h"
 #include "hash.h"
+#include "stacks.h"
 
 #define INITIAL_SLOTS 256
 
@@ -170,7 +171,7 @@ void prom_view_free(struct prom_view *v)
 }
 
 /* Groups that never get a label of their own. */
-static bool folds_into_other(const struct sh_group *g)
+static bool folds_into_other(const struct report_group *g)
 {
 	/* [exited] and [rest] are not kernel keys; [other] is the kernel's overflow
 	 * entry, or a task that happens to be named "[other]" */
@@ -183,14 +184,17 @@ static bool prunable(int key_type)
 	return key_type == SH_KEY_PID || key_type == SH_KEY_TID || key_type == SH_KEY_CGROUP;
 }
 
-static const struct sh_group *group_at(const struct sh_report *r, size_t i)
+static const struct report_group *group_at(const struct report *r, size_t i)
 {
 	return i < r->ngroups ? &r->groups[i] : &r->rest;
 }
 
-/* Take @t's max into @m, the max of update @now so far. */
-static void max_merge(struct prom_max *m, const struct sh_totals *t, __u64 now)
+/* Take group @g's max into @m, the max of update @now (reading @r) so far. */
+static void max_merge(struct prom_max *m, const struct report_group *g, const struct report *r,
+		      __u64 now)
 {
+	const struct totals *t = &g->t;
+
 	if (m->update != now) {
 		m->update = now;
 		m->ns = 0;
@@ -201,6 +205,9 @@ static void max_merge(struct prom_max *m, const struct sh_totals *t, __u64 now)
 	m->tid = t->max_tid;
 	memcpy(m->comm, t->max_comm, sizeof(m->comm));
 	m->comm[sizeof(m->comm) - 1] = '\0';
+	m->has_stack = g->max_stack != NULL;
+	m->stack_id = m->has_stack ? frames_id(g->max_stack) : 0;
+	m->when = r->when;
 }
 
 bool prom_max_now(const struct prom_view *v, const struct prom_max *m)
@@ -229,8 +236,8 @@ static bool max_present(const struct prom_view *views, size_t nv)
 	return false;
 }
 
-int prom_view_update(struct prom_view *v, const struct sh_report *iv,
-		     const struct sh_report *since)
+int prom_view_update(struct prom_view *v, const struct report *iv,
+		     const struct report *since)
 {
 	__u64 now_ns = (__u64)iv->when.tv_sec * 1000000000ULL + (__u64)iv->when.tv_nsec;
 	size_t n, i;
@@ -239,7 +246,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 	/* which names still have a kernel key behind them */
 	n = since->ngroups + (since->rest.nkeys ? 1 : 0);
 	for (i = 0; i < n; i++) {
-		const struct sh_group *g = group_at(since, i);
+		const struct report_group *g = group_at(since, i);
 		struct prom_series *s;
 
 		if (!folds_into_other(g) && g->live && (s = find(v, g->name)))
@@ -248,12 +255,12 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 	/* the waits of names exported already, even if their key was just pruned */
 	n = iv->ngroups + (iv->rest.nkeys ? 1 : 0);
 	for (i = 0; i < n; i++) {
-		const struct sh_group *g = group_at(iv, i);
+		const struct report_group *g = group_at(iv, i);
 		struct prom_series *s;
 
 		if (!folds_into_other(g) && (s = find(v, g->name)) && s->exported) {
 			totals_add(&s->t, &g->t);
-			max_merge(&s->max, &g->t, v->updates);
+			max_merge(&s->max, g, iv, v->updates);
 			s->seen = v->updates;
 		}
 	}
@@ -282,7 +289,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 	}
 	/* the other waits: to new (or returning) names in ranking order, or to [other] */
 	for (i = 0; i < n; i++) {
-		const struct sh_group *g = group_at(iv, i);
+		const struct report_group *g = group_at(iv, i);
 		struct prom_series *s = NULL;
 
 		if (!folds_into_other(g)) {
@@ -296,17 +303,17 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 		}
 		if (s && s->exported) {
 			totals_add(&s->t, &g->t);
-			max_merge(&s->max, &g->t, v->updates);
+			max_merge(&s->max, g, iv, v->updates);
 			s->seen = v->updates;
 		} else {
 			totals_add(&v->other, &g->t);
-			max_merge(&v->other_max, &g->t, v->updates);
+			max_merge(&v->other_max, g, iv, v->updates);
 		}
 	}
 	/* -k cgroup: the counters of the cgroups behind each exported name */
 	n = since->ngroups + (since->rest.nkeys ? 1 : 0);
 	for (i = 0; v->key_type == SH_KEY_CGROUP && i < n; i++) {
-		const struct sh_group *g = group_at(since, i);
+		const struct report_group *g = group_at(since, i);
 		struct prom_series *s;
 
 		if (!folds_into_other(g) && g->live && (s = find(v, g->name)) && s->exported)
@@ -330,7 +337,7 @@ static struct prom_culprit *culprit_find(struct prom_series *s, const char *name
 }
 
 int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
-		       const struct sh_culprit *in, size_t n)
+		       const struct culprit *in, size_t n)
 {
 	struct prom_series *s = find(v, key);
 	__u64 cnt = 0, sum = 0;

@@ -60,18 +60,22 @@ struct prom_culprit {
 
 /*
  * The exact longest wait of the last reading's interval among the waits a
- * series took, and the task that had it (the kernel's sh_max).
+ * series took, and the task that had it (the kernel's sh_max): the
+ * interval max gauge, and the exemplar of the bucket it fell in.
  */
 struct prom_max {
 	__u64 ns;			/* longest wait, ns; 0: none */
 	__u32 tid;			/* who had it */
 	char comm[SH_COMM_LEN];
+	bool has_stack;			/* --stacks: its stack was captured ... */
+	__u64 stack_id;			/* ... and has this id (frames_id()) */
+	struct timespec when;		/* the reading's wall clock (report::when) */
 	__u64 update;			/* prom_view_update() call it belongs to */
 };
 
 struct prom_series {
 	char *key;			/* the key label */
-	struct sh_totals t;		/* its waits since it was first exported */
+	struct totals t;		/* its waits since it was first exported */
 	__u64 seen;			/* last update in which a kernel key had this name */
 	__u64 admitted;			/* update in which it was (re)admitted */
 	__u64 withdrawn_ns;		/* when it was last withdrawn (the reading's wall clock) */
@@ -81,7 +85,7 @@ struct prom_series {
 	size_t nculprits;
 	bool has_rest;			/* culprit [rest] exported (once any culprit data came) */
 	__u64 rest_count, rest_sum_ns;	/* culprit [rest] */
-	struct sh_cgstat cg;		/* -k cgroup: cpu.stat / cpu.pressure deltas summed
+	struct cgstat cg;		/* -k cgroup: cpu.stat / cpu.pressure deltas summed
 					 * since it was first exported; has_*: ever known */
 	struct prom_series *next;	/* hash chain */
 	struct prom_series *older;	/* withdrawn list, oldest first */
@@ -100,13 +104,14 @@ struct prom_view {
 					 * (0: until @limit newer ones are) */
 	struct prom_series *oldest;	/* withdrawn list */
 	struct prom_series *newest;
-	struct sh_totals other;		/* key="[other]" (every key type but none) */
+	struct totals other;		/* key="[other]" (every key type but none) */
 	struct prom_max other_max;	/* its last interval's exact max */
 	__u64 stats[SH_STAT_NR];	/* event counters since start */
 	__u64 live_keys;		/* keys in the kernel map at the last update */
 	struct kmem_usage kmem;		/* the kernel maps' memory */
 	__u64 updates;			/* prom_view_update() calls */
 	bool culprits;			/* export the culprit families (--culprits, runq) */
+	int culprit_mode;		/* ... with this label culprit_mode (enum sh_culprit_mode) */
 };
 
 /* An empty view; the key "none" exports its one series ("all") at once. 0 or -1. */
@@ -124,11 +129,11 @@ void prom_view_free(struct prom_view *v);
  * snapshot, built with top 0: the interval's deltas (cumulative false)
  * and the totals since start (cumulative true), taken before the
  * snapshot's pruned keys are collected. A group of @since_start keeps its
- * name alive while its kernel key is (sh_group::live). 0, or -1 when out
+ * name alive while its kernel key is (report_group::live). 0, or -1 when out
  * of memory.
  */
-int prom_view_update(struct prom_view *v, const struct sh_report *interval,
-		     const struct sh_report *since_start);
+int prom_view_update(struct prom_view *v, const struct report *interval,
+		     const struct report *since_start);
 
 /*
  * --culprits: after prom_view_update() of the same reading, the culprits
@@ -142,7 +147,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *interval,
  * for a group whose waits went to [other]. 0, or -1 when out of memory.
  */
 int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
-		       const struct sh_culprit *in, size_t n);
+		       const struct culprit *in, size_t n);
 
 /*
  * The cgroup counter @f (PROM_CG_PERIODS..PROM_PRESSURE_FULL) of

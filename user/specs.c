@@ -22,7 +22,7 @@ struct heatmap_spec heatmap_spec_of(const struct options *o)
 				      .lines = o->heatmap_lines, .cumulative = o->cumulative };
 }
 
-struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgroup_cfg *cg)
+struct loader_spec loader_spec_of(const struct options *o, const struct cgroup_cfg *cg)
 {
 	return (struct loader_spec){ .metrics = o->metrics, .method = o->method,
 				     .clock = o->clock,
@@ -30,7 +30,8 @@ struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgrou
 				     .cgroup_depth = o->cgroup_depth, .max_keys = o->max_keys,
 				     .max_keys_set = o->max_keys_set,
 				     .max_kernel_mem = (__u64)o->max_kernel_mem_mib << 20,
-				     .task_table = o->task_table, .culprits = o->culprits, .stacks = o->stacks, .cg = *cg };
+				     .task_table = o->task_table, .culprits = o->culprits,
+				     .culprit_mode = o->culprit_mode, .stacks = o->stacks, .cg = *cg };
 }
 
 struct exporter_spec exporter_spec_of(const struct options *o)
@@ -40,6 +41,7 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
 				       .prom_classic = o->prom_classic, .culprits = o->culprits,
+				       .culprit_mode = o->culprit_mode,
 				       .interval_ns = o->interval_ns };
 }
 

@@ -23,6 +23,7 @@
 #include "report.h"
 #include "specs.h"
 #include "render_prom.h"
+#include "stacks.h"
 #include "http_server.h"
 #include "listen_addr.h"
 #include "check.h"
@@ -207,7 +208,7 @@ static void set_max(struct fake *k, __u32 epoch, __u64 ns, __u32 tid, const char
 	snprintf(m->comm, sizeof(m->comm), "%s", comm);
 }
 
-static void feed(struct sh_snapshot *s, struct fake *k, int key_type, bool final)
+static void feed(struct snapshot *s, struct fake *k, int key_type, bool final)
 {
 	struct sh_key key = { .id = k->id };
 
@@ -221,11 +222,13 @@ static void feed(struct sh_snapshot *s, struct fake *k, int key_type, bool final
 /* What the exporter does with a reading: two reports, the view, gc. */
 struct rig {
 	struct options o;
-	struct sh_snapshot s;
-	struct sh_report iv, since;
+	struct snapshot s;
+	struct report iv, since;
 	struct prom_view v;
 	__u64 stats[SH_STAT_NR];
-	time_t clock_s;		/* not 0: the wall clock of the next reading */
+	struct timespec when;		/* set: the reading's time (the exemplars') */
+	const char *stack_key;		/* this group of the interval ... */
+	const struct frames *stack;	/* ... has this max stack (--stacks) */
 };
 
 static void rig_init(struct rig *r, const char *const *args)
@@ -246,6 +249,7 @@ static void rig_begin(struct rig *r)
 static void rig_end(struct rig *r)
 {
 	struct report_spec sp;
+	size_t i;
 
 	r->stats[SH_STAT_SEEN] += 7;
 	r->stats[SH_STAT_NO_START] += 1;
@@ -256,10 +260,13 @@ static void rig_end(struct rig *r)
 	r->s.metric = r->o.metric;	/* the poller keeps one snapshot per metric */
 	sp.cumulative = false;
 	CHECK(!report_build(&r->iv, &r->s, &sp, NULL, 1));
+	if (r->when.tv_sec)
+		r->iv.when = r->when;
+	for (i = 0; r->stack_key && i < r->iv.ngroups; i++)
+		if (!strcmp(r->iv.groups[i].name, r->stack_key))
+			r->iv.groups[i].max_stack = r->stack;
 	sp.cumulative = true;
 	CHECK(!report_build(&r->since, &r->s, &sp, NULL, 1));
-	if (r->clock_s)	/* the readings' wall clock, when the test sets it */
-		r->iv.when = (struct timespec){ .tv_sec = r->clock_s };
 	CHECK(!prom_view_update(&r->v, &r->iv, &r->since));
 	snapshot_gc(&r->s);
 }
@@ -714,6 +721,145 @@ static void test_interval_max(void)
 	rig_free(&r);
 }
 
+#define BKT "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"comm\",key="
+
+/* How many times @s occurs in @text. */
+static size_t count_str(const char *text, const char *s)
+{
+	size_t n = 0;
+
+	for (; (text = strstr(text, s)); text++)
+		n++;
+	return n;
+}
+
+/*
+ * The characters of the exemplar's label names and values on @line, as a
+ * scraper reads them (label syntax undone), as OpenMetrics limits them;
+ * -1 when @line has no exemplar.
+ */
+static int exemplar_chars(const char *line)
+{
+	const char *p = strstr(line, " # {"), *end;
+	int n = 0;
+
+	if (!p)
+		return -1;
+	end = strchr(p, '}');
+	for (p += 4; p && p < end; p++) {
+		if (*p == '=' || *p == ',' || *p == '"')
+			continue;
+		if (*p == '\\')
+			p++;		/* \\ or \": one character */
+		if ((*p & 0xc0) != 0x80)
+			n++;		/* UTF-8: lead bytes only */
+	}
+	return n;
+}
+
+/* The line of @text that starts with @prefix, in @buf; false if none. */
+static bool line_of(const char *text, const char *prefix, char *buf, size_t n)
+{
+	const char *p = strstr(text, prefix), *eol;
+
+	if (!p || (p != text && p[-1] != '\n'))
+		return false;
+	eol = strchr(p, '\n');
+	snprintf(buf, n, "%.*s", (int)(eol ? eol - p : (long)strlen(p)), p);
+	return true;
+}
+
+/*
+ * Exemplars: in OpenMetrics only, the interval's worst wait of each
+ * exported key (and [other]) on the bucket line it fell in: tid, comm
+ * escaped, stack_id where a stack was captured, the exact wait in seconds,
+ * the reading's time in ms; none for a key without waits in the interval;
+ * the worst name in at most 128 characters.
+ */
+static void test_exemplars(void)
+{
+	const char *const args[] = { "-k", "comm", "--top", "2", NULL };
+	struct fake a = { .comm = "a" }, b = { .comm = "b" }, c = { .comm = "c" };
+	struct frames st = { .n = 2, .f = { "schedule+0x1/0x2", "do_nanosleep+0x3/0x4" } };
+	char worst[SH_COMM_LEN], exp[512], got[1024], id[20];
+	struct rig r;
+	char *t, *om;
+
+	/* the id of a stack is of its frames, one by one: not of their concatenation */
+	{
+		struct frames x = { .n = 2, .f = { "ab", "c" } }, y = { .n = 2, .f = { "a", "bc" } };
+		struct frames z = { .n = 2, .f = { "ab", "c" } };
+
+		CHECK(frames_id(&x) != frames_id(&y));
+		CHECK(frames_id(&x) == frames_id(&z));
+	}
+	rig_init(&r, args);
+	r.when = (struct timespec){ .tv_sec = 1700000000, .tv_nsec = 123999999 };
+	r.stack_key = "a";
+	r.stack = &st;
+	rig_begin(&r);
+	add_waits(&a, 3000000, 3);	/* ranked by sum: a, b; c to [other] */
+	add_waits(&b, 2000000, 2);
+	add_waits(&c, 1000, 1);
+	set_max(&a, (__u32)r.v.updates + 1, 5123457, 11, "a-worker \"x\"");
+	set_max(&b, (__u32)r.v.updates + 1, 2000001, 22, "b");
+	set_max(&c, (__u32)r.v.updates + 1, 1001, 33, "c");
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(!strstr(t, " # {"));	/* the text format 0.0.4 has no exemplars */
+	free(t);
+	om = expose(&r.v, true);
+	/* 5.12 ms lies in (2^-8, 2^-7] s; a's 3 waits of 3 ms are all below */
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)frames_id(&st));
+	snprintf(exp, sizeof(exp), BKT "\"a\",le=\"0.0078125\"} 3 # {tid=\"11\","
+		 "comm=\"a-worker \\\"x\\\"\",stack_id=\"%s\"} 0.005123457 1700000000.123", id);
+	CHECK(has_line(om, exp));
+	CHECK(has_line(om, BKT "\"b\",le=\"0.00390625\"} 2 # {tid=\"22\",comm=\"b\"} "
+			   "0.002000001 1700000000.123"));
+	CHECK(has_line(om, BKT "\"[other]\",le=\"1.9073486328125e-06\"} 1 # {tid=\"33\","
+			   "comm=\"c\"} 0.000001001 1700000000.123"));
+	CHECK_EQ_U64(count_str(om, " # {"), 3);	/* one per series, none elsewhere */
+	free(om);
+
+	/* the next interval: only b waited; a's exemplar is gone with its wait */
+	rig_begin(&r);
+	r.stack_key = NULL;
+	add_waits(&b, 4000, 1);
+	set_max(&b, (__u32)r.v.updates + 1, 4000, 23, "b");
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	rig_end(&r);
+	om = expose(&r.v, true);
+	CHECK(has_line(om, BKT "\"b\",le=\"7.62939453125e-06\"} 1 # {tid=\"23\",comm=\"b\"} "
+			   "0.000004 1700000000.123"));
+	CHECK(has_line(om, BKT "\"a\",le=\"0.0078125\"} 3"));
+	CHECK_EQ_U64(count_str(om, " # {"), 1);
+	free(om);
+
+	/* the longest labels: the largest tid, 15 bytes escaped as \xNN each, a stack */
+	memset(worst, 0x01, sizeof(worst) - 1);
+	worst[sizeof(worst) - 1] = '\0';
+	r.stack_key = "b";
+	rig_begin(&r);
+	add_waits(&b, 4000, 1);
+	set_max(&b, (__u32)r.v.updates + 1, 4000, 4294967295u, worst);
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	rig_end(&r);
+	om = expose(&r.v, true);
+	CHECK(line_of(om, BKT "\"b\",le=\"7.62939453125e-06\"}", got, sizeof(got)));
+	CHECK_EQ_U64(exemplar_chars(got), 3 + 10 + 4 + 60 + 8 + 16);
+	CHECK(exemplar_chars(got) <= 128);
+	CHECK(strstr(got, "comm=\"\\\\x01\\\\x01") != NULL);
+	free(om);
+	rig_free(&r);
+}
+
 /* Churn of short-lived tasks: labels and remembered names stay bounded. */
 static void test_churn_bounded(void)
 {
@@ -769,10 +915,10 @@ static void test_remember_horizon(void)
 	memset(k, 0, sizeof(k));
 	rig_init(&r, args);
 	prom_view_remember(&r.v, PROM_REMEMBER_NS);
-	r.clock_s = 1000000;
+	r.when.tv_sec = 1000000;
 	for (i = 0; i < 40; i++) {
 		/* process 1000 + i lives one reading (a minute), its final values in the next */
-		r.clock_s += minute;
+		r.when.tv_sec += minute;
 		rig_begin(&r);
 		k[i].id = 1000 + (__u64)i;
 		add_waits(&k[i], 1000, 1);
@@ -788,7 +934,7 @@ static void test_remember_horizon(void)
 	CHECK_EQ_U64(r.v.nwithdrawn, (__u64)n);
 
 	/* a name withdrawn within the horizon resumes where it left */
-	r.clock_s += minute;
+	r.when.tv_sec += minute;
 	rig_begin(&r);
 	back.id = k[37].id;
 	add_waits(&back, 1000, 2);
@@ -799,7 +945,7 @@ static void test_remember_horizon(void)
 	free(t);
 
 	/* one withdrawn before it starts again from zero */
-	r.clock_s += minute;
+	r.when.tv_sec += minute;
 	rig_begin(&r);
 	feed(&r.s, &back, SH_KEY_PID, true);
 	back = (struct fake){ .id = k[3].id };
@@ -811,7 +957,7 @@ static void test_remember_horizon(void)
 	free(t);
 
 	/* a poller held up for the horizon forgets every name withdrawn before */
-	r.clock_s += (time_t)(PROM_REMEMBER_NS / 1000000000ULL);
+	r.when.tv_sec += (time_t)(PROM_REMEMBER_NS / 1000000000ULL);
 	rig_begin(&r);
 	feed(&r.s, &back, SH_KEY_PID, false);
 	rig_end(&r);
@@ -969,10 +1115,10 @@ static void test_two_metrics(void)
 
 #define CS(key, culprit) \
 	"schedhist_culprit_wait_seconds_total{metric=\"runq\",key_type=\"comm\",key=\"" key \
-	"\",culprit=\"" culprit "\"}"
+	"\",culprit=\"" culprit "\",culprit_mode=\"switch\"}"
 #define CW(key, culprit) \
 	"schedhist_culprit_waits_total{metric=\"runq\",key_type=\"comm\",key=\"" key \
-	"\",culprit=\"" culprit "\"}"
+	"\",culprit=\"" culprit "\",culprit_mode=\"switch\"}"
 
 /* One reading of @k's keys, ending with the view's update (the rig's). */
 static void read_keys(struct rig *r, struct fake *k, int n)
@@ -997,7 +1143,7 @@ static void test_culprits_sticky(void)
 	const char *const args[] = { "-M", "runq", "-k", "comm", "--culprits", "--top", "2",
 				     NULL };
 	struct fake k[3] = { { .comm = "a" }, { .comm = "b" }, { .comm = "c" } };
-	struct sh_culprit in[8];
+	struct culprit in[8];
 	static char *names[] = { "c1", "c2", "c3", "c4", "c5", "c6", "c7", "[rest]" };
 	struct rig r;
 	char *t1, *t2, *t3, *om;
@@ -1010,7 +1156,7 @@ static void test_culprits_sticky(void)
 	add_waits(&k[1], 1000000, 10);
 	read_keys(&r, k, 2);
 	for (i = 0; i < 7; i++)
-		in[i] = (struct sh_culprit){ .name = names[i], .count = (__u64)(30 - 4 * i),
+		in[i] = (struct culprit){ .name = names[i], .count = (__u64)(30 - 4 * i),
 					     .sum_ns = (__u64)(30 - 4 * i) * 1000000 };
 	/* 30+26+22+18+14+10+6 = 126 > 100: the pairs run ahead; rest never below zero */
 	CHECK(!prom_view_culprits(&r.v, "a", 100, 100000000, in, 7));
@@ -1030,10 +1176,10 @@ static void test_culprits_sticky(void)
 	/* reading 2: a new big culprit and c6 now lead; c1 is small: only c1 grows */
 	add_waits(&k[0], 1000000, 100);
 	read_keys(&r, k, 2);
-	in[0] = (struct sh_culprit){ .name = "x1", .count = 50, .sum_ns = 50000000 };
-	in[1] = (struct sh_culprit){ .name = "c6", .count = 20, .sum_ns = 20000000 };
-	in[2] = (struct sh_culprit){ .name = "c1", .count = 10, .sum_ns = 10000000 };
-	in[3] = (struct sh_culprit){ .name = "[rest]", .count = 1, .sum_ns = 1000000 };
+	in[0] = (struct culprit){ .name = "x1", .count = 50, .sum_ns = 50000000 };
+	in[1] = (struct culprit){ .name = "c6", .count = 20, .sum_ns = 20000000 };
+	in[2] = (struct culprit){ .name = "c1", .count = 10, .sum_ns = 10000000 };
+	in[3] = (struct culprit){ .name = "[rest]", .count = 1, .sum_ns = 1000000 };
 	CHECK(!prom_view_culprits(&r.v, "a", 100, 100000000, in, 4));
 	t2 = expose(&r.v, false);
 	check_monotone(t1, t2);
@@ -1073,7 +1219,7 @@ static void test_culprits_off(void)
 {
 	const char *const args[] = { "-M", "runq", "-k", "comm", NULL };
 	struct fake k = { .comm = "a" };
-	struct sh_culprit in = { .name = "x", .count = 1, .sum_ns = 1 };
+	struct culprit in = { .name = "x", .count = 1, .sum_ns = 1 };
 	struct rig r;
 	char *t;
 
@@ -1099,7 +1245,7 @@ static void test_culprits_off(void)
  * cgstats_attach() leaves them.
  */
 static void read_cgroups(struct rig *r, struct fake *k, int n, const char *const *paths,
-			 const struct sh_cgstat *cgs)
+			 const struct cgstat *cgs)
 {
 	struct report_spec sp;
 	size_t g;
@@ -1141,7 +1287,7 @@ static void test_cgroup_counters(void)
 	const char *const args[] = { "-k", "cgroup", NULL };
 	const char *const paths[] = { "/thr", "/nopsi", "/none", "/thr" };
 	struct fake k[4] = { { .id = 11 }, { .id = 22 }, { .id = 33 }, { .id = 44 } };
-	struct sh_cgstat cgs[4] = {};
+	struct cgstat cgs[4] = {};
 	struct rig r;
 	char *t1, *t2, *t3;
 	int i;
@@ -1155,10 +1301,10 @@ static void test_cgroup_counters(void)
 	CHECK(!strstr(t1, "schedhist_cgroup_"));
 	free(t1);
 
-	cgs[0] = (struct sh_cgstat){ .has_throttle = true, .has_some = true, .has_full = true,
+	cgs[0] = (struct cgstat){ .has_throttle = true, .has_some = true, .has_full = true,
 				     .nr_periods = 12, .nr_throttled = 9, .throttled_ns = 900000000,
 				     .pressure_some_ns = 950000000, .pressure_full_ns = 1500 };
-	cgs[1] = (struct sh_cgstat){ .has_throttle = true };	/* known zero, no cpu.pressure */
+	cgs[1] = (struct cgstat){ .has_throttle = true };	/* known zero, no cpu.pressure */
 	read_cgroups(&r, k, 3, paths, cgs);
 	t1 = expose(&r.v, false);
 	CHECK(has_line(t1, "# TYPE schedhist_cgroup_periods_total counter"));
@@ -1185,7 +1331,7 @@ static void test_cgroup_counters(void)
 	t2 = expose(&r.v, false);
 	check_monotone(t1, t2);
 	CHECK(has_line(t2, CG("throttled_periods_total", "/thr") " 9"));
-	cgs[3] = (struct sh_cgstat){ .has_throttle = true, .nr_throttled = 1,
+	cgs[3] = (struct cgstat){ .has_throttle = true, .nr_throttled = 1,
 				     .throttled_ns = 100000000 };
 	add_waits(&k[3], 1000, 1);
 	read_cgroups(&r, k + 1, 3, paths + 1, cgs + 1);
@@ -1216,6 +1362,7 @@ int main(void)
 	TEST(test_prune_monotone);
 	TEST(test_top_other);
 	TEST(test_interval_max);
+	TEST(test_exemplars);
 	TEST(test_churn_bounded);
 	TEST(test_remember_horizon);
 	TEST(test_keep_pruned);
