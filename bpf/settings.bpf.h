@@ -41,6 +41,7 @@ const volatile __u32 fold_above = 0;		/* fold gone keys once more keys are live 
 const volatile __u32 slot_fold_above = 0;	/* ... and gone keys in slots once more slots are taken */
 const volatile bool culprits = false;		/* --culprits: blame runq waits on prev */
 const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
+const volatile bool causes = false;		/* --causes: split runq waits by cause */
 const volatile __u32 task_mask = 0;		/* task table entries - 1 (a power of two - 1) */
 const volatile __u32 nr_slots = 0;		/* slots of the slot array, 0 = none */
 const volatile __u32 slot_stride = 0;		/* slot array entries per CPU (>= nr_slots) */
@@ -103,6 +104,7 @@ static __always_inline int nmetrics(const struct cfg *cf)
 
 /*
  * A plain run: key none or cpu, no filter, no --culprits, no --stacks,
+ * no --causes,
  * known at compile time (else the settings say).
  */
 static __always_inline __u32 plain(const struct cfg *cf)
@@ -123,6 +125,12 @@ static __always_inline bool cfg_stacks(const struct cfg *cf)
 static __always_inline bool cfg_culprits(const struct cfg *cf)
 {
 	return !plain(cf) && culprits;
+}
+
+/* --causes (sched_info method only) */
+static __always_inline bool cfg_causes(const struct cfg *cf)
+{
+	return !plain(cf) && cf->schedinfo && causes;
 }
 
 struct {

@@ -353,4 +353,32 @@ struct sh_stacks {
 	struct sh_stack s[SH_METRIC_NR][2];
 };
 
+/*
+ * --causes: what each run-queue wait was spent behind, on the CPU it
+ * waited on (man page, METRICS, "Causes"; include/cause_split.h computes
+ * it). The causes of one wait add up to the wait, exactly.
+ */
+enum sh_cause {
+	SH_CAUSE_SELF = 0,	/* tasks of the waiter's CPU cgroup (-k pid: its process) */
+	SH_CAUSE_NEIGHBOUR = 1,	/* every other task that is not a kernel thread */
+	SH_CAUSE_KERNEL = 2,	/* kernel threads (PF_KTHREAD) */
+	SH_CAUSE_THROTTLED = 3,	/* the waiter's cfs_rq throttled by its CFS quota */
+	SH_CAUSE_STEAL = 4,	/* hypervisor steal on that CPU (rq->prev_steal_time) */
+	/*
+	 * the rest: the CPU idle, a wait that migrated (its part on other
+	 * CPUs), a wait whose start the program did not see
+	 */
+	SH_CAUSE_OTHER = 5,
+	SH_CAUSE_NR = 6,
+};
+
+/*
+ * Value of the cause map (per CPU, keyed like the key map, [other]
+ * included): cumulative, 64-bit, never wraps.
+ */
+struct sh_causes {
+	__u64 ns[SH_CAUSE_NR];		/* waited ns per cause */
+	__u64 count;			/* runq waits split */
+};
+
 #endif /* SCHEDHIST_H */

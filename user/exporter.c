@@ -41,6 +41,7 @@ int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 		}
 		/* the kernel blames runq waits only */
 		x->view[x->nviews].culprits = sp->culprits && m == SH_METRIC_RUNQ;
+		x->view[x->nviews].causes = sp->causes && m == SH_METRIC_RUNQ;
 		x->nviews++;
 	}
 	if (sp->prom_file) {
@@ -174,7 +175,8 @@ static int add_culprits(void *ctx, const struct sh_group *g, const struct sh_cul
 }
 
 int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     struct sh_cgroups *cg, struct sh_culprits *cul)
+		     struct sh_cgroups *cg, struct sh_culprits *cul,
+		     const struct sh_causetab *causes)
 {
 	int err, i;
 
@@ -197,6 +199,8 @@ int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
 		if (v->key_type == SH_KEY_CGROUP && cg &&
 		    cgstats_attach(&x->cgs, &x->since_start, cg, snaps[0].gen))
 			return -1;
+		if (v->causes && causes)
+			causes_attach(causes, &x->interval);
 		if (prom_view_update(v, &x->interval, &x->since_start))
 			return -1;
 		if (v->culprits && cul &&

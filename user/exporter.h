@@ -48,6 +48,7 @@ struct exporter_spec {
 	__u32 max_series;		/* keys a view keeps (--top, else --max-keys) */
 	bool prom_classic;		/* --prom-classic: no native histograms (protobuf) */
 	bool culprits;			/* --culprits: the runq view exports culprit series */
+	bool causes;			/* --causes: the runq view exports cause series */
 	__u64 interval_ns;		/* -i: /healthz calls a reading older than 3 stale */
 };
 
@@ -80,7 +81,8 @@ int exporter_start(struct sh_exporter *x);
  * looked up). 0, or -1 when out of memory.
  */
 int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     struct sh_cgroups *cg, struct sh_culprits *cul);
+		     struct sh_cgroups *cg, struct sh_culprits *cul,
+		     const struct sh_causetab *causes);
 
 void exporter_close(struct sh_exporter *x);
 

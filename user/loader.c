@@ -198,6 +198,21 @@ static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vs
 	return err;
 }
 
+/* --causes: the [other] entry of the cause map, which takes the keys it has no room for. */
+static int make_cause_other(struct sh_loader *l)
+{
+	struct sh_key k = { .id = SH_OTHER_ID };
+	void *zero = calloc(l->ncpus, sizeof(struct sh_causes));
+	int err = 0;
+
+	if (!zero || bpf_map_update_elem(l->cause_fd, &k, zero, BPF_NOEXIST)) {
+		pr_warn("cannot create the [other] entry of the cause map: %s\n", strerror(errno));
+		err = -1;
+	}
+	free(zero);
+	return err;
+}
+
 /*
  * The slot array and its keys, mapped (BPF_F_MMAPABLE): the poller reads
  * them in place at every reading, with no copy and no system call.
@@ -267,7 +282,7 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 #undef PROG
 	};
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
-		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
+		     !sp->cg.filter_id && !sp->culprits && !sp->stacks && !sp->causes;
 	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0) |
 		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0);
 	size_t i;
@@ -349,7 +364,7 @@ static bool keyed_of(const struct loader_spec *sp)
 }
 
 /* The programs a run may load: tracepoint, whether this run needs it, program, link. */
-#define NPROGS 5
+#define NPROGS 7
 struct prog_plan {
 	struct tp tps[NPROGS];
 	struct bpf_program *progs[NPROGS];
@@ -389,6 +404,12 @@ static int start_probe(struct sh_loader *l, const struct loader_spec *sp)
 	    sp->clock != SH_CLOCK_KTIME)
 		pr_info("method wakeup: %s\n", why);
 	l->clock = sp->clock == SH_CLOCK_KTIME ? SH_CLOCK_KTIME : clock;
+	/* the cause split starts where sched_info stamps a wait (bpf/cause.bpf.h) */
+	if (sp->causes && l->method != SH_METHOD_SCHED_INFO) {
+		pr_warn("--causes needs the sched_info method, which this run does not use (%s)\n",
+			why ? why : "--method wakeup or --clock ktime");
+		return -1;
+	}
 	return 0;
 }
 
@@ -419,6 +440,7 @@ static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct 
 	skel->rodata->filter_cglevel = cg->filter_level;
 	skel->rodata->culprits = sp->culprits;
 	skel->rodata->stacks = sp->stacks;
+	skel->rodata->causes = sp->causes;
 
 	/*
 	 * Wakeup programs only for the wakeup method: sched_wakeup when a
@@ -442,11 +464,14 @@ static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct 
 			{ "sched_wakeup_new", l->method == SH_METHOD_WAKEUP },
 			{ "cgroup_release", sp->key_type == SH_KEY_CGROUP },
 			{ "sched_process_free", tasks || l->method == SH_METHOD_SCHED_INFO },
+			{ "sched_wakeup", sp->causes },
+			{ "sched_wakeup_new", sp->causes },
 		},
 		.progs = {
 			switch_prog(skel, l->method, sp, &sw_link), skel->progs.schedhist_wakeup,
 			skel->progs.schedhist_wakeup_new, skel->progs.schedhist_cgroup_release,
-			skel->progs.schedhist_task_free,
+			skel->progs.schedhist_task_free, skel->progs.schedhist_cause_wakeup,
+			skel->progs.schedhist_cause_wakeup_new,
 		},
 	};
 	pp->links[0] = sw_link;
@@ -454,6 +479,8 @@ static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct 
 	pp->links[2] = &skel->links.schedhist_wakeup_new;
 	pp->links[3] = &skel->links.schedhist_cgroup_release;
 	pp->links[4] = &skel->links.schedhist_task_free;
+	pp->links[5] = &skel->links.schedhist_cause_wakeup;
+	pp->links[6] = &skel->links.schedhist_cause_wakeup_new;
 	for (i = 0; i < NPROGS; i++)
 		bpf_program__set_autoload(pp->progs[i], pp->tps[i].want);
 	l->switch_link = pp->links[0];
@@ -540,6 +567,10 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	if (sp->culprits)
 		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
 					 (max_keys + 2));
+	/* --causes: every key, [other] besides (key cpu: per CPU) */
+	if (sp->causes)
+		bpf_map__set_max_entries(skel->maps.cause_map, keyed ? max_keys + 2 :
+					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
 	if (sp->stacks)
 		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
@@ -583,6 +614,7 @@ static int start_map(struct sh_loader *l, const struct loader_spec *sp)
 	l->pcpu_fd = bpf_map__fd(skel->maps.pcpu);
 	l->culprit_fd = sp->culprits ? bpf_map__fd(skel->maps.culprit_map) : -1;
 	l->stack_fd = sp->stacks ? bpf_map__fd(skel->maps.stack_map) : -1;
+	l->cause_fd = sp->causes ? bpf_map__fd(skel->maps.cause_map) : -1;
 	l->slots_fd = bpf_map__fd(skel->maps.slots);
 	l->slot_keys_fd = bpf_map__fd(skel->maps.slot_keys);
 	l->keydir_fd = bpf_map__fd(skel->maps.keydir);
@@ -594,6 +626,8 @@ static int start_map(struct sh_loader *l, const struct loader_spec *sp)
 	if (keyed_of(sp) && make_entry(l, SH_OTHER_ID, "[other]", vsize))
 		return -1;
 	if (l->reclaims && make_entry(l, SH_EXITED_ID, "[exited]", vsize))
+		return -1;
+	if (sp->causes && keyed_of(sp) && make_cause_other(l))
 		return -1;
 
 	l->live_keys = &skel->bss->sh_live_keys;

@@ -34,6 +34,7 @@ struct sh_loader {
 	int pcpu_fd;		/* per-CPU array: counters + key-none histogram */
 	int culprit_fd;		/* --culprits: per-CPU hash (waiter, culprit), else -1 */
 	int stack_fd;		/* --stacks: per-CPU hash key -> stacks, else -1 */
+	int cause_fd;		/* --causes: per-CPU hash key -> struct sh_causes, else -1 */
 	__u32 nr_slots;		/* slots of the slot array, 0 = none */
 	__u32 slot_stride;	/* slot array entries per CPU */
 	int slots_fd;		/* array: (CPU, slot) -> histograms */
@@ -79,6 +80,7 @@ struct loader_spec {
 	__u32 task_table;	/* task table entries (a power of two), 0 = from pid_max */
 	bool culprits;		/* --culprits: the culprit map (runq waits blamed on prev) */
 	bool stacks;		/* --stacks: the stack map (the max wait's kernel stack) */
+	bool causes;		/* --causes: the cause map (runq waits split by cause) */
 	struct sh_cgroup_cfg cg; /* hierarchy and -c filter */
 };
 

@@ -140,9 +140,10 @@ static int read_maps(struct sh_loader *l, struct sh_snapshot *snaps, int nsnap,
 		return -1;
 	}
 	/* the culprit map, then the pair caches (the per-CPU array once more) */
-	err = extras_read(xt, maps->pcpu_fd, rd->pcpu, l->ncpus);
+	err = extras_read(xt, maps->pcpu_fd, rd->pcpu, l->ncpus, fresh);
 	if (err)
-		pr_warn("cannot read the culprit map: %s\n", strerror(-err));
+		pr_warn("cannot read the %s map: %s\n", xt->culprits ? "culprit or cause" : "cause",
+			strerror(-err));
 	return err ? -1 : 0;
 }
 
@@ -259,8 +260,8 @@ static int setup(struct poller *p)
 				    .keydir_fd = p->l.keydir_fd,
 				    .free_fd = p->l.free_fd, .grace_period = loader_grace_period };
 	/* --stacks reads /proc/kallsyms: before any privilege drop */
-	if (extras_init(&p->xt, o->culprits, o->stacks, o->key_type == SH_KEY_CGROUP,
-			o->cumulative, p->l.ncpus, p->l.culprit_fd, p->l.stack_fd))
+	if (extras_init(&p->xt, o->culprits, o->stacks, o->key_type == SH_KEY_CGROUP, o->causes,
+			o->cumulative, p->l.ncpus, p->l.culprit_fd, p->l.stack_fd, p->l.cause_fd))
 		return SH_EXIT_FAIL;
 	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)
@@ -314,7 +315,8 @@ static int report_tick(struct poller *p, double span_s, int *ret)
 {
 	struct sh_tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
 				.cg = p->use_cg ? &p->cg : NULL,
-				.culprits = p->xt.culprits ? &p->xt.cul : NULL };
+				.culprits = p->xt.culprits ? &p->xt.cul : NULL,
+				.causes = p->xt.causes ? &p->xt.ctab : NULL };
 	int i, end = 0;
 
 	name_cgroups(p);

@@ -64,6 +64,7 @@ enum {
 	OPT_MIN_COUNT,
 	OPT_CULPRITS,
 	OPT_STACKS,
+	OPT_CAUSES,
 	OPT_LIVE,
 	OPT_MAX_KERNEL_MEM,
 	OPT_PROFILE,
@@ -140,6 +141,7 @@ static const char *check_print(const struct parse_state *st);
 static const char *check_prom_classic(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
 static const char *check_culprits(const struct parse_state *st);
+static const char *check_causes(const struct parse_state *st);
 static const char *check_task_table(const struct parse_state *st)
 {
 	__u32 n = st->o->task_table;
@@ -235,6 +237,10 @@ static const struct opt_def opt_defs[] = {
 	{ "culprits", OPT_CULPRITS, NULL,
 	  "-M runq: per key, whose running each wait ended behind (the top 5 and [rest])",
 	  T_FLAG, FIELD(culprits), .check = check_culprits },
+	{ "causes", OPT_CAUSES, NULL,
+	  "-M runq: per key, waited time split by cause: self, neighbour, kernel, throttled, "
+	  "steal, other",
+	  T_FLAG, FIELD(causes), .check = check_causes },
 	{ "stacks", OPT_STACKS, NULL,
 	  "the kernel stack the task of each key's longest wait left the CPU with",
 	  T_FLAG, FIELD(stacks) },
@@ -637,6 +643,16 @@ static const char *check_culprits(const struct parse_state *st)
 	return NULL;
 }
 
+static const char *check_causes(const struct parse_state *st)
+{
+	if (!(st->o->metrics & (1U << SH_METRIC_RUNQ)))
+		return "--causes needs -M runq (it splits run-queue waits)";
+	if (st->o->method == SH_METHOD_WAKEUP)
+		return "--causes needs the sched_info method (a wait's start is its last_queued "
+		       "stamp), not --method wakeup";
+	return NULL;
+}
+
 static const char *check_cgroup_hier(const struct parse_state *st)
 {
 	return st->o->key_type != SH_KEY_CGROUP && !st->o->cgroup_path
@@ -689,7 +705,7 @@ static const char *check_profile(const struct parse_state *st)
 	if (o->key_type != SH_KEY_NONE && o->key_type != SH_KEY_COMM && o->key_type != SH_KEY_PID &&
 	    o->key_type != SH_KEY_TID)
 		return "--profile groups by -k none, comm, pid or tid";
-	if (o->cgroup_path || o->culprits || o->stacks || o->heatmap || o->live || st->fleet ||
+	if (o->cgroup_path || o->culprits || o->causes || o->stacks || o->heatmap || o->live || st->fleet ||
 	    o->summary || given(st, OPT_SORT) || given(st, OPT_MIN_WAIT) ||
 	    given(st, OPT_MIN_COUNT) || given(st, OPT_TASK_TABLE) || given(st, OPT_METHOD) ||
 	    given(st, OPT_CLOCK))

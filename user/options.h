@@ -46,6 +46,7 @@ struct options {
 	__u64 min_count;	/* --min-count: keys with fewer waits rank last, 0 = off */
 	bool culprits;		/* --culprits: who held the CPU when runq waits ended */
 	bool stacks;		/* --stacks: kernel stack of each key's longest wait */
+	bool causes;		/* --causes: runq waits split by what the CPU did meanwhile */
 	bool profile;		/* --profile: wait per (task, kernel stack, user stack) */
 	const char *flamegraph;	/* --profile's SVG flame graph path, NULL = none */
 	int profile_stacks;	/* --profile-stacks: SH_PROF_STACK_* bits */

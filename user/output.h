@@ -22,6 +22,7 @@ struct sh_tick {
 	struct sh_cgroups *cg;		/* cgroup names learnt so far, or NULL (the
 					 * exporter names the culprits of every key) */
 	struct sh_culprits *culprits;	/* --culprits: this interval's pairs, else NULL */
+	const struct sh_causetab *causes;	/* --causes: the keys' causes, else NULL */
 };
 
 /* What an output's emit() asks of the loop. */

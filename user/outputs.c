@@ -155,7 +155,7 @@ static int exporter_out_start(void *ctx, const char *as_user)
 
 static enum out_status exporter_emit(void *ctx, const struct sh_tick *t)
 {
-	if (exporter_publish(ctx, t->snaps, t->n, t->cg, t->culprits)) {
+	if (exporter_publish(ctx, t->snaps, t->n, t->cg, t->culprits, t->causes)) {
 		pr_warn("out of memory\n");
 		return OUT_FATAL;
 	}

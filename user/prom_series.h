@@ -72,6 +72,8 @@ struct prom_series {
 	__u64 rest_count, rest_sum_ns;	/* culprit [rest] */
 	struct sh_cgstat cg;		/* -k cgroup: cpu.stat / cpu.pressure deltas summed
 					 * since it was first exported; has_*: ever known */
+	bool has_causes;		/* --causes: @causes has data */
+	struct sh_cause_split causes;	/* its waits by cause since it was first exported */
 	struct prom_series *next;	/* hash chain */
 	struct prom_series *older;	/* withdrawn list, oldest first */
 	struct prom_series *newer;
@@ -94,6 +96,9 @@ struct prom_view {
 	struct kmem_usage kmem;		/* the kernel maps' memory */
 	__u64 updates;			/* prom_view_update() calls */
 	bool culprits;			/* export the culprit families (--culprits, runq) */
+	bool causes;			/* export the cause family (--causes, runq) */
+	bool other_has_causes;		/* key="[other]"'s causes have data */
+	struct sh_cause_split other_causes;
 };
 
 /* An empty view; the key "none" exports its one series ("all") at once. 0 or -1. */
@@ -124,6 +129,14 @@ int prom_view_update(struct prom_view *v, const struct sh_report *interval,
  */
 int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
 		       const struct sh_culprit *in, size_t n);
+
+/*
+ * --causes: call @fn(@ctx, key label, its causes) for every exported
+ * series of @v with cause data, in label order, then [other]. 0, or -1
+ * (no memory, or @fn's -1).
+ */
+typedef int (*prom_cause_fn)(void *ctx, const char *key, const struct sh_cause_split *c);
+int prom_view_causes(const struct prom_view *v, prom_cause_fn fn, void *ctx);
 
 /*
  * The cgroup counter @f (PROM_CG_PERIODS..PROM_PRESSURE_FULL) of

@@ -13,6 +13,7 @@
 #include "snapshot.h"
 #include "cgroup.h"
 #include "cgstat.h"
+#include "causes.h"
 
 struct sh_culprit_list;
 struct sh_frames;
@@ -49,6 +50,8 @@ struct sh_group {
 	const struct sh_culprit_list *culprits;	/* --culprits (runq), else NULL */
 	const struct sh_frames *max_stack;	/* --stacks: the max wait's stack, or NULL */
 	struct sh_cgstat cgs;		/* -k cgroup: cpu.stat / cpu.pressure deltas */
+	bool has_causes;		/* --causes (runq): @causes is set */
+	struct sh_cause_split causes;	/* its waits split by cause (causes.h) */
 };
 
 /*

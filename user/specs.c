@@ -12,7 +12,8 @@ struct render_spec render_spec_of(const struct options *o)
 {
 	return (struct render_spec){ .unit = o->unit, .timestamp = o->timestamp,
 				     .summary = o->summary, .counters = o->verbose > 0,
-				     .min_wait_ns = o->min_wait_ns, .culprits = o->culprits };
+				     .min_wait_ns = o->min_wait_ns, .culprits = o->culprits,
+				     .causes = o->causes };
 }
 
 struct heatmap_spec heatmap_spec_of(const struct options *o)
@@ -30,7 +31,8 @@ struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgrou
 				     .cgroup_depth = o->cgroup_depth, .max_keys = o->max_keys,
 				     .max_keys_set = o->max_keys_set,
 				     .max_kernel_mem = (__u64)o->max_kernel_mem_mib << 20,
-				     .task_table = o->task_table, .culprits = o->culprits, .stacks = o->stacks, .cg = *cg };
+				     .task_table = o->task_table, .culprits = o->culprits, .stacks = o->stacks,
+				     .causes = o->causes, .cg = *cg };
 }
 
 struct exporter_spec exporter_spec_of(const struct options *o)
@@ -40,6 +42,7 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
 				       .prom_classic = o->prom_classic, .culprits = o->culprits,
+				       .causes = o->causes,
 				       .interval_ns = o->interval_ns };
 }
 
