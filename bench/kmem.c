@@ -6,9 +6,9 @@
  * tests/integration/kmem_bpftool.sh compares with it.
  *
  *   kmem [-M NMETRICS] [-k keyed|none|cpu] [-n MAX_KEYS] [-t TASK_TABLE]
- *        [-C] [-S] [-b BUDGET_MIB] CPUS...
+ *        [-C] [-S] [-X] [-b BUDGET_MIB] CPUS...
  *
- * -C --culprits, -S --stacks; -b fits the key capacity into the budget
+ * -C --culprits, -S --stacks, -X --causes; -b fits the key capacity into the budget
  * as the loader does (without it, -n as given). One line per map and
  * CPU count: "cpus map max_entries bytes entry_bytes", then "cpus total
  * keys bytes".
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	struct kmem_plan p;
 	int opt, i, k;
 
-	while ((opt = getopt(argc, argv, "M:k:n:t:CSb:")) != -1) {
+	while ((opt = getopt(argc, argv, "M:k:n:t:CSXb:")) != -1) {
 		switch (opt) {
 		case 'M': c.nmetrics = (int)num(optarg, "-M"); break;
 		case 'k':
@@ -55,13 +55,14 @@ int main(int argc, char **argv)
 		case 't': c.task_entries = (unsigned)num(optarg, "-t"); break;
 		case 'C': c.culprits = true; break;
 		case 'S': c.stacks = true; break;
+		case 'X': c.causes = true; break;
 		case 'b': budget = (unsigned long long)num(optarg, "-b") << 20; break;
 		default: return 2;
 		}
 	}
 	if (optind == argc || c.nmetrics > 3) {
 		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-C] "
-			"[-S] [-b MIB] CPUS...\n");
+			"[-S] [-X] [-b MIB] CPUS...\n");
 		return 2;
 	}
 	for (i = optind; i < argc; i++) {

@@ -40,8 +40,6 @@
 #include "cause_split.h"
 
 #define PF_KTHREAD 0x00200000	/* a kernel thread (include/linux/sched.h) */
-/* groups whose run time each CPU keeps (beyond, the least recent goes) */
-#define CAUSE_GROUPS 8192
 
 /* What a CPU ran, cumulative, in its run queue clock; moved at its switches. */
 struct cause_cpu {
@@ -72,10 +70,13 @@ struct {
 	__type(value, struct cause_cpu);
 } cause_cpus SEC(".maps");
 
-/* group -> ns its tasks ran on each CPU */
+/*
+ * group -> ns its tasks ran on each CPU; the poller sets max_entries
+ * (SH_CAUSE_GROUPS: beyond, the least recently used group goes)
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
-	__uint(max_entries, CAUSE_GROUPS);
+	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, __u64);
 } cause_self SEC(".maps");

@@ -26,6 +26,9 @@ enum kmem_map {
 	KMEM_CULPRITS,		/* per-CPU hash: --culprits pairs */
 	KMEM_STACKS,		/* per-CPU hash: --stacks */
 	KMEM_STACK_ZERO,	/* per-CPU array: a new stack entry's value */
+	KMEM_CAUSES,		/* per-CPU hash: --causes, per key */
+	KMEM_CAUSE_CPUS,	/* per-CPU array: --causes, each CPU's counters */
+	KMEM_CAUSE_SELF,	/* LRU per-CPU hash (preallocated): --causes, each group's run time */
 	KMEM_GLOBALS,		/* .rodata, .data, .bss (arrays of one page each) */
 	KMEM_NR,
 };
@@ -45,7 +48,7 @@ struct kmem_cfg {
 	bool key_cpu;		/* -k cpu (--stacks keeps one entry per CPU) */
 	__u32 max_keys;		/* key capacity (slots and key map), [other] beyond */
 	__u32 task_entries;	/* task table entries */
-	bool culprits, stacks;
+	bool culprits, stacks, causes;
 };
 
 /* The sizes chosen and what they cost. */

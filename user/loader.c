@@ -516,7 +516,7 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
-				.stacks = sp->stacks };
+				.stacks = sp->stacks, .causes = sp->causes };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
 			pr_warn("--max-keys %u needs %llu MiB of kernel memory on %d possible CPUs, "
@@ -567,10 +567,12 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	if (sp->culprits)
 		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
 					 (max_keys + 2));
-	/* --causes: every key, [other] besides (key cpu: per CPU) */
-	if (sp->causes)
+	/* --causes: every key, [other] besides (key cpu: per CPU); the groups' run times */
+	if (sp->causes) {
 		bpf_map__set_max_entries(skel->maps.cause_map, keyed ? max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
+		bpf_map__set_max_entries(skel->maps.cause_self, SH_CAUSE_GROUPS);
+	}
 	if (sp->stacks)
 		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);

@@ -13,6 +13,8 @@ struct bpf_link;
 
 /* --culprits: culprit map entries per key map entry (see user/culprits.c). */
 #define SH_CULPRITS_PER_KEY 8
+/* --causes: groups whose run time each CPU keeps (bpf/cause.bpf.h cause_self) */
+#define SH_CAUSE_GROUPS 8192
 /* Task table entries at most (48 B each: 1.5 MiB); see bpf/schedhist.bpf.c "tasks". */
 #define SH_TASK_SLOTS_MAX 32768U
 /*
