@@ -15,7 +15,8 @@
  * scaled down together when they exceed what is left (they overlapped the
  * steal or the throttling, by an unknown part each: proportionally);
  * what is left then (the CPU idle) is other. The parts add up to @span
- * exactly; scaling rounds each part down by less than 1 ns.
+ * exactly; scaling (by a factor in 2^-16 units) rounds each part down by
+ * at most 1 ns + 2^-16 of it, which goes to other.
  */
 #ifndef SCHEDHIST_CAUSE_SPLIT_H
 #define SCHEDHIST_CAUSE_SPLIT_H
