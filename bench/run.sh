@@ -17,8 +17,9 @@
 # latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD[:FLAG]] (-M
 # METRICS -k KEY --method METHOD --FLAG): runq with every key, offcpu, the
 # three metrics at once, runq by the wakeup-hook fallback, runq with
-# --culprits (comm, cgroup: next to the same arm without it) and with
-# --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
+# --culprits (comm, cgroup: next to the same arm without it), with
+# --causes (comm, cgroup: likewise; its wakeup programs count in its cost)
+# and with --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
 # every switch) and offcputime (libbpf-tools, its job), side by side, with
 # profile:kernel, profile:user and profile:none (--profile-stacks: the
 # cost of each walk alone and of the mode without walks); and
@@ -97,6 +98,8 @@ ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup:clock=ktime"
 # issue 13: --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
+# issue 29: --causes next to the same arm without it
+ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:causes sh:runq:cgroup:auto:causes"
 # where --profile's time goes: each stack walk alone, and none (issue 28)
 ALL_ARMS="$ALL_ARMS profile:kernel profile:user profile:none"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
@@ -115,6 +118,7 @@ for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
 PAIRS="sh:runq:none,sh:runq:comm sh:runq:none,sh:runq:tid sh:runq:none,sh:runq:cgroup"
 PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
+PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:causes sh:runq:cgroup,sh:runq:cgroup:auto:causes"
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
 # the poller's measurements, KEYS:OUTPUT; --poller runs only these

@@ -5,8 +5,10 @@
  * are unchanged); on, a per-CPU array lookup and a per-CPU hash update at
  * every switch, task storage at every preemption and wakeup (a program on
  * sched_wakeup and sched_wakeup_new), and at each runq wait a task
- * storage lookup and a per-CPU hash update: bench/run.sh's arm
- * sh:runq:comm:causes against sh:runq:comm. Saves: no event leaves the
+ * storage lookup and a per-CPU hash update: bench/run.sh's arms
+ * sh:runq:comm:auto:causes and sh:runq:cgroup:auto:causes against the
+ * same arms without it (pairs in its table; the arm's cost counts the
+ * wakeup programs). Saves: no event leaves the
  * kernel, no per-wait record; the split is summed per key in place.
  *
  * How. Each CPU keeps cumulative counters in its run queue's clock (the

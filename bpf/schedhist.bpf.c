@@ -123,7 +123,8 @@ int BPF_PROG(name, bool preempt, struct task_struct *prev, struct task_struct *n
 	return on_switch(prev, next, prev_state, &cf);					\
 }
 
-SWITCH_PROG(schedhist_switch, metrics, method == SH_METHOD_SCHED_INFO)
+/* (no --causes: only its own variants have its code) */
+SWITCH_PROG(schedhist_switch, metrics & ~SH_SWITCH_CAUSES, method == SH_METHOD_SCHED_INFO)
 #define SWITCH_VARIANT(suffix, bits) \
 	SWITCH_PROG(schedhist_switch_##suffix, bits, !((bits) & SH_SWITCH_WAKEUP))
 SH_SWITCH_VARIANTS(SWITCH_VARIANT)

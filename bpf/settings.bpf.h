@@ -41,7 +41,6 @@ const volatile __u32 fold_above = 0;		/* fold gone keys once more keys are live 
 const volatile __u32 slot_fold_above = 0;	/* ... and gone keys in slots once more slots are taken */
 const volatile bool culprits = false;		/* --culprits: blame runq waits on prev */
 const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
-const volatile bool causes = false;		/* --causes: split runq waits by cause */
 const volatile __u32 task_mask = 0;		/* task table entries - 1 (a power of two - 1) */
 const volatile __u32 nr_slots = 0;		/* slots of the slot array, 0 = none */
 const volatile __u32 slot_stride = 0;		/* slot array entries per CPU (>= nr_slots) */
@@ -69,7 +68,7 @@ __u64 sh_keys_made;
  * (cfg_metrics()), and the verifier prunes what the settings rule out.
  */
 struct cfg {
-	__u32 metrics;	/* bit per enum sh_metric, SH_SWITCH_PLAIN, SH_SWITCH_WAKEUP */
+	__u32 metrics;	/* bit per enum sh_metric, SH_SWITCH_PLAIN, _WAKEUP, _CAUSES */
 	bool schedinfo;	/* the sched_info method (else the wakeup method) */
 };
 
@@ -127,10 +126,10 @@ static __always_inline bool cfg_culprits(const struct cfg *cf)
 	return !plain(cf) && culprits;
 }
 
-/* --causes (sched_info method only) */
+/* --causes: its own programs only (sched_info method) */
 static __always_inline bool cfg_causes(const struct cfg *cf)
 {
-	return !plain(cf) && cf->schedinfo && causes;
+	return (cf->metrics & SH_SWITCH_CAUSES) && cf->schedinfo;
 }
 
 struct {

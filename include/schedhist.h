@@ -70,6 +70,11 @@ enum sh_metric {
 #define SH_SWITCH_PLAIN (1U << 8)
 /* ... and runq by the wakeup method (plain and not), for the fallback */
 #define SH_SWITCH_WAKEUP (1U << 9)
+/*
+ * ... and --causes, for every metric set with runq (sched_info method):
+ * only these have its code, so the programs without it stay as they are
+ */
+#define SH_SWITCH_CAUSES (1U << 10)
 
 /*
  * The sched_switch programs compiled for one configuration each, as
@@ -85,7 +90,11 @@ enum sh_metric {
 	X(offcpu_plain, SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN)			\
 	X(all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN)				\
 	X(runq_wakeup, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP)			\
-	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)
+	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)	\
+	X(runq_causes, SH_SWITCH_RUNQ | SH_SWITCH_CAUSES)				\
+	X(offcpu_runq_causes, SH_SWITCH_OFFCPU | SH_SWITCH_RUNQ | SH_SWITCH_CAUSES)	\
+	X(runq_blocked_causes, SH_SWITCH_RUNQ | (1U << SH_METRIC_BLOCKED) | SH_SWITCH_CAUSES) \
+	X(all_causes, SH_SWITCH_ALL | SH_SWITCH_CAUSES)
 
 /* How run-queue waits (and so blocked = offcpu - runq) are measured. */
 enum sh_method {

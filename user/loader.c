@@ -284,7 +284,8 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks && !sp->causes;
 	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0) |
-		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0);
+		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0) |
+		     (sp->causes ? SH_SWITCH_CAUSES : 0);
 	size_t i;
 
 	/* every one off; the caller turns on the one it attaches */
@@ -440,7 +441,6 @@ static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct 
 	skel->rodata->filter_cglevel = cg->filter_level;
 	skel->rodata->culprits = sp->culprits;
 	skel->rodata->stacks = sp->stacks;
-	skel->rodata->causes = sp->causes;
 
 	/*
 	 * Wakeup programs only for the wakeup method: sched_wakeup when a
