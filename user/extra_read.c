@@ -149,11 +149,23 @@ void causes_prune(struct sh_causetab *t, int fd, struct sh_snapshot *s)
 	struct sh_entry *e;
 	size_t it = 0;
 
-	for (e = NULL; (e = snapshot_next(s, &it, e));)
-		if (e->pruned) {
-			bpf_map_delete_elem(fd, &e->key);
+	size_t kept = s->nkept;
+
+	/*
+	 * the reading that pruned a key read its last causes (no task of it
+	 * is left to wait); an entry the snapshot keeps (cgroups, since
+	 * start: snapshot_gc() keeps the first ones, in this order, up to its
+	 * limit) keeps its causes too
+	 */
+	for (e = NULL; (e = snapshot_next(s, &it, e));) {
+		if (!e->pruned || e->kept)
+			continue;
+		bpf_map_delete_elem(fd, &e->key);
+		if (s->keep_pruned && kept < s->keep_limit)
+			kept++;
+		else
 			causes_forget(t, &e->key);
-		}
+	}
 }
 
 int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bool causes,

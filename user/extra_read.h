@@ -32,7 +32,10 @@ void stacks_prune(int fd, struct sh_snapshot *s);
  * @vals) into @t. 0 or a negative errno.
  */
 int causes_read(struct sh_causetab *t, int fd, struct sh_causes *vals, int ncpus, bool fresh);
-/* After the reports: the keys snapshot @s pruned lose their cause entry too. */
+/*
+ * After the reports: the keys snapshot @s pruned lose their kernel cause
+ * entry, and their copy in @t unless the snapshot keeps them.
+ */
 void causes_prune(struct sh_causetab *t, int fd, struct sh_snapshot *s);
 
 /* Everything --culprits, --stacks, --causes and the cgroup accounting keep between reports. */
