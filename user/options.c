@@ -647,9 +647,9 @@ static const char *check_causes(const struct parse_state *st)
 {
 	if (!(st->o->metrics & (1U << SH_METRIC_RUNQ)))
 		return "--causes needs -M runq (it splits run-queue waits)";
-	if (st->o->method == SH_METHOD_WAKEUP)
+	if (st->o->method == SH_METHOD_WAKEUP || st->o->clock == SH_CLOCK_KTIME)
 		return "--causes needs the sched_info method (a wait's start is its last_queued "
-		       "stamp), not --method wakeup";
+		       "stamp), not --method wakeup nor --clock ktime";
 	return NULL;
 }
 
