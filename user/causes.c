@@ -7,10 +7,9 @@
 #include "hash.h"
 #include "report.h"
 
-int causes_init(struct sh_causetab *t, bool cumulative)
+int causes_init(struct sh_causetab *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->cumulative = cumulative;
 	t->nslots = 256;
 	t->table = calloc(t->nslots, sizeof(*t->table));
 	return t->table ? 0 : -1;
@@ -129,13 +128,13 @@ void causes_forget(struct sh_causetab *t, const struct sh_key *key)
 		}
 }
 
-/* @e's causes of the report's span: since start, or this interval's. */
+/* @e's causes of a report's span: since start (@cumulative), or this interval's. */
 static const struct sh_cause_split *span_of(const struct sh_causetab *t,
-					    const struct sh_cause_ent *e)
+					    const struct sh_cause_ent *e, bool cumulative)
 {
 	static const struct sh_cause_split none;
 
-	if (t->cumulative)
+	if (cumulative)
 		return &e->c;
 	return e->gen == t->gen ? &e->d : &none;
 }
@@ -157,7 +156,7 @@ void causes_attach(const struct sh_causetab *t, struct sh_report *r)
 
 	for (i = 0; i < t->nslots; i++)
 		for (e = t->table[i]; e; e = e->next)
-			split_add(&all, span_of(t, e), 1);
+			split_add(&all, span_of(t, e, r->cumulative), 1);
 	for (i = 0; i < r->ngroups; i++) {
 		struct sh_group *g = &r->groups[i];
 
@@ -167,7 +166,7 @@ void causes_attach(const struct sh_causetab *t, struct sh_report *r)
 			continue;
 		e = find(t, &g->key);
 		if (e)
-			g->causes = *span_of(t, e);
+			g->causes = *span_of(t, e, r->cumulative);
 		/* (unsigned: all - shown wraps back to the rest's exact sum) */
 		split_add(&all, &g->causes, -1);
 	}

@@ -34,11 +34,10 @@ struct sh_cause_ent {
 struct sh_causetab {
 	struct sh_cause_ent **table;
 	size_t nslots, n;
-	bool cumulative;		/* reports since start */
 	__u32 gen;			/* intervals so far */
 };
 
-int causes_init(struct sh_causetab *t, bool cumulative);
+int causes_init(struct sh_causetab *t);
 void causes_free(struct sh_causetab *t);
 
 /*
@@ -55,8 +54,10 @@ void causes_forget(struct sh_causetab *t, const struct sh_key *key);
 
 /*
  * Give every group of runq report @r its causes of the report's span
- * (sh_group::causes; zero for a key the kernel split no wait of), and
- * [rest] those of every key not shown; [exited] has none.
+ * (sh_group::causes: the interval's, or since start with r->cumulative;
+ * the table keeps both, so the exporter's interval deltas and cumulative
+ * reports share it); zero for a key the kernel split no wait of; [rest]
+ * those of every key not shown; [exited] none.
  */
 void causes_attach(const struct sh_causetab *t, struct sh_report *r);
 

@@ -182,7 +182,7 @@ int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bo
 	x->stack_fd = stack_fd;
 	x->cause_fd = cause_fd;
 	x->ncpus = ncpus;
-	if (x->causes && (causes_init(&x->ctab, cumulative) ||
+	if (x->causes && (causes_init(&x->ctab) ||
 			  !(x->cvals = calloc(ncpus, sizeof(*x->cvals))))) {
 		pr_warn("out of memory\n");
 		return -1;

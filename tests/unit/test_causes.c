@@ -194,8 +194,8 @@ static void test_table(void)
 	struct sh_group g[3];
 	const __u64 ids[3] = { 7, 8, 9 };
 
-	CHECK(!causes_init(&t, false));
-	CHECK(!causes_init(&c, true));
+	CHECK(!causes_init(&t));
+	CHECK(!causes_init(&c));
 	causes_begin(&t, true);
 	causes_begin(&c, true);
 	ingest(&t, 7, 10, 5, 2);
@@ -227,10 +227,14 @@ static void test_table(void)
 	CHECK(r.rest.has_causes);
 	CHECK_EQ_U64(r.rest.causes.ns[SH_CAUSE_SELF], 4);
 	CHECK_EQ_U64(r.rest.causes.count, 1);
-	/* since start */
+	/* since start: of either table, which keeps both */
+	r.cumulative = true;
 	causes_attach(&c, &r);
 	CHECK_EQ_U64(g[0].causes.ns[SH_CAUSE_SELF], 35);
 	CHECK_EQ_U64(g[0].causes.count, 4);
+	causes_attach(&t, &r);
+	CHECK_EQ_U64(g[0].causes.ns[SH_CAUSE_SELF], 35);
+	r.cumulative = false;
 	/* an interval in which nothing was read for 7: zero */
 	causes_begin(&t, true);
 	ingest(&t, 9, 4, 0, 1);
