@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * --causes: what each run-queue wait was spent behind. Cost: off by
- * default, and then nothing (the settings prune it: the default programs
- * are unchanged); on, a per-CPU array lookup and a per-CPU hash update at
+ * default, and then nothing (only its own sched_switch variants,
+ * SH_SWITCH_CAUSES, have this code: the others are unchanged); on, a per-CPU array lookup and a per-CPU hash update at
  * every switch, task storage at every preemption and wakeup (a program on
  * sched_wakeup and sched_wakeup_new), and at each runq wait a task
  * storage lookup and a per-CPU hash update: bench/run.sh's arms
  * sh:runq:comm:auto:causes and sh:runq:cgroup:auto:causes against the
  * same arms without it (pairs in its table; the arm's cost counts the
- * wakeup programs). Saves: no event leaves the
+ * wakeup programs). In instructions (bpftool prog show, xlated): the
+ * sched_switch program of -M runq -k comm is 1228 with it, 730 without,
+ * and each wakeup program 116. Saves: no event leaves the
  * kernel, no per-wait record; the split is summed per key in place.
  *
  * How. Each CPU keeps cumulative counters in its run queue's clock (the
