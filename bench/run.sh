@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# schedhist overhead benchmark (issue 6). As root, after `make bench`:
+# schedhist overhead benchmark. As root, after `make bench`:
 #   bench/run.sh              full run: 5 repeats, about 15 minutes
 #   bench/run.sh --quick      2 repeats, short workloads, about 4 minutes
 #   bench/run.sh -r N         N repeats (with the full run's workloads)
@@ -95,12 +95,12 @@ for k in none comm tid cgroup; do ALL_ARMS="$ALL_ARMS sh:runq:$k"; done
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
 # the fallback where the run queue clock is out of reach: bpf_ktime_get_ns() per stamp
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup:clock=ktime"
-# issue 13: --culprits next to the same arm without it, --stacks
+# --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
 # issue 29: --causes next to the same arm without it
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:causes sh:runq:cgroup:auto:causes"
-# where --profile's time goes: each stack walk alone, and none (issue 28)
+# where --profile's time goes: each stack walk alone, and none
 ALL_ARMS="$ALL_ARMS profile:kernel profile:user profile:none"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
 STEPS="clock sched_info table storage hist max hash"
@@ -614,7 +614,7 @@ python3 bench/summarize.py "$CSV" \
 	--hist-bytes "$HIST_BYTES" --pcpu-bytes "$PCPU_BYTES" \
 	--elapsed "$elapsed" >"$MD" || die "summarize.py failed"
 # every map's kernel memory from its definition (bench/kmem, user/kmem.c)
-# for 2, 64 and 384 possible CPUs at the issue's key counts, beside what
+# for 2, 64 and 384 possible CPUs at the bench's key counts, beside what
 # bpftool map show said here in the poller runs (default --max-keys, so
 # also the definition at that capacity on this host's CPUs)
 kmem_section() {

@@ -140,9 +140,9 @@ cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /pro
 # CPU (ftrace, a trace instance of this test's: the host's tracing is left
 # as it was; tracefs is mounted for the test if it is not), an oracle
 # for which task ran before which that shares no code with schedhist.
-# Only for switches between two tasks: on 6.18 ftrace leaves out about a
-# third of the switches from the idle task (seen: after a switch to idle,
-# the CPU's next event has a task as prev), which schedhist's program sees.
+# Only for switches between two tasks: ftrace leaves out some of the
+# switches from the idle task (after a switch to idle, the CPU's next
+# event can have a task as prev), which schedhist's program sees.
 # switch_trace_stop FILE: stop, and write one "PREV_PID NEXT_PID" line per
 # switch to FILE; fails if the buffer overflowed (a count would be short).
 TRACE_INST= TRACE_MNT=

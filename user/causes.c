@@ -7,7 +7,7 @@
 #include "hash.h"
 #include "report.h"
 
-int causes_init(struct sh_causetab *t)
+int causes_init(struct cause_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->nslots = 256;
@@ -15,9 +15,9 @@ int causes_init(struct sh_causetab *t)
 	return t->table ? 0 : -1;
 }
 
-void causes_free(struct sh_causetab *t)
+void causes_free(struct cause_table *t)
 {
-	struct sh_cause_ent *e, *next;
+	struct cause_entry *e, *next;
 	size_t i;
 
 	for (i = 0; t->table && i < t->nslots; i++)
@@ -29,14 +29,14 @@ void causes_free(struct sh_causetab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static size_t slot_of(const struct sh_causetab *t, const struct sh_key *k)
+static size_t slot_of(const struct cause_table *t, const struct sh_key *k)
 {
 	return hash_words((const __u64 *)k, sizeof(*k) / 8) & (t->nslots - 1);
 }
 
-static struct sh_cause_ent *find(const struct sh_causetab *t, const struct sh_key *k)
+static struct cause_entry *find(const struct cause_table *t, const struct sh_key *k)
 {
-	struct sh_cause_ent *e;
+	struct cause_entry *e;
 
 	for (e = t->table[slot_of(t, k)]; e; e = e->next)
 		if (!memcmp(&e->key, k, sizeof(*k)))
@@ -45,9 +45,9 @@ static struct sh_cause_ent *find(const struct sh_causetab *t, const struct sh_ke
 }
 
 /* Double the table once it holds twice as many entries as slots. */
-static int grow(struct sh_causetab *t)
+static int grow(struct cause_table *t)
 {
-	struct sh_cause_ent **old = t->table, *e, *next;
+	struct cause_entry **old = t->table, *e, *next;
 	size_t i, n = t->nslots;
 
 	t->table = calloc(2 * n, sizeof(*t->table));
@@ -68,16 +68,16 @@ static int grow(struct sh_causetab *t)
 	return 0;
 }
 
-void causes_begin(struct sh_causetab *t, bool fresh)
+void causes_begin(struct cause_table *t, bool fresh)
 {
 	t->gen += fresh;
 }
 
-int causes_ingest(struct sh_causetab *t, const struct sh_key *key, const struct sh_causes *vals,
+int causes_ingest(struct cause_table *t, const struct sh_key *key, const struct sh_causes *vals,
 		  int ncpus)
 {
-	struct sh_cause_ent *e = find(t, key);
-	struct sh_cause_split sum = {};
+	struct cause_entry *e = find(t, key);
+	struct cause_sums sum = {};
 	int cpu, i;
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -115,9 +115,9 @@ int causes_ingest(struct sh_causetab *t, const struct sh_key *key, const struct 
 	return 0;
 }
 
-void causes_forget(struct sh_causetab *t, const struct sh_key *key)
+void causes_forget(struct cause_table *t, const struct sh_key *key)
 {
-	struct sh_cause_ent **p, *e;
+	struct cause_entry **p, *e;
 
 	for (p = &t->table[slot_of(t, key)]; (e = *p); p = &e->next)
 		if (!memcmp(&e->key, key, sizeof(*key))) {
@@ -129,17 +129,17 @@ void causes_forget(struct sh_causetab *t, const struct sh_key *key)
 }
 
 /* @e's causes of a report's span: since start (@cumulative), or this interval's. */
-static const struct sh_cause_split *span_of(const struct sh_causetab *t,
-					    const struct sh_cause_ent *e, bool cumulative)
+static const struct cause_sums *span_of(const struct cause_table *t,
+					    const struct cause_entry *e, bool cumulative)
 {
-	static const struct sh_cause_split none;
+	static const struct cause_sums none;
 
 	if (cumulative)
 		return &e->c;
 	return e->gen == t->gen ? &e->d : &none;
 }
 
-static void split_add(struct sh_cause_split *to, const struct sh_cause_split *x, int sign)
+static void split_add(struct cause_sums *to, const struct cause_sums *x, int sign)
 {
 	int i;
 
@@ -148,17 +148,17 @@ static void split_add(struct sh_cause_split *to, const struct sh_cause_split *x,
 	to->count += sign * x->count;
 }
 
-void causes_attach(const struct sh_causetab *t, struct sh_report *r)
+void causes_attach(const struct cause_table *t, struct report *r)
 {
-	struct sh_cause_split all = {};
-	const struct sh_cause_ent *e;
+	struct cause_sums all = {};
+	const struct cause_entry *e;
 	size_t i;
 
 	for (i = 0; i < t->nslots; i++)
 		for (e = t->table[i]; e; e = e->next)
 			split_add(&all, span_of(t, e, r->cumulative), 1);
 	for (i = 0; i < r->ngroups; i++) {
-		struct sh_group *g = &r->groups[i];
+		struct report_group *g = &r->groups[i];
 
 		memset(&g->causes, 0, sizeof(g->causes));
 		g->has_causes = !g->synthetic;

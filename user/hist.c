@@ -41,7 +41,7 @@ int bucket_of(__u64 ns)
 	return l < SH_NBUCKETS ? l : SH_NBUCKETS - 1;
 }
 
-void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
+void totals_merge_max(struct totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm)
 {
 	if (max_ns < dst->max_ns || (max_ns == dst->max_ns && dst->max_tid))
@@ -54,14 +54,14 @@ void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 	dst->max_comm[SH_COMM_LEN - 1] = '\0';
 }
 
-void totals_merge_min(struct sh_totals *dst, __u64 min_ns)
+void totals_merge_min(struct totals *dst, __u64 min_ns)
 {
 	if (!dst->has_min || min_ns < dst->min_ns)
 		dst->min_ns = min_ns;
 	dst->has_min = true;
 }
 
-void totals_add(struct sh_totals *dst, const struct sh_totals *src)
+void totals_add(struct totals *dst, const struct totals *src)
 {
 	int i;
 
@@ -70,7 +70,7 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 	totals_add_meta(dst, src);
 }
 
-void totals_add_meta(struct sh_totals *dst, const struct sh_totals *src)
+void totals_add_meta(struct totals *dst, const struct totals *src)
 {
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
@@ -102,7 +102,7 @@ static __u64 quantile_rank(double q, __u64 total)
  * The estimate of rank @rank of @total waits, which falls in bucket @i
  * after the @seen waits of the buckets below it.
  */
-static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, int i, __u64 seen)
+static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int i, __u64 seen)
 {
 	__u64 lo, hi, r;
 	double est, frac;
@@ -122,8 +122,8 @@ static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, i
 	/*
 	 * Every wait in this one bucket: its exact mean is known too (the
 	 * sum), so the bucket's middle rank goes to the mean, not to the
-	 * middle of [lo, hi]: one long outlier then no longer drags p50 half
-	 * way to itself (lo to the mean, then the mean to hi, linearly)
+	 * middle of [lo, hi]: so one long outlier does not drag p50 half way
+	 * to itself (lo to the mean, then the mean to hi, linearly)
 	 */
 	if (t->buckets[i] == total && t->count == total) {
 		double mean = (double)t->sum_ns / (double)total;
@@ -146,12 +146,12 @@ static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, i
 	return r;
 }
 
-void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *out)
+void totals_quantiles(const struct totals *t, const double *q, int n, __u64 *out)
 {
 	__u64 total, seen = 0, rank, acc[4] = { 0, 0, 0, 0 };
 	int i, k;
 
-	/* four sums side by side: one add after another was a chain of 41 */
+	/* four sums side by side: one running sum would be a chain of 41 dependent adds */
 	for (k = 0; k + 4 <= SH_NBUCKETS; k += 4) {
 		acc[0] += t->buckets[k];
 		acc[1] += t->buckets[k + 1];
@@ -183,7 +183,7 @@ void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *
 	}
 }
 
-__u64 totals_quantile(const struct sh_totals *t, double q)
+__u64 totals_quantile(const struct totals *t, double q)
 {
 	__u64 r;
 

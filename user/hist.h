@@ -9,7 +9,7 @@
 #include "schedhist.h"
 
 /* A histogram summed over CPUs, for one interval or since start. */
-struct sh_totals {
+struct totals {
 	/*
 	 * The totals first, in one 64-byte line but @has_min, the buckets
 	 * last: a pass that reads only the totals touches one line
@@ -43,15 +43,15 @@ __u64 bucket_hi(int i);
 int bucket_of(__u64 ns);
 
 /* @dst += @src, taking the larger max (and who had it). */
-void totals_add(struct sh_totals *dst, const struct sh_totals *src);
+void totals_add(struct totals *dst, const struct totals *src);
 /* The same for everything but the buckets (count, sum, max, min). */
-void totals_add_meta(struct sh_totals *dst, const struct sh_totals *src);
+void totals_add_meta(struct totals *dst, const struct totals *src);
 /* @dst = the larger max of @dst and (@max_ns, who). */
-void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
+void totals_merge_max(struct totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm);
 
 /* @dst = the smaller min of @dst and @min_ns. */
-void totals_merge_min(struct sh_totals *dst, __u64 min_ns);
+void totals_merge_min(struct totals *dst, __u64 min_ns);
 
 /*
  * Estimated @q quantile (0 < q <= 1) in ns: the bucket holding rank
@@ -62,12 +62,12 @@ void totals_merge_min(struct sh_totals *dst, __u64 min_ns);
  * below min_ns when that is known (has_min); monotone in @q. 0 for an
  * empty histogram.
  */
-__u64 totals_quantile(const struct sh_totals *t, double q);
+__u64 totals_quantile(const struct totals *t, double q);
 
 /*
  * The same for @n quantiles @q, in increasing order, into @out: one pass
  * over the buckets for all of them.
  */
-void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *out);
+void totals_quantiles(const struct totals *t, const double *q, int n, __u64 *out);
 
 #endif /* SH_HIST_H */

@@ -14,7 +14,6 @@
 #include <stddef.h>
 
 #include "schedhist.h"
-#include "loader.h"
 #include "kmem.h"
 
 #define KMEM_PAGE 4096ULL

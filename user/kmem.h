@@ -13,6 +13,22 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+/* --culprits: culprit map entries per key map entry (see user/culprits.c). */
+#define SH_CULPRITS_PER_KEY 8
+/* --causes: groups whose run time each CPU keeps (bpf/cause.bpf.h cause_self) */
+#define SH_CAUSE_GROUPS 8192
+/*
+ * Slots of the slot array (see schedhist.h "Keys"): --max-keys, but at
+ * most SH_SLOT_BYTES of per-CPU histograms over all possible CPUs (an
+ * array is allocated whole: 6 MiB is 10768 slots of one metric on 2
+ * CPUs, the default --max-keys, and 336 on 64: the cap in whole
+ * SH_SLOT_ALIGN); the key map takes the keys beyond. The kernel frees
+ * the slots of gone keys itself during a storm of short-lived tasks.
+ */
+#define SH_SLOT_BYTES (6U << 20)
+/* Slot array entries per CPU: nr_slots rounded up to this, so no CPU's block shares a cache line. */
+#define SH_SLOT_ALIGN 8U
+
 /* The maps of bpf/schedhist.bpf.c, in the order printed. */
 enum kmem_map {
 	KMEM_TASKS,		/* array: the task table */
@@ -65,7 +81,7 @@ struct kmem_plan {
 /* Map names as bpftool shows them (the first 15 characters of the BPF names). */
 extern const char *const kmem_map_names[KMEM_NR];
 
-/* Size every map for @c into *@p (slots as loader.h says). */
+/* Size every map for @c into *@p (slots as SH_SLOT_BYTES says). */
 void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p);
 
 /*

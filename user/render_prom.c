@@ -128,7 +128,7 @@ static char *key_labels(const char *key, int key_type)
 
 /* One histogram series: its labels are escaped once, not once per line. */
 static int put_series(FILE *f, const char *labels, const char *key, int key_type,
-		      const struct sh_totals *t, char le[SH_NBUCKETS][32])
+		      const struct totals *t, char le[SH_NBUCKETS][32])
 {
 	char *esc = key_labels(key, key_type), sum[32];
 	__u64 cum = 0;
@@ -238,7 +238,7 @@ struct cause_put {
 	const struct prom_view *v;
 };
 
-static int put_cause_series(void *ctx, const char *key, const struct sh_cause_split *c)
+static int put_cause_series(void *ctx, const char *key, const struct cause_sums *c)
 {
 	struct cause_put *p = ctx;
 	char *esc = key_labels(key, p->v->key_type);

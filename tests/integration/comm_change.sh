@@ -12,8 +12,7 @@
 # new name and all its waits.
 # Each of the 2 x 60 sleeps ends with a switch-in under the name taken
 # before it. But the kernel counts a few arrivals (pcount) that no
-# sched_switch event shows, a sleep's too (found by this test on 6.18,
-# with CPU hogs): the runq report counts each as "merged" (see
+# sched_switch event shows, a sleep's too (with CPU hogs running): the runq report counts each as "merged" (see
 # runq_oracle), so every lower bound here allows the run's merged total.
 . "$(dirname "$0")/../lib.sh"
 need_root

@@ -20,8 +20,7 @@
 # a program cannot reach); all see the same sched_switch events.
 #  - sched_info (both): sum_ns == run_delay exactly, by construction. The
 #    count equals pcount but for switch-ins the kernel accounted that no
-#    sched_switch event showed (found by this test on 6.18, around
-#    migrations): the kernel side detects each (pcount ran ahead) and
+#    sched_switch event showed (they come around migrations): the kernel side detects each (pcount ran ahead) and
 #    counts it as "merged", its wait being part of the next one recorded.
 #    So per thread count <= pcount, and over the threads
 #    sum(pcount - count) <= merged. One case escapes: when a thread's last

@@ -155,7 +155,7 @@ static void test_split_adds_up(void)
 	}
 }
 
-static void ingest(struct sh_causetab *t, __u64 id, __u64 self0, __u64 self1, __u64 count)
+static void ingest(struct cause_table *t, __u64 id, __u64 self0, __u64 self1, __u64 count)
 {
 	struct sh_key k = { .id = id };
 	struct sh_causes v[2] = {};
@@ -168,7 +168,7 @@ static void ingest(struct sh_causetab *t, __u64 id, __u64 self0, __u64 self1, __
 }
 
 /* a report of groups with keys @ids (the first @shown shown, the rest folded) */
-static void fake_report(struct sh_report *r, struct sh_group *g, const __u64 *ids, size_t n,
+static void fake_report(struct report *r, struct report_group *g, const __u64 *ids, size_t n,
 			size_t shown)
 {
 	size_t i;
@@ -189,9 +189,9 @@ static void fake_report(struct sh_report *r, struct sh_group *g, const __u64 *id
 /* per CPU summed; an interval's deltas over several readings; since start; [rest] */
 static void test_table(void)
 {
-	struct sh_causetab t, c;
-	struct sh_report r;
-	struct sh_group g[3];
+	struct cause_table t, c;
+	struct report r;
+	struct report_group g[3];
 	const __u64 ids[3] = { 7, 8, 9 };
 
 	CHECK(!causes_init(&t));
@@ -250,8 +250,8 @@ static void test_table(void)
 /* the JSON of a group with causes: the schema accepts it */
 static void test_json(void)
 {
-	struct sh_report r;
-	struct sh_group g[1];
+	struct report r;
+	struct report_group g[1];
 	const __u64 ids[1] = { 7 };
 	struct outbuf b = {};
 	char path[] = "/tmp/sh-causes-XXXXXX", cmd[256];
@@ -288,8 +288,8 @@ static void test_json(void)
 static void test_prom(void)
 {
 	struct prom_view v;
-	struct sh_report iv, since;
-	struct sh_group g[1], gs[1];
+	struct report iv, since;
+	struct report_group g[1], gs[1];
 	const __u64 ids[1] = { 7 };
 	char *text = NULL;
 	size_t len = 0;

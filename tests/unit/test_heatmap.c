@@ -32,7 +32,7 @@
 
 
 /* heatmap_init() with the heatmap spec of @o: as main builds it. */
-static int hm_init(struct sh_heatmap *hm, const struct options *o, char *err, size_t errlen)
+static int hm_init(struct heatmap *hm, const struct options *o, char *err, size_t errlen)
 {
 	struct heatmap_spec sp = heatmap_spec_of(o);
 
@@ -53,7 +53,7 @@ static void opts(struct options *o, const char *const *args)
 
 #define OPTS(o, ...) opts((o), (const char *const[]){ __VA_ARGS__, NULL })
 
-static char *svg_of(const struct sh_heatmap *hm, size_t *len)
+static char *svg_of(const struct heatmap *hm, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -76,8 +76,8 @@ static size_t count(const char *s, const char *what)
 static void test_bounded(void)
 {
 	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], err[512];
-	struct sh_report r = {};
-	struct sh_heatmap hm;
+	struct report r = {};
+	struct heatmap hm;
 	struct options o;
 	struct stat st;
 	size_t len;
@@ -134,9 +134,9 @@ static int xml_ok(const char *svg, size_t len)
 static void test_key_escaped(void)
 {
 	char err[512];
-	struct sh_group g[2] = {};
-	struct sh_report r = {};
-	struct sh_heatmap hm;
+	struct report_group g[2] = {};
+	struct report r = {};
+	struct heatmap hm;
 	struct options o;
 	size_t len;
 	char *svg;
@@ -193,8 +193,8 @@ static bool has_label(const char *svg, const char *label)
 /* Rows in human units with both edges of their bucket, taken from hist.h. */
 static void test_labels(void)
 {
-	struct sh_report r = {};
-	struct sh_heatmap hm;
+	struct report r = {};
+	struct heatmap hm;
 	struct options o;
 	char err[512], want[96];
 	size_t len;
@@ -247,8 +247,8 @@ static double line_y(const char *svg, const char *cls)
  */
 static void test_lines(void)
 {
-	struct sh_report r = {};
-	struct sh_heatmap hm;
+	struct report r = {};
+	struct heatmap hm;
 	struct options o;
 	char err[512];
 	size_t len;
@@ -322,14 +322,14 @@ static double lightness(const char *hex)
 /*
  * The picture reads: the legend's steps (log scale, 1 to 2849 here) are
  * at least 12 apart in lightness, the lowest (a count of 1) at least 6
- * from an empty cell's grey (with the earlier ramp: 10 and 2.6, the steps
- * 390 and 2849 alike, 1 like empty); a percentile line lies in its row,
+ * from an empty cell's grey (below those, the steps 390 and 2849 look
+ * alike, and 1 like empty); a percentile line lies in its row,
  * over a white halo that keeps it visible on the darkest cells.
  */
 static void test_readable(void)
 {
-	struct sh_report r = {};
-	struct sh_heatmap hm;
+	struct report r = {};
+	struct heatmap hm;
 	struct options o;
 	char err[512], fill[8][8];
 	int n, i;
@@ -342,7 +342,7 @@ static void test_readable(void)
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	r.when.tv_sec = 1700000000;
 	r.span_s = 1;
-	r.all.buckets[12] = 2849;	/* the counts of the picture: 1 and 2849 */
+	r.all.buckets[12] = 2849;	/* a picture's counts: 1 and 2849 */
 	r.all.buckets[13] = 1;
 	CHECK(!heatmap_add(&hm, &r));
 	svg = svg_of(&hm, &len);
@@ -374,9 +374,9 @@ static void test_readable(void)
 /* A key in no report: warned once (hm.warned), and the picture says so. */
 static void test_missing_key(void)
 {
-	struct sh_group g = {};
-	struct sh_report r = {};
-	struct sh_heatmap hm;
+	struct report_group g = {};
+	struct report r = {};
+	struct heatmap hm;
 	struct options o;
 	char err[512];
 	size_t len;
@@ -410,9 +410,9 @@ static void test_missing_key(void)
 static int write_worst(const char *dir, int n, double step)
 {
 	char path[4096], err[512], key[200];
-	struct sh_group g = {};
-	struct sh_report r = {};
-	struct sh_heatmap hm;
+	struct report_group g = {};
+	struct report r = {};
+	struct heatmap hm;
 	struct options o;
 	int i, b;
 

@@ -38,7 +38,7 @@ static __u64 rnd_below(__u64 n)
 }
 
 /* A histogram of @n waits in bucket @b. */
-static void one_bucket(struct sh_totals *t, int b, __u64 n, __u64 max_ns)
+static void one_bucket(struct totals *t, int b, __u64 n, __u64 max_ns)
 {
 	memset(t, 0, sizeof(*t));
 	t->buckets[b] = n;
@@ -171,7 +171,7 @@ static void test_bucket_of(void)
 
 static void test_quantile_empty(void)
 {
-	struct sh_totals t = {};
+	struct totals t = {};
 
 	CHECK_EQ_U64(totals_quantile(&t, 0.5), 0);
 	CHECK_EQ_U64(totals_quantile(&t, 0.99), 0);
@@ -184,7 +184,7 @@ static void test_quantile_empty(void)
 /* 100 waits in (0.5 s, 1 s], max unknown: linear between the edges, as Prometheus. */
 static void test_quantile_one_bucket(void)
 {
-	struct sh_totals t;
+	struct totals t;
 
 	one_bucket(&t, 20, 100, 0);
 	/* rank ceil(q * 100), est = 0.5 s + 0.5 s * rank / 100 */
@@ -208,7 +208,7 @@ static void test_quantile_one_bucket(void)
 /* A known max inside the bucket is the bucket's real upper end. */
 static void test_quantile_max_inside(void)
 {
-	struct sh_totals t;
+	struct totals t;
 
 	one_bucket(&t, 20, 100, 700000000);
 	/* est = 0.5 s + 0.2 s * rank / 100 */
@@ -230,7 +230,7 @@ static void test_quantile_max_inside(void)
 /* A max below the bucket of the rank (stale CPUs): clamped to the max. */
 static void test_quantile_max_clamp(void)
 {
-	struct sh_totals t;
+	struct totals t;
 
 	one_bucket(&t, 22, 100, 1500000000);
 	CHECK_EQ_U64(totals_quantile(&t, 0.01), 1500000000);
@@ -245,7 +245,7 @@ static void test_quantile_max_clamp(void)
 
 static void test_quantile_two_buckets(void)
 {
-	struct sh_totals t = {};
+	struct totals t = {};
 
 	/* 60 waits in (0.5 s, 1 s], 40 in (2 s, 4 s] */
 	t.buckets[20] = 60;
@@ -269,7 +269,7 @@ static void test_quantile_two_buckets(void)
 /* The last bucket, above 2^19 s, and long waits. */
 static void test_quantile_last_bucket(void)
 {
-	struct sh_totals t;
+	struct totals t;
 	__u64 lo = NS << 19;
 
 	/* 600 s is in (512 s, 1024 s]: the max ends it */
@@ -302,7 +302,7 @@ static void test_quantile_last_bucket(void)
 /* Bucket 0 holds waits up to 953 ns: every estimate is in [0, 953]. */
 static void test_quantile_bucket0(void)
 {
-	struct sh_totals t;
+	struct totals t;
 	double q;
 	int bad = 0;
 
@@ -318,7 +318,7 @@ static void test_quantile_bucket0(void)
 }
 
 /* A random max: unknown, inside the top bucket, or anywhere. */
-static __u64 random_max(const struct sh_totals *t, int top)
+static __u64 random_max(const struct totals *t, int top)
 {
 	(void)t;
 	switch (rnd_below(4)) {
@@ -337,7 +337,7 @@ static __u64 random_max(const struct sh_totals *t, int top)
 /* Random histograms: monotone in q, never above a known max. */
 static void test_quantile_random(void)
 {
-	struct sh_totals t;
+	struct totals t;
 	int n, i, top, bad_mono = 0, bad_max = 0, bad_end = 0;
 
 	for (n = 0; n < 400; n++) {
@@ -393,7 +393,7 @@ static const char *comm16(const char *s)
 
 static void test_merge_max(void)
 {
-	struct sh_totals t = {};
+	struct totals t = {};
 	char long_comm[SH_COMM_LEN];
 
 	totals_merge_max(&t, 500, 11, 10, 1, comm16("first"));
@@ -431,7 +431,7 @@ static void test_merge_max(void)
 
 static void test_totals_add(void)
 {
-	struct sh_totals a = {}, b = {}, empty = {};
+	struct totals a = {}, b = {}, empty = {};
 	int i;
 
 	a.buckets[3] = 2;

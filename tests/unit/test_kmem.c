@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "schedhist.h"
-#include "loader.h"
 #include "kmem.h"
 #include "check.h"
 

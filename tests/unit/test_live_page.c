@@ -30,10 +30,10 @@ static void test_page(void)
 {
 	char *argv[] = { "schedhist", "-M", "runq", "-k", "comm", "-i", "1.5", "--listen", "9999",
 			 NULL };
-	struct sh_group g[LIVE_PAGE_ROWS + 5] = {};
+	struct report_group g[LIVE_PAGE_ROWS + 5] = {};
 	char names[LIVE_PAGE_ROWS + 5][16];
-	struct sh_report r = {};
-	struct sh_live_page lp;
+	struct report r = {};
+	struct live_page lp;
 	struct live_page_spec sp;
 	struct options o;
 	size_t len, jlen, i;
@@ -101,9 +101,9 @@ static void test_page(void)
 static void test_json_cells(void)
 {
 	char *argv[] = { "schedhist", "-k", "comm", "--listen", "9999", NULL };
-	struct sh_group g = {};
-	struct sh_report r = {};
-	struct sh_live_page lp;
+	struct report_group g = {};
+	struct report r = {};
+	struct live_page lp;
 	struct live_page_spec sp;
 	struct options o;
 	size_t len;
@@ -141,10 +141,10 @@ static void test_summary_columns(void)
 {
 	char *argv[] = { "schedhist", "-M", "runq", "-k", "cgroup", "--culprits", "--listen",
 			 "9999", NULL };
-	struct sh_culprit_list l = { .n = 1 };
-	struct sh_group g = {};
-	struct sh_report r = {};
-	struct sh_live_page lp;
+	struct culprit_list l = { .n = 1 };
+	struct report_group g = {};
+	struct report r = {};
+	struct live_page lp;
 	struct live_page_spec sp;
 	struct options o;
 	size_t len;
@@ -161,7 +161,7 @@ static void test_summary_columns(void)
 	g.pct.p999 = 2500000;
 	g.cgs.has_some = true;
 	g.cgs.pressure_some_ns = 250000000;
-	l.c[0] = (struct sh_culprit){ .name = "/batch", .count = 10, .sum_ns = 4000 };
+	l.c[0] = (struct culprit){ .name = "/batch", .count = 10, .sum_ns = 4000 };
 	g.culprits = &l;
 	r.groups = &g;
 	r.ngroups = r.nall = 1;
