@@ -6,9 +6,10 @@
  * tests/integration/kmem_bpftool.sh compares with it.
  *
  *   kmem [-M NMETRICS] [-k keyed|none|cpu] [-n MAX_KEYS] [-t TASK_TABLE]
- *        [-C] [-S] [-X] [-b BUDGET_MIB] CPUS...
+ *        [-C] [-T] [-S] [-X] [-b BUDGET_MIB] CPUS...
  *
- * -C --culprits, -S --stacks, -X --causes; -b fits the key capacity into the budget
+ * -C --culprits, -T --culprits --culprit-mode time, -S --stacks, -X --causes;
+ * -b fits the key capacity into the budget
  * as the loader does (without it, -n as given). One line per map and
  * CPU count: "cpus map max_entries bytes entry_bytes", then "cpus total
  * keys bytes".
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
 	struct kmem_plan p;
 	int opt, i, k;
 
-	while ((opt = getopt(argc, argv, "M:k:n:t:CSXb:")) != -1) {
+	while ((opt = getopt(argc, argv, "M:k:n:t:CTSXb:")) != -1) {
 		switch (opt) {
 		case 'M': c.nmetrics = (int)num(optarg, "-M"); break;
 		case 'k':
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 		case 'n': c.max_keys = (unsigned)num(optarg, "-n"); break;
 		case 't': c.task_entries = (unsigned)num(optarg, "-t"); break;
 		case 'C': c.culprits = true; break;
+		case 'T': c.culprits = c.culprit_time = true; break;
 		case 'S': c.stacks = true; break;
 		case 'X': c.causes = true; break;
 		case 'b': budget = (unsigned long long)num(optarg, "-b") << 20; break;

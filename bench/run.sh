@@ -14,10 +14,11 @@
 # Arms: none (nothing attached), floor (bench/floor.bpf.c: empty programs
 # on sched_switch and sched_wakeup), clock (programs there that only read
 # bpf_ktime_get_ns(): the floor plus the one clock read per event every
-# latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD[:FLAG]] (-M
-# METRICS -k KEY --method METHOD --FLAG): runq with every key, offcpu, the
+# latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD[:FLAG[+FLAG]]]
+# (-M METRICS -k KEY --method METHOD --FLAG...): runq with every key, offcpu, the
 # three metrics at once, runq by the wakeup-hook fallback, runq with
-# --culprits (comm, cgroup: next to the same arm without it), with
+# --culprits (comm, cgroup: next to the same arm without it; comm with
+# --culprit-mode time, next to the default mode), with
 # --causes (comm, cgroup: likewise; its wakeup programs count in its cost)
 # and with --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
 # every switch) and offcputime (libbpf-tools, its job), side by side, with
@@ -97,6 +98,8 @@ ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup:clock=ktime"
 # --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
+# issue 29: culprits by time (every switch writes its CPU's run ring)
+ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits+culprit-mode=time"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
 # issue 29: --causes next to the same arm without it
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:causes sh:runq:cgroup:auto:causes"
@@ -119,6 +122,7 @@ PAIRS="sh:runq:none,sh:runq:comm sh:runq:none,sh:runq:tid sh:runq:none,sh:runq:c
 PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:causes sh:runq:cgroup,sh:runq:cgroup:auto:causes"
+PAIRS="$PAIRS sh:runq:comm:auto:culprits,sh:runq:comm:auto:culprits+culprit-mode=time"
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
 # the poller's measurements, KEYS:OUTPUT; --poller runs only these
@@ -323,8 +327,9 @@ start_arm() {
 		IFS=: read -r _ m k meth flag <<<"$arm"
 		m=${m//+/,}	# "+" in arm names: the CSV is comma-separated
 		shift
-		# shellcheck disable=SC2068
-		"$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" ${flag:+--$flag} $@ \
+		# FLAG+FLAG: one --FLAG each (word splitting makes them two words)
+		# shellcheck disable=SC2068,SC2086
+		"$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" ${flag:+--${flag//+/ --}} $@ \
 			>/dev/null 2>"$TMP/arm.err" &
 		# "Tracing" comes once every program is attached
 		ready='^Tracing' want=1 ;;

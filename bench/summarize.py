@@ -420,6 +420,10 @@ for k in ("comm", "cgroup"):
                        per_switch(f"sh:runq:{k}")))
     target(f"runq/{k} --culprits per switch − runq/{k}", d, "≤ 30 ns", "{:.0f} ns",
            d is not None and d <= 30)
+# issue 29: --culprit-mode time against the default mode (a figure: no target yet)
+d = med(per_repeat(lambda x, b: x - b, per_switch("sh:runq:comm:auto:culprits+culprit-mode=time"),
+                   per_switch("sh:runq:comm:auto:culprits")))
+figure("runq/comm --culprits --culprit-mode time per switch − --culprits", d, "{:.0f} ns")
 v = med(per_switch("sh:runq:none:wakeup"))
 target("runq/none --method wakeup per switch", v, "≤ 239 ns", "{:.0f} ns",
        v is not None and v <= 239)

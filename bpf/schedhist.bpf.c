@@ -49,6 +49,7 @@
  *   task_key.bpf.h    the -p/-c filter and each task's key
  *   keys.bpf.h        key slots, key directory, free slots, the key map
  *   culprits.bpf.h    --culprits: the per-CPU pair cache
+ *   culprit_time.bpf.h  --culprit-mode time: each CPU's ring of its last runs
  *   maxstack.bpf.h    the epoch max and --stacks
  *   reclaim.bpf.h     gone keys: marked for the poller or folded here
  *   cause.bpf.h       --causes: each runq wait split by what the CPU did
@@ -66,6 +67,7 @@
 #include "task_key.bpf.h"
 #include "keys.bpf.h"
 #include "culprits.bpf.h"
+#include "culprit_time.bpf.h"
 #include "maxstack.bpf.h"
 #include "reclaim.bpf.h"
 #include "cause.bpf.h"
@@ -123,8 +125,12 @@ int BPF_PROG(name, bool preempt, struct task_struct *prev, struct task_struct *n
 	return on_switch(prev, next, prev_state, &cf);					\
 }
 
-/* (no --causes: only its own variants have its code) */
-SWITCH_PROG(schedhist_switch, metrics & ~SH_SWITCH_CAUSES, method == SH_METHOD_SCHED_INFO)
+/*
+ * (no --causes: only its own variants have its code; settings' metrics
+ * are the metric bits alone, the mask says so here too)
+ */
+SWITCH_PROG(schedhist_switch, (metrics & ~SH_SWITCH_CAUSES) | SH_SWITCH_ANY,
+	    method == SH_METHOD_SCHED_INFO)
 #define SWITCH_VARIANT(suffix, bits) \
 	SWITCH_PROG(schedhist_switch_##suffix, bits, !((bits) & SH_SWITCH_WAKEUP))
 SH_SWITCH_VARIANTS(SWITCH_VARIANT)
@@ -242,6 +248,9 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 			cause_begin(prev, prev->se.cfs_rq->rq, bpf_get_smp_processor_id(), now,
 				    now);
 	}
+	/* --culprit-mode time: every task's run, traced or not, ends in the ring */
+	if (cfg_culprit_time(cf))
+		run_ring_note(prev, now);
 	/* switch-out times: offcpu and blocked, and runq by wakeup stamps */
 	if (cf->schedinfo && (prev_state & TASK_DEAD))
 		task_entry_free(prev);	/* its last switch */
@@ -435,7 +444,9 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 	if (has(cf, SH_METRIC_RUNQ)) {
 		if (!w->rq_err && h) {
 			record(cf, x, h + idx(cf, SH_METRIC_RUNQ), SH_METRIC_RUNQ, w->rq);
-			if (cfg_culprits(cf))
+			if (cfg_culprit_time(cf))
+				blame_time(pc, &x->key, w->rq);
+			else if (cfg_culprits(cf))
 				blame(pc, &x->key, x->prev, w->rq);
 			if (cfg_causes(cf))
 				record_causes(cf, x, w->rq);

@@ -70,11 +70,17 @@ enum sh_metric {
 #define SH_SWITCH_PLAIN (1U << 8)
 /* ... and runq by the wakeup method (plain and not), for the fallback */
 #define SH_SWITCH_WAKEUP (1U << 9)
+/* ... and runq with --culprits --culprit-mode time (the others have none of its code) */
+#define SH_SWITCH_CULPRIT_TIME (1U << 10)
+/* the program for any configuration (it tests the settings at run time) */
+#define SH_SWITCH_ANY (1U << 11)
 /*
  * ... and --causes, for every metric set with runq (sched_info method):
- * only these have its code, so the programs without it stay as they are
+ * only these have its code, so the programs without it stay as they are;
+ * they test --culprits and --culprit-mode at run time (so --causes goes
+ * with either mode)
  */
-#define SH_SWITCH_CAUSES (1U << 10)
+#define SH_SWITCH_CAUSES (1U << 12)
 
 /*
  * The sched_switch programs compiled for one configuration each, as
@@ -91,6 +97,7 @@ enum sh_metric {
 	X(all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN)				\
 	X(runq_wakeup, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP)			\
 	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)	\
+	X(runq_culprit_time, SH_SWITCH_RUNQ | SH_SWITCH_CULPRIT_TIME)			\
 	X(runq_causes, SH_SWITCH_RUNQ | SH_SWITCH_CAUSES)				\
 	X(offcpu_runq_causes, SH_SWITCH_OFFCPU | SH_SWITCH_RUNQ | SH_SWITCH_CAUSES)	\
 	X(runq_blocked_causes, SH_SWITCH_RUNQ | (1U << SH_METRIC_BLOCKED) | SH_SWITCH_CAUSES) \
@@ -289,6 +296,42 @@ struct sh_culprit_key {
 
 /* Culprit id of the idle task: the CPU was idle when the wait ended. */
 #define SH_IDLE_ID (~0ULL - 2)
+
+/*
+ * --culprit-mode time: culprit id of the part of a wait that the CPU's
+ * run ring (struct sh_run_ring) no longer holds, or never saw (its runs
+ * before the program attached): counted, never given to a task.
+ */
+#define SH_UNATTRIBUTED_ID (~0ULL - 4)
+
+/* How --culprits blames a run-queue wait (--culprit-mode). */
+enum sh_culprit_mode {
+	/* the whole wait, on the task the switch that ends it switches out */
+	SH_CULPRIT_SWITCH = 0,
+	/* each task that ran on the CPU during the wait, for the time it ran */
+	SH_CULPRIT_TIME = 1,
+};
+
+/* --culprit-mode time: one run of a task on a CPU, [start, end) on its run queue's clock. */
+struct sh_run {
+	__u64 start, end;
+	struct sh_key key;		/* the task's key, SH_IDLE_ID for the idle task */
+	char comm[SH_COMM_LEN];		/* pid/tid keys: the task's name */
+};
+
+/* Runs each CPU keeps (a power of two): a wait is blamed on up to this many. */
+#define SH_RUN_RING 512
+
+/*
+ * --culprit-mode time: a CPU's last SH_RUN_RING runs, written at each of
+ * its switches (the run of the task switched out); @head counts the runs
+ * written, runs[(head - 1) % SH_RUN_RING] is the latest.
+ */
+struct sh_run_ring {
+	__u64 cur_start;		/* start of the run in progress, 0 before the first switch */
+	__u64 head;
+	struct sh_run runs[SH_RUN_RING];
+};
 
 /* Value of the culprit map, per CPU; cumulative, 64-bit: never wraps. */
 struct sh_culprit_val {

@@ -168,8 +168,8 @@ void causes_prune(struct cause_table *t, int fd, struct snapshot *s)
 	}
 }
 
-int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool causes,
-		bool cumulative, int ncpus, int culprit_fd, int stack_fd, int cause_fd)
+int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
+		bool causes, bool cumulative, int ncpus, int culprit_fd, int stack_fd, int cause_fd)
 {
 	int i;
 
@@ -192,9 +192,10 @@ int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool 
 		pr_warn("out of memory\n");
 		return -1;
 	}
+	x->cul.mode = culprit_mode;
 	if (x->stacks) {
 		for (i = 0; i < SH_METRIC_NR; i++)
-			if (stacks_init(&x->st[i], ncpus)) {
+			if (stacks_init(&x->st[i], ncpus) || stacks_init(&x->xst[i], ncpus)) {
 				pr_warn("out of memory\n");
 				return -1;
 			}
@@ -245,6 +246,11 @@ int extras_attach(struct extras *x, struct report *reps, int n, struct cgroups *
 	return 0;
 }
 
+int extras_stacks(struct extras *x, int i, struct report *r)
+{
+	return x->stacks ? stacks_attach_map(&x->xst[i], x->stack_fd, &x->ksyms, r) : 0;
+}
+
 void extras_done(struct extras *x, struct snapshot *snaps, int n)
 {
 	int i;
@@ -264,8 +270,10 @@ void extras_free(struct extras *x)
 
 	if (x->culprits)
 		culprits_free(&x->cul);
-	for (i = 0; i < SH_METRIC_NR; i++)
+	for (i = 0; i < SH_METRIC_NR; i++) {
 		stacks_free(&x->st[i]);
+		stacks_free(&x->xst[i]);
+	}
 	ksyms_free(&x->ksyms);
 	cgstats_free(&x->cgs);
 	if (x->causes)

@@ -43,9 +43,9 @@ const char *const kmem_map_names[KMEM_NR] = {
 	[KMEM_SLOTS] = "slots", [KMEM_SLOT_KEYS] = "slot_keys",
 	[KMEM_FREE_SLOTS] = "free_slots", [KMEM_KEYDIR] = "keydir", [KMEM_HISTS] = "hists",
 	[KMEM_CULPRITS] = "culprit_map", [KMEM_STACKS] = "stack_map",
-	[KMEM_STACK_ZERO] = "stack_zero", [KMEM_CAUSES] = "cause_map",
-	[KMEM_CAUSE_CPUS] = "cause_cpus", [KMEM_CAUSE_SELF] = "cause_self",
-	[KMEM_GLOBALS] = "globals",
+	[KMEM_STACK_ZERO] = "stack_zero", [KMEM_RUN_RING] = "run_ring",
+	[KMEM_CAUSES] = "cause_map", [KMEM_CAUSE_CPUS] = "cause_cpus",
+	[KMEM_CAUSE_SELF] = "cause_self", [KMEM_GLOBALS] = "globals",
 };
 
 static __u64 round8(__u64 n)
@@ -109,6 +109,7 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->slot_stride = (p->nr_slots + SH_SLOT_ALIGN - 1) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
 	n[KMEM_TASKS] = c->task_entries;
 	n[KMEM_PCPU] = n[KMEM_NEWVAL] = n[KMEM_STACK_ZERO] = 1;
+	n[KMEM_RUN_RING] = c->culprits && c->culprit_time ? (__u32)c->ncpus : 1;
 	n[KMEM_SLOTS] = p->nr_slots ? p->slot_stride * c->ncpus : 1;
 	n[KMEM_SLOT_KEYS] = n[KMEM_FREE_SLOTS] = p->nr_slots ? p->nr_slots : 1;
 	n[KMEM_KEYDIR] = p->nr_slots ? keys + 2 : 1;
@@ -137,6 +138,8 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->bytes[KMEM_STACKS] = hash_bytes(n[KMEM_STACKS], sizeof(struct sh_key),
 					   sizeof(struct sh_stacks), c->ncpus, true);
 	p->bytes[KMEM_STACK_ZERO] = array_bytes(1, sizeof(struct sh_stacks), c->ncpus, true, false);
+	p->bytes[KMEM_RUN_RING] = array_bytes(n[KMEM_RUN_RING], sizeof(struct sh_run_ring),
+					      c->ncpus, false, false);
 	p->bytes[KMEM_CAUSES] = hash_bytes(n[KMEM_CAUSES], sizeof(struct sh_key),
 					   sizeof(struct sh_causes), c->ncpus, true);
 	p->bytes[KMEM_CAUSE_CPUS] = array_bytes(1, KMEM_CAUSE_CPU, c->ncpus, true, false);

@@ -42,6 +42,7 @@ enum kmem_map {
 	KMEM_CULPRITS,		/* per-CPU hash: --culprits pairs */
 	KMEM_STACKS,		/* per-CPU hash: --stacks */
 	KMEM_STACK_ZERO,	/* per-CPU array: a new stack entry's value */
+	KMEM_RUN_RING,		/* array, an entry per CPU: --culprit-mode time's runs */
 	KMEM_CAUSES,		/* per-CPU hash: --causes, per key */
 	KMEM_CAUSE_CPUS,	/* per-CPU array: --causes, each CPU's counters */
 	KMEM_CAUSE_SELF,	/* LRU per-CPU hash (preallocated): --causes, each group's run time */
@@ -65,6 +66,7 @@ struct kmem_cfg {
 	__u32 max_keys;		/* key capacity (slots and key map), [other] beyond */
 	__u32 task_entries;	/* task table entries */
 	bool culprits, stacks, causes;
+	bool culprit_time;	/* --culprit-mode time: a run ring per CPU */
 };
 
 /* The sizes chosen and what they cost. */

@@ -266,7 +266,11 @@ fail:
  * method where there is one (runq, offcpu and all three by sched_info;
  * runq by the wakeup method), in its plain form when nothing but the
  * metrics is asked for (key none or cpu, no filter, no --culprits, no
- * --stacks), else the one for any settings. Its link slot in *@link.
+ * --stacks, no --causes), runq with --culprit-mode time its own, else the
+ * one for any settings. --causes has a program for each metric set with
+ * runq (sched_info: options and start_probe() refuse the rest), which
+ * tests --culprits and --culprit-mode like the one for any settings: the
+ * one for any has no --causes code. Its link slot in *@link.
  */
 static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 				       const struct loader_spec *sp, struct bpf_link ***link)
@@ -285,7 +289,9 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks && !sp->causes;
 	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0) |
 		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0) |
-		     (sp->causes ? SH_SWITCH_CAUSES : 0);
+		     /* --causes' programs test --culprit-mode at run time */
+		     (sp->causes ? SH_SWITCH_CAUSES :
+		      sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME ? SH_SWITCH_CULPRIT_TIME : 0);
 	size_t i;
 
 	/* every one off; the caller turns on the one it attaches */
@@ -440,6 +446,7 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	skel->rodata->filter_cgid = cg->filter_id;
 	skel->rodata->filter_cglevel = cg->filter_level;
 	skel->rodata->culprits = sp->culprits;
+	skel->rodata->culprit_mode = sp->culprit_mode;
 	skel->rodata->stacks = sp->stacks;
 
 	/*
@@ -516,6 +523,7 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
+				.culprit_time = sp->culprit_mode == SH_CULPRIT_TIME,
 				.stacks = sp->stacks, .causes = sp->causes };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
@@ -573,6 +581,9 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
 		bpf_map__set_max_entries(skel->maps.cause_self, SH_CAUSE_GROUPS);
 	}
+	/* --culprit-mode time: each CPU's ring of its last runs */
+	if (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME)
+		bpf_map__set_max_entries(skel->maps.run_ring, (__u32)l->ncpus);
 	if (sp->stacks)
 		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);

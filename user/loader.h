@@ -66,6 +66,7 @@ struct loader_spec {
 	__u64 max_kernel_mem;	/* the maps' kernel memory at most, bytes */
 	__u32 task_table;	/* task table entries (a power of two), 0 = from pid_max */
 	bool culprits;		/* --culprits: the culprit map (runq waits blamed on prev) */
+	int culprit_mode;	/* --culprit-mode: enum sh_culprit_mode */
 	bool stacks;		/* --stacks: the stack map (the max wait's kernel stack) */
 	bool causes;		/* --causes: the cause map (runq waits split by cause) */
 	struct cgroup_cfg cg; /* hierarchy and -c filter */

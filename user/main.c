@@ -260,8 +260,9 @@ static int setup(struct poller *p)
 				    .keydir_fd = p->l.keydir_fd,
 				    .free_fd = p->l.free_fd, .grace_period = loader_grace_period };
 	/* --stacks reads /proc/kallsyms: before any privilege drop */
-	if (extras_init(&p->xt, o->culprits, o->stacks, o->key_type == SH_KEY_CGROUP, o->causes,
-			o->cumulative, p->l.ncpus, p->l.culprit_fd, p->l.stack_fd, p->l.cause_fd))
+	if (extras_init(&p->xt, o->culprits, o->culprit_mode, o->stacks,
+			o->key_type == SH_KEY_CGROUP, o->causes, o->cumulative, p->l.ncpus,
+			p->l.culprit_fd, p->l.stack_fd, p->l.cause_fd))
 		return SH_EXIT_FAIL;
 	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)
@@ -316,7 +317,7 @@ static int report_tick(struct poller *p, double span_s, int *ret)
 	struct tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
 				.cg = p->use_cg ? &p->cg : NULL,
 				.culprits = p->xt.culprits ? &p->xt.cul : NULL,
-				.causes = p->xt.causes ? &p->xt.ctab : NULL };
+				.causes = p->xt.causes ? &p->xt.ctab : NULL, .extras = &p->xt };
 	int i, end = 0;
 
 	name_cgroups(p);

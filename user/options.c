@@ -72,6 +72,7 @@ enum {
 	OPT_PROFILE_STACKS,
 	OPT_USAGE,
 	OPT_PIDNSS,
+	OPT_CULPRIT_MODE,
 };
 
 /* How an option's value is parsed into its field. */
@@ -133,6 +134,11 @@ static int show_help(struct parse_state *st, const struct opt_def *d, const char
 static int show_usage(struct parse_state *st, const struct opt_def *d, const char *arg);
 static const char *check_count(const struct parse_state *st);
 static const char *check_cgroup_depth(const struct parse_state *st);
+static const char *check_culprit_mode(const struct parse_state *st)
+{
+	return !st->o->culprits ? "--culprit-mode needs --culprits" : NULL;
+}
+
 static const char *check_cgroup_hier(const struct parse_state *st);
 static const char *check_heatmap_key(const struct parse_state *st);
 static const char *check_heatmap_lines(const struct parse_state *st);
@@ -142,6 +148,7 @@ static const char *check_prom_classic(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
 static const char *check_culprits(const struct parse_state *st);
 static const char *check_causes(const struct parse_state *st);
+static const char *check_culprit_mode(const struct parse_state *st);
 static const char *check_task_table(const struct parse_state *st)
 {
 	__u32 n = st->o->task_table;
@@ -241,6 +248,11 @@ static const struct opt_def opt_defs[] = {
 	  "-M runq: per key, waited time split by cause: self, neighbour, kernel, throttled, "
 	  "steal, other",
 	  T_FLAG, FIELD(causes), .check = check_causes },
+	{ "culprit-mode", OPT_CULPRIT_MODE, "MODE",
+	  "with --culprits: switch (default: the whole wait on the task that ran last) or time "
+	  "(each task for the time it ran during the wait)",
+	  T_NAME, FIELD(culprit_mode), .lookup = culprit_mode_lookup,
+	  .err = "unknown --culprit-mode '%s': use switch or time", .check = check_culprit_mode },
 	{ "stacks", OPT_STACKS, NULL,
 	  "the kernel stack the task of each key's longest wait left the CPU with",
 	  T_FLAG, FIELD(stacks) },

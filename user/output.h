@@ -13,6 +13,7 @@
 #include "snapshot.h"
 #include "cgroup.h"
 #include "culprits.h"
+#include "extra_read.h"
 
 /* What one report tick hands every output. */
 struct tick {
@@ -23,6 +24,7 @@ struct tick {
 					 * exporter names the culprits of every key) */
 	struct culprits *culprits;	/* --culprits: this interval's pairs, else NULL */
 	const struct cause_table *causes;	/* --causes: the keys' causes, else NULL */
+	struct extras *extras;	/* the stack map and symbols, for extras_stacks() */
 };
 
 /* What an output's emit() asks of the loop. */

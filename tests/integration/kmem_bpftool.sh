@@ -18,7 +18,10 @@ KMEM=$OUTPUT/bench/kmem
 possible=$(tr ',' '\n' </sys/devices/system/cpu/possible |
 	awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
 
-start_sh km -i 1 -M offcpu,runq -k tid --max-keys 200 --task-table 4096 --culprits --stacks --causes -j -v
+# --culprit-mode time and --causes: every map there is, the run ring (an
+# entry per CPU) and the cause maps too
+start_sh km -i 1 -M offcpu,runq -k tid --max-keys 200 --task-table 4096 --culprits \
+	--culprit-mode time --stacks --causes -j -v
 KM=$SH_PID
 remember_ids
 ids=$SH_IDS
@@ -27,7 +30,7 @@ for m in $(map_ids "$KM"); do
 	bpftool map show id "$m" --json
 	echo
 done >"$TMP/maps.json"
-"$KMEM" -M 2 -k keyed -n 200 -t 4096 -C -S -X "$possible" >"$TMP/kmem.txt" ||
+"$KMEM" -M 2 -k keyed -n 200 -t 4096 -T -S -X "$possible" >"$TMP/kmem.txt" ||
 	fail "bench/kmem failed: $(cat "$TMP/kmem.txt")"
 not_reports "$TMP/maps.json"
 stop_sh "$KM" || fail "schedhist exited with $?"

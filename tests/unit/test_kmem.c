@@ -103,9 +103,25 @@ static void test_monotone(void)
 	}
 }
 
+/* --culprit-mode time: a ring of runs per CPU, none in any other mode. */
+static void test_run_ring(void)
+{
+	struct kmem_cfg c = cfg(64, 1, 1000);
+	struct kmem_plan p, q;
+
+	c.culprits = true;
+	kmem_layout(&c, &p);
+	CHECK_EQ_U64(p.max_entries[KMEM_RUN_RING], 1);
+	c.culprit_time = true;
+	kmem_layout(&c, &q);
+	CHECK_EQ_U64(q.max_entries[KMEM_RUN_RING], 64);
+	CHECK_EQ_U64(q.total - p.total, 63 * sizeof(struct sh_run_ring));
+}
+
 int main(void)
 {
 	TEST(test_formula);
+	TEST(test_run_ring);
 	TEST(test_fit);
 	TEST(test_monotone);
 	return test_summary();
