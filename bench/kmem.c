@@ -6,8 +6,9 @@
  * tests/integration/kmem_bpftool.sh compares with it.
  *
  *   kmem [-M NMETRICS] [-k keyed|none|cpu] [-n MAX_KEYS] [-t TASK_TABLE]
- *        [-C] [-T] [-S] [-X] [-b BUDGET_MIB] CPUS...
+ *        [-c CACHE_ENTRIES] [-C] [-T] [-S] [-X] [-b BUDGET_MIB] CPUS...
  *
+ * -c the cache entries per CPU (SCHEDHIST_CACHE_ENTRIES, 16 by default),
  * -C --culprits, -T --culprits --culprit-mode time, -S --stacks, -X --causes;
  * -b fits the key capacity into the budget
  * as the loader does (without it, -n as given). One line per map and
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "schedhist.h"
 #include "kmem.h"
 
 static unsigned long num(const char *s, const char *what)
@@ -36,12 +38,12 @@ static unsigned long num(const char *s, const char *what)
 int main(int argc, char **argv)
 {
 	struct kmem_cfg c = { .nmetrics = 1, .keyed = true, .max_keys = 10240,
-			      .task_entries = 32768 };
+			      .task_entries = 32768, .cache_entries = SH_CACHE };
 	unsigned long long budget = 0;
 	struct kmem_plan p;
 	int opt, i, k;
 
-	while ((opt = getopt(argc, argv, "M:k:n:t:CTSXb:")) != -1) {
+	while ((opt = getopt(argc, argv, "M:k:n:t:c:CTSXb:")) != -1) {
 		switch (opt) {
 		case 'M': c.nmetrics = (int)num(optarg, "-M"); break;
 		case 'k':
@@ -54,6 +56,7 @@ int main(int argc, char **argv)
 			break;
 		case 'n': c.max_keys = (unsigned)num(optarg, "-n"); break;
 		case 't': c.task_entries = (unsigned)num(optarg, "-t"); break;
+		case 'c': c.cache_entries = (unsigned)num(optarg, "-c"); break;
 		case 'C': c.culprits = true; break;
 		case 'T': c.culprits = c.culprit_time = true; break;
 		case 'S': c.stacks = true; break;
@@ -63,7 +66,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind == argc || c.nmetrics > 3) {
-		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-C] "
+		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-c ENTRIES] [-C] "
 			"[-S] [-X] [-b MIB] CPUS...\n");
 		return 2;
 	}

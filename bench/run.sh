@@ -103,6 +103,10 @@ ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits+culprit-mode=time"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
 # issue 29: --causes next to the same arm without it
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:causes sh:runq:cgroup:auto:causes"
+# every keyed switch a miss of the key store's cache (one entry per CPU,
+# SCHEDHIST_CACHE_ENTRIES=1; the pinned pipe's two tasks take turns on
+# CPU 0's one entry), next to sh:runq:tid, every switch a hit
+ALL_ARMS="$ALL_ARMS sh:runq:tid:auto:allmiss"
 # where --profile's time goes: each stack walk alone, and none
 ALL_ARMS="$ALL_ARMS profile:kernel profile:user profile:none"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
@@ -122,6 +126,7 @@ PAIRS="sh:runq:none,sh:runq:comm sh:runq:none,sh:runq:tid sh:runq:none,sh:runq:c
 PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:causes sh:runq:cgroup,sh:runq:cgroup:auto:causes"
+PAIRS="$PAIRS sh:runq:tid,sh:runq:tid:auto:allmiss"
 PAIRS="$PAIRS sh:runq:comm:auto:culprits,sh:runq:comm:auto:culprits+culprit-mode=time"
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
@@ -327,10 +332,13 @@ start_arm() {
 		IFS=: read -r _ m k meth flag <<<"$arm"
 		m=${m//+/,}	# "+" in arm names: the CSV is comma-separated
 		shift
+		# allmiss: not an option, a cache of one entry per CPU
+		local entries=16
+		[ "$flag" = allmiss ] && entries=1 flag=
 		# FLAG+FLAG: one --FLAG each (word splitting makes them two words)
 		# shellcheck disable=SC2068,SC2086
-		"$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" ${flag:+--${flag//+/ --}} $@ \
-			>/dev/null 2>"$TMP/arm.err" &
+		SCHEDHIST_CACHE_ENTRIES=$entries "$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" \
+			${flag:+--${flag//+/ --}} $@ >/dev/null 2>"$TMP/arm.err" &
 		# "Tracing" comes once every program is attached
 		ready='^Tracing' want=1 ;;
 	profile|profile:*)
@@ -487,6 +495,32 @@ measure_exit() {
 	stop_arm "$ids"
 }
 
+# The key store's cache: hits and misses of -M runq -k tid
+# (default cache) over each of the pipe, messaging and churn workloads,
+# from the final report's kernel_memory object.
+measure_cache() {
+	local r=$1 w i hits misses
+	for w in pipe messaging churn; do
+		"$SCHEDHIST" -M runq -k tid -j >"$TMP/cache.out" 2>"$TMP/arm.err" &
+		ARM_PID=$!
+		for i in $(seq 1 200); do
+			grep -q '^Tracing' "$TMP/arm.err" && break
+			kill -0 "$ARM_PID" 2>/dev/null || die "schedhist (cache) exited: $(cat "$TMP/arm.err")"
+			sleep 0.05
+		done
+		case $w in
+		pipe) workload "$PERF" bench sched pipe -l "$PIPE_LOOPS" ;;
+		messaging) workload "$PERF" bench sched messaging -g "$MSG_GROUPS" -l "$MSG_LOOPS" ;;
+		churn) workload "$CHURN" -t "$EXIT_SECONDS" -m both -c 16 ;;
+		esac || die "workload $w (cache) failed"
+		stop_arm "$(arm_links "$ARM_PID" | awk '{ print $1 }')"
+		read -r hits misses < <(tail -1 "$TMP/cache.out" | python3 -c \
+			'import json,sys; k=json.load(sys.stdin)["kernel_memory"]; print(k["cache_hits"], k["cache_misses"])')
+		row "$r" 0 "cache:$w" cache_hits "$hits"
+		row "$r" 0 "cache:$w" cache_misses "$misses"
+	done
+}
+
 # CPU time of process $1 in ns (all its threads), and in clock ticks.
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/"$1"/stat; }
@@ -587,6 +621,10 @@ for r in $(seq 1 "$REPEATS"); do
 		log "repeat $r/$REPEATS, exit cost ($mode)"
 		measure_exit "$r" "$mode"
 	done
+	if [ -z "$POLLER_ONLY" ]; then
+		log "repeat $r/$REPEATS, the key store's cache hit rate"
+		measure_cache "$r"
+	fi
 	[ "$r" -le "$POLL_REPEATS" ] || continue
 	for run in $POLLER_RUNS; do
 		log "repeat $r/$REPEATS, poller with ${run%%:*} key(s), ${run#*:}"
@@ -664,5 +702,24 @@ PY
 	done
 }
 kmem_section >>"$MD" || die "kernel memory section failed"
+# the key store's cache: hit rate per workload, over the repeats
+cache_section() {
+	echo
+	echo "## The key store's cache: hits of -M runq -k tid (16 entries per CPU)"
+	echo
+	python3 - "$CSV" <<'PY'
+import csv, sys
+t = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["arm"].startswith("cache:"):
+        t.setdefault(r["arm"][6:], {}).setdefault(r["measure"], []).append(float(r["value"]))
+print("| workload | hits | misses | hit rate |")
+print("|---|---:|---:|---:|")
+for w, m in t.items():
+    h, x = sum(m.get("cache_hits", [])), sum(m.get("cache_misses", []))
+    print(f"| {w} | {h:.0f} | {x:.0f} | {100 * h / (h + x) if h + x else 0:.1f} % |")
+PY
+}
+cache_section >>"$MD" || die "cache section failed"
 log "wrote $CSV and $MD (${elapsed} s of measuring)"
 cat "$MD"

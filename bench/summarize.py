@@ -90,12 +90,12 @@ def arm_name(arm):
             "offcputime": "offcputime (libbpf-tools)"}.get(arm, arm)
 
 
-ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid", "sh:runq:cgroup",
+ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid", "sh:runq:tid:auto:allmiss", "sh:runq:cgroup",
          "sh:offcpu:none", "sh:offcpu+runq+blocked:none", "sh:runq:none:wakeup",
          "sh:runq:none:wakeup:clock=ktime", "sh:runq:comm:wakeup", "sh:runq:comm:auto:culprits", "sh:runq:cgroup:auto:culprits",
          "sh:runq:comm:auto:stacks", "runqlat", "profile:none", "profile:kernel", "profile:user", "profile", "offcputime"]
 arms = [a for a in ORDER if a in data] + sorted(
-    a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:", "pair:")))
+    a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:", "pair:", "cache:")))
 STEPS = [("step:clock", "the run queue's clock (prev->se.cfs_rq->rq->clock, two guarded loads)"),
          ("step:sched_info", "+ next's sched_info (last_queued, run_delay, pcount): the queued part"),
          ("step:table", "+ the task table entry (tid-indexed array, owner check, run_delay base, pcount)"),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * schedhist kernel side: measures how long tasks wait and bins each wait
- * into a histogram, in the kernel, per CPU (buckets of powers of two of a
- * second: schedhist.h). Nothing is streamed to userspace per event; the
+ * into a histogram, in the kernel: per CPU for keys none and cpu, in each
+ * CPU's cache of the shared key store for the others (buckets of powers
+ * of two of a second: schedhist.h). Nothing is streamed to userspace per event; the
  * poller reads the cumulative maps every interval and diffs them.
  *
  * The programs, all in this file, each followed by what it calls:
@@ -48,6 +49,7 @@
  *   task_state.bpf.h  per-task state: the task table, task storage
  *   task_key.bpf.h    the -p/-c filter and each task's key
  *   keys.bpf.h        key slots, key directory, free slots, the key map
+ *   store.bpf.h       the slots' shared store and each CPU's cache of it
  *   culprits.bpf.h    --culprits: the per-CPU pair cache
  *   culprit_time.bpf.h  --culprit-mode time: each CPU's ring of its last runs
  *   maxstack.bpf.h    the epoch max and --stacks
@@ -409,7 +411,9 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 					 const struct waits *w)
 {
 	struct sh_pcpu *pc = x->pc;
+	__u32 slot = SH_SLOT_HASH;
 	int b_err = w->b_err;
+	bool spare = false;
 	struct sh_hist *h;
 
 	/* blocked below zero: only when two CPUs' clocks disagree */
@@ -425,7 +429,8 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 		if (cfg_stacks(cf) && cfg_key_type(cf) == SH_KEY_CPU)
 			x->key.id = bpf_get_smp_processor_id();
 	} else {
-		h = keyed_hists(x->t, x->c, bpf_get_smp_processor_id(), &x->over, &x->key, cf);
+		h = keyed_hists(x->t, x->c, bpf_get_smp_processor_id(), pc, &x->over, &x->key,
+				&slot, &spare, cf);
 		if (!h) {
 			stat_all(pc, SH_STAT_SEEN, cf);
 			stat_all(pc, SH_STAT_DROPPED, cf);
@@ -460,6 +465,8 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 		else
 			unrecorded(pc, SH_METRIC_BLOCKED, b_err);
 	}
+	if (spare)
+		store_spare_flush(slot, pc);
 }
 
 /*

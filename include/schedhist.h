@@ -171,11 +171,11 @@ struct sh_key {
 #define SH_EXITED_ID (~0ULL - 1)
 
 /*
- * Keys (-k comm, pid, tid, cgroup) live in one of two places: the first
- * ones each in a slot of the slot array (histograms in a block per
- * possible CPU, mapped by the poller, found with no hash lookup: a task
- * keeps its slot's index), the others
- * in the key map (a per-CPU hash). The key directory (a hash, key ->
+ * Keys (-k comm, pid, tid, cgroup) live each in a slot of the key store
+ * (one entry of histograms for all CPUs, written through each CPU's
+ * cache of it, mapped by the poller, found with no hash lookup: a task
+ * keeps its slot's index); the key map (a per-CPU hash) holds [other]
+ * and [exited]. The key directory (a hash, key ->
  * slot index, or SH_SLOT_HASH for a key of the key map) says where each
  * key is, so that no key is ever in both. A free slot's key
  * (slot_keys) has the id SH_FREE_ID, which no task's key has. How keys
@@ -200,7 +200,8 @@ struct sh_max {
 
 /*
  * sh_hist::birth: bit 31 marks a key whose task or cgroup is gone, bit 30
- * (CPU 0's copy) a key being folded into [exited]; the rest is the id.
+ * (the store entry's, or CPU 0's copy in the key map) a key being folded
+ * into [exited]; the rest is the id.
  */
 #define SH_BIRTH_DEAD 0x80000000U
 #define SH_BIRTH_FOLDING 0x40000000U
@@ -240,6 +241,46 @@ struct sh_hist {
 	struct sh_max max[2];		/* per-epoch max, by epoch parity */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest name of the task */
 };
+
+/*
+ * The key store: one entry per slot (a histogram per
+ * metric, for all CPUs together), which the CPUs' caches flush into with
+ * atomic adds (bpf/store.bpf.h). Each slot has a header in slot_seq:
+ * @seq, low 32 bits the flushes into the slot under way, high 32 bits the
+ * flushes done (a reader that sees the same @seq, with none under way,
+ * before and after reading the slot and the caches saw no flush move
+ * counts between them); @lock, the try-lock of the slot's max records.
+ */
+struct sh_slot_seq {
+	__u64 seq;
+	__u32 lock;
+	__u32 pad;
+};
+#define SH_SEQ_OPEN 1ULL			/* added when a flush begins */
+#define SH_SEQ_CLOSE ((1ULL << 32) - 1)	/* added when it ends: done + 1, under way - 1 */
+#define SH_SEQ_BUSY 0xffffffffULL		/* mask of the flushes under way */
+
+/*
+ * One entry of a CPU's cache of histograms (the cache map: SH_CACHE
+ * entries per possible CPU by default, CPU c's entries from c * entries,
+ * direct-mapped by slot index). Written by its CPU with plain increments
+ * (a hit); its counts move into the slot's store entry when another slot
+ * takes its place (a miss) or when the slot's key is reclaimed. @idx: the
+ * slot it caches, or one of the markers below; then a histogram per
+ * metric (the poller sets the value size).
+ */
+struct sh_cent {
+	__u32 idx;
+	__u32 pad;
+	struct sh_hist h[1];
+};
+/* Bytes of a cache entry holding @nmetrics histograms (the cache map's value size). */
+#define sh_cent_size(nmetrics) (8 + (nmetrics) * sizeof(struct sh_hist))
+#define SH_CENT_EMPTY 0xffffffffU	/* caches no slot */
+#define SH_CENT_FLUSHING 0xfffffffeU	/* its CPU is moving the counts to the store */
+#define SH_CENT_CLAIMED 0xfffffffdU	/* a reclaim is moving them (another CPU, the poller) */
+/* Cache entries per CPU by default (a power of two); SCHEDHIST_CACHE_ENTRIES overrides. */
+#define SH_CACHE 16
 
 /* The poller reads the maps at least this often, whatever -i says. */
 #define SH_READ_PERIOD_S 10
@@ -374,6 +415,13 @@ struct sh_pcpu {
 	 * made (culprit map full); the poller counts them under [rest]
 	 */
 	__u64 culprit_lost;
+	__u64 cache_hit;		/* keyed switch-ins whose slot was in this CPU's cache */
+	__u64 cache_miss;		/* ... and whose was not (an entry taken, its counts flushed) */
+	/*
+	 * a flushed entry's max or min that was not merged into the store:
+	 * its lock stayed taken (another flusher of the slot stalled)
+	 */
+	__u64 max_lost;
 	struct sh_hist hist[SH_METRIC_NR];
 	struct sh_culprit_ent ccache[SH_CCACHE];	/* --culprits: see above */
 };

@@ -213,29 +213,45 @@ static int make_cause_other(struct loader *l)
 	return err;
 }
 
+/* Map @fd's @len bytes (rounded up to pages) into *@mem, *@mlen. */
+static int map_array(int fd, size_t len, void **mem, size_t *mlen)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+
+	*mlen = (len + page - 1) / page * page;
+	p = mmap(NULL, *mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	*mem = p;
+	return 0;
+}
+
 /*
- * The slot array and its keys, mapped (BPF_F_MMAPABLE): the poller reads
- * them in place at every reading, with no copy and no system call.
+ * The store, its keys, its seq brackets and the CPUs' caches, mapped
+ * (BPF_F_MMAPABLE): the poller reads them in place at every reading,
+ * with no copy and no system call.
  */
 static int map_slots(struct loader *l)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
-	void *p;
+	void *keys, *seq;
 
-	l->slots_len = ((size_t)l->slot_stride * l->ncpus * vsize + page - 1) / page * page;
-	p = mmap(NULL, l->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED, l->slots_fd, 0);
-	if (p == MAP_FAILED)
+	if (map_array(l->slots_fd, (size_t)l->nr_slots * vsize, &l->slots_mem, &l->slots_len) ||
+	    map_array(l->slot_keys_fd, (size_t)l->nr_slots * sizeof(struct sh_key), &keys,
+		      &l->slot_keys_len))
 		goto fail;
-	l->slots_mem = p;
-	l->slot_keys_len = ((size_t)l->nr_slots * sizeof(struct sh_key) + page - 1) / page * page;
-	p = mmap(NULL, l->slot_keys_len, PROT_READ | PROT_WRITE, MAP_SHARED, l->slot_keys_fd, 0);
-	if (p == MAP_FAILED)
+	l->slot_keys_mem = keys;
+	if (map_array(l->slot_seq_fd, (size_t)l->nr_slots * sizeof(struct sh_slot_seq), &seq,
+		      &l->slot_seq_len))
 		goto fail;
-	l->slot_keys_mem = p;
+	l->slot_seq_mem = seq;
+	if (map_array(l->cache_fd, (size_t)l->ncpus * l->cache_entries * sh_cent_size(l->nmetrics),
+		      &l->cache_mem, &l->cache_len))
+		goto fail;
 	return 0;
 fail:
-	pr_warn("cannot map the slot array: %s\n", strerror(errno));
+	pr_warn("cannot map the key store: %s\n", strerror(errno));
 	return -1;
 }
 
@@ -247,7 +263,12 @@ fail:
 static int init_slots(struct loader *l)
 {
 	struct sh_key free_key = { .id = SH_FREE_ID };
+	size_t csize = sh_cent_size(l->nmetrics);
 	__u32 i;
+
+	/* every cache entry empty (an entry of zeroes would hold slot 0) */
+	for (i = 0; i < (__u32)l->ncpus * l->cache_entries; i++)
+		((struct sh_cent *)((char *)l->cache_mem + i * csize))->idx = SH_CENT_EMPTY;
 
 	for (i = 0; i < l->nr_slots; i++)
 		if (bpf_map_update_elem(l->slot_keys_fd, &i, &free_key, BPF_ANY))
@@ -257,7 +278,7 @@ static int init_slots(struct loader *l)
 			goto fail;
 	return 0;
 fail:
-	pr_warn("cannot set up the slot array: %s\n", strerror(errno));
+	pr_warn("cannot set up the key store: %s\n", strerror(errno));
 	return -1;
 }
 
@@ -495,6 +516,31 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 }
 
 /*
+ * Cache entries per CPU: SH_CACHE, or SCHEDHIST_CACHE_ENTRIES (a power of
+ * two up to SH_CACHE_MAX; 1 makes the tests' workloads miss at every
+ * switch between two keys on a CPU). 0, or -2 when it is not one (said why).
+ */
+static int cache_size(struct loader *l)
+{
+	const char *e = getenv("SCHEDHIST_CACHE_ENTRIES");
+	unsigned long n;
+	char *end;
+
+	l->cache_entries = SH_CACHE;
+	if (!e)
+		return 0;
+	errno = 0;
+	n = strtoul(e, &end, 10);
+	if (errno || end == e || *end || !n || n > SH_CACHE_MAX || (n & (n - 1))) {
+		pr_warn("SCHEDHIST_CACHE_ENTRIES '%s': want a power of two from 1 to %u\n", e,
+			SH_CACHE_MAX);
+		return -2;
+	}
+	l->cache_entries = (__u32)n;
+	return 0;
+}
+
+/*
  * Size the maps: the task table, and the keys (--max-keys, or fewer to
  * fit --max-kernel-mem on this many CPUs). 0, -2 when even one key does
  * not fit the budget (said why), -1.
@@ -508,6 +554,8 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	__u32 max_keys;
 	size_t vsize;
 
+	if (cache_size(l))
+		return -2;
 	/* the task table (sched_info method): an entry per possible tid, up to a cap */
 	l->task_entries = l->method != SH_METHOD_SCHED_INFO ? 1 :
 			sp->task_table ? sp->task_table : task_table_size();
@@ -516,15 +564,16 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
 	/*
-	 * the slot array takes the first keys, the key map the rest (and
-	 * [other], [exited]): --max-keys in all (see loader.h), or fewer when
-	 * the maps would not fit --max-kernel-mem on this many CPUs
+	 * every key takes a slot of the store, the key map holds [other] and
+	 * [exited]: --max-keys in all (see loader.h), or fewer when the maps
+	 * would not fit --max-kernel-mem on this many CPUs
 	 */
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
 				.culprit_time = sp->culprit_mode == SH_CULPRIT_TIME,
-				.stacks = sp->stacks, .causes = sp->causes };
+				.stacks = sp->stacks, .causes = sp->causes,
+				.cache_entries = l->cache_entries };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
 			pr_warn("--max-keys %u needs %llu MiB of kernel memory on %d possible CPUs, "
@@ -547,9 +596,8 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	l->kmem_bytes = plan.total;
 	l->kmem_budget = sp->max_kernel_mem;
 	l->nr_slots = plan.nr_slots;
-	l->slot_stride = plan.slot_stride;
 	skel->rodata->nr_slots = l->nr_slots;
-	skel->rodata->slot_stride = l->slot_stride;
+	skel->rodata->cache_mask = l->cache_entries - 1;
 	/*
 	 * gone keys stay (marked) for the poller while their place (the
 	 * slots, the key map) holds at most half its capacity, and at most
@@ -563,7 +611,9 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 				   (max_keys - l->nr_slots) / 2 : FOLD_ABOVE;
 	skel->rodata->slot_fold_above = l->nr_slots / 2 < FOLD_ABOVE ? l->nr_slots / 2 : FOLD_ABOVE;
 	bpf_map__set_max_entries(skel->maps.hists, keyed ? max_keys - l->nr_slots + 2 : 1);
-	bpf_map__set_max_entries(skel->maps.slots, l->nr_slots ? l->slot_stride * l->ncpus : 1);
+	bpf_map__set_max_entries(skel->maps.slots, plan.max_entries[KMEM_SLOTS]);
+	bpf_map__set_max_entries(skel->maps.slot_seq, plan.max_entries[KMEM_SLOT_SEQ]);
+	bpf_map__set_max_entries(skel->maps.cache, plan.max_entries[KMEM_CACHE]);
 	bpf_map__set_max_entries(skel->maps.slot_keys, l->nr_slots ? l->nr_slots : 1);
 	bpf_map__set_max_entries(skel->maps.free_slots, l->nr_slots ? l->nr_slots : 1);
 	/* every key of either place, and [other] and [exited] */
@@ -589,6 +639,8 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
 	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
 	    bpf_map__set_value_size(skel->maps.slots, vsize) ||
+	    bpf_map__set_value_size(skel->maps.cache, sh_cent_size(l->nmetrics)) ||
+	    bpf_map__set_value_size(skel->maps.cache_spare, sh_cent_size(l->nmetrics)) ||
 	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
 		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
 		return -1;
@@ -632,6 +684,8 @@ static int start_map(struct loader *l, const struct loader_spec *sp)
 	l->slot_keys_fd = bpf_map__fd(skel->maps.slot_keys);
 	l->keydir_fd = bpf_map__fd(skel->maps.keydir);
 	l->free_fd = bpf_map__fd(skel->maps.free_slots);
+	l->slot_seq_fd = bpf_map__fd(skel->maps.slot_seq);
+	l->cache_fd = bpf_map__fd(skel->maps.cache);
 	if (l->nr_slots && (map_slots(l) || init_slots(l)))
 		return -1;
 
@@ -657,10 +711,10 @@ static int start_attach(struct loader *l, const struct prog_plan *pp)
 		if (pp->tps[i].want && attach(l, pp->progs[i], pp->links[i], pp->tps[i].name))
 			return -1;
 	pr_info("attached %d program(s), method %s, clock %s, %d possible CPUs, key map capacity %u"
-		" (%u in slots) + [other]%s, task table %u entries, kernel memory %llu bytes at most"
-		" (--max-kernel-mem %llu MiB)\n", l->nlinks,
+		" (%u in slots, a cache of %u per CPU) + [other]%s, task table %u entries, kernel memory"
+		" %llu bytes at most (--max-kernel-mem %llu MiB)\n", l->nlinks,
 		method_name(l->method), clock_name(l->clock), l->ncpus,
-		l->max_keys, l->nr_slots,
+		l->max_keys, l->nr_slots, l->nr_slots ? l->cache_entries : 0,
 		l->reclaims ? " + [exited]" : "",
 		l->method == SH_METHOD_SCHED_INFO ? l->task_entries : 0,
 		(unsigned long long)l->kmem_bytes, (unsigned long long)l->kmem_budget >> 20);
@@ -727,6 +781,10 @@ void loader_close(struct loader *l)
 		munmap(l->slots_mem, l->slots_len);
 	if (l->slot_keys_mem)
 		munmap(l->slot_keys_mem, l->slot_keys_len);
+	if (l->slot_seq_mem)
+		munmap(l->slot_seq_mem, l->slot_seq_len);
+	if (l->cache_mem)
+		munmap(l->cache_mem, l->cache_len);
 	if (l->skel)
 		schedhist_bpf__destroy(l->skel);
 	memset(l, 0, sizeof(*l));

@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include <sys/types.h>
 #include "names.h"
+#include "schedhist.h"
 
 struct schedhist_bpf;
 struct bpf_link;
@@ -22,13 +23,17 @@ struct loader {
 	int culprit_fd;		/* --culprits: per-CPU hash (waiter, culprit), else -1 */
 	int stack_fd;		/* --stacks: per-CPU hash key -> stacks, else -1 */
 	int cause_fd;		/* --causes: per-CPU hash key -> struct sh_causes, else -1 */
-	__u32 nr_slots;		/* slots of the slot array, 0 = none */
-	__u32 slot_stride;	/* slot array entries per CPU */
-	int slots_fd;		/* array: (CPU, slot) -> histograms */
+	__u32 nr_slots;		/* slots of the store, 0 = none */
+	__u32 cache_entries;	/* cache entries per CPU (a power of two) */
+	int slots_fd;		/* array: slot -> histograms (the store) */
 	int slot_keys_fd;	/* array: slot -> its key (SH_FREE_ID: free) */
-	void *slots_mem;	/* the two arrays, mapped (NULL without slots) */
+	int slot_seq_fd;	/* array: slot -> its seq bracket and max lock */
+	int cache_fd;		/* array: (CPU, entry) -> cached histograms */
+	void *slots_mem;	/* the four arrays, mapped (NULL without slots) */
 	struct sh_key *slot_keys_mem;
-	size_t slots_len, slot_keys_len;	/* their mappings' lengths */
+	struct sh_slot_seq *slot_seq_mem;
+	void *cache_mem;
+	size_t slots_len, slot_keys_len, slot_seq_len, cache_len;	/* their mappings' lengths */
 	int keydir_fd;		/* hash: key -> slot or SH_SLOT_HASH */
 	int free_fd;		/* stack: the free slots */
 	int nlinks;		/* programs attached */

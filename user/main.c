@@ -242,7 +242,9 @@ static int setup(struct poller *p)
 		p->snaps[i].clock = p->l.clock;
 		p->snaps[i].kmem = (struct kmem_usage){ .bytes = p->l.kmem_bytes,
 							 .budget = p->l.kmem_budget,
-							 .keys = p->l.max_keys };
+							 .keys = p->l.max_keys,
+							 .cache_entries = p->l.nr_slots ?
+									  p->l.cache_entries : 0 };
 	}
 	if (reader_init(&p->rd, p->l.ncpus, p->l.nmetrics)) {
 		pr_warn("out of memory\n");
@@ -255,8 +257,9 @@ static int setup(struct poller *p)
 	p->maps = (struct read_maps){ .pcpu_fd = p->l.pcpu_fd, .hists_fd = p->l.hists_fd,
 				    .key_type = o->key_type, .live_keys = p->l.live_keys,
 				    .slots_taken = p->l.slots_taken,
-				    .nr_slots = p->l.nr_slots, .slot_stride = p->l.slot_stride,
+				    .nr_slots = p->l.nr_slots, .cache_entries = p->l.cache_entries,
 				    .slots_mem = p->l.slots_mem, .slot_keys_mem = p->l.slot_keys_mem,
+				    .slot_seq_mem = p->l.slot_seq_mem, .cache_mem = p->l.cache_mem,
 				    .keydir_fd = p->l.keydir_fd,
 				    .free_fd = p->l.free_fd, .grace_period = loader_grace_period };
 	/* --stacks reads /proc/kallsyms: before any privilege drop */
@@ -477,6 +480,9 @@ static int profile(const struct options *o)
 		.max_entries = o->max_keys, .flamegraph = o->flamegraph,
 		.stack_kinds = (__u32)o->profile_stacks,
 	};
+	struct cgroup_cfg cgcfg;
+	struct cgroups cg = { 0 };
+	bool use_cg;
 	int ret = options_check_pid(o);
 
 	if (ret)
@@ -484,6 +490,14 @@ static int profile(const struct options *o)
 	log_set_level(o->verbose);
 	if (loader_preflight())
 		return SH_EXIT_USAGE;
+	/* -c as the histograms take it: the subtree's root id and level */
+	ret = setup_cgroups(o, &cg, &use_cg, &cgcfg);
+	cg_close(&cg);
+	if (ret)
+		return ret;
+	sp.cgroup_hier = cgcfg.hier;
+	sp.cgroup_id = cgcfg.filter_id;
+	sp.cgroup_level = cgcfg.filter_level;
 	return profile_run(&sp);
 }
 
