@@ -9,8 +9,8 @@
  * sh:runq:comm:auto:causes and sh:runq:cgroup:auto:causes against the
  * same arms without it (pairs in its table; the arm's cost counts the
  * wakeup programs). In instructions (bpftool prog show, xlated): the
- * sched_switch program of -M runq -k comm is 1207 with it, 706 without,
- * 1391 with --culprits too and 1735 with --culprit-mode time (its code,
+ * sched_switch program of -M runq -k comm is 1615 with it, 1112 without,
+ * 1800 with --culprits too and 2141 with --culprit-mode time (its code,
  * in these programs, tested against the settings: the verifier drops it
  * when they turn it off), and each wakeup program 116. Saves: no event leaves the
  * kernel, no per-wait record; the split is summed per key in place.
