@@ -22,6 +22,7 @@
 #include "specs.h"
 #include "loader.h"
 #include "snapshot_read.h"
+#include "hugemem.h"
 #include "report.h"
 #include "outputs.h"
 #include "live.h"
@@ -506,6 +507,7 @@ int main(int argc, char **argv)
 	static struct poller p;
 	int ret;
 
+	heap_map_big();
 	ret = parse_options(argc, argv, &p.o);
 	if (ret >= 0)
 		return ret;
