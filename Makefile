@@ -98,7 +98,7 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
 # The pure userspace modules: unit-tested without the kernel.
 CORE_SRCS := user/hugemem.c user/fmt.c user/outbuf.c user/names.c user/parse.c user/log.c user/options.c user/hist.c user/snapshot.c user/report.c \
-	user/culprits.c user/stacks.c user/cgstat.c user/cgstats.c user/render_extra.c \
+	user/culprits.c user/causes.c user/stacks.c user/cgstat.c user/cgstats.c user/render_extra.c \
 	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
 	user/prom_family.c user/prom_series.c user/render_prom.c user/prom_native.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
 	user/specs.c user/live_page.c user/kmem.c \

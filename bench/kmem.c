@@ -6,11 +6,11 @@
  * tests/integration/kmem_bpftool.sh compares with it.
  *
  *   kmem [-M NMETRICS] [-k keyed|none|cpu] [-n MAX_KEYS] [-t TASK_TABLE]
- *        [-c CACHE_ENTRIES] [-C] [-T] [-S] [-b BUDGET_MIB] CPUS...
+ *        [-c CACHE_ENTRIES] [-C] [-T] [-S] [-X] [-b BUDGET_MIB] CPUS...
  *
  * -c the cache entries per CPU (SCHEDHIST_CACHE_ENTRIES, 16 by default),
- * -C --culprits, -T --culprits --culprit-mode time, -S --stacks; -b fits
- * the key capacity into the budget
+ * -C --culprits, -T --culprits --culprit-mode time, -S --stacks, -X --causes;
+ * -b fits the key capacity into the budget
  * as the loader does (without it, -n as given). One line per map and
  * CPU count: "cpus map max_entries bytes entry_bytes", then "cpus total
  * keys bytes".
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	struct kmem_plan p;
 	int opt, i, k;
 
-	while ((opt = getopt(argc, argv, "M:k:n:t:c:CTSb:")) != -1) {
+	while ((opt = getopt(argc, argv, "M:k:n:t:c:CTSXb:")) != -1) {
 		switch (opt) {
 		case 'M': c.nmetrics = (int)num(optarg, "-M"); break;
 		case 'k':
@@ -60,13 +60,14 @@ int main(int argc, char **argv)
 		case 'C': c.culprits = true; break;
 		case 'T': c.culprits = c.culprit_time = true; break;
 		case 'S': c.stacks = true; break;
+		case 'X': c.causes = true; break;
 		case 'b': budget = (unsigned long long)num(optarg, "-b") << 20; break;
 		default: return 2;
 		}
 	}
 	if (optind == argc || c.nmetrics > 3) {
 		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-c ENTRIES] [-C] "
-			"[-S] [-b MIB] CPUS...\n");
+			"[-S] [-X] [-b MIB] CPUS...\n");
 		return 2;
 	}
 	for (i = optind; i < argc; i++) {

@@ -18,8 +18,9 @@
 # (-M METRICS -k KEY --method METHOD --FLAG...): runq with every key, offcpu, the
 # three metrics at once, runq by the wakeup-hook fallback, runq with
 # --culprits (comm, cgroup: next to the same arm without it; comm with
-# --culprit-mode time, next to the default mode) and with
-# --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
+# --culprit-mode time, next to the default mode), with
+# --causes (comm, cgroup: likewise; its wakeup programs count in its cost)
+# and with --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
 # every switch) and offcputime (libbpf-tools, its job), side by side, with
 # profile:kernel, profile:user and profile:none (--profile-stacks: the
 # cost of each walk alone and of the mode without walks); and
@@ -100,6 +101,8 @@ ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
 # issue 29: culprits by time (every switch writes its CPU's run ring)
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits+culprit-mode=time"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
+# issue 29: --causes next to the same arm without it
+ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:causes sh:runq:cgroup:auto:causes"
 # every keyed switch a miss of the key store's cache (one entry per CPU,
 # SCHEDHIST_CACHE_ENTRIES=1; the pinned pipe's two tasks take turns on
 # CPU 0's one entry), next to sh:runq:tid, every switch a hit
@@ -122,6 +125,7 @@ for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
 PAIRS="sh:runq:none,sh:runq:comm sh:runq:none,sh:runq:tid sh:runq:none,sh:runq:cgroup"
 PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
+PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:causes sh:runq:cgroup,sh:runq:cgroup:auto:causes"
 PAIRS="$PAIRS sh:runq:tid,sh:runq:tid:auto:allmiss"
 PAIRS="$PAIRS sh:runq:comm:auto:culprits,sh:runq:comm:auto:culprits+culprit-mode=time"
 EXIT_SECONDS=3			# churn per exit-cost measurement

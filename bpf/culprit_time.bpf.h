@@ -18,8 +18,8 @@
  * per run overlapped at each wait's end (a bpf_loop() walk); memory, a
  * ring of SH_RUN_RING runs (28 KiB) per CPU. In this mode only: -M runq
  * has a program compiled for it (SH_SWITCH_CULPRIT_TIME), the program
- * for any configuration tests the setting, and every other program has
- * none of this code. Bench arm
+ * for any configuration and --causes' programs test the setting, and
+ * every other program has none of this code. Bench arm
  * "sh:runq:comm:auto:culprits+culprit-mode=time", paired with
  * "sh:runq:comm:auto:culprits" in bench/run.sh (docs/overhead.md).
  * It needs no wakeup hook: the wait's length, from the switch path, says
@@ -40,13 +40,15 @@ struct {
 
 /*
  * Time mode: the program compiled for it, or the one for any
- * configuration when the settings say so; every other program has none
- * of the code that follows (the default mode's cost is unchanged).
+ * configuration or a --causes one when the settings say so; every other
+ * program has none of the code that follows (the default mode's cost is
+ * unchanged).
  */
 static __always_inline bool cfg_culprit_time(const struct cfg *cf)
 {
 	return (cf->metrics & SH_SWITCH_CULPRIT_TIME) ||
-	       ((cf->metrics & SH_SWITCH_ANY) && cfg_culprits(cf) && culprit_mode == SH_CULPRIT_TIME);
+	       ((cf->metrics & (SH_SWITCH_ANY | SH_SWITCH_CAUSES)) && cfg_culprits(cf) &&
+		culprit_mode == SH_CULPRIT_TIME);
 }
 
 /*

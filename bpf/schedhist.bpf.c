@@ -16,6 +16,8 @@
  *   schedhist_task_free       tp_btf/sched_process_free: frees the task's
  *                             table entry, reclaims its tid or pid key
  *   schedhist_cgroup_release  tp_btf/cgroup_release: reclaims a cgroup key
+ *   schedhist_cause_wakeup, _new  tp_btf/sched_wakeup(_new), --causes only:
+ *                             a wait's start, for its cause split
  *
  * Metrics (any subset per run, all from one sched_switch program; each
  * wait is recorded at the switch-in that ends it):
@@ -52,6 +54,7 @@
  *   culprit_time.bpf.h  --culprit-mode time: each CPU's ring of its last runs
  *   maxstack.bpf.h    the epoch max and --stacks
  *   reclaim.bpf.h     gone keys: marked for the poller or folded here
+ *   cause.bpf.h       --causes: each runq wait split by what the CPU did
  * A key's life, from its first wait to its slot's reuse:
  * docs/key-lifecycle.md.
  */
@@ -69,6 +72,7 @@
 #include "culprit_time.bpf.h"
 #include "maxstack.bpf.h"
 #include "reclaim.bpf.h"
+#include "cause.bpf.h"
 
 /* A switch-in whose waits are being recorded: who, where, under which key. */
 struct rec_ctx {
@@ -105,6 +109,8 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 static __always_inline void record(const struct cfg *cf, const struct rec_ctx *x,
 				   struct sh_hist *h, int m, __u64 d);
 static __always_inline void unrecorded(struct sh_pcpu *pc, int m, int stat);
+static __always_inline void record_causes(const struct cfg *cf, const struct rec_ctx *x,
+					  __u64 rq);
 
 /*
  * One sched_switch program per common configuration (schedhist.h
@@ -121,7 +127,12 @@ int BPF_PROG(name, bool preempt, struct task_struct *prev, struct task_struct *n
 	return on_switch(prev, next, prev_state, &cf);					\
 }
 
-SWITCH_PROG(schedhist_switch, metrics | SH_SWITCH_ANY, method == SH_METHOD_SCHED_INFO)
+/*
+ * (no --causes: only its own variants have its code; settings' metrics
+ * are the metric bits alone, the mask says so here too)
+ */
+SWITCH_PROG(schedhist_switch, (metrics & ~SH_SWITCH_CAUSES) | SH_SWITCH_ANY,
+	    method == SH_METHOD_SCHED_INFO)
 #define SWITCH_VARIANT(suffix, bits) \
 	SWITCH_PROG(schedhist_switch_##suffix, bits, !((bits) & SH_SWITCH_WAKEUP))
 SH_SWITCH_VARIANTS(SWITCH_VARIANT)
@@ -136,6 +147,34 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(schedhist_wakeup_new, struct task_struct *p)
 {
 	return on_wakeup(p, TS_NEW);
+}
+
+/* --causes: a woken task is queued from now on its run queue, whose lock is held */
+static __always_inline int on_cause_wakeup(struct task_struct *p)
+{
+	const struct cfg cfg = cfg_of(metrics, true), *cf = &cfg;
+	struct rq *rq = p->se.cfs_rq->rq;
+	__u64 now = rq->clock;
+
+	/*
+	 * only a wakeup that queued it just now (sched_info_enqueue() stamped
+	 * this clock): one of a task already queued keeps the earlier start
+	 */
+	if (p->pid && p->sched_info.last_queued == now && task_traced(p, cf))
+		cause_begin(p, rq, rq->cpu, now, now);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(schedhist_cause_wakeup, struct task_struct *p)
+{
+	return on_cause_wakeup(p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(schedhist_cause_wakeup_new, struct task_struct *p)
+{
+	return on_cause_wakeup(p);
 }
 
 SEC("tp_btf/sched_process_free")
@@ -201,6 +240,16 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u64 now = cf->schedinfo || clock_src == SH_CLOCK_RQ ? prev->se.cfs_rq->rq->clock
 						       : bpf_ktime_get_ns();
 
+	/*
+	 * --causes: what prev ran moves this CPU's counters; a preempted
+	 * prev is queued from now (sched_info_depart() stamps this clock)
+	 */
+	if (cfg_causes(cf)) {
+		cause_switch(prev, next, now);
+		if (prev->pid && prev_state == TASK_RUNNING && task_traced(prev, cf))
+			cause_begin(prev, prev->se.cfs_rq->rq, bpf_get_smp_processor_id(), now,
+				    now);
+	}
 	/* --culprit-mode time: every task's run, traced or not, ends in the ring */
 	if (cfg_culprit_time(cf))
 		run_ring_note(prev, now);
@@ -404,6 +453,8 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 				blame_time(pc, &x->key, w->rq);
 			else if (cfg_culprits(cf))
 				blame(pc, &x->key, x->prev, w->rq);
+			if (cfg_causes(cf))
+				record_causes(cf, x, w->rq);
 		} else
 			unrecorded(pc, SH_METRIC_RUNQ, w->rq_err);
 	}
@@ -457,6 +508,17 @@ static __always_inline void record(const struct cfg *cf, const struct rec_ctx *x
 	} else if (d < mx->min_ns) {
 		mx->min_ns = d;
 	}
+}
+
+/* --causes: the split of runq wait @rq that @x's switch-in ends, under its key. */
+static __always_inline void record_causes(const struct cfg *cf, const struct rec_ctx *x, __u64 rq)
+{
+	struct sh_key key = x->key;
+
+	if (cfg_key_type(cf) == SH_KEY_CPU)
+		key.id = x->cpu;
+	/* the run queue clock of this CPU, as the wait's end (on_switch()'s now) */
+	cause_end(x->t, &key, x->cpu, x->t->se.cfs_rq->rq->clock, rq);
 }
 
 /* An event of metric @m that is not recorded, for reason @stat. */

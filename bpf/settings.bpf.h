@@ -70,7 +70,7 @@ __u64 sh_keys_made;
  * (cfg_metrics()), and the verifier prunes what the settings rule out.
  */
 struct cfg {
-	__u32 metrics;	/* bit per enum sh_metric, SH_SWITCH_PLAIN, SH_SWITCH_WAKEUP */
+	__u32 metrics;	/* bit per enum sh_metric, SH_SWITCH_PLAIN, _WAKEUP, _CAUSES */
 	bool schedinfo;	/* the sched_info method (else the wakeup method) */
 };
 
@@ -105,6 +105,7 @@ static __always_inline int nmetrics(const struct cfg *cf)
 
 /*
  * A plain run: key none or cpu, no filter, no --culprits, no --stacks,
+ * no --causes,
  * known at compile time (else the settings say).
  */
 static __always_inline __u32 plain(const struct cfg *cf)
@@ -125,6 +126,12 @@ static __always_inline bool cfg_stacks(const struct cfg *cf)
 static __always_inline bool cfg_culprits(const struct cfg *cf)
 {
 	return !plain(cf) && culprits;
+}
+
+/* --causes: its own programs only (sched_info method) */
+static __always_inline bool cfg_causes(const struct cfg *cf)
+{
+	return (cf->metrics & SH_SWITCH_CAUSES) && cf->schedinfo;
 }
 
 struct {

@@ -74,6 +74,13 @@ enum sh_metric {
 #define SH_SWITCH_CULPRIT_TIME (1U << 10)
 /* the program for any configuration (it tests the settings at run time) */
 #define SH_SWITCH_ANY (1U << 11)
+/*
+ * ... and --causes, for every metric set with runq (sched_info method):
+ * only these have its code, so the programs without it stay as they are;
+ * they test --culprits and --culprit-mode at run time (so --causes goes
+ * with either mode)
+ */
+#define SH_SWITCH_CAUSES (1U << 12)
 
 /*
  * The sched_switch programs compiled for one configuration each, as
@@ -89,8 +96,12 @@ enum sh_metric {
 	X(offcpu_plain, SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN)			\
 	X(all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN)				\
 	X(runq_wakeup, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP)			\
-	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)		\
-	X(runq_culprit_time, SH_SWITCH_RUNQ | SH_SWITCH_CULPRIT_TIME)
+	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)	\
+	X(runq_culprit_time, SH_SWITCH_RUNQ | SH_SWITCH_CULPRIT_TIME)			\
+	X(runq_causes, SH_SWITCH_RUNQ | SH_SWITCH_CAUSES)				\
+	X(offcpu_runq_causes, SH_SWITCH_OFFCPU | SH_SWITCH_RUNQ | SH_SWITCH_CAUSES)	\
+	X(runq_blocked_causes, SH_SWITCH_RUNQ | (1U << SH_METRIC_BLOCKED) | SH_SWITCH_CAUSES) \
+	X(all_causes, SH_SWITCH_ALL | SH_SWITCH_CAUSES)
 
 /* How run-queue waits (and so blocked = offcpu - runq) are measured. */
 enum sh_method {
@@ -441,6 +452,34 @@ struct sh_stack {
  */
 struct sh_stacks {
 	struct sh_stack s[SH_METRIC_NR][2];
+};
+
+/*
+ * --causes: what each run-queue wait was spent behind, on the CPU it
+ * waited on (man page, METRICS, "Causes"; include/cause_split.h computes
+ * it). The causes of one wait add up to the wait, exactly.
+ */
+enum sh_cause {
+	SH_CAUSE_SELF = 0,	/* tasks of the waiter's CPU cgroup (-k pid: its process) */
+	SH_CAUSE_NEIGHBOUR = 1,	/* every other task that is not a kernel thread */
+	SH_CAUSE_KERNEL = 2,	/* kernel threads (PF_KTHREAD) */
+	SH_CAUSE_THROTTLED = 3,	/* the waiter's cfs_rq throttled by its CFS quota */
+	SH_CAUSE_STEAL = 4,	/* hypervisor steal on that CPU (rq->prev_steal_time) */
+	/*
+	 * the rest: the CPU idle, a wait that migrated (its part on other
+	 * CPUs), a wait whose start the program did not see
+	 */
+	SH_CAUSE_OTHER = 5,
+	SH_CAUSE_NR = 6,
+};
+
+/*
+ * Value of the cause map (per CPU, keyed like the key map, [other]
+ * included): cumulative, 64-bit, never wraps.
+ */
+struct sh_causes {
+	__u64 ns[SH_CAUSE_NR];		/* waited ns per cause */
+	__u64 count;			/* runq waits split */
 };
 
 #endif /* SCHEDHIST_H */

@@ -39,6 +39,7 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_HASH = 5,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_LRU_PERCPU_HASH = 10,
 	BPF_MAP_TYPE_STACK = 23,
 	BPF_MAP_TYPE_TASK_STORAGE = 29,
 };
@@ -108,11 +109,18 @@ struct signal_struct {
 /* the run queue: its clock is what sched_info stamps with (rq_clock()) */
 struct rq {
 	u64 clock;
+	int cpu;		/* CONFIG_SMP */
+	u64 prev_steal_time;	/* --causes: CONFIG_PARAVIRT_TIME_ACCOUNTING */
 };
 
 struct cfs_rq {
 	struct rq *rq;		/* CONFIG_FAIR_GROUP_SCHED */
+	/* --causes: CONFIG_CFS_BANDWIDTH, 6.8 and later */
+	u64 throttled_clock_self;
+	u64 throttled_clock_self_time;
 };
+
+struct task_group;
 
 struct sched_entity {
 	struct cfs_rq *cfs_rq;	/* CONFIG_FAIR_GROUP_SCHED */
@@ -140,6 +148,7 @@ struct nsproxy {
 struct task_struct {
 	struct thread_info thread_info;
 	unsigned int __state;
+	unsigned int flags;		/* --causes: PF_KTHREAD */
 	unsigned int cpu;
 	struct sched_entity se;
 	struct sched_info sched_info;
@@ -150,6 +159,7 @@ struct task_struct {
 	struct css_set *cgroups;
 	struct nsproxy *nsproxy;
 	u64 start_time;
+	struct task_group *sched_task_group;	/* --causes: CONFIG_CGROUP_SCHED */
 };
 
 #pragma clang attribute pop

@@ -43,6 +43,7 @@ int exporter_open(struct exporter *x, const struct exporter_spec *sp)
 		prom_view_remember(&x->view[x->nviews], PROM_REMEMBER_NS);
 		/* the kernel blames runq waits only */
 		x->view[x->nviews].culprits = sp->culprits && m == SH_METRIC_RUNQ;
+		x->view[x->nviews].causes = sp->causes && m == SH_METRIC_RUNQ;
 		x->view[x->nviews].culprit_mode = sp->culprit_mode;
 		x->nviews++;
 	}
@@ -177,7 +178,8 @@ static int add_culprits(void *ctx, const struct report_group *g, const struct cu
 }
 
 int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
-		     struct cgroups *cg, struct culprits *cul, const struct timespec *when,
+		     struct cgroups *cg, struct culprits *cul,
+		     const struct cause_table *causes, const struct timespec *when,
 		     struct extras *xt)
 {
 	int err, i;
@@ -208,6 +210,8 @@ int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
 		if (v->key_type == SH_KEY_CGROUP && cg &&
 		    cgstats_attach(&x->cgs, &x->since_start, cg, snaps[0].gen))
 			return -1;
+		if (v->causes && causes)
+			causes_attach(causes, &x->interval);
 		if (prom_view_update(v, &x->interval, &x->since_start))
 			return -1;
 		if (v->culprits && cul &&

@@ -50,6 +50,7 @@ struct exporter_spec {
 	__u32 max_series;		/* keys a view keeps (--top, else --max-keys) */
 	bool prom_classic;		/* --prom-classic: no native histograms (protobuf) */
 	bool culprits;			/* --culprits: the runq view exports culprit series */
+	bool causes;			/* --causes: the runq view exports cause series */
 	int culprit_mode;		/* --culprit-mode: their culprit_mode label */
 	__u64 interval_ns;		/* -i: /healthz calls a reading older than 3 stale */
 };
@@ -85,7 +86,8 @@ int exporter_start(struct exporter *x);
  * (extras_stacks()), or NULL. 0, or -1 when out of memory.
  */
 int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
-		     struct cgroups *cg, struct culprits *cul, const struct timespec *when,
+		     struct cgroups *cg, struct culprits *cul,
+		     const struct cause_table *causes, const struct timespec *when,
 		     struct extras *xt);
 
 void exporter_close(struct exporter *x);

@@ -11,6 +11,7 @@
 #include "snapshot.h"
 #include "report.h"
 #include "log.h"
+#include <stdlib.h>
 #include <string.h>
 
 static int read_one_by_one(struct culprits *c, int fd)
@@ -125,8 +126,50 @@ void stacks_prune(int fd, struct snapshot *s)
 			bpf_map_delete_elem(fd, &e->key);
 }
 
+int causes_read(struct cause_table *t, int fd, struct sh_causes *vals, int ncpus, bool fresh)
+{
+	struct sh_key key, next;
+	void *prev = NULL;
+
+	causes_begin(t, fresh);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		/* a key removed meanwhile (causes_prune() only: gone keys) */
+		if (bpf_map_lookup_elem(fd, &key, vals))
+			continue;
+		if (causes_ingest(t, &key, vals, ncpus))
+			return -ENOMEM;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+void causes_prune(struct cause_table *t, int fd, struct snapshot *s)
+{
+	struct snap_entry *e;
+	size_t it = 0;
+
+	size_t kept = s->nkept;
+
+	/*
+	 * the reading that pruned a key read its last causes (no task of it
+	 * is left to wait); an entry the snapshot keeps (cgroups, since
+	 * start: snapshot_gc() keeps the first ones, in this order, up to its
+	 * limit) keeps its causes too
+	 */
+	for (e = NULL; (e = snapshot_next(s, &it, e));) {
+		if (!e->pruned || e->kept)
+			continue;
+		bpf_map_delete_elem(fd, &e->key);
+		if (s->keep_pruned && kept < s->keep_limit)
+			kept++;
+		else
+			causes_forget(t, &e->key);
+	}
+}
+
 int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
-		bool cumulative, int ncpus, int culprit_fd, int stack_fd)
+		bool causes, bool cumulative, int ncpus, int culprit_fd, int stack_fd, int cause_fd)
 {
 	int i;
 
@@ -134,8 +177,16 @@ int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, 
 	x->culprits = culprits;
 	x->stacks = stacks;
 	x->cgstat = cgstat;
+	x->causes = causes;
 	x->culprit_fd = culprit_fd;
 	x->stack_fd = stack_fd;
+	x->cause_fd = cause_fd;
+	x->ncpus = ncpus;
+	if (x->causes && (causes_init(&x->ctab) ||
+			  !(x->cvals = calloc(ncpus, sizeof(*x->cvals))))) {
+		pr_warn("out of memory\n");
+		return -1;
+	}
 	x->cgs.cumulative = cumulative;
 	if (x->culprits && culprits_init(&x->cul, ncpus, cumulative)) {
 		pr_warn("out of memory\n");
@@ -158,11 +209,15 @@ int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, 
 	return 0;
 }
 
-int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus)
+int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus, bool fresh)
 {
-	if (!x->culprits)
-		return 0;
-	return culprits_read(&x->cul, x->culprit_fd, pcpu_fd, pcpu, ncpus);
+	int err = 0;
+
+	if (x->culprits)
+		err = culprits_read(&x->cul, x->culprit_fd, pcpu_fd, pcpu, ncpus);
+	if (!err && x->causes)
+		err = causes_read(&x->ctab, x->cause_fd, x->cvals, ncpus, fresh);
+	return err;
 }
 
 int extras_start(struct extras *x, const struct cgroups *cg)
@@ -185,6 +240,8 @@ int extras_attach(struct extras *x, struct report *reps, int n, struct cgroups *
 			return -1;
 		if (x->cgstat && cgstats_attach(&x->cgs, r, cg, gen))
 			return -1;
+		if (x->causes && r->metric == SH_METRIC_RUNQ)
+			causes_attach(&x->ctab, r);
 	}
 	return 0;
 }
@@ -202,6 +259,9 @@ void extras_done(struct extras *x, struct snapshot *snaps, int n)
 		culprits_sweep_map(&x->cul, x->culprit_fd);
 	for (i = 0; x->stacks && i < n; i++)
 		stacks_prune(x->stack_fd, &snaps[i]);
+	for (i = 0; x->causes && i < n; i++)
+		if (snaps[i].metric == SH_METRIC_RUNQ)
+			causes_prune(&x->ctab, x->cause_fd, &snaps[i]);
 }
 
 void extras_free(struct extras *x)
@@ -216,4 +276,7 @@ void extras_free(struct extras *x)
 	}
 	ksyms_free(&x->ksyms);
 	cgstats_free(&x->cgs);
+	if (x->causes)
+		causes_free(&x->ctab);
+	free(x->cvals);
 }

@@ -6,6 +6,7 @@
 #include "culprits.h"
 #include "stacks.h"
 #include "cgstats.h"
+#include "causes.h"
 
 struct snapshot;
 
@@ -26,10 +27,24 @@ int stacks_attach_map(struct stacks_state *st, int fd, const struct ksyms *k,
 /* After the reports: the keys snapshot @s pruned lose their stack entry too. */
 void stacks_prune(int fd, struct snapshot *s);
 
-/* Everything --culprits, --stacks and the cgroup accounting keep between reports. */
+/*
+ * --causes: a reading of cause map @fd (@ncpus values per key, into
+ * @vals) into @t. 0 or a negative errno.
+ */
+int causes_read(struct cause_table *t, int fd, struct sh_causes *vals, int ncpus, bool fresh);
+/*
+ * After the reports: the keys snapshot @s pruned lose their kernel cause
+ * entry, and their copy in @t unless the snapshot keeps them.
+ */
+void causes_prune(struct cause_table *t, int fd, struct snapshot *s);
+
+/* Everything --culprits, --stacks, --causes and the cgroup accounting keep between reports. */
 struct extras {
-	bool culprits, stacks, cgstat;	/* which are on */
-	int culprit_fd, stack_fd;
+	bool culprits, stacks, cgstat, causes;	/* which are on */
+	int culprit_fd, stack_fd, cause_fd;
+	int ncpus;
+	struct cause_table ctab;
+	struct sh_causes *cvals;	/* a key's per-CPU values */
 	struct culprits cul;
 	struct ksyms ksyms;
 	struct stacks_state st[SH_METRIC_NR];	/* per report (metric measured) */
@@ -46,13 +61,13 @@ struct cgroups;
  * kernel's symbols for --stacks: call before privileges are dropped. 0, or -1 after saying why.
  */
 int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
-		bool cumulative, int ncpus, int culprit_fd, int stack_fd);
+		bool causes, bool cumulative, int ncpus, int culprit_fd, int stack_fd, int cause_fd);
 /*
  * At every reading, after the key map's: the culprit map, then the pair
- * caches of per-CPU array @pcpu_fd (read into @pcpu). 0 or a negative
- * errno.
+ * caches of per-CPU array @pcpu_fd (read into @pcpu); the cause map
+ * (@fresh: the interval's first reading). 0 or a negative errno.
  */
-int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus);
+int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus, bool fresh);
 /* At start, once @cg is walked: the cgroups' first counters. 0 or -1 (no memory). */
 int extras_start(struct extras *x, const struct cgroups *cg);
 /* Give the groups of the @n reports what they carry. 0 or -1 (no memory). */

@@ -31,6 +31,10 @@
 #define KMEM_HTAB_BUCKET 16ULL
 /* sizeof(struct task_entry) in bpf/schedhist.bpf.c: owner, start, task_core */
 #define KMEM_TASK_SLOT 48ULL
+/* sizeof(struct cause_cpu) in bpf/cause.bpf.h */
+#define KMEM_CAUSE_CPU 40ULL
+/* struct htab_elem of a preallocated hash, before the key (no allocator node) */
+#define KMEM_HTAB_PREALLOC_ELEM 48ULL
 /* the program's global sections, an mmapable array of one value each (under a page) */
 #define KMEM_GLOBAL_SECTIONS 3ULL
 
@@ -41,7 +45,8 @@ const char *const kmem_map_names[KMEM_NR] = {
 	[KMEM_FREE_SLOTS] = "free_slots", [KMEM_KEYDIR] = "keydir", [KMEM_HISTS] = "hists",
 	[KMEM_CULPRITS] = "culprit_map", [KMEM_STACKS] = "stack_map",
 	[KMEM_STACK_ZERO] = "stack_zero", [KMEM_RUN_RING] = "run_ring",
-	[KMEM_GLOBALS] = "globals",
+	[KMEM_CAUSES] = "cause_map", [KMEM_CAUSE_CPUS] = "cause_cpus",
+	[KMEM_CAUSE_SELF] = "cause_self", [KMEM_GLOBALS] = "globals",
 };
 
 static __u64 round8(__u64 n)
@@ -79,6 +84,14 @@ static __u64 hash_entry(__u64 ksize, __u64 vsize, int ncpus, bool percpu)
 	       (percpu ? 8 + (round8(vsize) + KMEM_LLIST_NODE) * ncpus : round8(vsize));
 }
 
+/* A preallocated LRU per-CPU hash: every element made at creation. */
+static __u64 lru_percpu_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus)
+{
+	return KMEM_HTAB_HEAD + KMEM_HTAB_LOCKS * ncpus + pow2_ceil(entries) * KMEM_HTAB_BUCKET +
+	       entries * (KMEM_HTAB_PREALLOC_ELEM + round8(ksize) + 8) +
+	       entries * round8(vsize) * ncpus;
+}
+
 static __u64 hash_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus, bool percpu)
 {
 
@@ -106,6 +119,9 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	n[KMEM_HISTS] = c->keyed ? keys - p->nr_slots + 2 : 1;
 	n[KMEM_CULPRITS] = c->culprits ? SH_CULPRITS_PER_KEY * (c->max_keys + 2) : 1;
 	n[KMEM_STACKS] = !c->stacks ? 1 : c->keyed ? keys + 2 : c->key_cpu ? (__u32)c->ncpus : 1;
+	n[KMEM_CAUSES] = !c->causes ? 1 : c->keyed ? keys + 2 : c->key_cpu ? (__u32)c->ncpus : 1;
+	n[KMEM_CAUSE_CPUS] = 1;
+	n[KMEM_CAUSE_SELF] = c->causes ? SH_CAUSE_GROUPS : 1;
 	n[KMEM_GLOBALS] = KMEM_GLOBAL_SECTIONS;
 
 	p->bytes[KMEM_TASKS] = array_bytes(n[KMEM_TASKS], KMEM_TASK_SLOT, c->ncpus, false, false);
@@ -130,6 +146,10 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->bytes[KMEM_STACK_ZERO] = array_bytes(1, sizeof(struct sh_stacks), c->ncpus, true, false);
 	p->bytes[KMEM_RUN_RING] = array_bytes(n[KMEM_RUN_RING], sizeof(struct sh_run_ring),
 					      c->ncpus, false, false);
+	p->bytes[KMEM_CAUSES] = hash_bytes(n[KMEM_CAUSES], sizeof(struct sh_key),
+					   sizeof(struct sh_causes), c->ncpus, true);
+	p->bytes[KMEM_CAUSE_CPUS] = array_bytes(1, KMEM_CAUSE_CPU, c->ncpus, true, false);
+	p->bytes[KMEM_CAUSE_SELF] = lru_percpu_bytes(n[KMEM_CAUSE_SELF], 8, 8, c->ncpus);
 	p->bytes[KMEM_GLOBALS] = KMEM_GLOBAL_SECTIONS * (page_align(KMEM_ARRAY_HEAD) + KMEM_PAGE);
 	for (i = 0; i < KMEM_NR; i++)
 		p->entry_bytes[i] = 0;
@@ -138,6 +158,8 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->entry_bytes[KMEM_CULPRITS] = hash_entry(sizeof(struct sh_culprit_key),
 						   sizeof(struct sh_culprit_val), c->ncpus, true);
 	p->entry_bytes[KMEM_STACKS] = hash_entry(sizeof(struct sh_key), sizeof(struct sh_stacks),
+						 c->ncpus, true);
+	p->entry_bytes[KMEM_CAUSES] = hash_entry(sizeof(struct sh_key), sizeof(struct sh_causes),
 						 c->ncpus, true);
 	p->total = 0;
 	for (i = 0; i < KMEM_NR; i++)

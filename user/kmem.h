@@ -15,6 +15,8 @@
 
 /* --culprits: culprit map entries per key map entry (see user/culprits.c). */
 #define SH_CULPRITS_PER_KEY 8
+/* --causes: groups whose run time each CPU keeps (bpf/cause.bpf.h cause_self) */
+#define SH_CAUSE_GROUPS 8192
 /*
  * Slots of the store (see schedhist.h "Keys"): --max-keys, each one entry
  * for all CPUs (bpf/store.bpf.h); the CPUs write them through their
@@ -42,6 +44,9 @@ enum kmem_map {
 	KMEM_STACKS,		/* per-CPU hash: --stacks */
 	KMEM_STACK_ZERO,	/* per-CPU array: a new stack entry's value */
 	KMEM_RUN_RING,		/* array, an entry per CPU: --culprit-mode time's runs */
+	KMEM_CAUSES,		/* per-CPU hash: --causes, per key */
+	KMEM_CAUSE_CPUS,	/* per-CPU array: --causes, each CPU's counters */
+	KMEM_CAUSE_SELF,	/* LRU per-CPU hash (preallocated): --causes, each group's run time */
 	KMEM_GLOBALS,		/* .rodata, .data, .bss (arrays of one page each) */
 	KMEM_NR,
 };
@@ -65,7 +70,7 @@ struct kmem_cfg {
 	bool key_cpu;		/* -k cpu (--stacks keeps one entry per CPU) */
 	__u32 max_keys;		/* key capacity (slots and key map), [other] beyond */
 	__u32 task_entries;	/* task table entries */
-	bool culprits, stacks;
+	bool culprits, stacks, causes;
 	__u32 cache_entries;	/* cache entries per CPU */
 	bool culprit_time;	/* --culprit-mode time: a run ring per CPU */
 };

@@ -198,6 +198,21 @@ static int make_entry(struct loader *l, __u64 id, const char *what, size_t vsize
 	return err;
 }
 
+/* --causes: the [other] entry of the cause map, which takes the keys it has no room for. */
+static int make_cause_other(struct loader *l)
+{
+	struct sh_key k = { .id = SH_OTHER_ID };
+	void *zero = calloc(l->ncpus, sizeof(struct sh_causes));
+	int err = 0;
+
+	if (!zero || bpf_map_update_elem(l->cause_fd, &k, zero, BPF_NOEXIST)) {
+		pr_warn("cannot create the [other] entry of the cause map: %s\n", strerror(errno));
+		err = -1;
+	}
+	free(zero);
+	return err;
+}
+
 /* Map @fd's @len bytes (rounded up to pages) into *@mem, *@mlen. */
 static int map_array(int fd, size_t len, void **mem, size_t *mlen)
 {
@@ -272,8 +287,11 @@ fail:
  * method where there is one (runq, offcpu and all three by sched_info;
  * runq by the wakeup method), in its plain form when nothing but the
  * metrics is asked for (key none or cpu, no filter, no --culprits, no
- * --stacks), runq with --culprit-mode time its own, else the one for any
- * settings. Its link slot in *@link.
+ * --stacks, no --causes), runq with --culprit-mode time its own, else the
+ * one for any settings. --causes has a program for each metric set with
+ * runq (sched_info: options and start_probe() refuse the rest), which
+ * tests --culprits and --culprit-mode like the one for any settings: the
+ * one for any has no --causes code. Its link slot in *@link.
  */
 static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 				       const struct loader_spec *sp, struct bpf_link ***link)
@@ -289,10 +307,12 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 #undef PROG
 	};
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
-		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
+		     !sp->cg.filter_id && !sp->culprits && !sp->stacks && !sp->causes;
 	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0) |
 		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0) |
-		     (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME ? SH_SWITCH_CULPRIT_TIME : 0);
+		     /* --causes' programs test --culprit-mode at run time */
+		     (sp->causes ? SH_SWITCH_CAUSES :
+		      sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME ? SH_SWITCH_CULPRIT_TIME : 0);
 	size_t i;
 
 	/* every one off; the caller turns on the one it attaches */
@@ -372,7 +392,7 @@ static bool keyed_of(const struct loader_spec *sp)
 }
 
 /* The programs a run may load: tracepoint, whether this run needs it, program, link. */
-#define NPROGS 5
+#define NPROGS 7
 struct prog_plan {
 	struct tp tps[NPROGS];
 	struct bpf_program *progs[NPROGS];
@@ -412,6 +432,12 @@ static int start_probe(struct loader *l, const struct loader_spec *sp)
 	    sp->clock != SH_CLOCK_KTIME)
 		pr_info("method wakeup: %s\n", why);
 	l->clock = sp->clock == SH_CLOCK_KTIME ? SH_CLOCK_KTIME : clock;
+	/* the cause split starts where sched_info stamps a wait (bpf/cause.bpf.h) */
+	if (sp->causes && l->method != SH_METHOD_SCHED_INFO) {
+		pr_warn("--causes needs the sched_info method, which this run does not use (%s)\n",
+			why ? why : "--method wakeup or --clock ktime");
+		return -1;
+	}
 	return 0;
 }
 
@@ -466,11 +492,14 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 			{ "sched_wakeup_new", l->method == SH_METHOD_WAKEUP },
 			{ "cgroup_release", sp->key_type == SH_KEY_CGROUP },
 			{ "sched_process_free", tasks || l->method == SH_METHOD_SCHED_INFO },
+			{ "sched_wakeup", sp->causes },
+			{ "sched_wakeup_new", sp->causes },
 		},
 		.progs = {
 			switch_prog(skel, l->method, sp, &sw_link), skel->progs.schedhist_wakeup,
 			skel->progs.schedhist_wakeup_new, skel->progs.schedhist_cgroup_release,
-			skel->progs.schedhist_task_free,
+			skel->progs.schedhist_task_free, skel->progs.schedhist_cause_wakeup,
+			skel->progs.schedhist_cause_wakeup_new,
 		},
 	};
 	pp->links[0] = sw_link;
@@ -478,6 +507,8 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	pp->links[2] = &skel->links.schedhist_wakeup_new;
 	pp->links[3] = &skel->links.schedhist_cgroup_release;
 	pp->links[4] = &skel->links.schedhist_task_free;
+	pp->links[5] = &skel->links.schedhist_cause_wakeup;
+	pp->links[6] = &skel->links.schedhist_cause_wakeup_new;
 	for (i = 0; i < NPROGS; i++)
 		bpf_program__set_autoload(pp->progs[i], pp->tps[i].want);
 	l->switch_link = pp->links[0];
@@ -541,7 +572,8 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
 				.culprit_time = sp->culprit_mode == SH_CULPRIT_TIME,
-				.stacks = sp->stacks, .cache_entries = l->cache_entries };
+				.stacks = sp->stacks, .causes = sp->causes,
+				.cache_entries = l->cache_entries };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
 			pr_warn("--max-keys %u needs %llu MiB of kernel memory on %d possible CPUs, "
@@ -593,6 +625,12 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	if (sp->culprits)
 		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
 					 (max_keys + 2));
+	/* --causes: every key, [other] besides (key cpu: per CPU); the groups' run times */
+	if (sp->causes) {
+		bpf_map__set_max_entries(skel->maps.cause_map, keyed ? max_keys + 2 :
+					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
+		bpf_map__set_max_entries(skel->maps.cause_self, SH_CAUSE_GROUPS);
+	}
 	/* --culprit-mode time: each CPU's ring of its last runs */
 	if (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME)
 		bpf_map__set_max_entries(skel->maps.run_ring, (__u32)l->ncpus);
@@ -641,6 +679,7 @@ static int start_map(struct loader *l, const struct loader_spec *sp)
 	l->pcpu_fd = bpf_map__fd(skel->maps.pcpu);
 	l->culprit_fd = sp->culprits ? bpf_map__fd(skel->maps.culprit_map) : -1;
 	l->stack_fd = sp->stacks ? bpf_map__fd(skel->maps.stack_map) : -1;
+	l->cause_fd = sp->causes ? bpf_map__fd(skel->maps.cause_map) : -1;
 	l->slots_fd = bpf_map__fd(skel->maps.slots);
 	l->slot_keys_fd = bpf_map__fd(skel->maps.slot_keys);
 	l->keydir_fd = bpf_map__fd(skel->maps.keydir);
@@ -654,6 +693,8 @@ static int start_map(struct loader *l, const struct loader_spec *sp)
 	if (keyed_of(sp) && make_entry(l, SH_OTHER_ID, "[other]", vsize))
 		return -1;
 	if (l->reclaims && make_entry(l, SH_EXITED_ID, "[exited]", vsize))
+		return -1;
+	if (sp->causes && keyed_of(sp) && make_cause_other(l))
 		return -1;
 
 	l->live_keys = &skel->bss->sh_live_keys;

@@ -22,6 +22,7 @@ struct loader {
 	int pcpu_fd;		/* per-CPU array: counters + key-none histogram */
 	int culprit_fd;		/* --culprits: per-CPU hash (waiter, culprit), else -1 */
 	int stack_fd;		/* --stacks: per-CPU hash key -> stacks, else -1 */
+	int cause_fd;		/* --causes: per-CPU hash key -> struct sh_causes, else -1 */
 	__u32 nr_slots;		/* slots of the store, 0 = none */
 	__u32 cache_entries;	/* cache entries per CPU (a power of two) */
 	int slots_fd;		/* array: slot -> histograms (the store) */
@@ -72,6 +73,7 @@ struct loader_spec {
 	bool culprits;		/* --culprits: the culprit map (runq waits blamed on prev) */
 	int culprit_mode;	/* --culprit-mode: enum sh_culprit_mode */
 	bool stacks;		/* --stacks: the stack map (the max wait's kernel stack) */
+	bool causes;		/* --causes: the cause map (runq waits split by cause) */
 	struct cgroup_cfg cg; /* hierarchy and -c filter */
 };
 

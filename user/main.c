@@ -141,9 +141,10 @@ static int read_maps(struct loader *l, struct snapshot *snaps, int nsnap,
 		return -1;
 	}
 	/* the culprit map, then the pair caches (the per-CPU array once more) */
-	err = extras_read(xt, maps->pcpu_fd, rd->pcpu, l->ncpus);
+	err = extras_read(xt, maps->pcpu_fd, rd->pcpu, l->ncpus, fresh);
 	if (err)
-		pr_warn("cannot read the culprit map: %s\n", strerror(-err));
+		pr_warn("cannot read the %s map: %s\n", xt->culprits ? "culprit or cause" : "cause",
+			strerror(-err));
 	return err ? -1 : 0;
 }
 
@@ -264,8 +265,8 @@ static int setup(struct poller *p)
 				    .free_fd = p->l.free_fd, .grace_period = loader_grace_period };
 	/* --stacks reads /proc/kallsyms: before any privilege drop */
 	if (extras_init(&p->xt, o->culprits, o->culprit_mode, o->stacks,
-			o->key_type == SH_KEY_CGROUP, o->cumulative, p->l.ncpus, p->l.culprit_fd,
-			p->l.stack_fd))
+			o->key_type == SH_KEY_CGROUP, o->causes, o->cumulative, p->l.ncpus,
+			p->l.culprit_fd, p->l.stack_fd, p->l.cause_fd))
 		return SH_EXIT_FAIL;
 	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)
@@ -319,7 +320,8 @@ static int report_tick(struct poller *p, double span_s, int *ret)
 {
 	struct tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
 				.cg = p->use_cg ? &p->cg : NULL,
-				.culprits = p->xt.culprits ? &p->xt.cul : NULL, .extras = &p->xt };
+				.culprits = p->xt.culprits ? &p->xt.cul : NULL,
+				.causes = p->xt.causes ? &p->xt.ctab : NULL, .extras = &p->xt };
 	int i, end = 0;
 
 	name_cgroups(p);

@@ -51,6 +51,14 @@ const char *sort_name(int s) { return sort_names[s]; }
 const char *stat_name(int s) { return stat_names[s]; }
 const char *culprit_mode_name(int m) { return culprit_mode_names[m]; }
 
+static const char *const cause_names[SH_CAUSE_NR] = {
+	[SH_CAUSE_SELF] = "self", [SH_CAUSE_NEIGHBOUR] = "neighbour",
+	[SH_CAUSE_KERNEL] = "kernel", [SH_CAUSE_THROTTLED] = "throttled",
+	[SH_CAUSE_STEAL] = "steal", [SH_CAUSE_OTHER] = "other",
+};
+
+const char *cause_name(int c) { return cause_names[c]; }
+
 static int lookup(const char *const *names, size_t n, const char *s)
 {
 	size_t i;

@@ -59,6 +59,8 @@ __u64 unit_ns(int unit);
 const char *sort_name(int sort);
 /* enum sh_stat (an event counter), as JSON and -v name it: "no_start" */
 const char *stat_name(int stat);
+/* enum sh_cause: "self", "neighbour", ... (JSON fields, Prometheus cause label) */
+const char *cause_name(int cause);
 /* enum sh_culprit_mode: "switch" or "time" */
 const char *culprit_mode_name(int mode);
 

@@ -64,6 +64,7 @@ enum {
 	OPT_MIN_COUNT,
 	OPT_CULPRITS,
 	OPT_STACKS,
+	OPT_CAUSES,
 	OPT_LIVE,
 	OPT_MAX_KERNEL_MEM,
 	OPT_PROFILE,
@@ -146,6 +147,7 @@ static const char *check_print(const struct parse_state *st);
 static const char *check_prom_classic(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
 static const char *check_culprits(const struct parse_state *st);
+static const char *check_causes(const struct parse_state *st);
 static const char *check_culprit_mode(const struct parse_state *st);
 static const char *check_task_table(const struct parse_state *st)
 {
@@ -242,6 +244,10 @@ static const struct opt_def opt_defs[] = {
 	{ "culprits", OPT_CULPRITS, NULL,
 	  "-M runq: per key, whose running each wait ended behind (the top 5 and [rest])",
 	  T_FLAG, FIELD(culprits), .check = check_culprits },
+	{ "causes", OPT_CAUSES, NULL,
+	  "-M runq: per key, waited time split by cause: self, neighbour, kernel, throttled, "
+	  "steal, other",
+	  T_FLAG, FIELD(causes), .check = check_causes },
 	{ "culprit-mode", OPT_CULPRIT_MODE, "MODE",
 	  "with --culprits: switch (default: the whole wait on the task that ran last) or time "
 	  "(each task for the time it ran during the wait)",
@@ -649,6 +655,16 @@ static const char *check_culprits(const struct parse_state *st)
 	return NULL;
 }
 
+static const char *check_causes(const struct parse_state *st)
+{
+	if (!(st->o->metrics & (1U << SH_METRIC_RUNQ)))
+		return "--causes needs -M runq (it splits run-queue waits)";
+	if (st->o->method == SH_METHOD_WAKEUP || st->o->clock == SH_CLOCK_KTIME)
+		return "--causes needs the sched_info method (a wait's start is its last_queued "
+		       "stamp), not --method wakeup nor --clock ktime";
+	return NULL;
+}
+
 static const char *check_cgroup_hier(const struct parse_state *st)
 {
 	return st->o->key_type != SH_KEY_CGROUP && !st->o->cgroup_path
@@ -701,7 +717,7 @@ static const char *check_profile(const struct parse_state *st)
 	if (o->key_type != SH_KEY_NONE && o->key_type != SH_KEY_COMM && o->key_type != SH_KEY_PID &&
 	    o->key_type != SH_KEY_TID)
 		return "--profile groups by -k none, comm, pid or tid";
-	if (o->culprits || o->stacks || o->heatmap || o->live || st->fleet ||
+	if (o->culprits || o->causes || o->stacks || o->heatmap || o->live || st->fleet ||
 	    o->summary || given(st, OPT_SORT) || given(st, OPT_MIN_WAIT) ||
 	    given(st, OPT_MIN_COUNT) || given(st, OPT_TASK_TABLE) || given(st, OPT_METHOD) ||
 	    given(st, OPT_CLOCK))

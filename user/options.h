@@ -47,6 +47,7 @@ struct options {
 	bool culprits;		/* --culprits: who held the CPU when runq waits ended */
 	int culprit_mode;	/* --culprit-mode: enum sh_culprit_mode */
 	bool stacks;		/* --stacks: kernel stack of each key's longest wait */
+	bool causes;		/* --causes: runq waits split by what the CPU did meanwhile */
 	bool profile;		/* --profile: wait per (task, kernel stack, user stack) */
 	const char *flamegraph;	/* --profile's SVG flame graph path, NULL = none */
 	int profile_stacks;	/* --profile-stacks: SH_PROF_STACK_* bits */

@@ -23,6 +23,7 @@ struct tick {
 	struct cgroups *cg;		/* cgroup names learnt so far, or NULL (the
 					 * exporter names the culprits of every key) */
 	struct culprits *culprits;	/* --culprits: this interval's pairs, else NULL */
+	const struct cause_table *causes;	/* --causes: the keys' causes, else NULL */
 	struct extras *extras;	/* the stack map and symbols, for extras_stacks() */
 };
 

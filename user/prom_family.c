@@ -80,6 +80,13 @@ const struct prom_family prom_families[PROM_FAMILY_NR] = {
 		"Seconds in which every non-idle task of the cgroup was runnable and not running "
 		"(cpu.pressure full total), since schedhist exported it.",
 		"seconds", PROM_FROM_CGROUP },
+	[PROM_CAUSE_SECONDS] = {
+		"schedhist_wait_cause_seconds_total", PROM_TYPE_COUNTER,
+		"Seconds the key waited for a CPU, by what that CPU did meanwhile (--causes, "
+		"runq): self (tasks of the waiter's CPU cgroup, or process for -k pid), neighbour "
+		"(other tasks), kernel (kernel threads), throttled (its CFS quota), steal "
+		"(hypervisor), other (idle, migrated, start unseen); they add up to the key's "
+		"waited seconds.", "seconds", PROM_FROM_CAUSE },
 	[PROM_BUILD_INFO] = {
 		"schedhist_build_info", PROM_TYPE_INFO,
 		"The schedhist version; always 1.", NULL, PROM_FROM_VIEW },

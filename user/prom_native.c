@@ -379,6 +379,38 @@ static int put_counters(struct enc *e, const struct prom_view *views, size_t nv,
 	return 0;
 }
 
+/* --causes: the samples of one series, a cause each (prom_view_causes()). */
+struct cause_put {
+	struct enc *e;
+	const struct prom_view *v;
+};
+
+static int put_cause_series(void *ctx, const char *key, const struct cause_sums *c)
+{
+	struct cause_put *p = ctx;
+	int i;
+
+	for (i = 0; i < SH_CAUSE_NR; i++) {
+		key_labels(p->e, metric_name(p->v->metric), p->v->key_type, key);
+		label(p->e, "cause", cause_name(i));
+		counter(p->e, true, c->ns[i]);
+	}
+	return 0;
+}
+
+static int put_causes(struct enc *e, const struct prom_view *views, size_t nv)
+{
+	size_t j;
+
+	for (j = 0; j < nv; j++) {
+		struct cause_put p = { e, &views[j] };
+
+		if (prom_view_causes(&views[j], put_cause_series, &p))
+			return -1;
+	}
+	return 0;
+}
+
 /* One sample of schedhist_interval_max_wait_seconds: key @key's max @m. */
 static void max_sample(struct enc *e, const struct prom_view *v, const char *key,
 		       const struct prom_max *m)
@@ -461,6 +493,8 @@ static int put_samples(struct enc *e, const struct prom_view *views, size_t nv, 
 		return 0;
 	case PROM_INTERVAL_MAX:
 		return put_max(e, views, nv);
+	case PROM_CAUSE_SECONDS:
+		return put_causes(e, views, nv);
 	case PROM_KMEM_BYTES:
 		label(e, "kind", "reserved");
 		value(e, M_GAUGE, views[0].kmem.bytes);

@@ -236,6 +236,19 @@ static bool max_present(const struct prom_view *views, size_t nv)
 	return false;
 }
 
+/* --causes: group @g's causes of the interval into a series' (*@has: it has some). */
+static void causes_merge(bool *has, struct cause_sums *to, const struct report_group *g)
+{
+	int i;
+
+	if (!g->has_causes)
+		return;
+	*has = true;
+	for (i = 0; i < SH_CAUSE_NR; i++)
+		to->ns[i] += g->causes.ns[i];
+	to->count += g->causes.count;
+}
+
 int prom_view_update(struct prom_view *v, const struct report *iv,
 		     const struct report *since)
 {
@@ -260,6 +273,7 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 
 		if (!folds_into_other(g) && (s = find(v, g->name)) && s->exported) {
 			totals_add(&s->t, &g->t);
+			causes_merge(&s->has_causes, &s->causes, g);
 			max_merge(&s->max, g, iv, v->updates);
 			s->seen = v->updates;
 		}
@@ -303,10 +317,12 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 		}
 		if (s && s->exported) {
 			totals_add(&s->t, &g->t);
+			causes_merge(&s->has_causes, &s->causes, g);
 			max_merge(&s->max, g, iv, v->updates);
 			s->seen = v->updates;
 		} else {
 			totals_add(&v->other, &g->t);
+			causes_merge(&v->other_has_causes, &v->other_causes, g);
 			max_merge(&v->other_max, g, iv, v->updates);
 		}
 	}
@@ -380,6 +396,26 @@ int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 
 	return 0;
 }
 
+int prom_view_causes(const struct prom_view *v, prom_cause_fn fn, void *ctx)
+{
+	struct prom_series **sorted;
+	size_t i, n;
+	int err = 0;
+
+	if (!v->causes)
+		return 0;
+	sorted = prom_view_sorted(v, &n);
+	if (!sorted)
+		return -1;
+	for (i = 0; i < n && !err; i++)
+		if (sorted[i]->has_causes)
+			err = fn(ctx, sorted[i]->key, &sorted[i]->causes);
+	free(sorted);
+	if (!err && v->key_type != SH_KEY_NONE && v->other_has_causes)
+		err = fn(ctx, PROM_OTHER, &v->other_causes);
+	return err;
+}
+
 bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val)
 {
 	switch (f) {
@@ -444,8 +480,16 @@ static bool counter_present(const struct prom_view *views, size_t nv, int f)
 
 bool prom_family_present(const struct prom_view *views, size_t nv, int f)
 {
+	size_t j;
+
 	if (f == PROM_INTERVAL_MAX)
 		return max_present(views, nv);
+	if (prom_families[f].source == PROM_FROM_CAUSE) {
+		for (j = 0; j < nv; j++)
+			if (views[j].causes)
+				return true;
+		return false;
+	}
 	return prom_families[f].source == PROM_FROM_VIEW || counter_present(views, nv, f);
 }
 

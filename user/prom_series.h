@@ -87,6 +87,8 @@ struct prom_series {
 	__u64 rest_count, rest_sum_ns;	/* culprit [rest] */
 	struct cgstat cg;		/* -k cgroup: cpu.stat / cpu.pressure deltas summed
 					 * since it was first exported; has_*: ever known */
+	bool has_causes;		/* --causes: @causes has data */
+	struct cause_sums causes;	/* its waits by cause since it was first exported */
 	struct prom_series *next;	/* hash chain */
 	struct prom_series *older;	/* withdrawn list, oldest first */
 	struct prom_series *newer;
@@ -111,6 +113,9 @@ struct prom_view {
 	struct kmem_usage kmem;		/* the kernel maps' memory */
 	__u64 updates;			/* prom_view_update() calls */
 	bool culprits;			/* export the culprit families (--culprits, runq) */
+	bool causes;			/* export the cause family (--causes, runq) */
+	bool other_has_causes;		/* key="[other]"'s causes have data */
+	struct cause_sums other_causes;
 	int culprit_mode;		/* ... with this label culprit_mode (enum sh_culprit_mode) */
 };
 
@@ -148,6 +153,14 @@ int prom_view_update(struct prom_view *v, const struct report *interval,
  */
 int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
 		       const struct culprit *in, size_t n);
+
+/*
+ * --causes: call @fn(@ctx, key label, its causes) for every exported
+ * series of @v with cause data, in label order, then [other]. 0, or -1
+ * (no memory, or @fn's -1).
+ */
+typedef int (*prom_cause_fn)(void *ctx, const char *key, const struct cause_sums *c);
+int prom_view_causes(const struct prom_view *v, prom_cause_fn fn, void *ctx);
 
 /*
  * The cgroup counter @f (PROM_CG_PERIODS..PROM_PRESSURE_FULL) of

@@ -16,6 +16,7 @@ struct render_spec {
 	bool counters;			/* the event counters line (-v) */
 	__u64 min_wait_ns;		/* histograms start at this bucket */
 	bool culprits;			/* --culprits: the summary's TOP_CULPRIT column */
+	bool causes;			/* --causes: the summary's cause columns */
 };
 
 /*

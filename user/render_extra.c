@@ -40,6 +40,27 @@ void extra_pressure(char *buf, size_t n, bool known, __u64 ns, const struct repo
 	extra_share(buf, n, known, ns < span_ns(r) ? ns : span_ns(r), r);
 }
 
+/* The waited ns a group's causes split (their sum: its runq waits, read just after). */
+static __u64 causes_sum(const struct report_group *g)
+{
+	__u64 s = 0;
+	int i;
+
+	for (i = 0; i < SH_CAUSE_NR; i++)
+		s += g->causes.ns[i];
+	return s;
+}
+
+void extra_cause(char *buf, size_t n, const struct report_group *g, int cause)
+{
+	__u64 sum = causes_sum(g);
+
+	if (!g->has_causes || !sum)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f%%", 100.0 * (double)g->causes.ns[cause] / (double)sum);
+}
+
 static __u64 culprits_sum(const struct culprit_list *l)
 {
 	__u64 s = 0;
@@ -110,6 +131,14 @@ void extra_text(struct outbuf *b, const struct report_group *g, const struct rep
 		}
 		ob_chr(b, '\n');
 	}
+	if (g->has_causes && causes_sum(g)) {
+		ob_str(b, "waited for:");
+		for (i = 0; i < SH_CAUSE_NR; i++) {
+			extra_cause(a, sizeof(a), g, (int)i);
+			ob_printf(b, "%s %s %s", i ? "," : "", cause_name((int)i), a);
+		}
+		ob_chr(b, '\n');
+	}
 	if (g->max_stack && g->max_stack->n) {
 		const struct frames *s = g->max_stack;
 
@@ -162,6 +191,17 @@ void extra_json(struct outbuf *b, const struct report_group *g)
 			ob_chr(b, '}');
 		}
 		ob_chr(b, ']');
+	}
+	if (g->has_causes) {
+		ob_str(b, ",\"causes\":{");
+		for (i = 0; i < SH_CAUSE_NR; i++) {
+			ob_str(b, i ? ",\"" : "\"");
+			ob_str(b, cause_name((int)i));
+			ob_str(b, "_ns\":");
+			ob_u64(b, g->causes.ns[i]);
+		}
+		json_u64(b, ",\"count\":", g->causes.count);
+		ob_chr(b, '}');
 	}
 	if (g->max_stack) {
 		ob_str(b, ",\"max_stack\":[");

@@ -21,6 +21,8 @@ void extra_text(struct outbuf *b, const struct report_group *g, const struct rep
 
 /* --summary: the TOP_CULPRIT column ("-" when none). */
 void extra_top_culprit(char *buf, size_t n, const struct report_group *g);
+/* --summary: the cause column @cause, a share of the group's split waits ("-": none). */
+void extra_cause(char *buf, size_t n, const struct report_group *g, int cause);
 /* --summary: @ns as a share of the report's span ("-" when @known is false). */
 void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct report *r);
 /* The same for a pressure stall (wall time): at most 100%. */

@@ -266,6 +266,43 @@ static int put_counters(FILE *f, const struct prom_view *views, size_t nv, int f
 	return 0;
 }
 
+/* --causes: the samples of one series, a cause each (prom_view_causes()). */
+struct cause_put {
+	FILE *f;
+	const struct prom_view *v;
+};
+
+static int put_cause_series(void *ctx, const char *key, const struct cause_sums *c)
+{
+	struct cause_put *p = ctx;
+	char *esc = key_labels(key, p->v->key_type);
+	int i;
+
+	if (!esc)
+		return -1;
+	for (i = 0; i < SH_CAUSE_NR; i++) {
+		fprintf(p->f, "%s{metric=\"%s\",key_type=\"%s\",key=%s,cause=\"%s\"}",
+			prom_families[PROM_CAUSE_SECONDS].name, metric_name(p->v->metric),
+			key_name(p->v->key_type), esc, cause_name(i));
+		put_value(p->f, true, c->ns[i]);
+	}
+	free(esc);
+	return 0;
+}
+
+static int put_causes(FILE *f, const struct prom_view *views, size_t nv)
+{
+	size_t j;
+
+	for (j = 0; j < nv; j++) {
+		struct cause_put p = { f, &views[j] };
+
+		if (prom_view_causes(&views[j], put_cause_series, &p))
+			return -1;
+	}
+	return 0;
+}
+
 /* One sample of schedhist_interval_max_wait_seconds: key @key's max @m. */
 static int put_max_sample(FILE *f, const struct prom_view *v, const char *key,
 			  const struct prom_max *m)
@@ -352,6 +389,8 @@ static int put_samples(FILE *f, const struct prom_view *views, size_t nv, int fi
 		return 0;
 	case PROM_INTERVAL_MAX:
 		return put_max(f, views, nv);
+	case PROM_CAUSE_SECONDS:
+		return put_causes(f, views, nv);
 	case PROM_KMEM_BYTES:
 		fprintf(f, "schedhist_kernel_memory_bytes{kind=\"reserved\"} %" PRIu64 "\n",
 			(uint64_t)views[0].kmem.bytes);

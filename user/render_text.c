@@ -250,6 +250,7 @@ static void print_summary(struct outbuf *b, const struct report *r, const struct
 	if (w > 60)
 		w = 60;
 	bool cul = sp->culprits && r->metric == SH_METRIC_RUNQ, cgs = r->key_type == SH_KEY_CGROUP;
+	bool cau = sp->causes && r->metric == SH_METRIC_RUNQ;
 	bool no_throttle = false, no_psi = false;	/* a "-" shown: say why under the table */
 	char top[320], share[32];
 
@@ -259,6 +260,9 @@ static void print_summary(struct outbuf *b, const struct report *r, const struct
 		ob_printf(b, " %9s %9s", "THROTTLED", "PSI_SOME");
 	if (cul)
 		ob_printf(b, "  %-24s", "TOP_CULPRIT");
+	if (cau)
+		ob_printf(b, " %6s %9s %6s %9s %6s %6s", "SELF", "NEIGHBOUR", "KERNEL", "THROTTLED",
+			  "STEAL", "OTHER");
 	ob_printf(b, "  %s\n", "MAX_BY (tid pid comm cpu)");
 	for (j = 0; j < n; j++) {
 		const struct report_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
@@ -297,6 +301,13 @@ static void print_summary(struct outbuf *b, const struct report *r, const struct
 			extra_top_culprit(top, sizeof(top), g);
 			ob_str(b, "  ");
 			ob_pad(b, top, strlen(top), 24, false);
+		}
+		for (i = 0; cau && i < SH_CAUSE_NR; i++) {
+			static const int width[SH_CAUSE_NR] = { 6, 9, 6, 9, 6, 6 };
+
+			extra_cause(share, sizeof(share), g, i);
+			ob_chr(b, ' ');
+			ob_pad(b, share, strlen(share), width[i], true);
 		}
 		if (g->t.max_tid) {
 			/* "  TID PID ": each number's NUL is overwritten by the space after it */

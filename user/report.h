@@ -13,6 +13,7 @@
 #include "snapshot.h"
 #include "cgroup.h"
 #include "cgstat.h"
+#include "causes.h"
 
 struct culprit_list;
 struct frames;
@@ -49,6 +50,8 @@ struct report_group {
 	const struct culprit_list *culprits;	/* --culprits (runq), else NULL */
 	const struct frames *max_stack;	/* --stacks: the max wait's stack, or NULL */
 	struct cgstat cgs;		/* -k cgroup: cpu.stat / cpu.pressure deltas */
+	bool has_causes;		/* --causes (runq): @causes is set */
+	struct cause_sums causes;	/* its waits split by cause (causes.h) */
 };
 
 /*

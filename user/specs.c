@@ -12,7 +12,8 @@ struct render_spec render_spec_of(const struct options *o)
 {
 	return (struct render_spec){ .unit = o->unit, .timestamp = o->timestamp,
 				     .summary = o->summary, .counters = o->verbose > 0,
-				     .min_wait_ns = o->min_wait_ns, .culprits = o->culprits };
+				     .min_wait_ns = o->min_wait_ns, .culprits = o->culprits,
+				     .causes = o->causes };
 }
 
 struct heatmap_spec heatmap_spec_of(const struct options *o)
@@ -31,7 +32,8 @@ struct loader_spec loader_spec_of(const struct options *o, const struct cgroup_c
 				     .max_keys_set = o->max_keys_set,
 				     .max_kernel_mem = (__u64)o->max_kernel_mem_mib << 20,
 				     .task_table = o->task_table, .culprits = o->culprits,
-				     .culprit_mode = o->culprit_mode, .stacks = o->stacks, .cg = *cg };
+				     .culprit_mode = o->culprit_mode, .stacks = o->stacks,
+				     .causes = o->causes, .cg = *cg };
 }
 
 struct exporter_spec exporter_spec_of(const struct options *o)
@@ -41,6 +43,7 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
 				       .prom_classic = o->prom_classic, .culprits = o->culprits,
+				       .causes = o->causes,
 				       .culprit_mode = o->culprit_mode,
 				       .interval_ns = o->interval_ns };
 }

@@ -54,6 +54,8 @@ check 2 "unexpected argument" 1 2 3
 check 2 "invalid --max-keys" --max-keys 0
 check 2 "invalid --max-keys" --max-keys 10000001
 check 2 "--cgroup-depth needs -k cgroup" --cgroup-depth 2
+check 2 "--causes needs -M runq" -M offcpu --causes
+check 2 "--causes needs the sched_info method" -M runq --method wakeup --causes
 check 2 "invalid cgroup depth" -k cgroup --cgroup-depth 0
 check 2 "not found" -c /no/such/cgroup
 check 2 "not a cgroup directory" -c /proc

@@ -11,6 +11,8 @@
 # [rest] is within 5 points of what the oracle gives to the tasks not
 # named; the part the runs' ring no longer held is counted as
 # [unattributed]. The same run's text and Prometheus outputs say the mode.
+# With --causes besides (its own program, which tests the mode), the
+# shares hold the same way and the causes add up to the waited time.
 # Only the workload's waits are blamed (-c, its own cgroup): the culprit
 # map then holds its pairs alone, whatever keys the host's other tasks
 # make (by time, a wait makes a pair with every key that ran during it);
@@ -30,6 +32,9 @@ start_sh time -M runq -k comm --culprits --culprit-mode time -j --cumulative -i 
 TIME=$SH_PID
 start_sh switch -M runq -k comm --culprits -j --cumulative -i 1 "${FILTER[@]}"
 SWITCH=$SH_PID
+start_sh both -M runq -k comm --culprits --culprit-mode time --causes -j --cumulative -i 1 \
+	"${FILTER[@]}"
+BOTH=$SH_PID
 start_sh txt -M runq -k comm --culprits --culprit-mode time -i 3600 "${FILTER[@]}"
 TXT=$SH_PID
 # fleet mode runs as nobody once attached: its directory must let it write
@@ -48,7 +53,7 @@ python3 tests/culprit_oracle.py --cpus 0 --victim mixvictim --out "$TMP/oracle.j
 # one more --prom-file write with the workload's whole run in it
 sleep 1.5
 cp "$TMP/out/m.prom" "$TMP/m.prom.last"
-for p in $TIME $SWITCH $TXT $PROM; do stop_sh "$p" || fail "schedhist exited with $?"; done
+for p in $TIME $SWITCH $BOTH $TXT $PROM; do stop_sh "$p" || fail "schedhist exited with $?"; done
 grep -q '^done mixvictim' "$TMP/mix.out" || fail "mixload did not finish"
 
 python3 - "$TMP" <<'PY'
@@ -62,54 +67,65 @@ def victim(name):
     if not g or "culprits" not in g[0]:
         sys.exit(f"FAIL: {name}: no mixvictim group with culprits")
     return r, g[0]
-r, g = victim("time")
 rs, gs = victim("switch")
-if g.get("culprit_mode") != "time" or gs.get("culprit_mode") != "switch":
-    bad.append(f"culprit_mode {g.get('culprit_mode')} and {gs.get('culprit_mode')}")
-# Both measure the same waits: the victim's switch-ins under its name,
-# from its preemption to its switch-in (run_delay's definition), less
-# those schedhist could not time (merged into the next, no start: counted)
-ev = r["events"]
-slack = ev.get("merged", 0) + ev["no_start"]
-print(f"waits: schedhist {g['count']} ({g['sum_ns']} ns), oracle {o['waits']} "
-      f"({o['wait_ns']} ns); merged + no_start {slack}")
-if abs(g["count"] - o["waits"]) > slack:
-    bad.append(f"schedhist has {g['count']} waits of the victim, the trace {o['waits']}")
-tot, otot = g["sum_ns"], o["wait_ns"]
-ran = dict(o["ran_ns"])
+if gs.get("culprit_mode") != "switch":
+    bad.append(f"culprit_mode {gs.get('culprit_mode')}, want switch")
 def show(gr):
     return ", ".join(f"{c['key']} {100 * c['sum_ns'] / gr['sum_ns']:.1f}% ({c['count']})"
                      for c in gr["culprits"])
-top = sorted(ran.items(), key=lambda x: -x[1])
-print("oracle: " + ", ".join(f"{k} {100 * v / otot:.1f}%" for k, v in top[:6]) +
-      f"; not known {100 * o['gap_ns'] / otot:.2f}%")
-print("time:   " + show(g))
+def check(name):
+    r, g = victim(name)
+    if g.get("culprit_mode") != "time":
+        bad.append(f"{name}: culprit_mode {g.get('culprit_mode')}, want time")
+    # Both measure the same waits: the victim's switch-ins under its name,
+    # from its preemption to its switch-in (run_delay's definition), less
+    # those schedhist could not time (merged into the next, no start: counted)
+    ev = r["events"]
+    slack = ev.get("merged", 0) + ev["no_start"]
+    print(f"{name}: waits: schedhist {g['count']} ({g['sum_ns']} ns), oracle {o['waits']} "
+          f"({o['wait_ns']} ns); merged + no_start {slack}")
+    if abs(g["count"] - o["waits"]) > slack:
+        bad.append(f"{name}: schedhist has {g['count']} waits of the victim, the trace {o['waits']}")
+    tot, otot = g["sum_ns"], o["wait_ns"]
+    ran = dict(o["ran_ns"])
+    top = sorted(ran.items(), key=lambda x: -x[1])
+    print("oracle: " + ", ".join(f"{k} {100 * v / otot:.1f}%" for k, v in top[:6]) +
+          f"; not known {100 * o['gap_ns'] / otot:.2f}%")
+    print(f"{name}: " + show(g))
+    # The tolerance, 5 points: both sides measure the same waits on the same
+    # CPU with the same clock source; what one side cannot say is counted, in
+    # the same run: the trace's switches it left out (gap_ns) and the runs
+    # schedhist's ring no longer held ([unattributed]). Together they stay
+    # within it, so that every share that disagrees by more is an error.
+    un = sum(c["sum_ns"] for c in g["culprits"] if c["key"] == "[unattributed]") / tot
+    if un + o["gap_ns"] / otot > 0.05:
+        bad.append(f"{name}: [unattributed] {100 * un:.1f}% and the trace's unknown "
+                   f"{100 * o['gap_ns'] / otot:.1f}% exceed the 5-point tolerance")
+    named = {c["key"] for c in g["culprits"] if c["key"] not in ("[rest]", "[unattributed]")}
+    for c in g["culprits"]:
+        if c["key"] == "[unattributed]":
+            continue
+        if c["key"] == "[rest]":
+            want = sum(v for k, v in ran.items() if k not in named) / otot
+        else:
+            want = ran.get(c["key"], 0) / otot
+        got = c["sum_ns"] / tot
+        if abs(got - want) > 0.05:
+            bad.append(f"{name}: {c['key']}: {100 * got:.1f}% of the wait, the trace {100 * want:.1f}%")
+    # the workload's own tasks: the hog and the burster ran during the waits
+    # (the trace says how much), each is a culprit of its share
+    for k in ("mixhog", "mixburst"):
+        if ran.get(k, 0) / otot > 0.05 and k not in named:
+            bad.append(f"{name}: {k} ran {100 * ran[k] / otot:.1f}% of the wait and is not a culprit")
+    # --causes: its split adds up to the waits (exact in the last report:
+    # the causes are read just after the histograms, the workload is done)
+    if name == "both":
+        cs = sum(v for k, v in g.get("causes", {}).items() if k.endswith("_ns"))
+        if cs != tot:
+            bad.append(f"{name}: causes add up to {cs} ns, the waits {tot} ns")
+check("time")
+check("both")
 print("switch: " + show(gs))
-# The tolerance, 5 points: both sides measure the same waits on the same
-# CPU with the same clock source; what one side cannot say is counted, in
-# the same run: the trace's switches it left out (gap_ns) and the runs
-# schedhist's ring no longer held ([unattributed]). Together they stay
-# within it, so that every share that disagrees by more is an error.
-un = sum(c["sum_ns"] for c in g["culprits"] if c["key"] == "[unattributed]") / tot
-if un + o["gap_ns"] / otot > 0.05:
-    bad.append(f"[unattributed] {100 * un:.1f}% and the trace's unknown "
-               f"{100 * o['gap_ns'] / otot:.1f}% exceed the 5-point tolerance")
-named = {c["key"] for c in g["culprits"] if c["key"] not in ("[rest]", "[unattributed]")}
-for c in g["culprits"]:
-    if c["key"] == "[unattributed]":
-        continue
-    if c["key"] == "[rest]":
-        want = sum(v for k, v in ran.items() if k not in named) / otot
-    else:
-        want = ran.get(c["key"], 0) / otot
-    got = c["sum_ns"] / tot
-    if abs(got - want) > 0.05:
-        bad.append(f"{c['key']}: {100 * got:.1f}% of the wait, the trace {100 * want:.1f}%")
-# the workload's own tasks: the hog and the burster ran during the waits
-# (the trace says how much), each is a culprit of its share
-for k in ("mixhog", "mixburst"):
-    if ran.get(k, 0) / otot > 0.05 and k not in named:
-        bad.append(f"{k} ran {100 * ran[k] / otot:.1f}% of the wait and is not a culprit")
 # the default mode blames whole waits: it is not what this test checks,
 # but its shares, beside, show what the trace tells apart
 if bad:

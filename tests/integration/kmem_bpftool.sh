@@ -18,9 +18,10 @@ KMEM=$OUTPUT/bench/kmem
 possible=$(tr ',' '\n' </sys/devices/system/cpu/possible |
 	awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
 
-# --culprit-mode time: every map there is, its run ring (an entry per CPU) too
+# --culprit-mode time and --causes: every map there is, the run ring (an
+# entry per CPU) and the cause maps too
 start_sh km -i 1 -M offcpu,runq -k tid --max-keys 200 --task-table 4096 --culprits \
-	--culprit-mode time --stacks -j -v
+	--culprit-mode time --stacks --causes -j -v
 KM=$SH_PID
 remember_ids
 ids=$SH_IDS
@@ -29,7 +30,7 @@ for m in $(map_ids "$KM"); do
 	bpftool map show id "$m" --json
 	echo
 done >"$TMP/maps.json"
-"$KMEM" -M 2 -k keyed -n 200 -t 4096 -T -S "$possible" >"$TMP/kmem.txt" ||
+"$KMEM" -M 2 -k keyed -n 200 -t 4096 -T -S -X "$possible" >"$TMP/kmem.txt" ||
 	fail "bench/kmem failed: $(cat "$TMP/kmem.txt")"
 not_reports "$TMP/maps.json"
 stop_sh "$KM" || fail "schedhist exited with $?"
@@ -52,7 +53,7 @@ for line in open(sys.argv[2]):
         total = (int(f[2]), int(f[3]))
     else:
         est[f[1]] = (int(f[2]), int(f[3]), int(f[4]))
-hashes = {"keydir", "hists", "culprit_map", "stack_map"}
+hashes = {"keydir", "hists", "culprit_map", "stack_map", "cause_map"}
 for name, (entries, want, entry) in est.items():
     if name == "globals":
         got = [m for n, m in maps.items() if n.endswith((".rodata", ".data", ".bss"))]

@@ -406,6 +406,8 @@ static void test_options_set(void)
 	CHECK(o.cgroup_path && !strcmp(o.cgroup_path, "/system.slice"));
 	CHECK_EQ_U64(o.key_type, SH_KEY_NONE);
 
+	PARSE_OK(&o, "-M", "offcpu,runq", "-k", "pid", "--causes");
+	CHECK(o.causes);
 	PARSE_OK(&o, "-k", "comm", "--heatmap", "h.svg", "--heatmap-key", "bash");
 	CHECK(o.heatmap && !strcmp(o.heatmap, "h.svg"));
 	CHECK(o.heatmap_key && !strcmp(o.heatmap_key, "bash"));
@@ -514,6 +516,10 @@ static void test_usage_errors(void)
 	PARSE_NO_PID("4194304");		/* in range, but no such process */
 	/* dependent options */
 	PARSE_USAGE("--cgroup-depth", "3");
+	PARSE_USAGE("-M", "offcpu", "--causes");
+	PARSE_USAGE("-M", "runq", "--method", "wakeup", "--causes");
+	PARSE_USAGE("-M", "runq", "--clock", "ktime", "--causes");
+	PARSE_USAGE("--profile", "-M", "runq", "--causes");
 	PARSE_USAGE("-k", "cgroup", "--cgroup-depth", "0");
 	PARSE_USAGE("-k", "cgroup", "--cgroup-depth", "256");
 	PARSE_USAGE("--cgroup-hier", "cpu");

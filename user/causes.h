@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * --causes: the poller's copy of the kernel's cause map (per key, the
+ * waited ns of its run-queue waits split by cause, schedhist.h enum
+ * sh_cause), summed over CPUs and diffed per reading like the key map;
+ * gives each group of a runq report its causes of the report's span.
+ * Pure: extra_read.c does the map I/O.
+ */
+#ifndef SH_CAUSES_H
+#define SH_CAUSES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "schedhist.h"
+
+struct report;
+
+/* One key's causes, in a report: waited ns per cause and the waits split. */
+struct cause_sums {
+	__u64 ns[SH_CAUSE_NR];
+	__u64 count;
+};
+
+/* The poller's copy of one kernel entry. */
+struct cause_entry {
+	struct sh_key key;
+	struct cause_entry *next;	/* hash chain */
+	struct cause_sums raw;	/* last reading, summed over CPUs */
+	struct cause_sums d;	/* this interval (valid when gen is the table's) */
+	struct cause_sums c;	/* since start */
+	__u32 gen;			/* interval it was last read in */
+};
+
+struct cause_table {
+	struct cause_entry **table;
+	size_t nslots, n;
+	__u32 gen;			/* intervals so far */
+};
+
+int causes_init(struct cause_table *t);
+void causes_free(struct cause_table *t);
+
+/*
+ * A new reading (@fresh: the first of an interval; the poller also reads
+ * between reports): causes_ingest() for every entry of the kernel map,
+ * after this.
+ */
+void causes_begin(struct cause_table *t, bool fresh);
+/* The @ncpus values @vals of key @key at this reading. 0, or -1 (no memory). */
+int causes_ingest(struct cause_table *t, const struct sh_key *key, const struct sh_causes *vals,
+		  int ncpus);
+/* Forget key @key (its kernel entry is removed: the key is gone). */
+void causes_forget(struct cause_table *t, const struct sh_key *key);
+
+/*
+ * Give every group of runq report @r its causes of the report's span
+ * (report_group::causes: the interval's, or since start with r->cumulative;
+ * the table keeps both, so the exporter's interval deltas and cumulative
+ * reports share it); zero for a key the kernel split no wait of; [rest]
+ * those of every key not shown; [exited] none.
+ */
+void causes_attach(const struct cause_table *t, struct report *r);
+
+#endif /* SH_CAUSES_H */
