@@ -6,9 +6,9 @@
  * tests/integration/kmem_bpftool.sh compares with it.
  *
  *   kmem [-M NMETRICS] [-k keyed|none|cpu] [-n MAX_KEYS] [-t TASK_TABLE]
- *        [-C] [-S] [-b BUDGET_MIB] CPUS...
+ *        [-s SCHEMA] [-C] [-S] [-b BUDGET_MIB] CPUS...
  *
- * -C --culprits, -S --stacks; -b fits the key capacity into the budget
+ * -s --schema (0-3, the histograms' length), -C --culprits, -S --stacks; -b fits the key capacity into the budget
  * as the loader does (without it, -n as given). One line per map and
  * CPU count: "cpus map max_entries bytes entry_bytes", then "cpus total
  * keys bytes".
@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "schedhist.h"
 #include "kmem.h"
 
 static unsigned long num(const char *s, const char *what)
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
 	struct kmem_plan p;
 	int opt, i, k;
 
-	while ((opt = getopt(argc, argv, "M:k:n:t:CSb:")) != -1) {
+	while ((opt = getopt(argc, argv, "M:k:n:t:s:CSb:")) != -1) {
 		switch (opt) {
 		case 'M': c.nmetrics = (int)num(optarg, "-M"); break;
 		case 'k':
@@ -53,6 +54,13 @@ int main(int argc, char **argv)
 			break;
 		case 'n': c.max_keys = (unsigned)num(optarg, "-n"); break;
 		case 't': c.task_entries = (unsigned)num(optarg, "-t"); break;
+		case 's':
+			if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '0' + SH_SCHEMA_MAX) {
+				fprintf(stderr, "kmem: -s 0 to %d\n", SH_SCHEMA_MAX);
+				return 2;
+			}
+			c.schema = optarg[0] - '0';
+			break;
 		case 'C': c.culprits = true; break;
 		case 'S': c.stacks = true; break;
 		case 'b': budget = (unsigned long long)num(optarg, "-b") << 20; break;
@@ -60,7 +68,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind == argc || c.nmetrics > 3) {
-		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-C] "
+		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-s 0-3] [-C] "
 			"[-S] [-b MIB] CPUS...\n");
 		return 2;
 	}

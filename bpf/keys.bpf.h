@@ -31,7 +31,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 10242);
 	__type(key, struct sh_key);
-	__type(value, struct sh_hist);
+	__uint(value_size, sizeof(struct sh_hist));	/* x metrics, with the buckets: set by the poller */
 } hists SEC(".maps");
 
 /*
@@ -47,7 +47,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sh_hist);
+	__uint(value_size, sizeof(struct sh_hist));	/* x metrics, with the buckets: set by the poller */
 } slots SEC(".maps");
 
 struct {
@@ -86,7 +86,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sh_hist);
+	__uint(value_size, sizeof(struct sh_hist));	/* x metrics, with the buckets: set by the poller */
 } newval SEC(".maps");
 
 /*
@@ -106,11 +106,11 @@ static __always_inline void comm_to_cpu0(struct sh_hist *h0, struct task_struct 
 	if (!h0)
 		return;
 	if (has(cf, SH_METRIC_OFFCPU))
-		copy_comm(h0[idx(cf, SH_METRIC_OFFCPU)].comm, t->comm);
+		copy_comm(hist_at(h0, idx(cf, SH_METRIC_OFFCPU))->comm, t->comm);
 	if (has(cf, SH_METRIC_RUNQ))
-		copy_comm(h0[idx(cf, SH_METRIC_RUNQ)].comm, t->comm);
+		copy_comm(hist_at(h0, idx(cf, SH_METRIC_RUNQ))->comm, t->comm);
 	if (has(cf, SH_METRIC_BLOCKED))
-		copy_comm(h0[idx(cf, SH_METRIC_BLOCKED)].comm, t->comm);
+		copy_comm(hist_at(h0, idx(cf, SH_METRIC_BLOCKED))->comm, t->comm);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include "schedhist.skel.h"
 #include "loader.h"
 #include "kmem.h"
+#include "hist.h"
 #include "cgroup.h"
 #include "log.h"
 
@@ -205,7 +206,7 @@ static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vs
 static int map_slots(struct sh_loader *l)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+	size_t vsize = (size_t)l->nmetrics * hist_bytes();
 	void *p;
 
 	l->slots_len = ((size_t)l->slot_stride * l->ncpus * vsize + page - 1) / page * page;
@@ -419,6 +420,10 @@ static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct 
 	skel->rodata->filter_cglevel = cg->filter_level;
 	skel->rodata->culprits = sp->culprits;
 	skel->rodata->stacks = sp->stacks;
+	/* the grid (--schema): the kernel's bucket index and histogram length */
+	skel->rodata->schema = (__u32)sh_schema;
+	skel->rodata->nbuckets = (__u32)sh_nb;
+	grid_cells(sh_schema, (__u64 *)skel->rodata->cell_top, (__u8 *)skel->rodata->cell_base);
 
 	/*
 	 * Wakeup programs only for the wakeup method: sched_wakeup when a
@@ -480,13 +485,13 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 	skel->rodata->task_mask = l->task_entries - 1;
 	bpf_map__set_max_entries(skel->maps.tasks, l->task_entries);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
-	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+	vsize = (size_t)l->nmetrics * hist_bytes();
 	/*
 	 * the slot array takes the first keys, the key map the rest (and
 	 * [other], [exited]): --max-keys in all (see loader.h), or fewer when
 	 * the maps would not fit --max-kernel-mem on this many CPUs
 	 */
-	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
+	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .schema = sh_schema, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
 				.stacks = sp->stacks };
@@ -577,7 +582,7 @@ static int start_load(struct sh_loader *l, const struct prog_plan *pp)
 static int start_map(struct sh_loader *l, const struct loader_spec *sp)
 {
 	struct schedhist_bpf *skel = l->skel;
-	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+	size_t vsize = (size_t)l->nmetrics * hist_bytes();
 
 	l->hists_fd = bpf_map__fd(skel->maps.hists);
 	l->pcpu_fd = bpf_map__fd(skel->maps.pcpu);

@@ -31,8 +31,8 @@ void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)
  * the same in every report: made once.
  */
 #define BUCKET_HEAD 80
-static char bucket_head[SH_NBUCKETS][BUCKET_HEAD];
-static unsigned char bucket_head_len[SH_NBUCKETS];
+static char bucket_head[SH_NBUCKETS_MAX][BUCKET_HEAD];	/* of the grid in use */
+static unsigned char bucket_head_len[SH_NBUCKETS_MAX];
 static pthread_once_t bucket_heads_once = PTHREAD_ONCE_INIT;
 
 static void make_bucket_heads(void)
@@ -40,7 +40,7 @@ static void make_bucket_heads(void)
 	char lo[24], hi[24];
 	int i;
 
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		fmt_u64(lo, bucket_lo(i));
 		if (bucket_hi(i) == UINT64_MAX)
 			snprintf(hi, sizeof(hi), "null");
@@ -64,7 +64,7 @@ static void make_bucket_heads(void)
 /* A group's numbers: 14 fields of at most 14 bytes of name and 20 digits, and the NUL. */
 #define NUMBERS_ROOM 512
 /* Its buckets: the head, then each bucket's object (head, 20 digits, brace), the NUL, the end. */
-#define BUCKETS_ROOM (16 + SH_NBUCKETS * (BUCKET_HEAD + 22) + 4)
+#define BUCKETS_ROOM (16 + (size_t)sh_nb * (BUCKET_HEAD + 22) + 4)
 
 /* -k cgroup: the names read from the path (cgroup_names.h), those found only */
 static void json_cgroup_labels(struct outbuf *b, const char *path)
@@ -139,7 +139,7 @@ static void json_group(struct outbuf *b, const struct sh_group *g)
 	if (!(d = start = ob_room(b, BUCKETS_ROOM)))
 		return;
 	put_lit(d, ",\"buckets\":[");
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		if (!g->t.buckets[i])
 			continue;
 		/* the first without its leading comma */
@@ -167,9 +167,9 @@ void render_json(struct outbuf *b, const struct sh_report *r)
 	ob_printf(b, "{\"schema\":%d,\"host\":", SH_JSON_SCHEMA);
 	json_string(b, u.nodename);
 	ob_printf(b, ",\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
-		     "\"method\":\"%s\",\"clock\":\"%s\",\"key\":\"%s\",\"groups\":[",
+		     "\"method\":\"%s\",\"clock\":\"%s\",\"key\":\"%s\",\"bucket_schema\":%d,\"groups\":[",
 		  ts, r->span_s, r->cumulative ? "true" : "false", metric_name(r->metric),
-		  method_name(r->method), clock_name(r->clock), key_name(r->key_type));
+		  method_name(r->method), clock_name(r->clock), key_name(r->key_type), sh_schema);
 	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
 		if (i)
 			ob_chr(b, ',');

@@ -43,17 +43,21 @@ static void fmt_seconds(char *buf, size_t n, __u64 ns)
 }
 
 /*
- * The "le" of bucket @i: its upper edge, 2^(i-20) s (schedhist.h), in the
+ * The "le" of classic bucket @i: 2^(i-20) s, the upper edge of bucket
+ * i << schema of the grid (schedhist.h): whatever the schema, the classic
+ * exposition keeps one bucket per power of two (a finer grid adds its
+ * buckets up; native histograms carry it whole), so a series keeps its 43
+ * lines. In the
  * shortest form that reads back as the same double, as Go's strconv 'g'
  * writes it ("9.5367431640625e-07", "0.0009765625", "1", "512"); +Inf
  * for the last bucket, which holds every longer wait.
  */
 static void fmt_le(char *buf, size_t n, int i)
 {
-	double le = ldexp(1.0, i + SH_NATIVE_INDEX0);
+	double le = ldexp(1.0, i + SH_NATIVE_INDEX0(0));
 	int prec;
 
-	if (i >= SH_NBUCKETS - 1) {
+	if (i >= SH_NBUCKETS(0) - 1) {
 		snprintf(buf, n, "+Inf");
 		return;
 	}
@@ -128,18 +132,21 @@ static char *key_labels(const char *key, int key_type)
 
 /* One histogram series: its labels are escaped once, not once per line. */
 static int put_series(FILE *f, const char *labels, const char *key, int key_type,
-		      const struct sh_totals *t, char le[SH_NBUCKETS][32])
+		      const struct sh_totals *t, char le[SH_NBUCKETS(0)][32])
 {
 	char *esc = key_labels(key, key_type), sum[32];
 	__u64 cum = 0;
-	int i;
+	int i, per = 1 << sh_schema;
 
 	if (!esc)
 		return -1;
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		cum += t->buckets[i];
+		/* at each power of two: every per-th edge of the grid */
+		if (i % per)
+			continue;
 		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64 "\n", labels, esc,
-			le[i], (uint64_t)cum);
+			le[i / per], (uint64_t)cum);
 	}
 	fmt_seconds(sum, sizeof(sum), t->sum_ns);
 	fprintf(f, "schedhist_wait_seconds_sum{%s%s} %s\n", labels, esc, sum);
@@ -340,10 +347,10 @@ static int put_samples(FILE *f, const struct prom_view *views, size_t nv, int fi
 
 int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 {
-	char le[SH_NBUCKETS][32], help[PROM_HELP_MAX];
+	char le[SH_NBUCKETS(0)][32], help[PROM_HELP_MAX];
 	int i;
 
-	for (i = 0; i < SH_NBUCKETS; i++)
+	for (i = 0; i < SH_NBUCKETS(0); i++)
 		fmt_le(le[i], sizeof(le[i]), i);
 	for (i = 0; i < PROM_FAMILY_NR; i++) {
 		if (!prom_family_present(views, nv, i))

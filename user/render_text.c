@@ -19,8 +19,8 @@
  * unit: the same for every key of every report, made once.
  */
 #define ROW_LABEL 48
-static char row_label[SH_UNIT_NR][SH_NBUCKETS][ROW_LABEL];
-static unsigned char row_label_len[SH_UNIT_NR][SH_NBUCKETS];
+static char row_label[SH_UNIT_NR][SH_NBUCKETS_MAX][ROW_LABEL];	/* of the grid in use */
+static unsigned char row_label_len[SH_UNIT_NR][SH_NBUCKETS_MAX];
 /* and each unit's histogram head, "%10s%-5s%13s : count      distribution\n" */
 #define HIST_HEAD 64
 static char hist_head[SH_UNIT_NR][HIST_HEAD];
@@ -37,7 +37,7 @@ static void make_row_labels(void)
 							   "%*s%-5s%*s : count      distribution\n",
 							   10, "", unit_name(u), 13, "");
 	for (u = 0; u < SH_UNIT_NR; u++)
-		for (i = 0; i < SH_NBUCKETS; i++) {
+		for (i = 0; i < sh_nb; i++) {
 			/* a row counts the waits w with lo < w <= hi; the first 0 <= w <= hi */
 			fmt_wait(lo, sizeof(lo), bucket_floor(i), u);
 			if (i == 0)
@@ -83,7 +83,7 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 	int first = -1, last = -1, start, i;
 	__u64 below = 0, max = 0;
 
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		if (!t->buckets[i])
 			continue;
 		if (first < 0)
@@ -96,7 +96,7 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 	if (sp->min_wait_ns) {
 		int mb = bucket_of(sp->min_wait_ns);
 
-		for (i = 0; i < mb && i < SH_NBUCKETS; i++)
+		for (i = 0; i < mb && i < sh_nb; i++)
 			below += t->buckets[i];
 		if (mb > start)
 			start = mb;

@@ -347,6 +347,7 @@ static void fold_rest(struct sh_report *r, __u32 top)
 	size_t i;
 
 	memset(&r->rest, 0, sizeof(r->rest));
+	totals_init(&r->rest.t, r->rest_buckets);
 	r->nall = r->ngroups;
 	if (!top || r->ngroups <= top)
 		return;
@@ -427,7 +428,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		 const struct sh_cgroups *cg, double span_s)
 {
 	struct rank_ctx ctx = { .key_type = sp->key_type, .cg = cg };
-	struct sh_totals exited;
+	struct sh_totals *exited = &r->exited_t;
 	struct sh_entry *e = NULL;
 	size_t it = 0, i, n = 0;
 
@@ -440,14 +441,14 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	r->cumulative = sp->cumulative;
 	r->ngroups = 0;
 	r->nall = 0;
-	memset(&r->all, 0, sizeof(r->all));
+	totals_init(&r->all, r->all_buckets);
 	memcpy(r->stats, sp->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
 
 	r->live_keys = s->nlive;
 	r->kmem = s->kmem;
-	memset(&exited, 0, sizeof(exited));
+	totals_init(exited, r->exited_buckets);
 	if (sp->cumulative)
-		exited = s->exited_cum;
+		totals_add(exited, &s->exited_cum);
 	/*
 	 * Since start: every entry. The interval: only the entries read with
 	 * new counts in it (the others' delta is empty), in the order read,
@@ -472,13 +473,13 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		}
 		if (e->key.id == SH_EXITED_ID) {
 			/* the kernel's folds: one [exited] with the poller's own */
-			totals_add(&exited, t);
+			totals_add(exited, t);
 			continue;
 		}
 		if (t->count && add_rec(r, &n, e, t, sp))
 			return -1;
 	}
-	if (exited.count && add_rec(r, &n, NULL, &exited, sp))
+	if (exited->count && add_rec(r, &n, NULL, exited, sp))
 		return -1;
 	if (n)	/* order is NULL until the first record */
 		sort_ranks(r->order, r->order + r->cap, n, &ctx);
@@ -492,13 +493,14 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		 * the entries
 		 */
 		if (i + 4 < n) {
-			const char *t = (const char *)r->order[i + 4].t;
+			const struct sh_totals *t = r->order[i + 4].t;
 			size_t o;
 
 			if (r->order[i + 4].e)
 				__builtin_prefetch(r->order[i + 4].e);
-			for (o = 0; o < sizeof(struct sh_totals); o += 64)
-				__builtin_prefetch(t + o);
+			__builtin_prefetch(t);
+			for (o = 0; o < (size_t)sh_nb * sizeof(__u64); o += 64)
+				__builtin_prefetch((const char *)t->buckets + o);
 		}
 
 		/* all but the totals and their percentiles, which are set whole below */

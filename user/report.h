@@ -42,7 +42,7 @@ struct sh_group {
 	bool is_cgroup;			/* key is a cgroup id (JSON adds cgroup_id) */
 	bool synthetic;			/* [rest] or [exited]: not a kernel key */
 	bool live;			/* its kernel key is still in the map (not pruned) */
-	struct sh_totals t;		/* the waits of this report */
+	struct sh_totals t;		/* the waits of this report (its buckets: the entry's, or the report's) */
 	struct sh_pcts pct;		/* of @t */
 	__u64 nkeys;			/* [rest]: how many keys it folds */
 	bool below_min_count;		/* fewer waits than --min-count: ranked last */
@@ -86,6 +86,11 @@ struct sh_report {
 	__u64 stats[SH_STAT_NR];	/* event counters of the same span */
 	__u64 live_keys;		/* keys in the kernel map now */
 	struct kmem_usage kmem;		/* the kernel maps' memory and key capacity */
+	struct sh_totals exited_t;	/* [exited]'s waits (a group's are a view of them) */
+	/* the buckets of @all, @rest and [exited]: one set per report, not per group */
+	__u64 all_buckets[SH_NBUCKETS_MAX];
+	__u64 rest_buckets[SH_NBUCKETS_MAX];
+	__u64 exited_buckets[SH_NBUCKETS_MAX];
 };
 
 /* The percentiles of @t. */

@@ -9,8 +9,17 @@
 #include "hugemem.h"
 
 #define INITIAL_SLOTS 1024
-/* an entry on cache lines of its own: the first holds what every pass reads */
-#define ENTRY_BYTES ((sizeof(struct sh_entry) + 63) / 64 * 64)
+/*
+ * An entry on cache lines of its own (the first holds what every pass
+ * reads), its buckets after it: sized by the grid in use, and without
+ * the buckets since start when no report reads them.
+ */
+static size_t entry_bytes(const struct sh_snapshot *s)
+{
+	size_t b = sizeof(struct sh_entry) + (size_t)sh_nb * ((s->cum_buckets ? 16 : 8) + 4);
+
+	return (b + 63) / 64 * 64;
+}
 
 _Static_assert(sizeof(struct sh_key) % sizeof(__u64) == 0, "sh_key is whole 64-bit words");
 
@@ -26,6 +35,7 @@ int snapshot_init(struct sh_snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->cum_buckets = true;
+	totals_init(&s->exited_cum, s->exited_cum_buckets);
 	/* a new entry's interval (0) is never the snapshot's: its delta starts empty */
 	s->interval = 1;
 	s->nslots = INITIAL_SLOTS;
@@ -73,6 +83,8 @@ static struct sh_entry *entry_alloc(struct sh_snapshot *s)
 		s->free_entries = e->next;
 		return e;
 	}
+	if (!s->entry_bytes)	/* the first entry: cum_buckets and the grid are set */
+		s->entry_bytes = entry_bytes(s);
 	if (s->bump == s->bump_end) {
 		blocks = realloc(s->blocks, (s->nblocks + 1) * sizeof(*blocks));
 		if (!blocks)
@@ -83,10 +95,10 @@ static struct sh_entry *entry_alloc(struct sh_snapshot *s)
 			return NULL;
 		s->blocks[s->nblocks++] = b;
 		s->bump = b;
-		s->bump_end = s->bump + HUGE_MIN / ENTRY_BYTES * ENTRY_BYTES;
+		s->bump_end = s->bump + HUGE_MIN / s->entry_bytes * s->entry_bytes;
 	}
 	e = (struct sh_entry *)s->bump;
-	s->bump += ENTRY_BYTES;
+	s->bump += s->entry_bytes;
 	return e;
 }
 
@@ -151,7 +163,7 @@ void snapshot_begin(struct sh_snapshot *s, __u32 epoch)
 
 const struct sh_totals *snapshot_delta(const struct sh_snapshot *s, const struct sh_entry *e)
 {
-	static const struct sh_totals zero;
+	static const struct sh_totals zero = { .buckets = (__u64 *)sh_zero_buckets };
 
 	return e->interval == s->interval ? &e->delta : &zero;
 }
@@ -161,7 +173,7 @@ static void fold_gone(struct sh_snapshot *s, struct sh_entry *e)
 {
 	int i;
 
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		s->gone.buckets[i] += e->raw_buckets[i];
 		e->raw_buckets[i] = 0;
 	}
@@ -193,6 +205,15 @@ static struct sh_entry *entry_get(struct sh_snapshot *s, const struct sh_key *ke
 	if (!(e = entry_alloc(s)))
 		return NULL;
 	memset(e, 0, sizeof(*e));
+	totals_init(&e->delta, e->bucket_store);
+	if (s->cum_buckets) {
+		totals_init(&e->cum, e->bucket_store + sh_nb);
+	} else {
+		/* never written: only the reports since start read them (zero) */
+		e->cum.buckets = (__u64 *)sh_zero_buckets;
+	}
+	e->raw_buckets = (__u32 *)(e->bucket_store + (s->cum_buckets ? 2 : 1) * sh_nb);
+	memset(e->raw_buckets, 0, (size_t)sh_nb * sizeof(*e->raw_buckets));
 	e->key = *key;
 	h = key_hash(key) & (s->nslots - 1);
 	e->next = s->table[h];
@@ -240,7 +261,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 				       const void *vals, int ncpu, size_t stride, __u32 birth,
 				       bool final)
 {
-	__u32 buckets[SH_NBUCKETS], dv[SH_NBUCKETS], count = 0;
+	__u32 buckets[SH_NBUCKETS_MAX], dv[SH_NBUCKETS_MAX], count = 0;
 	__u64 sum = 0;
 	struct sh_totals d;	/* all but the buckets (added in place): cleared below */
 	bool exited = e->key.id == SH_EXITED_ID && !e->key.comm[0], seen_comm = false;
@@ -252,7 +273,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	}
 	if (e->pruned && !final) {
 		/* removed, and made again since (a reused id): counts from zero */
-		memset(e->raw_buckets, 0, sizeof(e->raw_buckets));
+		memset(e->raw_buckets, 0, (size_t)sh_nb * sizeof(*e->raw_buckets));
 		e->raw_count = 0;
 		e->raw_sum_ns = 0;
 		set_pruned(s, e, false);
@@ -268,18 +289,18 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 
 	/* (a memset of all 400 bytes, or of the buckets, was a slow "rep stos" per key) */
 	memset(&d, 0, offsetof(struct sh_totals, buckets));
-	memcpy(buckets, ((const struct sh_hist *)vals)->buckets, sizeof(buckets));
+	memcpy(buckets, ((const struct sh_hist *)vals)->buckets, (size_t)sh_nb * sizeof(*buckets));
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
 
 		/*
-		 * (CPU 0's are copied above) 40 buckets, then the last: a
-		 * multiple of the vector width, so -O2 vectorizes it
+		 * (CPU 0's are copied above) 40 << schema buckets, then the
+		 * last: a multiple of the vector width, so -O2 vectorizes it
 		 */
 		if (c) {
-			for (i = 0; i < SH_NBUCKETS - 1; i++)
+			for (i = 0; i < sh_nb - 1; i++)
 				buckets[i] += v->buckets[i];
-			buckets[SH_NBUCKETS - 1] += v->buckets[SH_NBUCKETS - 1];
+			buckets[sh_nb - 1] += v->buckets[sh_nb - 1];
 		}
 		count += v->count;
 		sum += v->sum_ns;
@@ -301,9 +322,9 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	 * already counted: exact across counter wrap-around as long as the
 	 * true difference stays below 2^32 (see SH_READ_PERIOD_S).
 	 */
-	for (i = 0; i < SH_NBUCKETS; i++)
+	for (i = 0; i < sh_nb; i++)
 		dv[i] = buckets[i] - e->raw_buckets[i] - (exited ? s->gone.buckets[i] : 0);
-	memcpy(e->raw_buckets, buckets, sizeof(e->raw_buckets));
+	memcpy(e->raw_buckets, buckets, (size_t)sh_nb * sizeof(*e->raw_buckets));
 	/*
 	 * The differences into the interval's buckets (set by the interval's
 	 * first reading of the entry, added by the others) and, when reports
@@ -313,14 +334,14 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 		memset(&e->delta, 0, offsetof(struct sh_totals, buckets));
 		e->interval = s->interval;
 		s->touched[s->ntouched++] = e;
-		for (i = 0; i < SH_NBUCKETS; i++)
+		for (i = 0; i < sh_nb; i++)
 			e->delta.buckets[i] = dv[i];
 	} else {
-		for (i = 0; i < SH_NBUCKETS; i++)
+		for (i = 0; i < sh_nb; i++)
 			e->delta.buckets[i] += dv[i];
 	}
 	if (s->cum_buckets)
-		for (i = 0; i < SH_NBUCKETS; i++)
+		for (i = 0; i < sh_nb; i++)
 			e->cum.buckets[i] += dv[i];
 	d.count = (__u32)(count - e->raw_count - (exited ? s->gone.count : 0));
 	d.sum_ns = sum - e->raw_sum_ns - (exited ? s->gone.sum_ns : 0);

@@ -20,7 +20,7 @@ int reader_init(struct sh_reader *r, int ncpus, int nmetrics)
 	memset(r, 0, sizeof(*r));
 	r->ncpus = ncpus;
 	r->nmetrics = nmetrics;
-	r->vsize = (size_t)nmetrics * sizeof(struct sh_hist);
+	r->vsize = (size_t)nmetrics * hist_bytes();
 	r->keys = calloc(BATCH, sizeof(struct sh_key));
 	r->vals = calloc((size_t)BATCH * ncpus, r->vsize);
 	r->exited = calloc(ncpus, r->vsize);
@@ -79,7 +79,7 @@ static int ingest_ents(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		r->dead[r->ndead++].slot = slot;
 	}
 	for (i = 0; i < n; i++) {
-		const void *v = (const char *)vals + i * sizeof(struct sh_hist);
+		const void *v = (const char *)vals + i * hist_bytes();
 
 		if (!(ents ? snapshot_ingest_entry(&snaps[i], ents[i], v, r->ncpus, stride, birth,
 						   final)
@@ -375,7 +375,7 @@ int snapshot_read(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 		struct sh_key k = {};
 
 		for (i = 0; i < n; i++)
-			if (!snapshot_ingest(&snaps[i], &k, &r->pcpu[0].hist[i], r->ncpus,
+			if (!snapshot_ingest(&snaps[i], &k, (char *)r->pcpu[0].hist + i * hist_bytes(), r->ncpus,
 					     sizeof(struct sh_pcpu), false))
 				return -ENOMEM;
 	} else if (m->key_type == SH_KEY_CPU) {
@@ -383,7 +383,7 @@ int snapshot_read(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 			struct sh_key k = { .id = (__u64)c };
 
 			for (i = 0; i < n; i++)
-				if (!snapshot_ingest(&snaps[i], &k, &r->pcpu[c].hist[i], 1,
+				if (!snapshot_ingest(&snaps[i], &k, (char *)r->pcpu[c].hist + i * hist_bytes(), 1,
 						     sizeof(struct sh_pcpu), false))
 					return -ENOMEM;
 		}
@@ -414,7 +414,7 @@ int snapshot_read(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 
 			for (i = 0; i < n; i++)
 				if (!snapshot_ingest(&snaps[i], &ex,
-						     (char *)r->exited + i * sizeof(struct sh_hist),
+						     (char *)r->exited + i * hist_bytes(),
 						     r->ncpus, r->vsize, false))
 					return -ENOMEM;
 		}
