@@ -37,16 +37,23 @@ static __always_inline __u32 sh_log2(__u64 v)
 /*
  * The grid of the run (schedhist.h), set by the loader before load
  * (user/hist.c grid_cells()); the defaults are schema 0's. The histogram
- * length, nbuckets, is the one place the kernel side reads it.
+ * length, nbuckets, is the one place the kernel side reads it. (A unit
+ * test compiling this in userspace defines SH_RODATA as plain volatile,
+ * to set them per schema.)
  */
-const volatile __u32 schema = 0;
-const volatile __u32 nbuckets = SH_NBUCKETS(0);
-/* per cell: the 64-bit mantissa of the one edge in it, or ~0 (none) ... */
-const volatile __u64 cell_top[SH_CELLS] = {
-	[0 ... 26] = ~0ULL, [27] = 0xee6b280000000000ULL, [28 ... 31] = ~0ULL,
-};
+#ifndef SH_RODATA
+#define SH_RODATA const volatile
+#endif
+SH_RODATA __u32 schema = 0;
+SH_RODATA __u32 nbuckets = SH_NBUCKETS(0);
+/*
+ * per cell: the 64-bit mantissa of the first edge at or above its start
+ * (the one in it, if any: the compare is false for an edge in a later
+ * cell), ~0 when none is in the octave ...
+ */
+SH_RODATA __u64 cell_top[SH_CELLS] = { [0 ... 27] = 0xee6b280000000000ULL, [28 ... 31] = ~0ULL };
 /* ... and the bucket of its first waits, less ((l - 10) << schema) */
-const volatile __u8 cell_base[SH_CELLS] = { [0 ... 27] = 1, [28 ... 31] = 2 };
+SH_RODATA __u8 cell_base[SH_CELLS] = { [0 ... 27] = 1, [28 ... 31] = 2 };
 
 /*
  * The bucket of a wait of @d ns in the grid of schedhist.h: from its
