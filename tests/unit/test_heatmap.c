@@ -93,7 +93,7 @@ static void test_bounded(void)
 		r.when.tv_sec = 1700000000 + i;
 		r.span_s = i;		/* marks the column */
 		/* the worst case for the size: every bucket, 20-digit counts */
-		for (b = 0; b < SH_NBUCKETS; b++)
+		for (b = 0; b < sh_nb; b++)
 			r.all.buckets[b] = UINT64_MAX - (__u64)b;
 		CHECK(!heatmap_add(&hm, &r));
 	}
@@ -205,7 +205,7 @@ static void test_labels(void)
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	r.when.tv_sec = 1700000000;
 	r.span_s = 1;
-	for (b = 0; b < SH_NBUCKETS; b++)
+	for (b = 0; b < sh_nb; b++)
 		r.all.buckets[b] = 1;
 	CHECK(!heatmap_add(&hm, &r));
 	svg = svg_of(&hm, &len);
@@ -215,11 +215,11 @@ static void test_labels(void)
 	CHECK(has_label(svg, "954 ns-1.91 us"));
 	CHECK(has_label(svg, "0-954 ns"));
 	/* the open-ended last bucket */
-	snprintf(want, sizeof(want), "\u2265 %.0f s", (double)bucket_lo(SH_NBUCKETS - 1) / 1e9);
+	snprintf(want, sizeof(want), "\u2265 %.0f s", (double)bucket_lo(sh_nb - 1) / 1e9);
 	CHECK(has_label(svg, want));
 	CHECK(strstr(svg, "us</text>") && strstr(svg, "ms</text>"));
 	/* one row per bucket in the range shown */
-	CHECK_EQ_U64(count(svg, "text-anchor=\"end\">"), SH_NBUCKETS);
+	CHECK_EQ_U64(count(svg, "text-anchor=\"end\">"), sh_nb);
 	CHECK(strstr(svg, "id=\"legend\"") && strstr(svg, "id=\"plot\""));
 	CHECK(strstr(svg, "host ") != NULL);
 	free(svg);
@@ -434,7 +434,7 @@ static int write_worst(const char *dir, int n, double step)
 		r.when.tv_sec = (time_t)t;
 		r.when.tv_nsec = (long)((t - (double)(time_t)t) * 1e9);
 		r.span_s = step;
-		for (b = 0; b < SH_NBUCKETS; b++)
+		for (b = 0; b < sh_nb; b++)
 			g.t.buckets[b] = (UINT64_MAX >> (b % 7)) - (__u64)i;
 		CHECK(!heatmap_add(&hm, &r));
 	}

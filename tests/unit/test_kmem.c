@@ -30,7 +30,7 @@ static void test_formula(void)
 	int i;
 
 	kmem_layout(&c, &p);
-	CHECK_EQ_U64(sizeof(struct sh_hist), 296);
+	CHECK_EQ_U64(SH_HIST_SIZE(SH_NBUCKETS(0)), 296);
 	CHECK_EQ_U64(p.entry_bytes[KMEM_HISTS], 56 + 24 + 8 + 384 * (296 + 8));
 	/* the slots: 6 MiB at most, in whole strides of SH_SLOT_ALIGN */
 	CHECK_EQ_U64(p.nr_slots, SH_SLOT_BYTES / (384 * 296) / SH_SLOT_ALIGN * SH_SLOT_ALIGN);

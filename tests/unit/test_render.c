@@ -41,7 +41,7 @@ struct spec {
 	__u32 max_tid;
 	__u32 max_cpu;
 	const char *max_comm;
-	__u32 buckets[SH_NBUCKETS];
+	__u32 buckets[SH_NBUCKETS(0)];	/* the goldens' grid: schema 0 */
 };
 
 #define MAX_ARGS 16
@@ -66,7 +66,11 @@ static void opts(struct options *o, const char *const *args)
 static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *p, __u32 epoch,
 			bool final)
 {
-	struct sh_hist h = {};
+	union {	/* a kernel histogram with its buckets */
+		struct sh_hist h;
+		char room[SH_HIST_SIZE(SH_NBUCKETS_MAX)];
+	} u = {};
+	struct sh_hist *hp = &u.h;
 	struct sh_key k = { .id = p->id };
 	int i;
 
@@ -74,13 +78,13 @@ static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *
 		k.id = 0;
 		memcpy(k.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
 	}
-	for (i = 0; i < SH_NBUCKETS; i++) {
-		h.buckets[i] = p->buckets[i];
-		h.count += p->buckets[i];
+	for (i = 0; i < SH_NBUCKETS(0); i++) {
+		hp->buckets[i] = p->buckets[i];
+		hp->count += p->buckets[i];
 	}
-	h.sum_ns = p->sum_ns;
+	hp->sum_ns = p->sum_ns;
 	if (p->max_ns) {
-		struct sh_max *m = &h.max[epoch & 1];
+		struct sh_max *m = &hp->max[epoch & 1];
 
 		m->epoch = epoch;
 		m->ns = p->max_ns;
@@ -89,13 +93,13 @@ static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *
 		m->cpu = p->max_cpu;
 		memcpy(m->comm, p->max_comm, strnlen(p->max_comm, SH_COMM_LEN - 1));
 		/* the exact min: the lowest non-empty bucket's lower bound */
-		for (i = 0; i < SH_NBUCKETS && !p->buckets[i]; i++)
+		for (i = 0; i < SH_NBUCKETS(0) && !p->buckets[i]; i++)
 			;
-		m->min_ns = i < SH_NBUCKETS ? bucket_lo(i) : 0;
+		m->min_ns = i < SH_NBUCKETS(0) ? bucket_lo(i) : 0;
 	}
 	if ((key_type == SH_KEY_PID || key_type == SH_KEY_TID) && p->comm)
-		memcpy(h.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
-	CHECK(snapshot_ingest(s, &k, &h, 1, sizeof(h), final) != NULL);
+		memcpy(hp->comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
+	CHECK(snapshot_ingest(s, &k, hp, 1, hist_bytes(), final) != NULL);
 }
 
 /* One reading of @n keys and counters @stats, then the report of it. */
@@ -212,19 +216,24 @@ static void test_bucket_labels_distinct(void)
 	static const int units[] = { SH_UNIT_NS, SH_UNIT_US, SH_UNIT_MS };
 	char a[32], b[32];
 	size_t u;
-	int i, same = 0;
+	int i, sc, same = 0;
 
-	for (u = 0; u < 3; u++) {
-		for (i = 0; i + 1 < SH_NBUCKETS; i++) {
-			fmt_wait(a, sizeof(a), bucket_lo(i), units[u]);
-			fmt_wait(b, sizeof(b), bucket_lo(i + 1), units[u]);
-			if (!strcmp(a, b)) {
-				fprintf(stderr, "  %s: buckets %d and %d both start at %s\n",
-					unit_name(units[u]), i, i + 1, a);
-				same++;
+	/* at every schema: 2^(1/8) = 1.09 apart, three digits tell them apart */
+	for (sc = 0; sc <= SH_SCHEMA_MAX; sc++) {
+		grid_set(sc);
+		for (u = 0; u < 3; u++) {
+			for (i = 0; i + 1 < sh_nb; i++) {
+				fmt_wait(a, sizeof(a), bucket_lo(i), units[u]);
+				fmt_wait(b, sizeof(b), bucket_lo(i + 1), units[u]);
+				if (!strcmp(a, b)) {
+					fprintf(stderr, "  %s, schema %d: buckets %d and %d both start at %s\n",
+						unit_name(units[u]), sc, i, i + 1, a);
+					same++;
+				}
 			}
 		}
 	}
+	grid_set(0);
 	CHECK_EQ_U64(same, 0);
 }
 
@@ -266,7 +275,7 @@ static void test_text_none(void)
 	/* the zero bucket reads "0 -> 0.953" (us); the next one its edges; the last "longer" */
 	{
 		static const struct spec tiny = { .sum_ns = 1, .buckets = { [0] = 3, [1] = 1,
-									 [SH_NBUCKETS - 1] = 2 } };
+									 [SH_NBUCKETS(0) - 1] = 2 } };
 		char *t;
 
 		OPTS(&o, "-i", "1");
@@ -627,7 +636,7 @@ static void test_json_edges(void)
 		.max_tid = 1,
 		.max_cpu = 0,
 		.max_comm = "init",
-		.buckets = { [SH_NBUCKETS - 1] = 1 },
+		.buckets = { [SH_NBUCKETS(0) - 1] = 1 },
 	};
 	static const struct spec huge = {
 		.sum_ns = 3 * 600000000000ULL + 1000,
@@ -971,7 +980,7 @@ static bool is_row_label(const char *lo, const char *hi, int unit)
 	char a[32], b[32];
 	int i;
 
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		fmt_wait(a, sizeof(a), bucket_floor(i), unit);
 		if (!i)
 			snprintf(a, sizeof(a), "0");

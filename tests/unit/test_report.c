@@ -66,7 +66,10 @@ static void opts(struct options *o, const char *const *args)
 struct fake_key {
 	__u64 id;
 	const char *comm;	/* key comm (-k comm) or task name (pid/tid) */
-	struct sh_hist h;
+	union {	/* with its buckets: room for the finest grid */
+		struct sh_hist h;
+		char h_room[SH_HIST_SIZE(SH_NBUCKETS_MAX)];
+	};
 };
 
 /* Add @n waits of @ns to @k, and make @ns its max in @epoch if larger. */
