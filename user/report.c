@@ -530,6 +530,14 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	return 0;
 }
 
+void report_init(struct sh_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	totals_init(&r->all, r->all_buckets);
+	totals_init(&r->rest.t, r->rest_buckets);
+	totals_init(&r->exited_t, r->exited_buckets);
+}
+
 void report_free(struct sh_report *r)
 {
 	report_free_arrays(r);

@@ -116,6 +116,9 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
  */
 void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count);
 
+/* An empty report (its all, rest and [exited] totals on its own buckets): what report_build() starts from. */
+void report_init(struct sh_report *r);
+
 void report_free(struct sh_report *r);
 
 /* Lost events of the report: no_start + dropped + clock_skew (not filtered). */

@@ -77,6 +77,7 @@ static void test_bounded(void)
 {
 	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], err[512];
 	struct sh_report r = {};
+	report_init(&r);
 	struct sh_heatmap hm;
 	struct options o;
 	struct stat st;
@@ -135,7 +136,10 @@ static void test_key_escaped(void)
 {
 	char err[512];
 	struct sh_group g[2] = {};
+	for (int gi_ = 0; gi_ < 2; gi_++)
+		g[gi_].t.buckets = test_buckets();
 	struct sh_report r = {};
+	report_init(&r);
 	struct sh_heatmap hm;
 	struct options o;
 	size_t len;
@@ -194,6 +198,7 @@ static bool has_label(const char *svg, const char *label)
 static void test_labels(void)
 {
 	struct sh_report r = {};
+	report_init(&r);
 	struct sh_heatmap hm;
 	struct options o;
 	char err[512], want[96];
@@ -248,6 +253,7 @@ static double line_y(const char *svg, const char *cls)
 static void test_lines(void)
 {
 	struct sh_report r = {};
+	report_init(&r);
 	struct sh_heatmap hm;
 	struct options o;
 	char err[512];
@@ -329,6 +335,7 @@ static double lightness(const char *hex)
 static void test_readable(void)
 {
 	struct sh_report r = {};
+	report_init(&r);
 	struct sh_heatmap hm;
 	struct options o;
 	char err[512], fill[8][8];
@@ -375,7 +382,9 @@ static void test_readable(void)
 static void test_missing_key(void)
 {
 	struct sh_group g = {};
+	g.t.buckets = test_buckets();
 	struct sh_report r = {};
+	report_init(&r);
 	struct sh_heatmap hm;
 	struct options o;
 	char err[512];
@@ -411,7 +420,9 @@ static int write_worst(const char *dir, int n, double step)
 {
 	char path[4096], err[512], key[200];
 	struct sh_group g = {};
+	g.t.buckets = test_buckets();
 	struct sh_report r = {};
+	report_init(&r);
 	struct sh_heatmap hm;
 	struct options o;
 	int i, b;

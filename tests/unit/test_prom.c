@@ -864,7 +864,7 @@ static void test_two_metrics(void)
 	rig_init(&r[0], a_off);
 	rig_init(&r[1], a_rq);
 	for (i = 0; i < 2; i++) {
-		memset(&k.h, 0, sizeof(k.h));
+		memset(k.h_room, 0, sizeof(k.h_room));
 		add_waits(&k, i ? 3000 : 70000, 5 + (__u32)i);
 		rig_begin(&r[i]);
 		feed(&r[i].s, &k, SH_KEY_TID, false);

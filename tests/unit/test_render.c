@@ -252,6 +252,7 @@ static void test_text_none(void)
 {
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 
 	OPTS(&o, "-i", "1");
@@ -304,6 +305,7 @@ static void test_text_min_wait(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 
 	/* 100 us lies in [65.5, 131) us: that row first, 295 waits below it */
@@ -341,6 +343,7 @@ static void test_text_tid(void)
 				    [SH_STAT_MAP_FULL] = 5 };
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 
 	OPTS(&o, "-M", "runq", "-L", "-v", "-i", "2");
@@ -375,6 +378,7 @@ static void test_text_summary(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 
 	OPTS(&o, "-M", "runq", "-k", "comm", "--summary", "-i", "5");
@@ -410,6 +414,7 @@ static void test_text_cumulative(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct report_spec rspec;
 	struct options o;
 	int i;
@@ -562,6 +567,7 @@ static void test_json_fields(void)
 				    [SH_STAT_MAP_FULL] = 5 };
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 	char *j;
 
@@ -648,6 +654,7 @@ static void test_json_edges(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 	char *j;
 
@@ -704,6 +711,7 @@ static void test_json_escapes(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 	char *j;
 
@@ -754,6 +762,7 @@ static void test_text_escapes(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 	char *t;
 
@@ -796,6 +805,7 @@ static void test_json_cgroup(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 	char *j;
 
@@ -845,6 +855,7 @@ static void test_text_cgroup(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 	char *buf;
 
@@ -957,6 +968,7 @@ static char *example_text(const char *args)
 	char copy[512], *argv[MAX_ARGS], *tok, *save;
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 	char *t;
 	int argc = 0;
@@ -1125,6 +1137,7 @@ static void test_summary_dash_footnote(void)
 	};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 	char *t;
 

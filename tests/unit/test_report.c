@@ -173,6 +173,7 @@ static void test_rank(void)
 {
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct fake_key k[4];
 	struct options o;
 
@@ -235,6 +236,7 @@ static void test_rank_ties(void)
 {
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct fake_key k[3] = {};
 	struct options o;
 	int i;
@@ -292,6 +294,7 @@ static void test_names_after_sort(void)
 	enum { N = 300 };
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct fake_key *k = calloc(N, sizeof(*k));
 	struct options o;
 	char want[32];
@@ -340,6 +343,7 @@ static void test_top(void)
 	enum { N = 10 };
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct fake_key k[N] = {};
 	struct options o;
 	__u64 total = 0, rest_sum = 0, rest_max = 0;
@@ -409,6 +413,7 @@ static void test_cumulative(void)
 {
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct fake_key k[3] = {};
 	struct options o;
 	__u64 st1[SH_STAT_NR] = { 100, 3, 4, 0, 0 }, st2[SH_STAT_NR] = { 160, 5, 4, 1, 0 };
@@ -497,6 +502,7 @@ static void test_key_names(void)
 {
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct fake_key k[3] = {};
 	struct options o;
 	const struct sh_group *g;
@@ -605,6 +611,7 @@ static void test_rerank(void)
 {
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct fake_key k[4];
 	struct options o;
 	size_t i;
@@ -656,6 +663,7 @@ static void test_rank_many(void)
 	struct sh_group *gs = calloc(N, sizeof(*gs)), *spare = calloc(N, sizeof(*spare));
 	struct rank_rec *order = calloc(2 * N, sizeof(*order));
 	struct sh_report r = {};
+	report_init(&r);
 	int bad = 0, shape;
 
 	CHECK(gs && spare && order);
@@ -726,6 +734,7 @@ static void test_cgroup_names(void)
 	struct sh_cgroups cg = {};
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct fake_key k[4] = {};
 	struct options o;
 	struct stat st;
@@ -796,6 +805,7 @@ static void test_empty(void)
 {
 	struct sh_snapshot s;
 	struct sh_report r = {};
+	report_init(&r);
 	struct options o;
 
 	CHECK(!snapshot_init(&s));
