@@ -141,12 +141,25 @@ void totals_merge_min(struct sh_totals *dst, __u64 min_ns)
 	dst->has_min = true;
 }
 
-void totals_add(struct sh_totals *dst, const struct sh_totals *src)
+/*
+ * @d += @s over @nb buckets (never the same array): inlined with the
+ * default schema's constant, unrolled and vectorized as a fixed length
+ */
+static __attribute__((always_inline)) inline void add_buckets(__u64 *restrict d,
+							       const __u64 *restrict s, const int nb)
 {
 	int i;
 
-	for (i = 0; i < sh_nb; i++)
-		dst->buckets[i] += src->buckets[i];
+	for (i = 0; i < nb; i++)
+		d[i] += s[i];
+}
+
+void totals_add(struct sh_totals *dst, const struct sh_totals *src)
+{
+	if (sh_nb == SH_NBUCKETS(0))
+		add_buckets(dst->buckets, src->buckets, SH_NBUCKETS(0));
+	else
+		add_buckets(dst->buckets, src->buckets, sh_nb);
 	totals_add_meta(dst, src);
 }
 
@@ -196,36 +209,40 @@ static double bucket_mid(const struct sh_totals *t, int i)
 }
 
 /*
- * The waits of the buckets other than @i at their middles: the sum of
- * the other buckets' estimated means, from the table of middles (their
- * sum over every bucket kept in *@all, < 0 until computed: once per
- * histogram), the buckets of the min and max narrowed (bucket_mid()).
+ * The waits of the buckets other than @i at their middles, from the
+ * first non-empty bucket, @first, until all @total are counted (a few
+ * buckets: waits cluster): the table's middles, narrowed by the exact
+ * min and max in the first and last buckets (bucket_mid()).
  */
-static double others_sum(const struct sh_totals *t, int i, double *all)
+static double others_sum(const struct sh_totals *t, int i, int first, __u64 total)
 {
+	__u64 seen = 0;
 	double sum = 0;
-	int k, kmin = t->has_min ? bucket_of(t->min_ns) : -1;
-	int kmax = t->max_ns ? bucket_of(t->max_ns) : -1;
+	int k;
 
-	if (*all < 0) {
-		for (k = 0; k < sh_nb; k++)
-			sum += (double)t->buckets[k] * grid_mid[k];
-		*all = sum;
+	for (k = first; seen < total && k < sh_nb; k++) {
+		if (!t->buckets[k])
+			continue;
+		seen += t->buckets[k];
+		if (k != i)
+			sum += (double)t->buckets[k] *
+			       (k == first || seen == total ? bucket_mid(t, k) : grid_mid[k]);
 	}
-	sum = *all - (double)t->buckets[i] * grid_mid[i];
-	if (kmin >= 0 && kmin != i)
-		sum += (double)t->buckets[kmin] * (bucket_mid(t, kmin) - grid_mid[kmin]);
-	if (kmax >= 0 && kmax != i && kmax != kmin)
-		sum += (double)t->buckets[kmax] * (bucket_mid(t, kmax) - grid_mid[kmax]);
 	return sum;
 }
+
+/* The last bucket's mean rank_estimate() worked out: quantiles often fall in one bucket. */
+struct mean_memo {
+	int bucket;		/* -1: none yet */
+	double mean;
+};
 
 /*
  * The estimate of rank @rank of @total waits, which falls in bucket @i
  * after the @seen waits of the buckets below it (hist.h).
  */
 static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, int i, __u64 seen,
-			   double *all)
+			   int first, struct mean_memo *memo)
 {
 	__u64 lo, hi, r;
 	double est, frac, mean, a, b, n = (double)t->buckets[i];
@@ -248,14 +265,27 @@ static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, i
 	 * The bucket's mean: exact when every wait is in it, else the sum
 	 * less the other buckets' waits at their middles
 	 */
-	if (t->count != total)		/* a sum of other waits than the buckets' */
+	if (t->count != total || !t->sum_ns)	/* no sum, or one of other waits than the buckets' */
 		mean = -1;
 	else if (t->buckets[i] == total)
 		mean = (double)t->sum_ns / n;
+	else if (memo->bucket == i)
+		mean = memo->mean;
 	else
-		mean = ((double)t->sum_ns - others_sum(t, i, all)) / n;
+		mean = ((double)t->sum_ns - others_sum(t, i, first, total)) / n;
+	memo->bucket = i;
+	memo->mean = mean;
 	a = (double)lo;
 	b = (double)hi;
+	/*
+	 * a mean just outside the bucket, by less than its width (the other
+	 * buckets' waits a little off their middles): the waits are at that
+	 * end; further out, the sum tells nothing (log space below)
+	 */
+	if (mean < a && mean >= a - (b - a))
+		mean = a;
+	if (mean > b && mean <= b + (b - a))
+		mean = b;
 	if (mean >= a && mean <= b && b > a) {
 		/* uniform over the narrowest end of [lo, hi] that has that mean */
 		if (mean - a <= b - mean)
@@ -264,7 +294,7 @@ static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, i
 			a = 2 * mean - b;
 		est = a + (b - a) * frac;
 	} else {
-		/* log-space interpolation: a spread of the bucket's ratio */
+		/* no mean: log-space interpolation, a spread of the bucket's ratio */
 		est = a > 0 ? a * pow(b / a, frac) : a + (b - a) * frac;
 	}
 	/*
@@ -283,22 +313,32 @@ static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, i
 	return r;
 }
 
+/* The waits of @nb buckets @b (inlined with the default schema's constant, as add_buckets()). */
+static __attribute__((always_inline)) inline __u64 bucket_total(const __u64 *b, const int nb)
+{
+	__u64 acc[4] = { 0, 0, 0, 0 };
+	int k;
+
+	/* four sums side by side: one add after another was a chain of nb */
+	for (k = 0; k + 4 <= nb; k += 4) {
+		acc[0] += b[k];
+		acc[1] += b[k + 1];
+		acc[2] += b[k + 2];
+		acc[3] += b[k + 3];
+	}
+	for (; k < nb; k++)
+		acc[0] += b[k];
+	return acc[0] + acc[1] + acc[2] + acc[3];
+}
+
 void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *out)
 {
-	__u64 total, seen = 0, rank, acc[4] = { 0, 0, 0, 0 };
-	double all = -1;
-	int i, k;
+	struct mean_memo memo = { .bucket = -1 };
+	__u64 total, seen = 0, rank;
+	int i, k, first;
 
-	/* four sums side by side: one add after another was a chain of sh_nb */
-	for (k = 0; k + 4 <= sh_nb; k += 4) {
-		acc[0] += t->buckets[k];
-		acc[1] += t->buckets[k + 1];
-		acc[2] += t->buckets[k + 2];
-		acc[3] += t->buckets[k + 3];
-	}
-	for (; k < sh_nb; k++)
-		acc[0] += t->buckets[k];
-	total = acc[0] + acc[1] + acc[2] + acc[3];
+	total = sh_nb == SH_NBUCKETS(0) ? bucket_total(t->buckets, SH_NBUCKETS(0))
+				       : bucket_total(t->buckets, sh_nb);
 	if (!total) {
 		for (k = 0; k < n; k++)
 			out[k] = 0;
@@ -307,6 +347,7 @@ void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *
 	/* no rank falls in the empty buckets below the first wait */
 	for (i = 0; !t->buckets[i]; i++)
 		;
+	first = i;
 	for (k = 0; k < n; k++) {
 		rank = quantile_rank(q[k], total);
 		/* ranks grow with q: go on from the bucket of the previous one */
@@ -317,7 +358,7 @@ void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *
 		}
 		if (i == sh_nb)
 			i = sh_nb - 1;
-		out[k] = rank_estimate(t, total, rank, i, seen, &all);
+		out[k] = rank_estimate(t, total, rank, i, seen, first, &memo);
 	}
 }
 

@@ -102,8 +102,10 @@ void totals_merge_min(struct sh_totals *dst, __u64 min_ns);
  * exact sum less the other buckets' waits at their middles, divided by
  * the bucket's count (exact when every wait is in one bucket). A narrow
  * peak then gets a narrow interval at its end, a spread across the bucket
- * the whole bucket; a mean outside [lo, hi] (the other buckets far from
- * their middles) falls back to interpolation in log space. Every estimate
+ * the whole bucket; a mean outside [lo, hi] by less than its width (the
+ * other buckets' waits a little off their middles) is taken as that end;
+ * further out, or without a sum (0, or one of other waits), the estimate
+ * interpolates in log space. Every estimate
  * lies in [lo, hi]: the worst case error is the bucket's ratio, 2^(2^-s)
  * - 1 (100, 41, 19, 9.1 % at schemas 0 to 3; docs/usage.md). Never above
  * max_ns when that is known, never below min_ns when that is known

@@ -407,7 +407,8 @@ static int add_rec(struct sh_report *r, size_t *n, const struct sh_entry *e,
 	r->order[*n] = (struct rank_rec){
 		.key = sort_key(t, sp->sort == SH_SORT_P99 ? totals_pcts(t).p99 : 0, sp->sort),
 		.sum_ns = t->sum_ns, .count = t->count,
-		.below_min_count = sp->min_count && t->count < sp->min_count, .e = e, .t = t
+		.below_min_count = sp->min_count && t->count < sp->min_count, .e = e, .t = t,
+		.buckets = t->buckets
 	};
 	(*n)++;
 	return 0;
@@ -493,14 +494,14 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		 * the entries
 		 */
 		if (i + 4 < n) {
-			const struct sh_totals *t = r->order[i + 4].t;
+			const char *b = (const char *)r->order[i + 4].buckets;
 			size_t o;
 
 			if (r->order[i + 4].e)
 				__builtin_prefetch(r->order[i + 4].e);
-			__builtin_prefetch(t);
+			__builtin_prefetch(r->order[i + 4].t);
 			for (o = 0; o < (size_t)sh_nb * sizeof(__u64); o += 64)
-				__builtin_prefetch((const char *)t->buckets + o);
+				__builtin_prefetch(b + o);
 		}
 
 		/* all but the totals and their percentiles, which are set whole below */

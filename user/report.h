@@ -64,6 +64,7 @@ struct rank_rec {
 	__u32 idx;			/* into groups (re-ranking) */
 	const struct sh_entry *e;	/* report_build: the key's entry, NULL for [exited] */
 	const struct sh_totals *t;	/* report_build: its totals of the report's span */
+	const __u64 *buckets;		/* ... and their buckets (prefetched ahead without reading @t) */
 };
 
 struct sh_report {

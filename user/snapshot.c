@@ -205,15 +205,16 @@ static struct sh_entry *entry_get(struct sh_snapshot *s, const struct sh_key *ke
 	if (!(e = entry_alloc(s)))
 		return NULL;
 	memset(e, 0, sizeof(*e));
-	totals_init(&e->delta, e->bucket_store);
+	/* the raw counts first: every reading of a changed key reads them, then the delta's */
+	e->raw_buckets = (__u32 *)e->bucket_store;
+	memset(e->raw_buckets, 0, (size_t)sh_nb * sizeof(*e->raw_buckets));
+	totals_init(&e->delta, e->bucket_store + (sh_nb + 1) / 2);
 	if (s->cum_buckets) {
-		totals_init(&e->cum, e->bucket_store + sh_nb);
+		totals_init(&e->cum, e->delta.buckets + sh_nb);
 	} else {
 		/* never written: only the reports since start read them (zero) */
 		e->cum.buckets = (__u64 *)sh_zero_buckets;
 	}
-	e->raw_buckets = (__u32 *)(e->bucket_store + (s->cum_buckets ? 2 : 1) * sh_nb);
-	memset(e->raw_buckets, 0, (size_t)sh_nb * sizeof(*e->raw_buckets));
 	e->key = *key;
 	h = key_hash(key) & (s->nslots - 1);
 	e->next = s->table[h];
@@ -257,9 +258,14 @@ static bool unchanged(const struct sh_entry *e, const void *vals, int ncpu, size
 	return count == e->raw_count;
 }
 
-struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e,
-				       const void *vals, int ncpu, size_t stride, __u32 birth,
-				       bool final)
+/*
+ * snapshot_ingest_entry() for histograms of @nb buckets: inlined with
+ * the default schema's constant, its loops are unrolled and vectorized
+ * as they are for a fixed length (the other schemas take nb)
+ */
+static __attribute__((always_inline)) inline struct sh_entry *
+ingest_nb(struct sh_snapshot *s, struct sh_entry *e, const void *vals, int ncpu, size_t stride,
+	  __u32 birth, bool final, const int nb)
 {
 	__u32 buckets[SH_NBUCKETS_MAX], dv[SH_NBUCKETS_MAX], count = 0;
 	__u64 sum = 0;
@@ -273,7 +279,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	}
 	if (e->pruned && !final) {
 		/* removed, and made again since (a reused id): counts from zero */
-		memset(e->raw_buckets, 0, (size_t)sh_nb * sizeof(*e->raw_buckets));
+		memset(e->raw_buckets, 0, (size_t)nb * sizeof(*e->raw_buckets));
 		e->raw_count = 0;
 		e->raw_sum_ns = 0;
 		set_pruned(s, e, false);
@@ -289,7 +295,7 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 
 	/* (a memset of all 400 bytes, or of the buckets, was a slow "rep stos" per key) */
 	memset(&d, 0, offsetof(struct sh_totals, buckets));
-	memcpy(buckets, ((const struct sh_hist *)vals)->buckets, (size_t)sh_nb * sizeof(*buckets));
+	memcpy(buckets, ((const struct sh_hist *)vals)->buckets, (size_t)nb * sizeof(*buckets));
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
 
@@ -298,9 +304,9 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 		 * last: a multiple of the vector width, so -O2 vectorizes it
 		 */
 		if (c) {
-			for (i = 0; i < sh_nb - 1; i++)
+			for (i = 0; i < nb - 1; i++)
 				buckets[i] += v->buckets[i];
-			buckets[sh_nb - 1] += v->buckets[sh_nb - 1];
+			buckets[nb - 1] += v->buckets[nb - 1];
 		}
 		count += v->count;
 		sum += v->sum_ns;
@@ -322,9 +328,9 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 	 * already counted: exact across counter wrap-around as long as the
 	 * true difference stays below 2^32 (see SH_READ_PERIOD_S).
 	 */
-	for (i = 0; i < sh_nb; i++)
+	for (i = 0; i < nb; i++)
 		dv[i] = buckets[i] - e->raw_buckets[i] - (exited ? s->gone.buckets[i] : 0);
-	memcpy(e->raw_buckets, buckets, (size_t)sh_nb * sizeof(*e->raw_buckets));
+	memcpy(e->raw_buckets, buckets, (size_t)nb * sizeof(*e->raw_buckets));
 	/*
 	 * The differences into the interval's buckets (set by the interval's
 	 * first reading of the entry, added by the others) and, when reports
@@ -334,14 +340,14 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 		memset(&e->delta, 0, offsetof(struct sh_totals, buckets));
 		e->interval = s->interval;
 		s->touched[s->ntouched++] = e;
-		for (i = 0; i < sh_nb; i++)
+		for (i = 0; i < nb; i++)
 			e->delta.buckets[i] = dv[i];
 	} else {
-		for (i = 0; i < sh_nb; i++)
+		for (i = 0; i < nb; i++)
 			e->delta.buckets[i] += dv[i];
 	}
 	if (s->cum_buckets)
-		for (i = 0; i < sh_nb; i++)
+		for (i = 0; i < nb; i++)
 			e->cum.buckets[i] += dv[i];
 	d.count = (__u32)(count - e->raw_count - (exited ? s->gone.count : 0));
 	d.sum_ns = sum - e->raw_sum_ns - (exited ? s->gone.sum_ns : 0);
@@ -363,6 +369,14 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 		s->newly_pruned++;
 	}
 	return e;
+}
+
+struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e,
+				       const void *vals, int ncpu, size_t stride, __u32 birth,
+				       bool final)
+{
+	return sh_nb == SH_NBUCKETS(0) ? ingest_nb(s, e, vals, ncpu, stride, birth, final, SH_NBUCKETS(0))
+				       : ingest_nb(s, e, vals, ncpu, stride, birth, final, sh_nb);
 }
 
 struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key,

@@ -36,8 +36,8 @@ struct sh_entry {
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest task name */
 	struct sh_totals cum;		/* since start */
 	/*
-	 * The buckets, sh_nb each, sized by the grid in use: the delta's,
-	 * the cum's (with cum_buckets only), the raw ones
+	 * The buckets, sh_nb each, sized by the grid in use: the raw ones
+	 * (32-bit), the delta's, the cum's (with cum_buckets only)
 	 */
 	__u64 bucket_store[];
 };

@@ -253,7 +253,7 @@ static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 			size_t o;
 
 			for (x = 0; x < n; x++)
-				for (o = 0; o < sizeof(struct sh_entry); o += 64)
+				for (o = 0; o < snaps[x].entry_bytes; o += 64)	/* with its buckets */
 					__builtin_prefetch((char *)r->slot_ent[(size_t)a * n + x] + o, 1);
 			for (c = 0; c < r->ncpus; c++)
 				for (o = 0; o < r->vsize; o += 64)

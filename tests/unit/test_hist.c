@@ -399,7 +399,10 @@ static void test_quantile_mean(void)
 	CHECK_NEAR(totals_quantile(&t, 0.30), 550000000, 2);	/* [0.5, 0.6] s, rank 30 of 60 */
 	/* the second's mean: (sum - 60 x 0.75 s) / 40 = 2.7 s, so [2, 3.4] s, rank 30 of 40 */
 	CHECK_NEAR(totals_quantile(&t, 0.90), 3050000000, 2);
-	/* a mean outside the bucket (the other buckets far from their middles): log space */
+	/* a mean just outside the bucket (the other buckets' waits off their middles): its end */
+	t.sum_ns = 60 * 450000000ULL + 40 * 3 * NS;
+	CHECK_EQ_U64(totals_quantile(&t, 0.30), NS / 2);
+	/* far outside: the sum tells nothing, log space */
 	t.sum_ns = 100;
 	CHECK_NEAR(totals_quantile(&t, 0.30), 707106781, 1);
 }
