@@ -15,8 +15,8 @@ const __u64 sh_edge_top[8] = {
 const __u64 sh_zero_buckets[SH_NBUCKETS_MAX];
 int sh_schema;
 int sh_nb = SH_NBUCKETS(0);
-/* the upper edges of the grid in use, and the middles of its buckets */
-static __u64 grid_edge[SH_NBUCKETS_MAX];
+/* the upper edges of the grid in use (hist.h), and the middles of its buckets */
+__u64 sh_grid_edge[SH_NBUCKETS_MAX];
 static double grid_mid[SH_NBUCKETS_MAX];
 
 /* floor(1e9 * 2^(k/2^s)) ns, native index @k of schema @s, for k < 20 << s */
@@ -36,11 +36,11 @@ void grid_set(int schema)
 	sh_schema = schema;
 	sh_nb = SH_NBUCKETS(schema);
 	for (i = 0; i < sh_nb - 1; i++)
-		grid_edge[i] = native_edge(schema, i + SH_NATIVE_INDEX0(schema));
-	grid_edge[sh_nb - 1] = UINT64_MAX;
+		sh_grid_edge[i] = native_edge(schema, i + SH_NATIVE_INDEX0(schema));
+	sh_grid_edge[sh_nb - 1] = UINT64_MAX;
 	for (i = 0; i < sh_nb; i++)
-		grid_mid[i] = i == sh_nb - 1 ? (double)grid_edge[i - 1] * 1.5
-					     : ((double)bucket_floor(i) + (double)grid_edge[i]) / 2;
+		grid_mid[i] = i == sh_nb - 1 ? (double)sh_grid_edge[i - 1] * 1.5
+					     : ((double)bucket_floor(i) + (double)sh_grid_edge[i]) / 2;
 }
 
 void grid_cells(int schema, __u64 top[SH_CELLS], __u8 base[SH_CELLS])
@@ -81,29 +81,9 @@ void totals_clear(struct sh_totals *t)
 	totals_init(t, t->buckets);
 }
 
-__u64 bucket_edge(int i)
-{
-	if (i < 0)
-		return 0;
-	if (i >= sh_nb - 1)
-		return UINT64_MAX;
-	return grid_edge[i];
-}
 
-__u64 bucket_floor(int i)
-{
-	return i > 0 ? bucket_edge(i - 1) : 0;
-}
 
-__u64 bucket_lo(int i)
-{
-	return i > 0 ? bucket_edge(i - 1) + 1 : 0;
-}
 
-__u64 bucket_hi(int i)
-{
-	return i >= sh_nb - 1 ? UINT64_MAX : bucket_edge(i) + 1;
-}
 
 int bucket_of(__u64 ns)
 {
@@ -113,7 +93,7 @@ int bucket_of(__u64 ns)
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 
-		if (grid_edge[mid] >= ns)
+		if (sh_grid_edge[mid] >= ns)
 			hi = mid;
 		else
 			lo = mid + 1;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <linux/types.h>
 #include "schedhist.h"
@@ -67,18 +68,36 @@ void totals_init(struct sh_totals *t, __u64 *b);
 /* Zero @t, its buckets too, keeping its storage. */
 void totals_clear(struct sh_totals *t);
 
+/* The upper edges of the grid in use, sh_nb of them, UINT64_MAX the last (grid_set()). */
+extern __u64 sh_grid_edge[SH_NBUCKETS_MAX];
+
 /*
  * The grid in use. Upper edge of bucket @i in ns, floor(1e9 *
  * 2^(i/2^s - 20)): the longest wait it holds (953 for bucket 0); UINT64_MAX for the
  * last one, whose edge, 2^20 s, is beyond what the kernel counts exactly.
  */
-__u64 bucket_edge(int i);
+static inline __u64 bucket_edge(int i)
+{
+	return i < 0 ? 0 : i >= sh_nb - 1 ? UINT64_MAX : sh_grid_edge[i];
+}
+
 /* Lower edge of bucket @i in ns: its waits are longer (0 for bucket 0, which holds 0). */
-__u64 bucket_floor(int i);
+static inline __u64 bucket_floor(int i)
+{
+	return i > 0 ? bucket_edge(i - 1) : 0;
+}
+
 /* Shortest wait of bucket @i in ns (0 for bucket 0). */
-__u64 bucket_lo(int i);
+static inline __u64 bucket_lo(int i)
+{
+	return i > 0 ? bucket_edge(i - 1) + 1 : 0;
+}
+
 /* Exclusive upper bound of bucket @i in ns; UINT64_MAX for the last one. */
-__u64 bucket_hi(int i);
+static inline __u64 bucket_hi(int i)
+{
+	return i >= sh_nb - 1 ? UINT64_MAX : bucket_edge(i) + 1;
+}
 /* The bucket a wait of @ns falls in: the kernel's sh_bucket(). */
 int bucket_of(__u64 ns);
 
