@@ -97,6 +97,8 @@ ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup:clock=ktime"
 # issue 13: --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
+# issue 32: the finest grid, 8 buckets per power of two (target: floor + 45 ns)
+ALL_ARMS="$ALL_ARMS sh:runq:none:auto:schema=3"
 # where --profile's time goes: each stack walk alone, and none (issue 28)
 ALL_ARMS="$ALL_ARMS profile:kernel profile:user profile:none"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
@@ -113,7 +115,7 @@ for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
 # touches, so a pair of unlike arms (the floor and an arm, runqlat and an
 # arm) would overstate their difference.
 PAIRS="sh:runq:none,sh:runq:comm sh:runq:none,sh:runq:tid sh:runq:none,sh:runq:cgroup"
-PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none"
+PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none sh:runq:none,sh:runq:none:auto:schema=3"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
