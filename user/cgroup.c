@@ -116,7 +116,7 @@ int cg_find_mount(const char *mountinfo, const char *ctrl, char *out, size_t len
 	return -1;
 }
 
-int cg_open(struct sh_cgroups *cg, const char *ctrl)
+int cg_open(struct cgroups *cg, const char *ctrl)
 {
 	char *text = NULL;
 	size_t cap = 0, n = 0;
@@ -155,7 +155,7 @@ int cg_open(struct sh_cgroups *cg, const char *ctrl)
 	return ret;
 }
 
-void cg_close(struct sh_cgroups *cg)
+void cg_close(struct cgroups *cg)
 {
 	size_t i;
 
@@ -166,7 +166,7 @@ void cg_close(struct sh_cgroups *cg)
 	cg->nnames = 0;
 }
 
-int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *level,
+int cg_lookup(struct cgroups *cg, const char *user_path, __u64 *id, __u32 *level,
 	      char *err, size_t errlen)
 {
 	char abs[PATH_MAX], real[PATH_MAX], realmnt[PATH_MAX];
@@ -217,7 +217,7 @@ int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *le
 
 /* One walk of the hierarchy, in progress. */
 struct walk {
-	struct sh_cgroups *cg;		/* names learnt go to cg->names */
+	struct cgroups *cg;		/* names learnt go to cg->names */
 	size_t cap;			/* allocated cg->names */
 	size_t mlen;			/* strlen(cg->mount) */
 	dev_t dev;			/* the hierarchy's: mounts below it are not walked */
@@ -227,7 +227,7 @@ struct walk {
 
 static int add_name(struct walk *w, __u64 id, char *path)
 {
-	struct sh_cgroups *cg = w->cg;
+	struct cgroups *cg = w->cg;
 
 	if (array_reserve(&cg->names, &w->cap, cg->nnames, sizeof(*cg->names), 256))
 		return -1;
@@ -314,7 +314,7 @@ static int cmp_name(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static struct cg_name *find(const struct sh_cgroups *cg, __u64 id)
+static struct cg_name *find(const struct cgroups *cg, __u64 id)
 {
 	struct cg_name k = { .id = id };
 
@@ -323,7 +323,7 @@ static struct cg_name *find(const struct sh_cgroups *cg, __u64 id)
 	return bsearch(&k, cg->names, cg->nnames, sizeof(k), cmp_name);
 }
 
-void cg_walk(struct sh_cgroups *cg, __u64 gen)
+void cg_walk(struct cgroups *cg, __u64 gen)
 {
 	struct walk w = { .cg = cg, .mlen = strlen(cg->mount) };
 	struct cg_name *old = cg->names;
@@ -360,7 +360,7 @@ void cg_walk(struct sh_cgroups *cg, __u64 gen)
 	cg->walk_gen = gen;
 }
 
-const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen)
+const char *cg_path(struct cgroups *cg, __u64 id, __u64 gen)
 {
 	struct cg_name *n = find(cg, id);
 
@@ -373,14 +373,14 @@ const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen)
 	return n ? n->path : NULL;
 }
 
-const char *cg_known(const struct sh_cgroups *cg, __u64 id)
+const char *cg_known(const struct cgroups *cg, __u64 id)
 {
 	struct cg_name *n = find(cg, id);
 
 	return n ? n->path : NULL;
 }
 
-bool cg_exists(struct sh_cgroups *cg, __u64 id)
+bool cg_exists(struct cgroups *cg, __u64 id)
 {
 	struct cg_name *n = find(cg, id);
 	char abs[PATH_MAX];

@@ -15,7 +15,7 @@ struct cg_name {
 	char *path;		/* relative to the hierarchy root, "/" for the root */
 };
 
-struct sh_cgroups {
+struct cgroups {
 	char mount[4096];	/* where the hierarchy is mounted */
 	const char *ctrl;	/* NULL = cgroup2, else the v1 controller */
 	struct cg_name *names;	/* id -> path, sorted by id */
@@ -40,15 +40,15 @@ const char *cg_subsys_name(const char *ctrl);
 const char *cg_mount_option(const char *ctrl);
 
 /* Read /proc/self/mountinfo and set up @cg for hierarchy @ctrl. */
-int cg_open(struct sh_cgroups *cg, const char *ctrl);
-void cg_close(struct sh_cgroups *cg);
+int cg_open(struct cgroups *cg, const char *ctrl);
+void cg_close(struct cgroups *cg);
 
 /*
  * Resolve @user_path (absolute under the mount, or relative to the
  * hierarchy root like "/system.slice") to its id and level (0 = root).
  * On error returns -1 with a message in @err.
  */
-int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *level,
+int cg_lookup(struct cgroups *cg, const char *user_path, __u64 *id, __u32 *level,
 	      char *err, size_t errlen);
 
 /*
@@ -56,10 +56,10 @@ int cg_lookup(struct sh_cgroups *cg, const char *user_path, __u64 *id, __u32 *le
  * the hierarchy per @gen (the poller's interval counter); an id still
  * unknown is a removed cgroup and gets NULL.
  */
-const char *cg_path(struct sh_cgroups *cg, __u64 id, __u64 gen);
+const char *cg_path(struct cgroups *cg, __u64 id, __u64 gen);
 
 /* Path of cgroup @id as learnt so far (no walk, no file touched), or NULL. */
-const char *cg_known(const struct sh_cgroups *cg, __u64 id);
+const char *cg_known(const struct cgroups *cg, __u64 id);
 
 /*
  * Walk the hierarchy now (interval @gen) and learn every cgroup it can
@@ -67,7 +67,7 @@ const char *cg_known(const struct sh_cgroups *cg, __u64 id);
  * named whatever the dropped user may list: later walks keep the names of
  * cgroups below directories they cannot list (and mark the walk partial).
  */
-void cg_walk(struct sh_cgroups *cg, __u64 gen);
+void cg_walk(struct cgroups *cg, __u64 gen);
 
 /*
  * Is cgroup @id still there? One stat of its cached path; false only when
@@ -75,6 +75,6 @@ void cg_walk(struct sh_cgroups *cg, __u64 gen);
  * after a walk that could list everything). A cgroup this user cannot
  * reach is kept: it is never called removed.
  */
-bool cg_exists(struct sh_cgroups *cg, __u64 id);
+bool cg_exists(struct cgroups *cg, __u64 id);
 
 #endif /* SH_CGROUP_H */

@@ -64,7 +64,7 @@ static int psi_total(const char *text, const char *kind, __u64 *out_ns)
 	return -1;
 }
 
-void cgstat_parse(const char *stat, const char *psi, struct sh_cgstat *out)
+void cgstat_parse(const char *stat, const char *psi, struct cgstat *out)
 {
 	__u64 v;
 
@@ -109,7 +109,7 @@ static bool slurp(const char *dir, const char *name, char *buf, size_t len)
 	return got > 0;
 }
 
-void cgstat_read(const char *dir, struct sh_cgstat *out)
+void cgstat_read(const char *dir, struct cgstat *out)
 {
 	char stat[1024], psi[256];
 	bool hs = slurp(dir, "cpu.stat", stat, sizeof(stat));
@@ -118,8 +118,8 @@ void cgstat_read(const char *dir, struct sh_cgstat *out)
 	cgstat_parse(hs ? stat : NULL, hp ? psi : NULL, out);
 }
 
-void cgstat_delta(const struct sh_cgstat *now, const struct sh_cgstat *then,
-		  struct sh_cgstat *out)
+void cgstat_delta(const struct cgstat *now, const struct cgstat *then,
+		  struct cgstat *out)
 {
 	memset(out, 0, sizeof(*out));
 	/* a counter that went down: another cgroup of that id (never expected) */
@@ -140,7 +140,7 @@ void cgstat_delta(const struct sh_cgstat *now, const struct sh_cgstat *then,
 	}
 }
 
-void cgstat_add(struct sh_cgstat *dst, const struct sh_cgstat *src)
+void cgstat_add(struct cgstat *dst, const struct cgstat *src)
 {
 	if (src->has_throttle) {
 		dst->has_throttle = true;

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 
 /* One cgroup's counters (raw readings, or the deltas of a report). */
-struct sh_cgstat {
+struct cgstat {
 	bool has_throttle;		/* nr_throttled and throttled_ns are known */
 	bool has_some;			/* pressure_some_ns is known */
 	bool has_full;			/* pressure_full_ns is known */
@@ -29,19 +29,19 @@ struct sh_cgstat {
  * Parse the text of cpu.stat (@stat, may be NULL) and cpu.pressure (@psi,
  * may be NULL) into @out: only what they hold is set known.
  */
-void cgstat_parse(const char *stat, const char *psi, struct sh_cgstat *out);
+void cgstat_parse(const char *stat, const char *psi, struct cgstat *out);
 
 /* Read @dir/cpu.stat and @dir/cpu.pressure into @out. */
-void cgstat_read(const char *dir, struct sh_cgstat *out);
+void cgstat_read(const char *dir, struct cgstat *out);
 
 /* @now - @then, field by field: known where both are (counters reset: unknown). */
-void cgstat_delta(const struct sh_cgstat *now, const struct sh_cgstat *then,
-		  struct sh_cgstat *out);
+void cgstat_delta(const struct cgstat *now, const struct cgstat *then,
+		  struct cgstat *out);
 
 /*
  * Sum deltas: @dst += @src, each counter where @src knows it; @dst knows a
  * counter once any @src did (the Prometheus series of a cgroup).
  */
-void cgstat_add(struct sh_cgstat *dst, const struct sh_cgstat *src);
+void cgstat_add(struct cgstat *dst, const struct cgstat *src);
 
 #endif /* SH_CGSTAT_H */

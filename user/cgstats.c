@@ -8,7 +8,7 @@
 #include "cgstats.h"
 #include "util.h"
 
-static struct sh_cgstat_prev *find(struct sh_cgstats *c, __u64 id, size_t *pos)
+static struct cgstat_prev *find(struct cgstats *c, __u64 id, size_t *pos)
 {
 	size_t lo = 0, hi = c->n;
 
@@ -24,15 +24,15 @@ static struct sh_cgstat_prev *find(struct sh_cgstats *c, __u64 id, size_t *pos)
 	return lo < c->n && c->v[lo].id == id ? &c->v[lo] : NULL;
 }
 
-int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen)
+int cgstats_attach(struct cgstats *c, struct report *r, struct cgroups *cg, __u64 gen)
 {
 	char dir[PATH_MAX];
 	size_t i, j, pos, n = r->nall ? r->nall : r->ngroups;
 
 	for (i = 0; i < n; i++) {
-		struct sh_group *g = &r->groups[i];
-		struct sh_cgstat_prev *p;
-		struct sh_cgstat now;
+		struct report_group *g = &r->groups[i];
+		struct cgstat_prev *p;
+		struct cgstat now;
 
 		memset(&g->cgs, 0, sizeof(g->cgs));
 		/* a path: only a cgroup that is there now has files to read */
@@ -59,7 +59,7 @@ int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups 
 		if (array_reserve(&c->v, &c->cap, c->n, sizeof(*c->v), 64))
 			return -1;
 		memmove(&c->v[pos + 1], &c->v[pos], (c->n - pos) * sizeof(*c->v));
-		c->v[pos] = (struct sh_cgstat_prev){ .id = g->key.id, .raw = now, .gen = gen };
+		c->v[pos] = (struct cgstat_prev){ .id = g->key.id, .raw = now, .gen = gen };
 		c->n++;
 	}
 	/* a cgroup not in this report: its next delta would span several intervals */
@@ -75,7 +75,7 @@ int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups 
 /* no report has this generation: a seeded reading is never taken for a report's own */
 #define SEED_GEN (~0ULL)
 
-int cgstats_seed(struct sh_cgstats *c, const struct sh_cgroups *cg)
+int cgstats_seed(struct cgstats *c, const struct cgroups *cg)
 {
 	char dir[PATH_MAX];
 	size_t i;
@@ -88,7 +88,7 @@ int cgstats_seed(struct sh_cgstats *c, const struct sh_cgroups *cg)
 	/* cg->names is sorted by id, as c->v must be */
 	for (i = 0; i < cg->nnames; i++) {
 		const struct cg_name *nm = &cg->names[i];
-		struct sh_cgstat_prev *p = &c->v[c->n];
+		struct cgstat_prev *p = &c->v[c->n];
 
 		if (snprintf(dir, sizeof(dir), "%s%s", cg->mount,
 			     strcmp(nm->path, "/") ? nm->path : "") >= (int)sizeof(dir))
@@ -101,7 +101,7 @@ int cgstats_seed(struct sh_cgstats *c, const struct sh_cgroups *cg)
 	return 0;
 }
 
-void cgstats_free(struct sh_cgstats *c)
+void cgstats_free(struct cgstats *c)
 {
 	free(c->v);
 	memset(c, 0, sizeof(*c));

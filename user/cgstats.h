@@ -13,16 +13,16 @@
 #include "cgroup.h"
 #include "report.h"
 
-struct sh_cgstat_prev {
+struct cgstat_prev {
 	__u64 id;			/* cgroup id */
-	struct sh_cgstat raw;		/* its counters at the previous report (or start) */
-	struct sh_cgstat delta;		/* the delta given at that report */
+	struct cgstat raw;		/* its counters at the previous report (or start) */
+	struct cgstat delta;		/* the delta given at that report */
 	__u64 gen;			/* report it was last read at */
 };
 
 /* The previous readings of every cgroup reported, by id. */
-struct sh_cgstats {
-	struct sh_cgstat_prev *v;	/* sorted by id */
+struct cgstats {
+	struct cgstat_prev *v;	/* sorted by id */
 	size_t n, cap;
 	bool cumulative;		/* deltas since the first reading, not the last */
 };
@@ -34,14 +34,14 @@ struct sh_cgstats {
  * (absent). Readings not taken again for a report are dropped. The
  * reports of one interval (one per metric, same @gen) share one reading.
  */
-int cgstats_attach(struct sh_cgstats *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen);
+int cgstats_attach(struct cgstats *c, struct report *r, struct cgroups *cg, __u64 gen);
 
 /*
  * Take a first reading of every cgroup @cg knows (walked at start), so
  * that the first report has deltas too: PSI and throttling from the first
  * interval. -1 when out of memory.
  */
-int cgstats_seed(struct sh_cgstats *c, const struct sh_cgroups *cg);
-void cgstats_free(struct sh_cgstats *c);
+int cgstats_seed(struct cgstats *c, const struct cgroups *cg);
+void cgstats_free(struct cgstats *c);
 
 #endif /* SH_CGSTATS_H */

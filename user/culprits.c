@@ -23,7 +23,7 @@ static size_t pair_hash(const struct sh_culprit_key *k)
 	return (size_t)(h ^ (h >> 29));
 }
 
-int culprits_init(struct sh_culprits *c, int ncpus, bool cumulative)
+int culprits_init(struct culprits *c, int ncpus, bool cumulative)
 {
 	memset(c, 0, sizeof(*c));
 	c->ncpus = ncpus;
@@ -35,7 +35,7 @@ int culprits_init(struct sh_culprits *c, int ncpus, bool cumulative)
 	return c->table && c->keys && c->vals ? 0 : -1;
 }
 
-static void free_lists(struct sh_culprits *c)
+static void free_lists(struct culprits *c)
 {
 	size_t i, j;
 
@@ -45,12 +45,12 @@ static void free_lists(struct sh_culprits *c)
 	c->nlists = 0;
 }
 
-void culprits_free(struct sh_culprits *c)
+void culprits_free(struct culprits *c)
 {
 	size_t i;
 
 	for (i = 0; c->table && i < c->nslots; i++) {
-		struct sh_cpair *p = c->table[i], *n;
+		struct cpair *p = c->table[i], *n;
 
 		for (; p; p = n) {
 			n = p->next;
@@ -67,15 +67,15 @@ void culprits_free(struct sh_culprits *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static void grow(struct sh_culprits *c)
+static void grow(struct culprits *c)
 {
 	size_t n = c->nslots * 2, i;
-	struct sh_cpair **t = calloc(n, sizeof(*t));
+	struct cpair **t = calloc(n, sizeof(*t));
 
 	if (!t)
 		return;	/* longer chains: still correct */
 	for (i = 0; i < c->nslots; i++) {
-		struct sh_cpair *p = c->table[i], *next;
+		struct cpair *p = c->table[i], *next;
 
 		for (; p; p = next) {
 			size_t h = pair_hash(&p->key) & (n - 1);
@@ -90,10 +90,10 @@ static void grow(struct sh_culprits *c)
 	c->nslots = n;
 }
 
-static struct sh_cpair *pair_get(struct sh_culprits *c, const struct sh_culprit_key *key)
+static struct cpair *pair_get(struct culprits *c, const struct sh_culprit_key *key)
 {
 	size_t h = pair_hash(key) & (c->nslots - 1);
-	struct sh_cpair *p;
+	struct cpair *p;
 
 	for (p = c->table[h]; p; p = p->next)
 		if (!memcmp(&p->key, key, sizeof(*key)))
@@ -112,10 +112,10 @@ static struct sh_cpair *pair_get(struct sh_culprits *c, const struct sh_culprit_
 	return p;
 }
 
-int culprits_ingest(struct sh_culprits *c, const struct sh_culprit_key *key,
+int culprits_ingest(struct culprits *c, const struct sh_culprit_key *key,
 		    const struct sh_culprit_val *vals, bool final)
 {
-	struct sh_cpair *p = pair_get(c, key);
+	struct cpair *p = pair_get(c, key);
 	__u64 n = 0, s = 0;
 	int i;
 
@@ -146,15 +146,15 @@ int culprits_ingest(struct sh_culprits *c, const struct sh_culprit_key *key,
 	return 0;
 }
 
-void culprits_begin(struct sh_culprits *c)
+void culprits_begin(struct culprits *c)
 {
 	c->gen++;
 }
 
-int culprits_add(struct sh_culprits *c, const struct sh_culprit_key *key,
+int culprits_add(struct culprits *c, const struct sh_culprit_key *key,
 		 const struct sh_culprit_val *vals, int nvals, bool cached)
 {
-	struct sh_cpair *p = pair_get(c, key);
+	struct cpair *p = pair_get(c, key);
 	int i;
 
 	if (!p)
@@ -175,9 +175,9 @@ int culprits_add(struct sh_culprits *c, const struct sh_culprit_key *key,
 	return 0;
 }
 
-void culprits_end(struct sh_culprits *c)
+void culprits_end(struct culprits *c)
 {
-	struct sh_cpair *p;
+	struct cpair *p;
 	size_t i;
 
 	for (i = 0; i < c->nslots; i++)
@@ -207,7 +207,7 @@ static bool sort_cum;
 
 static int cmp_pair(const void *a, const void *b)
 {
-	const struct sh_cpair *x = *(struct sh_cpair *const *)a, *y = *(struct sh_cpair *const *)b;
+	const struct cpair *x = *(struct cpair *const *)a, *y = *(struct cpair *const *)b;
 	__u64 sx = sort_cum ? x->c_sum : x->d_sum, sy = sort_cum ? y->c_sum : y->d_sum;
 	int r = memcmp(&x->key.waiter, &y->key.waiter, sizeof(x->key.waiter));
 
@@ -219,7 +219,7 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /* The display name of culprit @k (as report.c names keys of @key_type). */
-static char *culprit_name(const struct sh_key *k, int key_type, struct sh_cgroups *cg, __u64 gen)
+static char *culprit_name(const struct sh_key *k, int key_type, struct cgroups *cg, __u64 gen)
 {
 	char buf[64], *s;
 	const char *path;
@@ -246,7 +246,7 @@ static char *culprit_name(const struct sh_key *k, int key_type, struct sh_cgroup
 }
 
 /* The pairs of @w in @c->sorted[0..n): index of the first, or n. */
-static size_t first_of(struct sh_culprits *c, size_t n, const struct sh_key *w)
+static size_t first_of(struct culprits *c, size_t n, const struct sh_key *w)
 {
 	size_t lo = 0, hi = n;
 
@@ -262,13 +262,13 @@ static size_t first_of(struct sh_culprits *c, size_t n, const struct sh_key *w)
 }
 
 /* @c->sorted: the pairs with waits in the span (@cum: since start), by waiter. -1 or how many. */
-static ssize_t sort_pairs(struct sh_culprits *c, bool cum)
+static ssize_t sort_pairs(struct culprits *c, bool cum)
 {
-	struct sh_cpair *p;
+	struct cpair *p;
 	size_t n = 0, it;
 
 	if (c->npairs > c->sorted_cap) {
-		struct sh_cpair **s = realloc(c->sorted, c->npairs * sizeof(*s));
+		struct cpair **s = realloc(c->sorted, c->npairs * sizeof(*s));
 
 		if (!s)
 			return -1;
@@ -285,10 +285,10 @@ static ssize_t sort_pairs(struct sh_culprits *c, bool cum)
 	return (ssize_t)n;
 }
 
-int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen)
+int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __u64 gen)
 {
 	size_t n, i, j, k;
-	struct sh_cpair *p;
+	struct cpair *p;
 	bool named = r->key_type == SH_KEY_PID || r->key_type == SH_KEY_TID;
 	ssize_t sn;
 
@@ -298,7 +298,7 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 		return -1;
 	n = (size_t)sn;
 	if (r->ngroups > c->lists_cap) {
-		struct sh_culprit_list *l = realloc(c->lists, r->ngroups * sizeof(*l));
+		struct culprit_list *l = realloc(c->lists, r->ngroups * sizeof(*l));
 
 		if (!l)
 			return -1;
@@ -306,8 +306,8 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 		c->lists_cap = r->ngroups;
 	}
 	for (i = 0; i < r->ngroups; i++) {
-		struct sh_group *g = &r->groups[i];
-		struct sh_culprit_list *l;
+		struct report_group *g = &r->groups[i];
+		struct culprit_list *l;
 		__u64 cnt = 0, sum = 0;
 
 		g->culprits = NULL;
@@ -318,7 +318,7 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 		j = first_of(c, n, &g->key);
 		for (k = 0; j < n && k < SH_CULPRIT_TOP &&
 			    !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key)); j++, k++) {
-			struct sh_culprit *e = &l->c[l->n];
+			struct culprit *e = &l->c[l->n];
 
 			p = c->sorted[j];
 			e->count = c->cumulative ? p->c_count : p->d_count;
@@ -341,7 +341,7 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 		 * its group: never below zero
 		 */
 		if (g->t.count > cnt) {
-			struct sh_culprit *e = &l->c[l->n];
+			struct culprit *e = &l->c[l->n];
 
 			e->count = g->t.count - cnt;
 			e->sum_ns = g->t.sum_ns > sum ? g->t.sum_ns - sum : 0;
@@ -359,7 +359,7 @@ int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroup
 	return 0;
 }
 
-int culprits_each(struct sh_culprits *c, const struct sh_report *r, struct sh_cgroups *cg,
+int culprits_each(struct culprits *c, const struct report *r, struct cgroups *cg,
 		  __u64 gen, culprit_group_fn fn, void *ctx)
 {
 	ssize_t sn = sort_pairs(c, false);
@@ -370,7 +370,7 @@ int culprits_each(struct sh_culprits *c, const struct sh_report *r, struct sh_cg
 		return -1;
 	n = (size_t)sn;
 	for (i = 0; i < r->ngroups && !err; i++) {
-		const struct sh_group *g = &r->groups[i];
+		const struct report_group *g = &r->groups[i];
 
 		if (g->synthetic)
 			continue;
@@ -378,7 +378,7 @@ int culprits_each(struct sh_culprits *c, const struct sh_report *r, struct sh_cg
 		for (k = j; k < n && !memcmp(&c->sorted[k]->key.waiter, &g->key, sizeof(g->key)); k++)
 			;
 		if (k - j > c->each_cap) {
-			struct sh_culprit *e = realloc(c->each, (k - j) * sizeof(*e));
+			struct culprit *e = realloc(c->each, (k - j) * sizeof(*e));
 
 			if (!e)
 				return -1;
@@ -386,8 +386,8 @@ int culprits_each(struct sh_culprits *c, const struct sh_report *r, struct sh_cg
 			c->each_cap = k - j;
 		}
 		for (m = 0; m < k - j; m++) {
-			const struct sh_cpair *p = c->sorted[j + m];
-			struct sh_culprit *e = &c->each[m];
+			const struct cpair *p = c->sorted[j + m];
+			struct culprit *e = &c->each[m];
 
 			memset(e, 0, sizeof(*e));
 			e->count = p->d_count;
@@ -406,12 +406,12 @@ int culprits_each(struct sh_culprits *c, const struct sh_report *r, struct sh_cg
 	return err;
 }
 
-void culprits_sweep(struct sh_culprits *c, culprit_remove_fn remove, void *ctx)
+void culprits_sweep(struct culprits *c, culprit_remove_fn remove, void *ctx)
 {
 	size_t i;
 
 	for (i = 0; i < c->nslots; i++) {
-		struct sh_cpair **pp = &c->table[i], *p;
+		struct cpair **pp = &c->table[i], *p;
 
 		while ((p = *pp)) {
 			bool idle = !p->d_count;

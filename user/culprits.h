@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include "schedhist.h"
 
-struct sh_report;
-struct sh_group;
-struct sh_cgroups;
+struct report;
+struct report_group;
+struct cgroups;
 
 /* Pairs per batch read of the culprit map. */
 #define SH_CULPRIT_BATCH 128
@@ -23,7 +23,7 @@ struct sh_cgroups;
 #define SH_CULPRIT_TOP 5
 
 /* One culprit of one group, in a report. */
-struct sh_culprit {
+struct culprit {
 	char *name;			/* display key, as a group's ("[rest]", "[idle]") */
 	const char *comm;		/* pid/tid keys: the culprit's name, else NULL */
 	char commbuf[SH_COMM_LEN];
@@ -32,16 +32,16 @@ struct sh_culprit {
 };
 
 /* A group's culprits: n of them, the last one [rest] when rest is set. */
-struct sh_culprit_list {
+struct culprit_list {
 	size_t n;
 	bool rest;
-	struct sh_culprit c[SH_CULPRIT_TOP + 1];
+	struct culprit c[SH_CULPRIT_TOP + 1];
 };
 
 /* The poller's copy of one kernel pair. */
-struct sh_cpair {
+struct cpair {
 	struct sh_culprit_key key;
-	struct sh_cpair *next;		/* hash chain */
+	struct cpair *next;		/* hash chain */
 	__u64 raw_count, raw_sum;	/* last reading, summed over CPUs */
 	__u64 d_count, d_sum;		/* this interval */
 	__u64 c_count, c_sum;		/* since start */
@@ -54,8 +54,8 @@ struct sh_cpair {
 	bool acc_cached;		/* ... in this one */
 };
 
-struct sh_culprits {
-	struct sh_cpair **table;
+struct culprits {
+	struct cpair **table;
 	size_t nslots, npairs;
 	int ncpus;
 	bool cumulative;		/* reports since start: keep removed pairs' totals */
@@ -63,24 +63,24 @@ struct sh_culprits {
 	struct sh_culprit_key *keys;	/* batch buffers */
 	struct sh_culprit_val *vals;
 	bool no_batch;
-	struct sh_cpair **sorted;	/* attach scratch: pairs by waiter */
+	struct cpair **sorted;	/* attach scratch: pairs by waiter */
 	size_t sorted_cap;
-	struct sh_culprit_list *lists;	/* one per group of the last attach */
+	struct culprit_list *lists;	/* one per group of the last attach */
 	size_t nlists, lists_cap;
-	struct sh_culprit *each;	/* culprits_each() scratch: one group's culprits */
+	struct culprit *each;	/* culprits_each() scratch: one group's culprits */
 	size_t each_cap;
 	__u64 lost_raw;			/* culprit_lost, summed over CPUs, at the last reading */
 	__u64 lost;			/* ... this interval */
 };
 
-int culprits_init(struct sh_culprits *c, int ncpus, bool cumulative);
-void culprits_free(struct sh_culprits *c);
+int culprits_init(struct culprits *c, int ncpus, bool cumulative);
+void culprits_free(struct culprits *c);
 
 /*
  * Feed pair values directly (the unit tests' way in, and read's): @vals
  * holds ncpus values of the pair @key.
  */
-int culprits_ingest(struct sh_culprits *c, const struct sh_culprit_key *key,
+int culprits_ingest(struct culprits *c, const struct sh_culprit_key *key,
 		    const struct sh_culprit_val *vals, bool final);
 
 /*
@@ -91,21 +91,21 @@ int culprits_ingest(struct sh_culprits *c, const struct sh_culprit_key *key,
  * it. The map is read before the caches, so a count the kernel moves from
  * a cache to the map in between is added at the next reading, never twice.
  */
-void culprits_begin(struct sh_culprits *c);
-int culprits_add(struct sh_culprits *c, const struct sh_culprit_key *key,
+void culprits_begin(struct culprits *c);
+int culprits_add(struct culprits *c, const struct sh_culprit_key *key,
 		 const struct sh_culprit_val *vals, int nvals, bool cached);
-void culprits_end(struct sh_culprits *c);
+void culprits_end(struct culprits *c);
 
 /*
  * Give each non-synthetic group of runq report @r its culprit list
  * (g->culprits), naming culprit keys as the report names its keys
  * (cgroups through @cg, may be NULL).
  */
-int culprits_attach(struct sh_culprits *c, struct sh_report *r, struct sh_cgroups *cg, __u64 gen);
+int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __u64 gen);
 
 /* One group's culprits of the interval, for culprits_each(). 0, or -1 to stop. */
-typedef int (*culprit_group_fn)(void *ctx, const struct sh_group *g,
-				const struct sh_culprit *list, size_t n);
+typedef int (*culprit_group_fn)(void *ctx, const struct report_group *g,
+				const struct culprit *list, size_t n);
 
 /*
  * Every culprit, not only the top: for each non-synthetic group of
@@ -115,7 +115,7 @@ typedef int (*culprit_group_fn)(void *ctx, const struct sh_group *g,
  * whatever @c's span; call between culprits_read() and culprits_sweep().
  * 0, or -1 (out of memory, or @fn's -1).
  */
-int culprits_each(struct sh_culprits *c, const struct sh_report *r, struct sh_cgroups *cg,
+int culprits_each(struct culprits *c, const struct report *r, struct cgroups *cg,
 		  __u64 gen, culprit_group_fn fn, void *ctx);
 
 /*
@@ -133,6 +133,6 @@ typedef int (*culprit_remove_fn)(void *ctx, const struct sh_culprit_key *key,
  * CPU's pair cache at the last reading stays: part of its total is
  * there, and a removal would count it again.
  */
-void culprits_sweep(struct sh_culprits *c, culprit_remove_fn remove, void *ctx);
+void culprits_sweep(struct culprits *c, culprit_remove_fn remove, void *ctx);
 
 #endif /* SH_CULPRITS_H */

@@ -12,7 +12,7 @@
 #include "log.h"
 #include "exit_codes.h"
 
-int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
+int exporter_open(struct exporter *x, const struct exporter_spec *sp)
 {
 	char err[512];
 	int m;
@@ -60,7 +60,7 @@ int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp)
 }
 
 /* Render the view into a malloc()ed buffer: text, OpenMetrics or (@pb) protobuf. */
-static char *render(const struct sh_exporter *x, bool om, bool pb, size_t *len)
+static char *render(const struct exporter *x, bool om, bool pb, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -82,7 +82,7 @@ static char *render(const struct sh_exporter *x, bool om, bool pb, size_t *len)
  * @first: the write at start, whose failure the caller reports; later
  * ones are warned once by atomic_file_update().
  */
-static int publish(struct sh_exporter *x, bool first)
+static int publish(struct exporter *x, bool first)
 {
 	size_t text_len = 0, om_len = 0, pb_len = 0;
 	char *text = render(x, false, false, &text_len), *om = NULL, *pb;
@@ -126,7 +126,7 @@ static int probe_map(void *arg)
 	return bpf_map_lookup_elem(p->fd, &zero, p->buf) ? -errno : 0;
 }
 
-int exporter_drop(struct sh_exporter *x, int map_fd, void *buf)
+int exporter_drop(struct exporter *x, int map_fd, void *buf)
 {
 	struct map_probe probe = { .fd = map_fd, .buf = buf };
 
@@ -135,12 +135,12 @@ int exporter_drop(struct sh_exporter *x, int map_fd, void *buf)
 	return 0;
 }
 
-const char *exporter_user(const struct sh_exporter *x)
+const char *exporter_user(const struct exporter *x)
 {
 	return x->user.set ? x->user.name : NULL;
 }
 
-int exporter_start(struct sh_exporter *x)
+int exporter_start(struct exporter *x)
 {
 	int err;
 
@@ -167,14 +167,14 @@ int exporter_start(struct sh_exporter *x)
 }
 
 /* culprits_each(): one group's culprits into the view, after its waits */
-static int add_culprits(void *ctx, const struct sh_group *g, const struct sh_culprit *list,
+static int add_culprits(void *ctx, const struct report_group *g, const struct culprit *list,
 			size_t n)
 {
 	return prom_view_culprits(ctx, g->name, g->t.count, g->t.sum_ns, list, n);
 }
 
-int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     struct sh_cgroups *cg, struct sh_culprits *cul)
+int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
+		     struct cgroups *cg, struct culprits *cul)
 {
 	int err, i;
 
@@ -210,7 +210,7 @@ int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
 	return err == -ENOMEM ? -1 : 0;
 }
 
-void exporter_close(struct sh_exporter *x)
+void exporter_close(struct exporter *x)
 {
 	int i;
 

@@ -20,20 +20,20 @@
 #include "atomic_file.h"
 #include "privdrop.h"
 
-struct sh_exporter {
+struct exporter {
 	bool on;			/* --listen or --prom-file given */
 	bool listening;			/* @http is bound */
 	bool filing;			/* @file is open */
 	struct http_server http;
 	struct atomic_file file;
-	struct sh_user user;		/* --user, if set */
+	struct user user;		/* --user, if set */
 	struct prom_view view[SH_METRIC_NR];	/* one per metric measured */
 	int nviews;
-	struct sh_report interval;	/* the reports the view is built from */
-	struct sh_report since_start;
+	struct report interval;	/* the reports the view is built from */
+	struct report since_start;
 	struct report_spec rspec;	/* theirs: every key (the view bounds keys itself) */
 	bool native;			/* serve native histograms (not --prom-classic) */
-	struct sh_cgstats cgs;		/* -k cgroup: the readings of the view's counters, its
+	struct cgstats cgs;		/* -k cgroup: the readings of the view's counters, its
 					 * own (interval deltas whatever the reports' span) */
 };
 
@@ -44,7 +44,7 @@ struct exporter_spec {
 	const char *user;		/* --user NAME, NULL = the default (root: nobody) */
 	__u32 metrics;			/* bit per enum sh_metric: a view each */
 	int key_type;			/* enum sh_key_type */
-	int sort;			/* enum sh_sort: which keys the view keeps */
+	int sort;			/* enum sort_key: which keys the view keeps */
 	__u32 max_series;		/* keys a view keeps (--top, else --max-keys) */
 	bool prom_classic;		/* --prom-classic: no native histograms (protobuf) */
 	bool culprits;			/* --culprits: the runq view exports culprit series */
@@ -56,20 +56,20 @@ struct exporter_spec {
  * --user. 0 (also when fleet mode is off), or an exit code after
  * printing why.
  */
-int exporter_open(struct sh_exporter *x, const struct exporter_spec *sp);
+int exporter_open(struct exporter *x, const struct exporter_spec *sp);
 
 /*
  * Once attached: drop privileges (the map read through @map_fd into
  * @buf, a buffer for one per-CPU value of that map, checks polling still
  * works). 0 (also when fleet mode is off) or an exit code.
  */
-int exporter_drop(struct sh_exporter *x, int map_fd, void *buf);
+int exporter_drop(struct exporter *x, int map_fd, void *buf);
 
 /* The user switched to, or NULL. */
-const char *exporter_user(const struct sh_exporter *x);
+const char *exporter_user(const struct exporter *x);
 
 /* Then: publish the empty view, start serving. 0 or an exit code. */
-int exporter_start(struct sh_exporter *x);
+int exporter_start(struct exporter *x);
 
 /*
  * After each interval's reading, before snapshot_gc() and
@@ -79,9 +79,9 @@ int exporter_start(struct sh_exporter *x);
  * publish. @cg as for report_build() (culprit cgroups not named yet are
  * looked up). 0, or -1 when out of memory.
  */
-int exporter_publish(struct sh_exporter *x, struct sh_snapshot *snaps, int n,
-		     struct sh_cgroups *cg, struct sh_culprits *cul);
+int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
+		     struct cgroups *cg, struct culprits *cul);
 
-void exporter_close(struct sh_exporter *x);
+void exporter_close(struct exporter *x);
 
 #endif /* SH_EXPORTER_H */

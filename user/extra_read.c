@@ -13,7 +13,7 @@
 #include "log.h"
 #include <string.h>
 
-static int read_one_by_one(struct sh_culprits *c, int fd)
+static int read_one_by_one(struct culprits *c, int fd)
 {
 	struct sh_culprit_key cur, next;
 	void *prev = NULL;
@@ -31,7 +31,7 @@ static int read_one_by_one(struct sh_culprits *c, int fd)
 	return errno == ENOENT ? 0 : -errno;
 }
 
-static int read_map(struct sh_culprits *c, int fd)
+static int read_map(struct culprits *c, int fd)
 {
 	struct sh_culprit_key in, out;
 	void *inp = NULL;
@@ -63,7 +63,7 @@ static int read_map(struct sh_culprits *c, int fd)
 	}
 }
 
-int culprits_read(struct sh_culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus)
+int culprits_read(struct culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus)
 {
 	__u32 zero = 0;
 	__u64 lost = 0;
@@ -99,7 +99,7 @@ static int remove_pair(void *ctx, const struct sh_culprit_key *key, struct sh_cu
 	return bpf_map_lookup_and_delete_elem(*(int *)ctx, key, vals) ? -errno : 0;
 }
 
-void culprits_sweep_map(struct sh_culprits *c, int fd)
+void culprits_sweep_map(struct culprits *c, int fd)
 {
 	culprits_sweep(c, remove_pair, &fd);
 }
@@ -109,15 +109,15 @@ static int lookup_stack(void *ctx, const struct sh_key *key, struct sh_stacks *v
 	return bpf_map_lookup_elem(*(int *)ctx, key, vals) ? -errno : 0;
 }
 
-int stacks_attach_map(struct sh_stacks_state *st, int fd, const struct sh_ksyms *k,
-		      struct sh_report *r)
+int stacks_attach_map(struct stacks_state *st, int fd, const struct ksyms *k,
+		      struct report *r)
 {
 	return stacks_attach(st, lookup_stack, &fd, k, r);
 }
 
-void stacks_prune(int fd, struct sh_snapshot *s)
+void stacks_prune(int fd, struct snapshot *s)
 {
-	struct sh_entry *e;
+	struct snap_entry *e;
 	size_t it = 0;
 
 	for (e = NULL; (e = snapshot_next(s, &it, e));)
@@ -125,7 +125,7 @@ void stacks_prune(int fd, struct sh_snapshot *s)
 			bpf_map_delete_elem(fd, &e->key);
 }
 
-int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
+int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
 		int ncpus, int culprit_fd, int stack_fd)
 {
 	int i;
@@ -157,25 +157,25 @@ int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bo
 	return 0;
 }
 
-int extras_read(struct sh_extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus)
+int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus)
 {
 	if (!x->culprits)
 		return 0;
 	return culprits_read(&x->cul, x->culprit_fd, pcpu_fd, pcpu, ncpus);
 }
 
-int extras_start(struct sh_extras *x, const struct sh_cgroups *cg)
+int extras_start(struct extras *x, const struct cgroups *cg)
 {
 	return x->cgstat ? cgstats_seed(&x->cgs, cg) : 0;
 }
 
-int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,
+int extras_attach(struct extras *x, struct report *reps, int n, struct cgroups *cg,
 		  __u64 gen)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		struct sh_report *r = &reps[i];
+		struct report *r = &reps[i];
 
 		if (x->culprits && r->metric == SH_METRIC_RUNQ &&
 		    culprits_attach(&x->cul, r, cg, gen))
@@ -188,7 +188,7 @@ int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_
 	return 0;
 }
 
-void extras_done(struct sh_extras *x, struct sh_snapshot *snaps, int n)
+void extras_done(struct extras *x, struct snapshot *snaps, int n)
 {
 	int i;
 
@@ -198,7 +198,7 @@ void extras_done(struct sh_extras *x, struct sh_snapshot *snaps, int n)
 		stacks_prune(x->stack_fd, &snaps[i]);
 }
 
-void extras_free(struct sh_extras *x)
+void extras_free(struct extras *x)
 {
 	int i;
 

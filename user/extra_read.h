@@ -7,7 +7,7 @@
 #include "stacks.h"
 #include "cgstats.h"
 
-struct sh_snapshot;
+struct snapshot;
 
 /*
  * A reading of culprit map @fd, then of the pair caches and culprit_lost
@@ -16,49 +16,49 @@ struct sh_snapshot;
  * is seen at the next reading, never twice (schedhist.h). Its u64 values
  * never wrap. 0 or a negative errno.
  */
-int culprits_read(struct sh_culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus);
+int culprits_read(struct culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus);
 /* culprits_sweep() removing idle pairs from map @fd. */
-void culprits_sweep_map(struct sh_culprits *c, int fd);
+void culprits_sweep_map(struct culprits *c, int fd);
 
 /* stacks_attach() with the stacks of map @fd. */
-int stacks_attach_map(struct sh_stacks_state *st, int fd, const struct sh_ksyms *k,
-		      struct sh_report *r);
+int stacks_attach_map(struct stacks_state *st, int fd, const struct ksyms *k,
+		      struct report *r);
 /* After the reports: the keys snapshot @s pruned lose their stack entry too. */
-void stacks_prune(int fd, struct sh_snapshot *s);
+void stacks_prune(int fd, struct snapshot *s);
 
 /* Everything --culprits, --stacks and the cgroup accounting keep between reports. */
-struct sh_extras {
+struct extras {
 	bool culprits, stacks, cgstat;	/* which are on */
 	int culprit_fd, stack_fd;
-	struct sh_culprits cul;
-	struct sh_ksyms ksyms;
-	struct sh_stacks_state st[SH_METRIC_NR];	/* per report (metric measured) */
-	struct sh_cgstats cgs;
+	struct culprits cul;
+	struct ksyms ksyms;
+	struct stacks_state st[SH_METRIC_NR];	/* per report (metric measured) */
+	struct cgstats cgs;
 };
 
-struct sh_report;
-struct sh_cgroups;
+struct report;
+struct cgroups;
 
 /*
  * Set up what is on (@cumulative: reports since start; ncpus possible
  * CPUs; the maps' fds). Loads the kernel's symbols for --stacks: call
  * before privileges are dropped. 0, or -1 after saying why.
  */
-int extras_init(struct sh_extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
+int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
 		int ncpus, int culprit_fd, int stack_fd);
 /*
  * At every reading, after the key map's: the culprit map, then the pair
  * caches of per-CPU array @pcpu_fd (read into @pcpu). 0 or a negative
  * errno.
  */
-int extras_read(struct sh_extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus);
+int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus);
 /* At start, once @cg is walked: the cgroups' first counters. 0 or -1 (no memory). */
-int extras_start(struct sh_extras *x, const struct sh_cgroups *cg);
+int extras_start(struct extras *x, const struct cgroups *cg);
 /* Give the groups of the @n reports what they carry. 0 or -1 (no memory). */
-int extras_attach(struct sh_extras *x, struct sh_report *reps, int n, struct sh_cgroups *cg,
+int extras_attach(struct extras *x, struct report *reps, int n, struct cgroups *cg,
 		  __u64 gen);
 /* After the reports: idle culprit pairs and pruned keys' stacks out of the maps. */
-void extras_done(struct sh_extras *x, struct sh_snapshot *snaps, int n);
-void extras_free(struct sh_extras *x);
+void extras_done(struct extras *x, struct snapshot *snaps, int n);
+void extras_free(struct extras *x);
 
 #endif /* SH_EXTRA_READ_H */

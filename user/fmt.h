@@ -117,7 +117,7 @@ static inline int fmt_u64_right(char *buf, __u64 v, int width)
 int fmt_fixed(char *buf, __u64 ns, __u64 u, int dec);
 
 /*
- * A wait of @ns in @unit (enum sh_unit), 3 significant digits ("16.8",
+ * A wait of @ns in @unit (enum unit), 3 significant digits ("16.8",
  * "131", "1.02", "0.0640"): no decimals from 100 units and in ns.
  */
 void fmt_wait(char *buf, size_t n, __u64 ns, int unit);

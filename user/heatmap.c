@@ -64,7 +64,7 @@ static int str_w(const char *s, int font, bool bold)
 	return (int)ceil(em * font * (bold ? 1.12 : 1.0));
 }
 
-static void init_common(struct sh_heatmap *hm, const struct heatmap_spec *sp)
+static void init_common(struct heatmap *hm, const struct heatmap_spec *sp)
 {
 	memset(hm, 0, sizeof(*hm));
 	hm->file.dirfd = -1;
@@ -81,7 +81,7 @@ static void init_common(struct sh_heatmap *hm, const struct heatmap_spec *sp)
  * @hm's columns, each with its buckets (sh_nb: sized by the grid in use)
  * in one block after them. 0, or -1 when out of memory.
  */
-static int alloc_cols(struct sh_heatmap *hm)
+static int alloc_cols(struct heatmap *hm)
 {
 	size_t c;
 
@@ -93,7 +93,7 @@ static int alloc_cols(struct sh_heatmap *hm)
 	return 0;
 }
 
-int heatmap_init(struct sh_heatmap *hm, const struct heatmap_spec *sp, char *err,
+int heatmap_init(struct heatmap *hm, const struct heatmap_spec *sp, char *err,
 		 size_t errlen)
 {
 	init_common(hm, sp);
@@ -117,7 +117,7 @@ int heatmap_init(struct sh_heatmap *hm, const struct heatmap_spec *sp, char *err
 	return hm->path ? atomic_file_open(&hm->file, "--heatmap", hm->path, err, errlen) : 0;
 }
 
-int heatmap_init_mem(struct sh_heatmap *hm, const struct heatmap_spec *sp, size_t max_cols)
+int heatmap_init_mem(struct heatmap *hm, const struct heatmap_spec *sp, size_t max_cols)
 {
 	init_common(hm, sp);
 	hm->max_cols = max_cols < HEATMAP_MAX_COLUMNS ? max_cols : HEATMAP_MAX_COLUMNS;
@@ -125,7 +125,7 @@ int heatmap_init_mem(struct sh_heatmap *hm, const struct heatmap_spec *sp, size_
 	return alloc_cols(hm);
 }
 
-void heatmap_free(struct sh_heatmap *hm)
+void heatmap_free(struct heatmap *hm)
 {
 	/* never set up (zeroed): nothing to free, and file.dirfd 0 is not ours */
 	if (!hm->max_cols)
@@ -137,7 +137,7 @@ void heatmap_free(struct sh_heatmap *hm)
 	hm->file.dirfd = -1;
 }
 
-static const struct sh_totals *pick(const struct sh_report *r, const char *key)
+static const struct totals *pick(const struct report *r, const char *key)
 {
 	size_t i;
 
@@ -149,9 +149,9 @@ static const struct sh_totals *pick(const struct sh_report *r, const char *key)
 	return NULL;
 }
 
-int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r)
+int heatmap_add(struct heatmap *hm, const struct report *r)
 {
-	const struct sh_totals *t = pick(r, hm->key_raw);
+	const struct totals *t = pick(r, hm->key_raw);
 	struct hm_column *c;
 	__u64 *b;
 	int i;
@@ -336,7 +336,7 @@ static double y_of(__u64 v, const struct hm_layout *L)
 }
 
 /* The line of quantile @q across the columns; gaps where a column is empty. */
-static void quantile_line(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L,
+static void quantile_line(FILE *f, const struct heatmap *hm, const struct hm_layout *L,
 			  double q, const char *cls, const char *style)
 {
 	bool open = false;
@@ -344,7 +344,7 @@ static void quantile_line(FILE *f, const struct sh_heatmap *hm, const struct hm_
 	size_t c;
 
 	for (c = 0; c < hm->ncols; c++) {
-		struct sh_totals t = { .max_ns = hm->cols[c].max_ns, .buckets = hm->cols[c].buckets };
+		struct totals t = { .max_ns = hm->cols[c].max_ns, .buckets = hm->cols[c].buckets };
 		__u64 v;
 
 		v = totals_quantile(&t, q);
@@ -375,7 +375,7 @@ static void quantile_line(FILE *f, const struct sh_heatmap *hm, const struct hm_
 }
 
 /* The rows: the buckets any column counted (~1 us to ~1 ms when none), the largest count. */
-static void layout_rows(const struct sh_heatmap *hm, struct hm_layout *L)
+static void layout_rows(const struct heatmap *hm, struct hm_layout *L)
 {
 	size_t c;
 	int i;
@@ -402,7 +402,7 @@ static void layout_rows(const struct sh_heatmap *hm, struct hm_layout *L)
 }
 
 /* The plot: about HM_PLOT_W wide whatever the number of columns, right of the y labels. */
-static void layout_plot(const struct sh_heatmap *hm, struct hm_layout *L)
+static void layout_plot(const struct heatmap *hm, struct hm_layout *L)
 {
 	int ylab_w = 0, i;
 	char a[64];
@@ -443,7 +443,7 @@ static void layout_plot(const struct sh_heatmap *hm, struct hm_layout *L)
  * reading's wall clock; decimals when a step is under a second; the date
  * under the first label and wherever it changes.
  */
-static void layout_ticks(const struct sh_heatmap *hm, struct hm_layout *L)
+static void layout_ticks(const struct heatmap *hm, struct hm_layout *L)
 {
 	static const int steps[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
 	double span = 0, per_col;
@@ -474,7 +474,7 @@ static void layout_ticks(const struct sh_heatmap *hm, struct hm_layout *L)
 }
 
 /* Title line 2: key, host, time range. */
-static void layout_title(const struct sh_heatmap *hm, struct hm_layout *L)
+static void layout_title(const struct heatmap *hm, struct hm_layout *L)
 {
 	char t0[40], t1[40], zone[16], *line2 = L->line2;
 	size_t size = sizeof(L->line2);
@@ -512,7 +512,7 @@ static int at_least(int w, int need)
 }
 
 /* The canvas: wide enough for the plot, legend, last x label and every title line. */
-static void layout_canvas(const struct sh_heatmap *hm, struct hm_layout *L)
+static void layout_canvas(const struct heatmap *hm, struct hm_layout *L)
 {
 	char a[24];
 	int w, tw;
@@ -536,7 +536,7 @@ static void layout_canvas(const struct sh_heatmap *hm, struct hm_layout *L)
 	L->h = at_least(L->bottom, TOP + 8 * 16 + PAD);
 }
 
-static void heatmap_layout(const struct sh_heatmap *hm, struct hm_layout *L)
+static void heatmap_layout(const struct heatmap *hm, struct hm_layout *L)
 {
 	memset(L, 0, sizeof(*L));
 	layout_rows(hm, L);
@@ -547,7 +547,7 @@ static void heatmap_layout(const struct sh_heatmap *hm, struct hm_layout *L)
 }
 
 /* The canvas and the three title lines. */
-static void draw_title(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L)
+static void draw_title(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	if (!hm->inline_svg)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
@@ -583,7 +583,7 @@ static void draw_yaxis(FILE *f, const struct hm_layout *L)
 }
 
 /* The plot: a column of cells per reading, the percentile lines over them. */
-static void draw_plot(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L)
+static void draw_plot(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	char col[16], a[64], ts[32];
 	size_t c;
@@ -638,7 +638,7 @@ static void draw_plot(FILE *f, const struct sh_heatmap *hm, const struct hm_layo
 }
 
 /* x axis: the ticks, their clock labels and dates; the title centred under the plot. */
-static void draw_xaxis(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L)
+static void draw_xaxis(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	int tw = str_w("time (one column per interval)", FONT, true);
 	size_t c;
@@ -671,7 +671,7 @@ static void draw_xaxis(FILE *f, const struct sh_heatmap *hm, const struct hm_lay
 }
 
 /* The legend, beside the plot: the colour steps of the counts, the lines. */
-static void draw_legend(FILE *f, const struct sh_heatmap *hm, const struct hm_layout *L)
+static void draw_legend(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	__u64 last = 0;
 	char col[16];
@@ -708,7 +708,7 @@ static void draw_legend(FILE *f, const struct sh_heatmap *hm, const struct hm_la
 	fputs("</g>\n", f);
 }
 
-void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
+void heatmap_svg(FILE *f, const struct heatmap *hm)
 {
 	struct hm_layout L;
 
@@ -722,7 +722,7 @@ void heatmap_svg(FILE *f, const struct sh_heatmap *hm)
 }
 
 /* Render into memory, then one atomic rewrite. */
-static int write_svg(struct sh_heatmap *hm, bool first)
+static int write_svg(struct heatmap *hm, bool first)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -742,12 +742,12 @@ static int write_svg(struct sh_heatmap *hm, bool first)
 	return err;
 }
 
-int heatmap_write_first(struct sh_heatmap *hm)
+int heatmap_write_first(struct heatmap *hm)
 {
 	return write_svg(hm, true);
 }
 
-int heatmap_write(struct sh_heatmap *hm)
+int heatmap_write(struct heatmap *hm)
 {
 	int err = write_svg(hm, false);
 

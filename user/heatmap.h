@@ -33,7 +33,7 @@ struct hm_column {
 	bool seen;			/* the key was in the report */
 };
 
-struct sh_heatmap {
+struct heatmap {
 	const char *path;		/* SVG file */
 	const char *key;		/* group shown, NULL = all keys together */
 	char *key_raw;			/* @key with its escapes (escape.h) decoded */
@@ -68,28 +68,28 @@ struct heatmap_spec {
  * Set up from @sp: checks the path and opens its directory, writes
  * nothing. 0, or -1 with the reason in @err.
  */
-int heatmap_init(struct sh_heatmap *hm, const struct heatmap_spec *sp, char *err,
+int heatmap_init(struct heatmap *hm, const struct heatmap_spec *sp, char *err,
 		 size_t errlen);
 /*
  * The same for a heatmap kept in memory only (the live page; @sp's path
  * and key are not used): all keys, the latest @max_cols reports. 0, or -1
  * when out of memory.
  */
-int heatmap_init_mem(struct sh_heatmap *hm, const struct heatmap_spec *sp, size_t max_cols);
+int heatmap_init_mem(struct heatmap *hm, const struct heatmap_spec *sp, size_t max_cols);
 /*
  * Add a column from report @r (the group named hm->key, or all). The first
  * report without hm->key, while no report had it, warns once on stderr.
  */
-int heatmap_add(struct sh_heatmap *hm, const struct sh_report *r);
+int heatmap_add(struct heatmap *hm, const struct report *r);
 /* Write the SVG to @f. */
-void heatmap_svg(FILE *f, const struct sh_heatmap *hm);
+void heatmap_svg(FILE *f, const struct heatmap *hm);
 /* The first write, once privileges are final: 0 or -errno (the caller says why). */
-int heatmap_write_first(struct sh_heatmap *hm);
+int heatmap_write_first(struct heatmap *hm);
 /*
  * Rewrite hm->path (atomic_file_update(): a failure is warned once and the
  * last good file stays). 0, or -ENOMEM.
  */
-int heatmap_write(struct sh_heatmap *hm);
-void heatmap_free(struct sh_heatmap *hm);
+int heatmap_write(struct heatmap *hm);
+void heatmap_free(struct heatmap *hm);
 
 #endif /* SH_HEATMAP_H */

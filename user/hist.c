@@ -69,14 +69,14 @@ void grid_cells(int schema, __u64 top[SH_CELLS], __u8 base[SH_CELLS])
 	}
 }
 
-void totals_init(struct sh_totals *t, __u64 *b)
+void totals_init(struct totals *t, __u64 *b)
 {
 	memset(t, 0, sizeof(*t));
 	t->buckets = b;
 	memset(b, 0, (size_t)sh_nb * sizeof(*b));
 }
 
-void totals_clear(struct sh_totals *t)
+void totals_clear(struct totals *t)
 {
 	totals_init(t, t->buckets);
 }
@@ -101,7 +101,7 @@ int bucket_of(__u64 ns)
 	return lo;
 }
 
-void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
+void totals_merge_max(struct totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm)
 {
 	if (max_ns < dst->max_ns || (max_ns == dst->max_ns && dst->max_tid))
@@ -114,7 +114,7 @@ void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 	dst->max_comm[SH_COMM_LEN - 1] = '\0';
 }
 
-void totals_merge_min(struct sh_totals *dst, __u64 min_ns)
+void totals_merge_min(struct totals *dst, __u64 min_ns)
 {
 	if (!dst->has_min || min_ns < dst->min_ns)
 		dst->min_ns = min_ns;
@@ -134,7 +134,7 @@ static __attribute__((always_inline)) inline void add_buckets(__u64 *restrict d,
 		d[i] += s[i];
 }
 
-void totals_add(struct sh_totals *dst, const struct sh_totals *src)
+void totals_add(struct totals *dst, const struct totals *src)
 {
 	if (sh_nb == SH_NBUCKETS(0))
 		add_buckets(dst->buckets, src->buckets, SH_NBUCKETS(0));
@@ -143,7 +143,7 @@ void totals_add(struct sh_totals *dst, const struct sh_totals *src)
 	totals_add_meta(dst, src);
 }
 
-void totals_add_meta(struct sh_totals *dst, const struct sh_totals *src)
+void totals_add_meta(struct totals *dst, const struct totals *src)
 {
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
@@ -172,7 +172,7 @@ static __u64 quantile_rank(double q, __u64 total)
 }
 
 /* The middle of bucket @i's waits: its edges narrowed by @t's exact min and max. */
-static double bucket_mid(const struct sh_totals *t, int i)
+static double bucket_mid(const struct totals *t, int i)
 {
 	double lo = (double)bucket_floor(i), hi = (double)bucket_edge(i);
 	bool narrowed = false;
@@ -194,7 +194,7 @@ static double bucket_mid(const struct sh_totals *t, int i)
  * buckets: waits cluster): the table's middles, narrowed by the exact
  * min and max in the first and last buckets (bucket_mid()).
  */
-static double others_sum(const struct sh_totals *t, int i, int first, __u64 total)
+static double others_sum(const struct totals *t, int i, int first, __u64 total)
 {
 	__u64 seen = 0;
 	double sum = 0;
@@ -221,7 +221,7 @@ struct mean_memo {
  * The estimate of rank @rank of @total waits, which falls in bucket @i
  * after the @seen waits of the buckets below it (hist.h).
  */
-static __u64 rank_estimate(const struct sh_totals *t, __u64 total, __u64 rank, int i, __u64 seen,
+static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int i, __u64 seen,
 			   int first, struct mean_memo *memo)
 {
 	__u64 lo, hi, r;
@@ -311,7 +311,7 @@ static __attribute__((always_inline)) inline __u64 bucket_total(const __u64 *b, 
 	return acc[0] + acc[1] + acc[2] + acc[3];
 }
 
-void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *out)
+void totals_quantiles(const struct totals *t, const double *q, int n, __u64 *out)
 {
 	struct mean_memo memo = { .bucket = -1 };
 	__u64 total, seen = 0, rank;
@@ -342,7 +342,7 @@ void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *
 	}
 }
 
-__u64 totals_quantile(const struct sh_totals *t, double q)
+__u64 totals_quantile(const struct totals *t, double q)
 {
 	__u64 r;
 

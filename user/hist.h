@@ -11,7 +11,7 @@
 #include "schedhist.h"
 
 /* A histogram summed over CPUs, for one interval or since start. */
-struct sh_totals {
+struct totals {
 	/*
 	 * The totals first, in one 64-byte line but @has_min, the buckets
 	 * last: a pass that reads only the totals touches one line
@@ -64,9 +64,9 @@ extern const __u64 sh_edge_top[8];
 extern const __u64 sh_zero_buckets[SH_NBUCKETS_MAX];
 
 /* @t's buckets from @b (sh_nb of them), every count zero. */
-void totals_init(struct sh_totals *t, __u64 *b);
+void totals_init(struct totals *t, __u64 *b);
 /* Zero @t, its buckets too, keeping its storage. */
-void totals_clear(struct sh_totals *t);
+void totals_clear(struct totals *t);
 
 /* The upper edges of the grid in use, sh_nb of them, UINT64_MAX the last (grid_set()). */
 extern __u64 sh_grid_edge[SH_NBUCKETS_MAX];
@@ -102,15 +102,15 @@ static inline __u64 bucket_hi(int i)
 int bucket_of(__u64 ns);
 
 /* @dst += @src, taking the larger max (and who had it). */
-void totals_add(struct sh_totals *dst, const struct sh_totals *src);
+void totals_add(struct totals *dst, const struct totals *src);
 /* The same for everything but the buckets (count, sum, max, min). */
-void totals_add_meta(struct sh_totals *dst, const struct sh_totals *src);
+void totals_add_meta(struct totals *dst, const struct totals *src);
 /* @dst = the larger max of @dst and (@max_ns, who). */
-void totals_merge_max(struct sh_totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
+void totals_merge_max(struct totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm);
 
 /* @dst = the smaller min of @dst and @min_ns. */
-void totals_merge_min(struct sh_totals *dst, __u64 min_ns);
+void totals_merge_min(struct totals *dst, __u64 min_ns);
 
 /*
  * Estimated @q quantile (0 < q <= 1) in ns: the bucket holding rank
@@ -130,12 +130,12 @@ void totals_merge_min(struct sh_totals *dst, __u64 min_ns);
  * max_ns when that is known, never below min_ns when that is known
  * (has_min); monotone in @q. 0 for an empty histogram.
  */
-__u64 totals_quantile(const struct sh_totals *t, double q);
+__u64 totals_quantile(const struct totals *t, double q);
 
 /*
  * The same for @n quantiles @q, in increasing order, into @out: one pass
  * over the buckets for all of them.
  */
-void totals_quantiles(const struct sh_totals *t, const double *q, int n, __u64 *out);
+void totals_quantiles(const struct totals *t, const double *q, int n, __u64 *out);
 
 #endif /* SH_HIST_H */

@@ -62,7 +62,7 @@ static size_t hash(const char *s)
 	return h;
 }
 
-static int grow_table(struct sh_live *lv)
+static int grow_table(struct live *lv)
 {
 	size_t n = lv->nbuckets ? lv->nbuckets * 2 : 256, i;
 	struct live_hist **t = calloc(n, sizeof(*t)), *e, *next;
@@ -82,7 +82,7 @@ static int grow_table(struct sh_live *lv)
 }
 
 /* The history of @name, made if new; NULL when out of memory. */
-static struct live_hist *hist_of(struct sh_live *lv, const char *name)
+static struct live_hist *hist_of(struct live *lv, const char *name)
 {
 	struct live_hist *e;
 	size_t b;
@@ -104,7 +104,7 @@ static struct live_hist *hist_of(struct sh_live *lv, const char *name)
 }
 
 /* A new interval: every history's slot cleared; keys gone LIVE_SPARK intervals dropped. */
-static void hist_tick(struct sh_live *lv)
+static void hist_tick(struct live *lv)
 {
 	struct live_hist **pp, *e;
 	size_t i;
@@ -164,7 +164,7 @@ static void put_wait(char *line, size_t n, size_t *at, __u64 ns, int unit, int w
  * latest @w intervals: one scale for every row, so bars compare across
  * rows (a row of tiny waits draws low bars, not full ones).
  */
-static void spark_range(const struct sh_live *lv, size_t n, int w, __u64 *lo, __u64 *hi)
+static void spark_range(const struct live *lv, size_t n, int w, __u64 *lo, __u64 *hi)
 {
 	size_t i;
 	__u64 v;
@@ -187,7 +187,7 @@ static void spark_range(const struct sh_live *lv, size_t n, int w, __u64 *lo, __
  * @lo and @hi (spark_range()); an interval without waits, or whose p99 is
  * 0, is blank.
  */
-static void sparkline(const struct sh_live *lv, const struct live_hist *h, int w, __u64 lo,
+static void sparkline(const struct live *lv, const struct live_hist *h, int w, __u64 lo,
 		      __u64 hi)
 {
 	static const char *const blocks[] = { "\u2581", "\u2582", "\u2583", "\u2584",
@@ -221,7 +221,7 @@ struct live_cols {
  * The key and the five values first; who had the max when a trend fits
  * too, the top culprit (--culprits) likewise; the trend in what is left.
  */
-static void layout_cols(const struct sh_live *lv, size_t nvis, int ncols, struct live_cols *c)
+static void layout_cols(const struct live *lv, size_t nvis, int ncols, struct live_cols *c)
 {
 	const char *kname = key_name(lv->spec.key_type);
 	int need;
@@ -262,7 +262,7 @@ static void layout_cols(const struct sh_live *lv, size_t nvis, int ncols, struct
 }
 
 /* The two header lines (what, where, when; the counts and the sort). */
-static void draw_header(const struct sh_live *lv, int ncols)
+static void draw_header(const struct live *lv, int ncols)
 {
 	const struct live_spec *o = &lv->spec;
 	char line[1024], ts[32];
@@ -292,7 +292,7 @@ static void draw_header(const struct sh_live *lv, int ncols)
 }
 
 /* The column titles; the sort column marked. */
-static void draw_titles(const struct sh_live *lv, const struct live_cols *c, int ncols)
+static void draw_titles(const struct live *lv, const struct live_cols *c, int ncols)
 {
 	char line[1024];
 	size_t at;
@@ -316,7 +316,7 @@ static void draw_titles(const struct sh_live *lv, const struct live_cols *c, int
 }
 
 /* Row @r of the table on line @y, its trend scaled to [@spark_lo, @spark_hi]. */
-static void draw_row(struct sh_live *lv, const struct live_row *r, const struct live_cols *c,
+static void draw_row(struct live *lv, const struct live_row *r, const struct live_cols *c,
 		     int y, int ncols, __u64 spark_lo, __u64 spark_hi)
 {
 	int unit = lv->spec.unit;
@@ -350,7 +350,7 @@ static void draw_row(struct sh_live *lv, const struct live_row *r, const struct 
 }
 
 /* The footer: the keys, the rows shown of @nvis (@shown from the scroll position). */
-static void draw_footer(const struct sh_live *lv, size_t nvis, size_t shown, int ncols,
+static void draw_footer(const struct live *lv, size_t nvis, size_t shown, int ncols,
 			int nlines)
 {
 	char line[1024];
@@ -364,7 +364,7 @@ static void draw_footer(const struct sh_live *lv, size_t nvis, size_t shown, int
 	attroff(A_REVERSE);
 }
 
-static void draw(struct sh_live *lv)
+static void draw(struct live *lv)
 {
 	int ncols = COLS, nlines = LINES, y;
 	/* --top: the first N in the current order */
@@ -390,7 +390,7 @@ static void draw(struct sh_live *lv)
 	refresh();
 }
 
-static void sort_rows(struct sh_live *lv)
+static void sort_rows(struct live *lv)
 {
 	qsort_r(lv->rows, lv->nrows, sizeof(*lv->rows), cmp_rows, &lv->sort);
 }
@@ -398,7 +398,7 @@ static void sort_rows(struct sh_live *lv)
 /* The keyboard (loop_watch): all keys waiting, then one redraw. */
 static void on_input(void *arg)
 {
-	struct sh_live *lv = arg;
+	struct live *lv = arg;
 	size_t page = LINES > HEAD_LINES + 1 ? (size_t)(LINES - HEAD_LINES - 1) : 1;
 	bool redraw = false;
 	size_t k;
@@ -453,7 +453,7 @@ static void on_input(void *arg)
 
 static int live_start(void *ctx, const char *as_user)
 {
-	struct sh_live *lv = ctx;
+	struct live *lv = ctx;
 
 	if (gethostname(lv->host, sizeof(lv->host) - 1))
 		snprintf(lv->host, sizeof(lv->host), "?");
@@ -490,7 +490,7 @@ static int live_start(void *ctx, const char *as_user)
 }
 
 /* Take report @r (copied), then redraw unless paused. 0, or -1 when out of memory. */
-static int live_update(struct sh_live *lv, const struct sh_report *r)
+static int live_update(struct live *lv, const struct report *r)
 {
 	/* all keys, not only --top: "s" may rank any of them first */
 	size_t i, n = r->nall;
@@ -519,7 +519,7 @@ static int live_update(struct sh_live *lv, const struct sh_report *r)
 	hist_tick(lv);
 	lv->nrows = 0;
 	for (i = 0; i < n; i++) {
-		const struct sh_group *g = &r->groups[i];
+		const struct report_group *g = &r->groups[i];
 		struct live_row *w = &lv->rows[lv->nrows];
 		struct live_hist *h;
 
@@ -559,7 +559,7 @@ static int live_update(struct sh_live *lv, const struct sh_report *r)
 /* The terminal back as it was (and what stderr got meanwhile), everything freed. */
 static void live_close(void *ctx)
 {
-	struct sh_live *lv = ctx;
+	struct live *lv = ctx;
 	struct live_hist *e, *next;
 	size_t i;
 
@@ -596,7 +596,7 @@ static void live_close(void *ctx)
 }
 
 /* The first metric measured, as the heatmap. */
-static enum out_status live_emit(void *ctx, const struct sh_tick *t)
+static enum out_status live_emit(void *ctx, const struct tick *t)
 {
 	if (live_update(ctx, &t->reps[0])) {
 		pr_warn("out of memory\n");
@@ -605,11 +605,11 @@ static enum out_status live_emit(void *ctx, const struct sh_tick *t)
 	return OUT_OK;
 }
 
-int live_output_open(struct sh_output *out, const struct live_spec *sp)
+int live_output_open(struct output *out, const struct live_spec *sp)
 {
-	struct sh_live *lv = calloc(1, sizeof(*lv));
+	struct live *lv = calloc(1, sizeof(*lv));
 
-	*out = (struct sh_output){ .name = "--live", .ctx = lv, .start = live_start,
+	*out = (struct output){ .name = "--live", .ctx = lv, .start = live_start,
 				   .emit = live_emit, .close = live_close };
 	if (!lv || grow_table(lv)) {
 		pr_warn("out of memory\n");

@@ -46,20 +46,20 @@ struct live_row {
 /* What the view shows. */
 struct live_spec {
 	int key_type;			/* enum sh_key_type */
-	int unit;			/* enum sh_unit of the values */
-	int sort;			/* enum sh_sort to start with */
+	int unit;			/* enum unit of the values */
+	int sort;			/* enum sort_key to start with */
 	__u32 top;			/* show the first N keys, 0 = all */
 	__u64 interval_ns;		/* for the header */
 };
 
-struct sh_live {
+struct live {
 	struct live_spec spec;
 	bool started;			/* the screen is ncurses' */
 	void *screen;			/* ncurses' SCREEN */
 	FILE *held;			/* stderr while the view is up, written out at the end */
 	int stderr_fd;			/* the real stderr meanwhile, -1 if not moved */
 	bool utf8;			/* the terminal takes block characters */
-	int sort;			/* enum sh_sort, "s" cycles it */
+	int sort;			/* enum sort_key, "s" cycles it */
 	bool paused;			/* "p": the display stays as it is */
 	size_t scroll;			/* the first row shown */
 	struct live_row *rows;		/* the latest report's keys, sorted by @sort */
@@ -84,6 +84,6 @@ struct sh_live {
  * report every tick; closed, the terminal is given back. 0, or an exit
  * code after printing why.
  */
-int live_output_open(struct sh_output *out, const struct live_spec *sp);
+int live_output_open(struct output *out, const struct live_spec *sp);
 
 #endif /* SH_LIVE_H */

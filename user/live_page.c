@@ -13,20 +13,20 @@
 #include "render_extra.h"
 #include "util.h"
 
-int live_page_init(struct sh_live_page *lp, const struct live_page_spec *sp)
+int live_page_init(struct live_page *lp, const struct live_page_spec *sp)
 {
 	memset(lp, 0, sizeof(*lp));
 	lp->spec = *sp;
 	return heatmap_init_mem(&lp->hm, &sp->hm, LIVE_PAGE_COLUMNS);
 }
 
-void live_page_free(struct sh_live_page *lp)
+void live_page_free(struct live_page *lp)
 {
 	heatmap_free(&lp->hm);
 	memset(lp, 0, sizeof(*lp));
 }
 
-int live_page_add(struct sh_live_page *lp, const struct sh_report *r)
+int live_page_add(struct live_page *lp, const struct report *r)
 {
 	size_t i;
 
@@ -34,7 +34,7 @@ int live_page_add(struct sh_live_page *lp, const struct sh_report *r)
 		return -1;
 	lp->nrows = 0;
 	for (i = 0; i < r->ngroups && lp->nrows < LIVE_PAGE_ROWS; i++) {
-		const struct sh_group *g = &r->groups[i];
+		const struct report_group *g = &r->groups[i];
 		struct lp_row *w = &lp->rows[lp->nrows++];
 
 		if (name_escape(w->name, sizeof(w->name) - 4, g->name) >= sizeof(w->name) - 4)
@@ -141,7 +141,7 @@ static unsigned int refresh_s(const struct live_page_spec *o)
 }
 
 /* The status line above the heatmap (ASCII or escaped: safe as HTML and JSON). */
-static void status_line(FILE *f, const struct sh_live_page *lp)
+static void status_line(FILE *f, const struct live_page *lp)
 {
 	char ts[32];
 
@@ -155,7 +155,7 @@ static void status_line(FILE *f, const struct sh_live_page *lp)
 }
 
 /* The reading's time as the table's data-reading attribute (RFC 3339), or "". */
-static void reading_attr(FILE *f, const struct sh_live_page *lp)
+static void reading_attr(FILE *f, const struct live_page *lp)
 {
 	char ts[32] = "";
 
@@ -194,7 +194,7 @@ static const char live_script[] =
 	"})();\n"
 	"</script>\n";
 
-int live_page_render(const struct sh_live_page *lp, char **buf, size_t *len)
+int live_page_render(const struct live_page *lp, char **buf, size_t *len)
 {
 	const struct live_page_spec *o = &lp->spec;
 	FILE *f = open_memstream(buf, len);
@@ -261,7 +261,7 @@ int live_page_render(const struct sh_live_page *lp, char **buf, size_t *len)
 	return 0;
 }
 
-int live_page_render_json(const struct sh_live_page *lp, char **buf, size_t *len)
+int live_page_render_json(const struct live_page *lp, char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
 	struct lp_cells cells;

@@ -39,13 +39,13 @@ struct live_page_spec {
 	struct heatmap_spec hm;		/* its heatmap (path and key unused: all keys) */
 	int metric;			/* enum sh_metric shown: the first measured */
 	int key_type;			/* enum sh_key_type */
-	int unit;			/* enum sh_unit of the table */
+	int unit;			/* enum unit of the table */
 	__u64 interval_ns;		/* the table is fetched this often (rounded up to 1 s) */
 	bool culprits;			/* --culprits (runq): a TOP_CULPRIT column, as --summary */
 };
 
-struct sh_live_page {
-	struct sh_heatmap hm;		/* in memory only */
+struct live_page {
+	struct heatmap hm;		/* in memory only */
 	struct live_page_spec spec;
 	bool have_report;		/* a report was added */
 	struct timespec when;		/* the latest report's reading */
@@ -55,13 +55,13 @@ struct sh_live_page {
 };
 
 /* 0, or -1 when out of memory. */
-int live_page_init(struct sh_live_page *lp, const struct live_page_spec *sp);
+int live_page_init(struct live_page *lp, const struct live_page_spec *sp);
 
 /* Add report @r (a column of the heatmap, the table). */
-int live_page_add(struct sh_live_page *lp, const struct sh_report *r);
+int live_page_add(struct live_page *lp, const struct report *r);
 
 /* The page as it stands, malloc()ed, into *@buf and *@len. 0, or -1 when out of memory. */
-int live_page_render(const struct sh_live_page *lp, char **buf, size_t *len);
+int live_page_render(const struct live_page *lp, char **buf, size_t *len);
 
 /*
  * /live.json, what the page's script fetches: {"reading": RFC 3339 time of
@@ -69,8 +69,8 @@ int live_page_render(const struct sh_live_page *lp, char **buf, size_t *len);
  * rows, each an array of its cells as the page shows them}, malloc()ed.
  * 0, or -1 when out of memory.
  */
-int live_page_render_json(const struct sh_live_page *lp, char **buf, size_t *len);
+int live_page_render_json(const struct live_page *lp, char **buf, size_t *len);
 
-void live_page_free(struct sh_live_page *lp);
+void live_page_free(struct live_page *lp);
 
 #endif /* SH_LIVE_PAGE_H */

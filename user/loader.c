@@ -169,7 +169,7 @@ int loader_probe_method(const char **why, int *clock)
 	return *why ? SH_METHOD_WAKEUP : SH_METHOD_SCHED_INFO;
 }
 
-static int attach(struct sh_loader *l, struct bpf_program *prog, struct bpf_link **slot,
+static int attach(struct loader *l, struct bpf_program *prog, struct bpf_link **slot,
 		  const char *what)
 {
 	/* kept in the skeleton's slot, so __detach and __destroy release it */
@@ -185,7 +185,7 @@ static int attach(struct sh_loader *l, struct bpf_program *prog, struct bpf_link
 }
 
 /* Create a fixed entry (key [other] or [exited]) before any event needs it. */
-static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vsize)
+static int make_entry(struct loader *l, __u64 id, const char *what, size_t vsize)
 {
 	struct sh_key k = { .id = id };
 	void *zero = calloc(l->ncpus, vsize);
@@ -203,7 +203,7 @@ static int make_entry(struct sh_loader *l, __u64 id, const char *what, size_t vs
  * The slot array and its keys, mapped (BPF_F_MMAPABLE): the poller reads
  * them in place at every reading, with no copy and no system call.
  */
-static int map_slots(struct sh_loader *l)
+static int map_slots(struct loader *l)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t vsize = (size_t)l->nmetrics * hist_bytes();
@@ -230,7 +230,7 @@ fail:
  * slot index on the free stack, the last pushed first out: slots are
  * taken from 0 up.
  */
-static int init_slots(struct sh_loader *l)
+static int init_slots(struct loader *l)
 {
 	struct sh_key free_key = { .id = SH_FREE_ID };
 	__u32 i;
@@ -358,7 +358,7 @@ struct prog_plan {
 };
 
 /* The CPUs, the metrics, and the method and clock this kernel gives for @sp. */
-static int start_probe(struct sh_loader *l, const struct loader_spec *sp)
+static int start_probe(struct loader *l, const struct loader_spec *sp)
 {
 	const char *why;
 	int m, clock;
@@ -394,9 +394,9 @@ static int start_probe(struct sh_loader *l, const struct loader_spec *sp)
 }
 
 /* Open the BPF object, set its settings, and choose the programs this run loads. */
-static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct prog_plan *pp)
+static int start_open(struct loader *l, const struct loader_spec *sp, struct prog_plan *pp)
 {
-	const struct sh_cgroup_cfg *cg = &sp->cg;
+	const struct cgroup_cfg *cg = &sp->cg;
 	struct schedhist_bpf *skel;
 	bool hooks, tasks;
 	struct bpf_link **sw_link;
@@ -470,7 +470,7 @@ static int start_open(struct sh_loader *l, const struct loader_spec *sp, struct 
  * fit --max-kernel-mem on this many CPUs). 0, -2 when even one key does
  * not fit the budget (said why), -1.
  */
-static int start_size(struct sh_loader *l, const struct loader_spec *sp)
+static int start_size(struct loader *l, const struct loader_spec *sp)
 {
 	struct schedhist_bpf *skel = l->skel;
 	bool keyed = keyed_of(sp);
@@ -558,7 +558,7 @@ static int start_size(struct sh_loader *l, const struct loader_spec *sp)
 }
 
 /* Load the programs; a missing tracepoint said by name. */
-static int start_load(struct sh_loader *l, const struct prog_plan *pp)
+static int start_load(struct loader *l, const struct prog_plan *pp)
 {
 	int err = schedhist_bpf__load(l->skel);
 
@@ -579,7 +579,7 @@ static int start_load(struct sh_loader *l, const struct prog_plan *pp)
 }
 
 /* The maps' fds and mappings, the slots made free, [other] and [exited] made. */
-static int start_map(struct sh_loader *l, const struct loader_spec *sp)
+static int start_map(struct loader *l, const struct loader_spec *sp)
 {
 	struct schedhist_bpf *skel = l->skel;
 	size_t vsize = (size_t)l->nmetrics * hist_bytes();
@@ -607,7 +607,7 @@ static int start_map(struct sh_loader *l, const struct loader_spec *sp)
 }
 
 /* Attach the programs this run needs, from the last to the first. */
-static int start_attach(struct sh_loader *l, const struct prog_plan *pp)
+static int start_attach(struct loader *l, const struct prog_plan *pp)
 {
 	int i;
 
@@ -625,7 +625,7 @@ static int start_attach(struct sh_loader *l, const struct prog_plan *pp)
 	return 0;
 }
 
-int loader_start(struct sh_loader *l, const struct loader_spec *sp)
+int loader_start(struct loader *l, const struct loader_spec *sp)
 {
 	struct prog_plan pp;
 	int err;
@@ -660,7 +660,7 @@ void loader_grace_period(void)
 		usleep(10000);
 }
 
-void loader_detach(struct sh_loader *l)
+void loader_detach(struct loader *l)
 {
 	if (!l->skel)
 		return;
@@ -674,12 +674,12 @@ void loader_detach(struct sh_loader *l)
 	loader_grace_period();
 }
 
-__u64 loader_keys_made(const struct sh_loader *l)
+__u64 loader_keys_made(const struct loader *l)
 {
 	return l->skel ? l->skel->bss->sh_keys_made : 0;
 }
 
-void loader_close(struct sh_loader *l)
+void loader_close(struct loader *l)
 {
 	if (l->slots_mem)
 		munmap(l->slots_mem, l->slots_len);
@@ -690,7 +690,7 @@ void loader_close(struct sh_loader *l)
 	memset(l, 0, sizeof(*l));
 }
 
-void loader_read_begin(struct sh_loader *l)
+void loader_read_begin(struct loader *l)
 {
 	if (!l->reclaims || !l->switch_link || !*l->switch_link)
 		return;	/* nothing folds, or detached: nothing runs any more */
@@ -700,13 +700,13 @@ void loader_read_begin(struct sh_loader *l)
 	loader_grace_period();
 }
 
-void loader_read_end(struct sh_loader *l)
+void loader_read_end(struct loader *l)
 {
 	__sync_synchronize();
 	l->skel->bss->sh_reading = 0;
 }
 
-__u32 loader_next_epoch(struct sh_loader *l)
+__u32 loader_next_epoch(struct loader *l)
 {
 	__u32 old = l->skel->data->sh_epoch;
 

@@ -27,7 +27,7 @@ struct bpf_link;
 /* Slot array entries per CPU: nr_slots rounded up to this, so no CPU's block shares a cache line. */
 #define SH_SLOT_ALIGN 8U
 
-struct sh_loader {
+struct loader {
 	struct schedhist_bpf *skel;
 	int ncpus;		/* possible CPUs: per-CPU values per key */
 	int hists_fd;		/* per-CPU hash: key -> histogram */
@@ -59,7 +59,7 @@ struct sh_loader {
 };
 
 /* What the cgroup options resolved to (see user/cgroup.h). */
-struct sh_cgroup_cfg {
+struct cgroup_cfg {
 	int hier;		/* SH_CGROUP_V2 or a v1 cgroup_subsys_id */
 	__u64 filter_id;	/* -c subtree root id, 0 = none */
 	__u32 filter_level;	/* its level */
@@ -79,7 +79,7 @@ struct loader_spec {
 	__u32 task_table;	/* task table entries (a power of two), 0 = from pid_max */
 	bool culprits;		/* --culprits: the culprit map (runq waits blamed on prev) */
 	bool stacks;		/* --stacks: the stack map (the max wait's kernel stack) */
-	struct sh_cgroup_cfg cg; /* hierarchy and -c filter */
+	struct cgroup_cfg cg; /* hierarchy and -c filter */
 };
 
 /*
@@ -94,10 +94,10 @@ int loader_preflight(void);
  * cleans up, and returns -1 (nothing stays loaded), or -2 when the maps
  * do not fit --max-kernel-mem (a usage error).
  */
-int loader_start(struct sh_loader *l, const struct loader_spec *sp);
+int loader_start(struct loader *l, const struct loader_spec *sp);
 /* Detach the programs (the maps stay readable for a final snapshot). */
-void loader_detach(struct sh_loader *l);
-void loader_close(struct sh_loader *l);
+void loader_detach(struct loader *l);
+void loader_close(struct loader *l);
 
 /*
  * Wait until every tracepoint program run that began before now has
@@ -106,15 +106,15 @@ void loader_close(struct sh_loader *l);
 void loader_grace_period(void);
 
 /* Advance the max epoch; returns the epoch that just ended. */
-__u32 loader_next_epoch(struct sh_loader *l);
+__u32 loader_next_epoch(struct loader *l);
 
 /*
  * Around a reading of the key map: from loader_read_begin() to
  * loader_read_end() no fold runs (docs/key-lifecycle.md, "No fold while
  * the poller reads").
  */
-void loader_read_begin(struct sh_loader *l);
-void loader_read_end(struct sh_loader *l);
+void loader_read_begin(struct loader *l);
+void loader_read_end(struct loader *l);
 
 /*
  * Which method the running kernel allows for run-queue waits: its BTF
@@ -128,7 +128,7 @@ int loader_probe_method(const char **why, int *clock);
 
 
 /* Keys the kernel side has made in the key map since the start. */
-__u64 loader_keys_made(const struct sh_loader *l);
+__u64 loader_keys_made(const struct loader *l);
 
 /* The cgroup_subsys_id of v1 controller @name from kernel BTF, or -1. */
 int loader_cgroup_subsys_id(const char *name);

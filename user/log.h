@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-enum sh_log_level {
+enum log_level {
 	SH_LOG_WARN = 0,	/* errors and warnings: always shown */
 	SH_LOG_INFO = 1,	/* -v: counters, what was attached */
 	SH_LOG_DEBUG = 2,	/* -vv: libbpf's own log, map details */

@@ -39,18 +39,18 @@
 struct poller {
 	struct options o;
 	struct report_spec rspec;
-	struct sh_loader l;
-	struct sh_reader rd;
-	struct sh_snapshot snaps[SH_METRIC_NR];
-	struct sh_report reps[SH_METRIC_NR];
+	struct loader l;
+	struct snap_reader rd;
+	struct snapshot snaps[SH_METRIC_NR];
+	struct report reps[SH_METRIC_NR];
 	int nsnap;				/* metrics measured: snapshots made */
-	struct sh_cgroups cg;
+	struct cgroups cg;
 	bool use_cg;				/* cgroup names or the -c filter needed */
-	struct sh_maps maps;
-	struct sh_output outs[MAX_OUTPUTS];
+	struct read_maps maps;
+	struct output outs[MAX_OUTPUTS];
 	int nout;
-	struct sh_exporter *ex;			/* fleet mode's output, for the privilege drop */
-	struct sh_extras xt;			/* --culprits, --stacks, cgroup accounting */
+	struct exporter *ex;			/* fleet mode's output, for the privilege drop */
+	struct extras xt;			/* --culprits, --stacks, cgroup accounting */
 };
 
 static __u64 now_ns(void)
@@ -80,8 +80,8 @@ static __u64 read_period(__u64 seen, __u64 t, __u64 *seen_last)
 }
 
 /* Resolve the cgroup options; 0, or an exit code after printing why. */
-static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *use_cg,
-			 struct sh_cgroup_cfg *cfg)
+static int setup_cgroups(const struct options *o, struct cgroups *cg, bool *use_cg,
+			 struct cgroup_cfg *cfg)
 {
 	char err[512];
 
@@ -127,8 +127,8 @@ static int setup_cgroups(const struct options *o, struct sh_cgroups *cg, bool *u
  * One reading of the kernel maps into the snapshots, with folds held off
  * while it runs; @fresh: it starts an interval. 0, or -1 after saying why.
  */
-static int read_maps(struct sh_loader *l, struct sh_snapshot *snaps, int nsnap,
-		     struct sh_reader *rd, const struct sh_maps *maps, struct sh_extras *xt,
+static int read_maps(struct loader *l, struct snapshot *snaps, int nsnap,
+		     struct snap_reader *rd, const struct read_maps *maps, struct extras *xt,
 		     bool fresh)
 {
 	int err;
@@ -181,7 +181,7 @@ static int setup_snapshots(struct poller *p)
 	int m;
 
 	for (m = 0; m < SH_METRIC_NR; m++) {
-		struct sh_snapshot *s = &p->snaps[p->nsnap];
+		struct snapshot *s = &p->snaps[p->nsnap];
 
 		if (!(o->metrics & (1U << m)))
 			continue;
@@ -215,7 +215,7 @@ static int setup_snapshots(struct poller *p)
 static int setup(struct poller *p)
 {
 	const struct options *o = &p->o;
-	struct sh_cgroup_cfg cgcfg;
+	struct cgroup_cfg cgcfg;
 	struct loader_spec ls;
 	int ret, i;
 
@@ -254,7 +254,7 @@ static int setup(struct poller *p)
 		pr_warn("process %d exited while schedhist was starting\n", o->pid);
 		return SH_EXIT_FAIL;
 	}
-	p->maps = (struct sh_maps){ .pcpu_fd = p->l.pcpu_fd, .hists_fd = p->l.hists_fd,
+	p->maps = (struct read_maps){ .pcpu_fd = p->l.pcpu_fd, .hists_fd = p->l.hists_fd,
 				    .key_type = o->key_type, .live_keys = p->l.live_keys,
 				    .slots_taken = p->l.slots_taken,
 				    .nr_slots = p->l.nr_slots, .slot_stride = p->l.slot_stride,
@@ -296,7 +296,7 @@ static int setup(struct poller *p)
  */
 static void name_cgroups(struct poller *p)
 {
-	struct sh_entry *e;
+	struct snap_entry *e;
 	size_t it;
 	int i;
 
@@ -315,7 +315,7 @@ static void name_cgroups(struct poller *p)
  */
 static int report_tick(struct poller *p, double span_s, int *ret)
 {
-	struct sh_tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
+	struct tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
 				.cg = p->use_cg ? &p->cg : NULL,
 				.culprits = p->xt.culprits ? &p->xt.cul : NULL };
 	int i, end = 0;
@@ -435,7 +435,7 @@ static void print_totals(struct poller *p)
 	int i, j, n;
 
 	for (i = 0; i < p->nsnap; i++) {
-		struct sh_snapshot *s = &p->snaps[i];
+		struct snapshot *s = &p->snaps[i];
 
 		for (j = 0, n = 0; j < SH_NEVENT_STATS; j++)
 			n += snprintf(events + n, sizeof(events) - (size_t)n, ", %s %llu",

@@ -13,7 +13,7 @@
 #define NSEC_PER_SEC 1000000000ULL
 
 /* Display unit of waits in text output. */
-enum sh_unit {
+enum unit {
 	SH_UNIT_NS = 0,
 	SH_UNIT_US = 1,
 	SH_UNIT_MS = 2,
@@ -21,7 +21,7 @@ enum sh_unit {
 };
 
 /* What the ranking (--sort) orders keys by, largest first. */
-enum sh_sort {
+enum sort_key {
 	SH_SORT_SUM = 0,
 	SH_SORT_COUNT,
 	SH_SORT_AVG,
@@ -51,11 +51,11 @@ const char *method_name(int method);
 const char *clock_name(int clock);
 /* enum sh_key_type: "none", "comm", "pid", "tid", "cpu", "cgroup", "pidns" */
 const char *key_name(int key_type);
-/* enum sh_unit: "ns", "us", "ms" */
+/* enum unit: "ns", "us", "ms" */
 const char *unit_name(int unit);
 /* Nanoseconds in one @unit. */
 __u64 unit_ns(int unit);
-/* enum sh_sort: "sum", "count", "avg", "p99", "max" */
+/* enum sort_key: "sum", "count", "avg", "p99", "max" */
 const char *sort_name(int sort);
 /* enum sh_stat (an event counter), as JSON and -v name it: "no_start" */
 const char *stat_name(int stat);

@@ -25,7 +25,7 @@ struct options {
 	__u64 count;		/* reports to print, 0 = unlimited */
 	__u64 duration_ns;	/* stop after this long, 0 = until a signal */
 	bool cumulative;	/* reports since start instead of per interval */
-	int unit;		/* enum sh_unit */
+	int unit;		/* enum unit */
 	bool timestamp;		/* -T: a time line before each text report */
 	pid_t pid;		/* -p: 0 = every process */
 	bool json;		/* JSON Lines instead of text */
@@ -41,7 +41,7 @@ struct options {
 	const char *cgroup_hier; /* NULL = v2, else a v1 controller name */
 	/* triage */
 	__u32 top;		/* show the N highest keys, 0 = all */
-	int sort;		/* enum sh_sort */
+	int sort;		/* enum sort_key */
 	bool sort_set;		/* --sort was given */
 	bool summary;		/* one line per key */
 	__u64 min_count;	/* --min-count: keys with fewer waits rank last, 0 = off */

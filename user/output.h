@@ -2,7 +2,7 @@
 /*
  * The outputs the poll loop feeds (outputs.c): the reports on stdout
  * (text or JSON), the heatmap, the Prometheus exporter. Each is one
- * struct sh_output behind the same three calls, so the loop is a walk of
+ * struct output behind the same three calls, so the loop is a walk of
  * a list and a new output touches one module and the list in main.
  */
 #ifndef SH_OUTPUT_H
@@ -15,13 +15,13 @@
 #include "culprits.h"
 
 /* What one report tick hands every output. */
-struct sh_tick {
-	const struct sh_report *reps;	/* one report per metric measured, in enum order */
-	struct sh_snapshot *snaps;	/* the snapshots they were built from (as many) */
+struct tick {
+	const struct report *reps;	/* one report per metric measured, in enum order */
+	struct snapshot *snaps;	/* the snapshots they were built from (as many) */
 	int n;				/* metrics measured */
-	struct sh_cgroups *cg;		/* cgroup names learnt so far, or NULL (the
+	struct cgroups *cg;		/* cgroup names learnt so far, or NULL (the
 					 * exporter names the culprits of every key) */
-	struct sh_culprits *culprits;	/* --culprits: this interval's pairs, else NULL */
+	struct culprits *culprits;	/* --culprits: this interval's pairs, else NULL */
 };
 
 /* What an output's emit() asks of the loop. */
@@ -32,7 +32,7 @@ enum out_status {
 	OUT_FATAL,	/* failed (said why, e.g. out of memory): end now, exit status 1 */
 };
 
-struct sh_output {
+struct output {
 	const char *name;		/* for messages: "stdout", "--heatmap", "exporter" */
 	void *ctx;			/* the output's own state */
 	/*
@@ -42,7 +42,7 @@ struct sh_output {
 	 */
 	int (*start)(void *ctx, const char *as_user);
 	/* After each report tick. */
-	enum out_status (*emit)(void *ctx, const struct sh_tick *t);
+	enum out_status (*emit)(void *ctx, const struct tick *t);
 	/* Free everything (also after a failed set-up or start). */
 	void (*close)(void *ctx);
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* The outputs behind struct sh_output: stdout, the heatmap, the exporter, the live page. */
+/* The outputs behind struct output: stdout, the heatmap, the exporter, the live page. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@ struct print_out {
 };
 
 /* One report, written whole (write_whole()). 0, or its -errno (-EPIPE: the reader is gone). */
-static int print_one(struct print_out *p, const struct sh_report *r)
+static int print_one(struct print_out *p, const struct report *r)
 {
 	ob_reset(&p->b);
 	if (p->json)
@@ -39,7 +39,7 @@ static int print_one(struct print_out *p, const struct sh_report *r)
 	return write_whole(STDOUT_FILENO, p->b.p, p->b.len);
 }
 
-static enum out_status print_emit(void *ctx, const struct sh_tick *t)
+static enum out_status print_emit(void *ctx, const struct tick *t)
 {
 	int err = 0, i;
 
@@ -68,12 +68,12 @@ static void print_close(void *ctx)
 	free(p);
 }
 
-int print_output_open(struct sh_output *out, const struct render_spec *sp, bool json)
+int print_output_open(struct output *out, const struct render_spec *sp, bool json)
 {
 	struct print_out *p = calloc(1, sizeof(*p));
 	int fl;
 
-	*out = (struct sh_output){ .name = "stdout", .ctx = p, .emit = print_emit,
+	*out = (struct output){ .name = "stdout", .ctx = p, .emit = print_emit,
 				   .close = print_close };
 	if (!p) {
 		pr_warn("out of memory\n");
@@ -95,7 +95,7 @@ int print_output_open(struct sh_output *out, const struct render_spec *sp, bool 
 
 static int heatmap_start(void *ctx, const char *as_user)
 {
-	struct sh_heatmap *hm = ctx;
+	struct heatmap *hm = ctx;
 	int err = heatmap_write_first(hm);
 
 	/* the first write, as the user it runs as from now on, tells at once */
@@ -111,7 +111,7 @@ static int heatmap_start(void *ctx, const char *as_user)
  * The heatmap shows the first metric measured; a failed write (disk
  * full) is warned once and retried: like --prom-file.
  */
-static enum out_status heatmap_emit(void *ctx, const struct sh_tick *t)
+static enum out_status heatmap_emit(void *ctx, const struct tick *t)
 {
 	if (heatmap_add(ctx, &t->reps[0]) || heatmap_write(ctx)) {
 		pr_warn("out of memory\n");
@@ -127,12 +127,12 @@ static void heatmap_close(void *ctx)
 	free(ctx);
 }
 
-int heatmap_output_open(struct sh_output *out, const struct heatmap_spec *sp)
+int heatmap_output_open(struct output *out, const struct heatmap_spec *sp)
 {
-	struct sh_heatmap *hm = malloc(sizeof(*hm));
+	struct heatmap *hm = malloc(sizeof(*hm));
 	char err[512];
 
-	*out = (struct sh_output){ .name = "--heatmap", .ctx = hm, .start = heatmap_start,
+	*out = (struct output){ .name = "--heatmap", .ctx = hm, .start = heatmap_start,
 				   .emit = heatmap_emit, .close = heatmap_close };
 	if (!hm) {
 		pr_warn("out of memory\n");
@@ -153,7 +153,7 @@ static int exporter_out_start(void *ctx, const char *as_user)
 	return exporter_start(ctx);
 }
 
-static enum out_status exporter_emit(void *ctx, const struct sh_tick *t)
+static enum out_status exporter_emit(void *ctx, const struct tick *t)
 {
 	if (exporter_publish(ctx, t->snaps, t->n, t->cg, t->culprits)) {
 		pr_warn("out of memory\n");
@@ -169,12 +169,12 @@ static void exporter_out_close(void *ctx)
 	free(ctx);
 }
 
-int exporter_output_open(struct sh_output *out, const struct exporter_spec *sp,
-			 struct sh_exporter **xp)
+int exporter_output_open(struct output *out, const struct exporter_spec *sp,
+			 struct exporter **xp)
 {
-	struct sh_exporter *x = calloc(1, sizeof(*x));
+	struct exporter *x = calloc(1, sizeof(*x));
 
-	*out = (struct sh_output){ .name = "exporter", .ctx = x, .start = exporter_out_start,
+	*out = (struct output){ .name = "exporter", .ctx = x, .start = exporter_out_start,
 				   .emit = exporter_emit, .close = exporter_out_close };
 	*xp = x;
 	if (!x) {
@@ -188,8 +188,8 @@ int exporter_output_open(struct sh_output *out, const struct exporter_spec *sp,
 /* the live page of --listen */
 
 struct live_page_out {
-	struct sh_live_page lp;
-	struct sh_exporter *x;		/* whose HTTP server serves it */
+	struct live_page lp;
+	struct exporter *x;		/* whose HTTP server serves it */
 };
 
 /* The page as it stands, to "/", and its table to /live.json. 0, or -1 when out of memory. */
@@ -219,7 +219,7 @@ static int live_page_start(void *ctx, const char *as_user)
 }
 
 /* The first metric measured, as the heatmap. */
-static enum out_status live_page_emit(void *ctx, const struct sh_tick *t)
+static enum out_status live_page_emit(void *ctx, const struct tick *t)
 {
 	struct live_page_out *w = ctx;
 
@@ -239,12 +239,12 @@ static void live_page_close(void *ctx)
 	free(w);
 }
 
-int live_page_output_open(struct sh_output *out, const struct live_page_spec *sp,
-			  struct sh_exporter *x)
+int live_page_output_open(struct output *out, const struct live_page_spec *sp,
+			  struct exporter *x)
 {
 	struct live_page_out *w = calloc(1, sizeof(*w));
 
-	*out = (struct sh_output){ .name = "live page", .ctx = w, .start = live_page_start,
+	*out = (struct output){ .name = "live page", .ctx = w, .start = live_page_start,
 				   .emit = live_page_emit, .close = live_page_close };
 	if (!w || live_page_init(&w->lp, sp)) {
 		pr_warn("out of memory\n");

@@ -16,7 +16,7 @@
 #define CAP_BPF 39	/* Linux 5.8; older uapi headers lack it */
 #endif
 
-int privdrop_lookup(const char *name, struct sh_user *u)
+int privdrop_lookup(const char *name, struct user *u)
 {
 	struct passwd *pw;
 
@@ -51,7 +51,7 @@ static int drop_groups(void)
 }
 
 /* setgid, setuid; with @keep_permitted the permitted set survives. */
-static int switch_user(const struct sh_user *u, bool keep_permitted)
+static int switch_user(const struct user *u, bool keep_permitted)
 {
 	if (keep_permitted && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)) {
 		pr_warn("cannot keep capabilities across the user switch: %s\n", strerror(errno));
@@ -88,7 +88,7 @@ static void say_who(const char *caps)
 		(unsigned int)getgid(), caps);
 }
 
-int privdrop(const struct sh_user *u, int (*probe)(void *arg), void *arg)
+int privdrop(const struct user *u, int (*probe)(void *arg), void *arg)
 {
 	int keep = -1, err;
 

@@ -17,7 +17,7 @@
 /* Fleet mode started as root switches to this user unless --user names another. */
 #define PRIVDROP_DEFAULT_USER "nobody"
 
-struct sh_user {
+struct user {
 	bool set;		/* switch to it (--user, or the default when root) */
 	uid_t uid;
 	gid_t gid;		/* its primary group, the only group kept */
@@ -25,7 +25,7 @@ struct sh_user {
 };
 
 /* Look up --user NAME before anything is loaded. 0, or -1 after printing why. */
-int privdrop_lookup(const char *name, struct sh_user *u);
+int privdrop_lookup(const char *name, struct user *u);
 
 /*
  * Drop privileges, in the only thread there is (threads started later
@@ -40,6 +40,6 @@ int privdrop_lookup(const char *name, struct sh_user *u);
  * CAP_BPF was not held), with a warning.
  * 0, or -1 after printing why.
  */
-int privdrop(const struct sh_user *u, int (*probe)(void *arg), void *arg);
+int privdrop(const struct user *u, int (*probe)(void *arg), void *arg);
 
 #endif /* SH_PRIVDROP_H */

@@ -50,7 +50,7 @@ struct profile {
 	struct entry *tab[BUCKETS];
 	struct entry **all;		/* every entry, in order of first sight */
 	size_t n, cap;
-	struct sh_ksyms ks;
+	struct ksyms ks;
 	struct sym_cache *sym;
 	char **kcache;			/* kernel stacks' folded frames, by stack id */
 	__u64 ns_per_tick;		/* of /proc/PID/stat's starttime (USER_HZ) */

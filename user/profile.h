@@ -22,7 +22,7 @@ struct profile_spec {
 	__u64 duration_ns;	/* 0 = until a signal */
 	bool cumulative;	/* reports since start */
 	bool json;		/* JSON Lines instead of folded stacks */
-	int unit;		/* enum sh_unit: the folded stacks' values */
+	int unit;		/* enum unit: the folded stacks' values */
 	__u32 top;		/* JSON: stacks per key (0: SH_PROF_TOP) */
 	__u32 max_entries;	/* profile map cap; the stack map holds twice as many */
 	const char *flamegraph;	/* SVG path, NULL = none */

@@ -228,7 +228,7 @@ static void counter(struct enc *e, bool seconds, __u64 v)
  * bucket's (integer histogram).
  */
 static void histogram(struct enc *e, const char *metric, int key_type, const char *key,
-		      const struct sh_totals *t)
+		      const struct totals *t)
 {
 	__u64 count = 0, prev = 0;
 	int i, start, last_end = 0;

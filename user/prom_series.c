@@ -167,7 +167,7 @@ void prom_view_free(struct prom_view *v)
 }
 
 /* Groups that never get a label of their own. */
-static bool folds_into_other(const struct sh_group *g)
+static bool folds_into_other(const struct report_group *g)
 {
 	/* [exited] and [rest] are not kernel keys; [other] is the kernel's overflow
 	 * entry, or a task that happens to be named "[other]" */
@@ -180,13 +180,13 @@ static bool prunable(int key_type)
 	return key_type == SH_KEY_PID || key_type == SH_KEY_TID || key_type == SH_KEY_CGROUP;
 }
 
-static const struct sh_group *group_at(const struct sh_report *r, size_t i)
+static const struct report_group *group_at(const struct report *r, size_t i)
 {
 	return i < r->ngroups ? &r->groups[i] : &r->rest;
 }
 
 /* Take @t's max into @m, the max of update @now so far. */
-static void max_merge(struct prom_max *m, const struct sh_totals *t, __u64 now)
+static void max_merge(struct prom_max *m, const struct totals *t, __u64 now)
 {
 	if (m->update != now) {
 		m->update = now;
@@ -226,8 +226,8 @@ static bool max_present(const struct prom_view *views, size_t nv)
 	return false;
 }
 
-int prom_view_update(struct prom_view *v, const struct sh_report *iv,
-		     const struct sh_report *since)
+int prom_view_update(struct prom_view *v, const struct report *iv,
+		     const struct report *since)
 {
 	size_t n, i;
 
@@ -235,7 +235,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 	/* which names still have a kernel key behind them */
 	n = since->ngroups + (since->rest.nkeys ? 1 : 0);
 	for (i = 0; i < n; i++) {
-		const struct sh_group *g = group_at(since, i);
+		const struct report_group *g = group_at(since, i);
 		struct prom_series *s;
 
 		if (!folds_into_other(g) && g->live && (s = find(v, g->name)))
@@ -244,7 +244,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 	/* the waits of names exported already, even if their key was just pruned */
 	n = iv->ngroups + (iv->rest.nkeys ? 1 : 0);
 	for (i = 0; i < n; i++) {
-		const struct sh_group *g = group_at(iv, i);
+		const struct report_group *g = group_at(iv, i);
 		struct prom_series *s;
 
 		if (!folds_into_other(g) && (s = find(v, g->name)) && s->exported) {
@@ -270,7 +270,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 	}
 	/* the other waits: to new (or returning) names in ranking order, or to [other] */
 	for (i = 0; i < n; i++) {
-		const struct sh_group *g = group_at(iv, i);
+		const struct report_group *g = group_at(iv, i);
 		struct prom_series *s = NULL;
 
 		if (!folds_into_other(g)) {
@@ -294,7 +294,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *iv,
 	/* -k cgroup: the counters of the cgroups behind each exported name */
 	n = since->ngroups + (since->rest.nkeys ? 1 : 0);
 	for (i = 0; v->key_type == SH_KEY_CGROUP && i < n; i++) {
-		const struct sh_group *g = group_at(since, i);
+		const struct report_group *g = group_at(since, i);
 		struct prom_series *s;
 
 		if (!folds_into_other(g) && g->live && (s = find(v, g->name)) && s->exported)
@@ -318,7 +318,7 @@ static struct prom_culprit *culprit_find(struct prom_series *s, const char *name
 }
 
 int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
-		       const struct sh_culprit *in, size_t n)
+		       const struct culprit *in, size_t n)
 {
 	struct prom_series *s = find(v, key);
 	__u64 cnt = 0, sum = 0;

@@ -61,7 +61,7 @@ struct prom_max {
 
 struct prom_series {
 	char *key;			/* the key label */
-	struct sh_totals t;		/* its waits since it was first exported */
+	struct totals t;		/* its waits since it was first exported */
 	__u64 seen;			/* last update in which a kernel key had this name */
 	__u64 admitted;			/* update in which it was (re)admitted */
 	bool exported;			/* false: withdrawn, remembered in case it returns */
@@ -70,7 +70,7 @@ struct prom_series {
 	size_t nculprits;
 	bool has_rest;			/* culprit [rest] exported (once any culprit data came) */
 	__u64 rest_count, rest_sum_ns;	/* culprit [rest] */
-	struct sh_cgstat cg;		/* -k cgroup: cpu.stat / cpu.pressure deltas summed
+	struct cgstat cg;		/* -k cgroup: cpu.stat / cpu.pressure deltas summed
 					 * since it was first exported; has_*: ever known */
 	struct prom_series *next;	/* hash chain */
 	struct prom_series *older;	/* withdrawn list, oldest first */
@@ -88,7 +88,7 @@ struct prom_view {
 	size_t nwithdrawn;		/* withdrawn names remembered (<= limit) */
 	struct prom_series *oldest;	/* withdrawn list */
 	struct prom_series *newest;
-	struct sh_totals other;		/* key="[other]" (every key type but none) */
+	struct totals other;		/* key="[other]" (every key type but none) */
 	__u64 other_buckets[SH_NBUCKETS_MAX];	/* its buckets (one set per view) */
 	struct prom_max other_max;	/* its last interval's exact max */
 	__u64 stats[SH_STAT_NR];	/* event counters since start */
@@ -107,11 +107,11 @@ void prom_view_free(struct prom_view *v);
  * snapshot, built with top 0: the interval's deltas (cumulative false)
  * and the totals since start (cumulative true), taken before the
  * snapshot's pruned keys are collected. A group of @since_start keeps its
- * name alive while its kernel key is (sh_group::live). 0, or -1 when out
+ * name alive while its kernel key is (report_group::live). 0, or -1 when out
  * of memory.
  */
-int prom_view_update(struct prom_view *v, const struct sh_report *interval,
-		     const struct sh_report *since_start);
+int prom_view_update(struct prom_view *v, const struct report *interval,
+		     const struct report *since_start);
 
 /*
  * --culprits: after prom_view_update() of the same reading, the culprits
@@ -125,7 +125,7 @@ int prom_view_update(struct prom_view *v, const struct sh_report *interval,
  * for a group whose waits went to [other]. 0, or -1 when out of memory.
  */
 int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
-		       const struct sh_culprit *in, size_t n);
+		       const struct culprit *in, size_t n);
 
 /*
  * The cgroup counter @f (PROM_CG_PERIODS..PROM_PRESSURE_FULL) of

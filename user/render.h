@@ -10,7 +10,7 @@
 
 /* How text reports look. */
 struct render_spec {
-	int unit;			/* enum sh_unit of the waits shown */
+	int unit;			/* enum unit of the waits shown */
 	bool timestamp;			/* a time line before each report */
 	bool summary;			/* one table line per key, no histograms */
 	bool counters;			/* the event counters line (-v) */
@@ -26,9 +26,9 @@ struct render_spec {
 #define SH_JSON_SCHEMA 1
 
 /* runqlat-style histograms (or the --summary table), appended to @b. */
-void render_text(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp);
+void render_text(struct outbuf *b, const struct report *r, const struct render_spec *sp);
 /* One JSON object on one line (JSON Lines), appended to @b: the report says everything. */
-void render_json(struct outbuf *b, const struct sh_report *r);
+void render_json(struct outbuf *b, const struct report *r);
 
 /* RFC 3339 UTC with milliseconds. */
 void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts);

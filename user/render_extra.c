@@ -15,12 +15,12 @@ static unsigned pct(__u64 part, __u64 whole)
 	return whole ? (unsigned)(((unsigned __int128)part * 200 + whole) / (2 * whole)) : 0;
 }
 
-static __u64 span_ns(const struct sh_report *r)
+static __u64 span_ns(const struct report *r)
 {
 	return (__u64)(r->span_s * 1e9 + 0.5);
 }
 
-void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct sh_report *r)
+void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct report *r)
 {
 	__u64 span = span_ns(r);
 
@@ -30,7 +30,7 @@ void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct sh_repo
 		snprintf(buf, n, "%.1f%%", 100.0 * (double)ns / (double)span);
 }
 
-void extra_pressure(char *buf, size_t n, bool known, __u64 ns, const struct sh_report *r)
+void extra_pressure(char *buf, size_t n, bool known, __u64 ns, const struct report *r)
 {
 	/*
 	 * a stall is wall time, at most the span; the file is read a little
@@ -39,7 +39,7 @@ void extra_pressure(char *buf, size_t n, bool known, __u64 ns, const struct sh_r
 	extra_share(buf, n, known, ns < span_ns(r) ? ns : span_ns(r), r);
 }
 
-static __u64 culprits_sum(const struct sh_culprit_list *l)
+static __u64 culprits_sum(const struct culprit_list *l)
 {
 	__u64 s = 0;
 	size_t i;
@@ -49,9 +49,9 @@ static __u64 culprits_sum(const struct sh_culprit_list *l)
 	return s;
 }
 
-void extra_top_culprit(char *buf, size_t n, const struct sh_group *g)
+void extra_top_culprit(char *buf, size_t n, const struct report_group *g)
 {
-	const struct sh_culprit_list *l = g->culprits;
+	const struct culprit_list *l = g->culprits;
 	char name[256];
 
 	/*
@@ -66,9 +66,9 @@ void extra_top_culprit(char *buf, size_t n, const struct sh_group *g)
 	snprintf(buf, n, "%s %u%%", name, pct(l->c[0].sum_ns, culprits_sum(l)));
 }
 
-void extra_text(struct outbuf *b, const struct sh_group *g, const struct sh_report *r)
+void extra_text(struct outbuf *b, const struct report_group *g, const struct report *r)
 {
-	const struct sh_cgstat *cs = &g->cgs;
+	const struct cgstat *cs = &g->cgs;
 	char a[32];
 	size_t i;
 
@@ -91,7 +91,7 @@ void extra_text(struct outbuf *b, const struct sh_group *g, const struct sh_repo
 	}
 	/* waits of zero length made nobody wait: no shares of nothing */
 	if (g->culprits && g->culprits->n && culprits_sum(g->culprits)) {
-		const struct sh_culprit_list *l = g->culprits;
+		const struct culprit_list *l = g->culprits;
 		__u64 total = culprits_sum(l);
 
 		ob_str(b, "waited behind:");
@@ -109,7 +109,7 @@ void extra_text(struct outbuf *b, const struct sh_group *g, const struct sh_repo
 		ob_chr(b, '\n');
 	}
 	if (g->max_stack && g->max_stack->n) {
-		const struct sh_frames *s = g->max_stack;
+		const struct frames *s = g->max_stack;
 
 		ob_printf(b, "  stack of the max wait (tid %u):\n", g->t.max_tid);
 		for (i = 0; i < s->n && i < SH_TEXT_FRAMES; i++) {
@@ -129,9 +129,9 @@ static void json_u64(struct outbuf *b, const char *name, __u64 v)
 	ob_u64(b, v);
 }
 
-void extra_json(struct outbuf *b, const struct sh_group *g)
+void extra_json(struct outbuf *b, const struct report_group *g)
 {
-	const struct sh_cgstat *cs = &g->cgs;
+	const struct cgstat *cs = &g->cgs;
 	size_t i;
 
 	if (cs->has_throttle) {
@@ -143,7 +143,7 @@ void extra_json(struct outbuf *b, const struct sh_group *g)
 	if (cs->has_full)
 		json_u64(b, ",\"pressure_full_ns\":", cs->pressure_full_ns);
 	if (g->culprits) {
-		const struct sh_culprit_list *l = g->culprits;
+		const struct culprit_list *l = g->culprits;
 
 		ob_str(b, ",\"culprits\":[");
 		for (i = 0; i < l->n; i++) {

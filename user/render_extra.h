@@ -17,16 +17,16 @@
  * The lines under a group's summary line in text: its cgroup's throttling
  * and pressure, "waited behind: ...", and the max wait's stack.
  */
-void extra_text(struct outbuf *b, const struct sh_group *g, const struct sh_report *r);
+void extra_text(struct outbuf *b, const struct report_group *g, const struct report *r);
 
 /* --summary: the TOP_CULPRIT column ("-" when none). */
-void extra_top_culprit(char *buf, size_t n, const struct sh_group *g);
+void extra_top_culprit(char *buf, size_t n, const struct report_group *g);
 /* --summary: @ns as a share of the report's span ("-" when @known is false). */
-void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct sh_report *r);
+void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct report *r);
 /* The same for a pressure stall (wall time): at most 100%. */
-void extra_pressure(char *buf, size_t n, bool known, __u64 ns, const struct sh_report *r);
+void extra_pressure(char *buf, size_t n, bool known, __u64 ns, const struct report *r);
 
 /* JSON: the group's fields of these features (each starting with a comma). */
-void extra_json(struct outbuf *b, const struct sh_group *g);
+void extra_json(struct outbuf *b, const struct report_group *g);
 
 #endif /* SH_RENDER_EXTRA_H */

@@ -87,7 +87,7 @@ static void json_cgroup_labels(struct outbuf *b, const char *path)
 		ob_printf(b, ",\"qos\":\"%s\"", qos);
 }
 
-static void json_group(struct outbuf *b, const struct sh_group *g)
+static void json_group(struct outbuf *b, const struct report_group *g)
 {
 	char *d, *start;
 	int i, first = 1;
@@ -153,7 +153,7 @@ static void json_group(struct outbuf *b, const struct sh_group *g)
 	ob_commit(b, (size_t)(d - start));
 }
 
-void render_json(struct outbuf *b, const struct sh_report *r)
+void render_json(struct outbuf *b, const struct report *r)
 {
 	struct utsname u;
 	char ts[64];

@@ -132,7 +132,7 @@ static char *key_labels(const char *key, int key_type)
 
 /* One histogram series: its labels are escaped once, not once per line. */
 static int put_series(FILE *f, const char *labels, const char *key, int key_type,
-		      const struct sh_totals *t, char le[SH_NBUCKETS(0)][32])
+		      const struct totals *t, char le[SH_NBUCKETS(0)][32])
 {
 	char *esc = key_labels(key, key_type), sum[32];
 	__u64 cum = 0;

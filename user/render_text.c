@@ -77,7 +77,7 @@ static void count_and_bar(struct outbuf *b, __u64 v, __u64 max)
 	ob_commit(b, (size_t)(len + pad + BAR_WIDTH + 4));
 }
 
-static void print_histogram(struct outbuf *b, const struct sh_totals *t,
+static void print_histogram(struct outbuf *b, const struct totals *t,
 			    const struct render_spec *sp)
 {
 	int first = -1, last = -1, start, i;
@@ -132,7 +132,7 @@ static void print_histogram(struct outbuf *b, const struct sh_totals *t,
 	(d) = fmt_wait_right((d), (ns), (unit), 0);		\
 } while (0)
 
-static void print_stats_line(struct outbuf *b, const struct sh_totals *t, const struct sh_pcts *p,
+static void print_stats_line(struct outbuf *b, const struct totals *t, const struct pcts *p,
 			     const struct render_spec *sp, bool who)
 {
 	/* the numbers through a cursor into room taken once (see print_summary()) */
@@ -167,7 +167,7 @@ static void print_stats_line(struct outbuf *b, const struct sh_totals *t, const 
  * -k cgroup: the name people recognise (cgroup_names.h), escaped like the
  * path (a unit name may hold a backslash), or "" when the path says it all.
  */
-static void cgroup_note(char *buf, size_t n, const struct sh_group *g)
+static void cgroup_note(char *buf, size_t n, const struct report_group *g)
 {
 	struct cg_labels l;
 	char raw[CG_UNIT_MAX + 64];
@@ -179,7 +179,7 @@ static void cgroup_note(char *buf, size_t n, const struct sh_group *g)
 }
 
 /* Names are bytes from the kernel: escaped (escape.h), never printed raw. */
-static void print_key_line(struct outbuf *b, const struct sh_group *g, int key_type)
+static void print_key_line(struct outbuf *b, const struct report_group *g, int key_type)
 {
 	char note[2 * CG_UNIT_MAX + 64];
 
@@ -223,7 +223,7 @@ static void cat(char *buf, size_t *o, const char *s, size_t len)
  * cgroup's note, and the --min-count mark.
  */
 #define SUMMARY_BUF (SUMMARY_NAME + 2 * CG_UNIT_MAX + 160)
-static size_t summary_name(char *buf, const struct sh_group *g)
+static size_t summary_name(char *buf, const struct report_group *g)
 {
 	char note[2 * CG_UNIT_MAX + 64], num[24];
 	size_t o;
@@ -253,7 +253,7 @@ static size_t summary_name(char *buf, const struct sh_group *g)
 	return o;
 }
 
-static void print_summary(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)
+static void print_summary(struct outbuf *b, const struct report *r, const struct render_spec *sp)
 {
 	const char *kname = key_name(r->key_type);
 	int w = (int)strlen(kname), i;
@@ -292,7 +292,7 @@ static void print_summary(struct outbuf *b, const struct sh_report *r, const str
 		ob_printf(b, "  %-24s", "TOP_CULPRIT");
 	ob_printf(b, "  %s\n", "MAX_BY (tid pid comm cpu)");
 	for (j = 0; j < n; j++) {
-		const struct sh_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
+		const struct report_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
 		char *d, *start;
 		__u64 v[6] = { g->t.count ? g->t.sum_ns / g->t.count : 0, g->pct.p50, g->pct.p90,
 			       g->pct.p99, g->pct.p999, g->t.max_ns };
@@ -361,7 +361,7 @@ out:
 	free(at);
 }
 
-void render_text(struct outbuf *b, const struct sh_report *r, const struct render_spec *sp)
+void render_text(struct outbuf *b, const struct report *r, const struct render_spec *sp)
 {
 	size_t i;
 	__u64 lost = report_lost(r);
@@ -409,7 +409,7 @@ void render_text(struct outbuf *b, const struct sh_report *r, const struct rende
 		return;
 	}
 	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
-		const struct sh_group *g = i < r->ngroups ? &r->groups[i] : &r->rest;
+		const struct report_group *g = i < r->ngroups ? &r->groups[i] : &r->rest;
 
 
 		if (r->key_type != SH_KEY_NONE) {

@@ -10,37 +10,37 @@
 #include "fmt.h"
 #include "hugemem.h"
 
-_Static_assert(sizeof(struct sh_pcts) == 4 * sizeof(__u64) &&
-	       offsetof(struct sh_pcts, p90) == sizeof(__u64) &&
-	       offsetof(struct sh_pcts, p99) == 2 * sizeof(__u64) &&
-	       offsetof(struct sh_pcts, p999) == 3 * sizeof(__u64), "sh_pcts is p50..p999 in order");
+_Static_assert(sizeof(struct pcts) == 4 * sizeof(__u64) &&
+	       offsetof(struct pcts, p90) == sizeof(__u64) &&
+	       offsetof(struct pcts, p99) == 2 * sizeof(__u64) &&
+	       offsetof(struct pcts, p999) == 3 * sizeof(__u64), "pcts is p50..p999 in order");
 
 /*
  * The percentiles of @t written into @p in place (returning a struct and
  * copying it costs 16-byte loads of 8-byte stores: a stall per group).
  */
-static void pcts_into(const struct sh_totals *t, struct sh_pcts *p)
+static void pcts_into(const struct totals *t, struct pcts *p)
 {
 	static const double q[4] = { 0.50, 0.90, 0.99, 0.999 };
 
 	totals_quantiles(t, q, 4, &p->p50);
 }
 
-struct sh_pcts totals_pcts(const struct sh_totals *t)
+struct pcts totals_pcts(const struct totals *t)
 {
-	struct sh_pcts p;
+	struct pcts p;
 
 	pcts_into(t, &p);
 	return p;
 }
 
-void group_percentiles(struct sh_group *g)
+void group_percentiles(struct report_group *g)
 {
 	pcts_into(&g->t, &g->pct);
 }
 
 /* Free the arrays of @r (each of r->cap elements, order twice that). */
-static void report_free_arrays(struct sh_report *r)
+static void report_free_arrays(struct report *r)
 {
 	big_free(r->groups, r->cap * sizeof(*r->groups));
 	big_free(r->spare, r->cap * sizeof(*r->spare));
@@ -48,18 +48,18 @@ static void report_free_arrays(struct sh_report *r)
 }
 
 /* Room for twice as many groups (and records). 0, or -1 when out of memory. */
-static int grow(struct sh_report *r)
+static int grow(struct report *r)
 {
 	/*
 	 * 256 to start: a host's few hundred live keys then never regrow
 	 * the arrays in steady state (a doubling is a jump of tens of kB
 	 * that would look like a leak in a flat-RSS check)
 	 */
-	size_t cap = r->cap ? r->cap * 2 : 256, gsz = sizeof(struct sh_group);
+	size_t cap = r->cap ? r->cap * 2 : 256, gsz = sizeof(struct report_group);
 	size_t osz = 2 * sizeof(struct rank_rec);	/* the records and the merge sort's scratch */
 	/* on huge pages once large (hugemem.h): the groups are made in rank order, a random walk */
-	struct sh_group *g = big_realloc(NULL, 0, cap * gsz);
-	struct sh_group *sp = big_realloc(NULL, 0, cap * gsz);
+	struct report_group *g = big_realloc(NULL, 0, cap * gsz);
+	struct report_group *sp = big_realloc(NULL, 0, cap * gsz);
 	struct rank_rec *ord = big_realloc(NULL, 0, cap * osz);
 
 	if (!g || !sp || !ord) {
@@ -85,7 +85,7 @@ static int grow(struct sh_report *r)
  * The display name of entry @e (NULL: [exited]): a string of its own, or
  * written into @buf (40 bytes).
  */
-static const char *entry_name(const struct sh_entry *e, int key_type, const struct sh_cgroups *cg,
+static const char *entry_name(const struct snap_entry *e, int key_type, const struct cgroups *cg,
 			      char *buf)
 {
 	const char *path;
@@ -114,8 +114,8 @@ static const char *entry_name(const struct sh_entry *e, int key_type, const stru
 	return buf;
 }
 
-static void name_group(struct sh_group *g, const struct sh_entry *e, int key_type,
-		       const struct sh_cgroups *cg)
+static void name_group(struct report_group *g, const struct snap_entry *e, int key_type,
+		       const struct cgroups *cg)
 {
 	_Static_assert(sizeof(g->idbuf) >= 40, "entry_name() writes up to 40 bytes");
 
@@ -138,13 +138,13 @@ static int cmp_u64(__u64 a, __u64 b)
 }
 
 /* A group's own name: the ranking may move groups, leaving name at the old idbuf. */
-static const char *group_name(const struct sh_group *g)
+static const char *group_name(const struct report_group *g)
 {
 	return g->name_in_idbuf ? g->idbuf : g->name;
 }
 
 /* What --sort ranks @t by; @p99 its p99 (only read for that sort). */
-static __u64 sort_key(const struct sh_totals *t, __u64 p99, int sort)
+static __u64 sort_key(const struct totals *t, __u64 p99, int sort)
 {
 	switch (sort) {
 	case SH_SORT_COUNT:
@@ -161,9 +161,9 @@ static __u64 sort_key(const struct sh_totals *t, __u64 p99, int sort)
 
 /* Where the names of tied records come from: groups (re-ranking), else entries. */
 struct rank_ctx {
-	const struct sh_group *groups;
+	const struct report_group *groups;
 	int key_type;
-	const struct sh_cgroups *cg;
+	const struct cgroups *cg;
 };
 
 static const char *rec_name(const struct rank_rec *x, const struct rank_ctx *ctx, char *buf)
@@ -329,7 +329,7 @@ static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
 }
 
 /* Groups move (realloc, ranking): names kept inside a group follow it. */
-static void fix_names(struct sh_report *r)
+static void fix_names(struct report *r)
 {
 	size_t i;
 
@@ -342,7 +342,7 @@ static void fix_names(struct sh_report *r)
 }
 
 /* Groups beyond @top (ranked) into r->rest. */
-static void fold_rest(struct sh_report *r, __u32 top)
+static void fold_rest(struct report *r, __u32 top)
 {
 	size_t i;
 
@@ -361,7 +361,7 @@ static void fold_rest(struct sh_report *r, __u32 top)
 	r->ngroups = top;
 }
 
-void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
+void report_rank(struct report *r, int sort, __u32 top, __u64 min_count)
 {
 	size_t i;
 
@@ -377,10 +377,10 @@ void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
 	 */
 	if (r->ngroups) {	/* groups is NULL until the first one */
 		struct rank_ctx ctx = { .groups = r->groups };
-		struct sh_group *t;
+		struct report_group *t;
 
 		for (i = 0; i < r->ngroups; i++) {
-			const struct sh_group *g = &r->groups[i];
+			const struct report_group *g = &r->groups[i];
 
 			r->order[i] = (struct rank_rec){ .key = sort_key(&g->t, g->pct.p99, sort),
 							 .sum_ns = g->t.sum_ns, .count = g->t.count,
@@ -399,8 +399,8 @@ void report_rank(struct sh_report *r, int sort, __u32 top, __u64 min_count)
 }
 
 /* One more record for report_build(), of @e (NULL: [exited]) with @t. 0, or -1 when out of memory. */
-static int add_rec(struct sh_report *r, size_t *n, const struct sh_entry *e,
-		   const struct sh_totals *t, const struct report_spec *sp)
+static int add_rec(struct report *r, size_t *n, const struct snap_entry *e,
+		   const struct totals *t, const struct report_spec *sp)
 {
 	if (*n == r->cap && grow(r))
 		return -1;
@@ -421,16 +421,16 @@ static int add_rec(struct sh_report *r, size_t *n, const struct sh_entry *e,
  * key twice).
  */
 /* report_build() clears a group around its totals and percentiles: they are adjacent */
-_Static_assert(offsetof(struct sh_group, pct) == offsetof(struct sh_group, t) +
-	       sizeof(struct sh_totals) && offsetof(struct sh_group, nkeys) ==
-	       offsetof(struct sh_group, pct) + sizeof(struct sh_pcts), "sh_group layout");
+_Static_assert(offsetof(struct report_group, pct) == offsetof(struct report_group, t) +
+	       sizeof(struct totals) && offsetof(struct report_group, nkeys) ==
+	       offsetof(struct report_group, pct) + sizeof(struct pcts), "report_group layout");
 
-int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report_spec *sp,
-		 const struct sh_cgroups *cg, double span_s)
+int report_build(struct report *r, struct snapshot *s, const struct report_spec *sp,
+		 const struct cgroups *cg, double span_s)
 {
 	struct rank_ctx ctx = { .key_type = sp->key_type, .cg = cg };
-	struct sh_totals *exited = &r->exited_t;
-	struct sh_entry *e = NULL;
+	struct totals *exited = &r->exited_t;
+	struct snap_entry *e = NULL;
 	size_t it = 0, i, n = 0;
 
 	clock_gettime(CLOCK_REALTIME, &r->when);
@@ -456,7 +456,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	 * each on its way into the cache a few entries ahead.
 	 */
 	for (i = 0;; i++) {
-		const struct sh_totals *t;
+		const struct totals *t;
 
 		if (sp->cumulative) {
 			if (!(e = snapshot_next(s, &it, e)))
@@ -486,7 +486,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		sort_ranks(r->order, r->order + r->cap, n, &ctx);
 	for (i = 0; i < n; i++) {
 		const struct rank_rec *x = &r->order[i];
-		struct sh_group *g = &r->groups[i];
+		struct report_group *g = &r->groups[i];
 
 		/*
 		 * the entry and totals of a few groups ahead on their way
@@ -505,8 +505,8 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 		}
 
 		/* all but the totals and their percentiles, which are set whole below */
-		memset(g, 0, offsetof(struct sh_group, t));
-		memset(&g->nkeys, 0, sizeof(*g) - offsetof(struct sh_group, nkeys));
+		memset(g, 0, offsetof(struct report_group, t));
+		memset(&g->nkeys, 0, sizeof(*g) - offsetof(struct report_group, nkeys));
 		name_group(g, x->e, sp->key_type, cg);
 		if (x->e) {
 			g->key = x->e->key;
@@ -531,7 +531,7 @@ int report_build(struct sh_report *r, struct sh_snapshot *s, const struct report
 	return 0;
 }
 
-void report_init(struct sh_report *r)
+void report_init(struct report *r)
 {
 	memset(r, 0, sizeof(*r));
 	totals_init(&r->all, r->all_buckets);
@@ -539,13 +539,13 @@ void report_init(struct sh_report *r)
 	totals_init(&r->exited_t, r->exited_buckets);
 }
 
-void report_free(struct sh_report *r)
+void report_free(struct report *r)
 {
 	report_free_arrays(r);
 	memset(r, 0, sizeof(*r));
 }
 
-__u64 report_lost(const struct sh_report *r)
+__u64 report_lost(const struct report *r)
 {
 	return r->stats[SH_STAT_NO_START] + r->stats[SH_STAT_DROPPED] +
 	       r->stats[SH_STAT_CLOCK_SKEW];

@@ -14,9 +14,9 @@
  * reads), its buckets after it: sized by the grid in use, and without
  * the buckets since start when no report reads them.
  */
-static size_t entry_bytes(const struct sh_snapshot *s)
+static size_t entry_bytes(const struct snapshot *s)
 {
-	size_t b = sizeof(struct sh_entry) + (size_t)sh_nb * ((s->cum_buckets ? 16 : 8) + 4);
+	size_t b = sizeof(struct snap_entry) + (size_t)sh_nb * ((s->cum_buckets ? 16 : 8) + 4);
 
 	return (b + 63) / 64 * 64;
 }
@@ -31,7 +31,7 @@ static size_t key_hash(const struct sh_key *k)
 	return hash_words(w, sizeof(w) / sizeof(w[0]));
 }
 
-int snapshot_init(struct sh_snapshot *s)
+int snapshot_init(struct snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->cum_buckets = true;
@@ -52,7 +52,7 @@ static bool synthetic_key(const struct sh_key *k)
 }
 
 /* @e pruned (its kernel key gone) or not, counted in nlive. */
-static void set_pruned(struct sh_snapshot *s, struct sh_entry *e, bool pruned)
+static void set_pruned(struct snapshot *s, struct snap_entry *e, bool pruned)
 {
 	if (e->pruned == pruned)
 		return;
@@ -61,7 +61,7 @@ static void set_pruned(struct sh_snapshot *s, struct sh_entry *e, bool pruned)
 		s->nlive += pruned ? (size_t)-1 : 1;
 }
 
-void snapshot_free(struct sh_snapshot *s)
+void snapshot_free(struct snapshot *s)
 {
 	size_t i;
 
@@ -74,9 +74,9 @@ void snapshot_free(struct sh_snapshot *s)
 }
 
 /* Room for an entry: a freed one, else the next of the newest block. NULL when out of memory. */
-static struct sh_entry *entry_alloc(struct sh_snapshot *s)
+static struct snap_entry *entry_alloc(struct snapshot *s)
 {
-	struct sh_entry *e = s->free_entries;
+	struct snap_entry *e = s->free_entries;
 	void **blocks, *b;
 
 	if (e) {
@@ -97,20 +97,20 @@ static struct sh_entry *entry_alloc(struct sh_snapshot *s)
 		s->bump = b;
 		s->bump_end = s->bump + HUGE_MIN / s->entry_bytes * s->entry_bytes;
 	}
-	e = (struct sh_entry *)s->bump;
+	e = (struct snap_entry *)s->bump;
 	s->bump += s->entry_bytes;
 	return e;
 }
 
-static void entry_free(struct sh_snapshot *s, struct sh_entry *e)
+static void entry_free(struct snapshot *s, struct snap_entry *e)
 {
 	e->next = s->free_entries;
 	s->free_entries = e;
 }
 
-struct sh_entry *snapshot_find(struct sh_snapshot *s, const struct sh_key *key)
+struct snap_entry *snapshot_find(struct snapshot *s, const struct sh_key *key)
 {
-	struct sh_entry *e = s->table[key_hash(key) & (s->nslots - 1)];
+	struct snap_entry *e = s->table[key_hash(key) & (s->nslots - 1)];
 
 	for (; e; e = e->next)
 		if (!memcmp(&e->key, key, sizeof(*key)))
@@ -118,15 +118,15 @@ struct sh_entry *snapshot_find(struct sh_snapshot *s, const struct sh_key *key)
 	return NULL;
 }
 
-static void grow(struct sh_snapshot *s)
+static void grow(struct snapshot *s)
 {
 	size_t n = s->nslots * 2, i;
-	struct sh_entry **t = calloc(n, sizeof(*t));
+	struct snap_entry **t = calloc(n, sizeof(*t));
 
 	if (!t)
 		return;	/* keep the longer chains; still correct */
 	for (i = 0; i < s->nslots; i++) {
-		struct sh_entry *e = s->table[i], *next;
+		struct snap_entry *e = s->table[i], *next;
 
 		for (; e; e = next) {
 			size_t h = key_hash(&e->key) & (n - 1);
@@ -141,14 +141,14 @@ static void grow(struct sh_snapshot *s)
 	s->nslots = n;
 }
 
-void snapshot_begin_read(struct sh_snapshot *s, __u32 epoch)
+void snapshot_begin_read(struct snapshot *s, __u32 epoch)
 {
 	s->gen++;
 	s->epoch = epoch;
 	memset(&s->gone, 0, sizeof(s->gone));
 }
 
-void snapshot_begin(struct sh_snapshot *s, __u32 epoch)
+void snapshot_begin(struct snapshot *s, __u32 epoch)
 {
 	/*
 	 * Every entry's delta is stale from now on: each is emptied when
@@ -161,15 +161,15 @@ void snapshot_begin(struct sh_snapshot *s, __u32 epoch)
 	snapshot_begin_read(s, epoch);
 }
 
-const struct sh_totals *snapshot_delta(const struct sh_snapshot *s, const struct sh_entry *e)
+const struct totals *snapshot_delta(const struct snapshot *s, const struct snap_entry *e)
 {
-	static const struct sh_totals zero = { .buckets = (__u64 *)sh_zero_buckets };
+	static const struct totals zero = { .buckets = (__u64 *)sh_zero_buckets };
 
 	return e->interval == s->interval ? &e->delta : &zero;
 }
 
 /* The kernel folded @e's incarnation we last read: its raw counts are in [exited]'s. */
-static void fold_gone(struct sh_snapshot *s, struct sh_entry *e)
+static void fold_gone(struct snapshot *s, struct snap_entry *e)
 {
 	int i;
 
@@ -183,9 +183,9 @@ static void fold_gone(struct sh_snapshot *s, struct sh_entry *e)
 	e->raw_sum_ns = 0;
 }
 
-static struct sh_entry *entry_get(struct sh_snapshot *s, const struct sh_key *key)
+static struct snap_entry *entry_get(struct snapshot *s, const struct sh_key *key)
 {
-	struct sh_entry *e = snapshot_find(s, key);
+	struct snap_entry *e = snapshot_find(s, key);
 	size_t h;
 
 	if (e)
@@ -195,7 +195,7 @@ static struct sh_entry *entry_get(struct sh_snapshot *s, const struct sh_key *ke
 	if (s->nentries >= s->touched_cap) {
 		/* room to list every entry, this one too: listing one never fails */
 		size_t cap = 2 * s->touched_cap;
-		struct sh_entry **t = realloc(s->touched, cap * sizeof(*t));
+		struct snap_entry **t = realloc(s->touched, cap * sizeof(*t));
 
 		if (!t)
 			return NULL;
@@ -225,16 +225,16 @@ static struct sh_entry *entry_get(struct sh_snapshot *s, const struct sh_key *ke
 	return e;
 }
 
-struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key *key,
+struct snap_entry *snapshot_ingest_key(struct snapshot *s, const struct sh_key *key,
 				     const void *vals, int ncpu, size_t stride, __u32 birth,
 				     bool final)
 {
-	struct sh_entry *e = entry_get(s, key);
+	struct snap_entry *e = entry_get(s, key);
 
 	return e ? snapshot_ingest_entry(s, e, vals, ncpu, stride, birth, final) : NULL;
 }
 
-struct sh_entry *snapshot_entry(struct sh_snapshot *s, const struct sh_key *key)
+struct snap_entry *snapshot_entry(struct snapshot *s, const struct sh_key *key)
 {
 	return entry_get(s, key);
 }
@@ -245,7 +245,7 @@ struct sh_entry *snapshot_entry(struct sh_snapshot *s, const struct sh_key *key)
  * buckets), same incarnation, not pruned. Most keys of a big host are
  * idle in a given interval; for those the reading stops here.
  */
-static bool unchanged(const struct sh_entry *e, const void *vals, int ncpu, size_t stride,
+static bool unchanged(const struct snap_entry *e, const void *vals, int ncpu, size_t stride,
 		      __u32 birth, bool final)
 {
 	__u32 count = 0;
@@ -263,13 +263,13 @@ static bool unchanged(const struct sh_entry *e, const void *vals, int ncpu, size
  * the default schema's constant, its loops are unrolled and vectorized
  * as they are for a fixed length (the other schemas take nb)
  */
-static __attribute__((always_inline)) inline struct sh_entry *
-ingest_nb(struct sh_snapshot *s, struct sh_entry *e, const void *vals, int ncpu, size_t stride,
+static __attribute__((always_inline)) inline struct snap_entry *
+ingest_nb(struct snapshot *s, struct snap_entry *e, const void *vals, int ncpu, size_t stride,
 	  __u32 birth, bool final, const int nb)
 {
 	__u32 buckets[SH_NBUCKETS_MAX], dv[SH_NBUCKETS_MAX], count = 0;
 	__u64 sum = 0;
-	struct sh_totals d;	/* all but the buckets (added in place): cleared below */
+	struct totals d;	/* all but the buckets (added in place): cleared below */
 	bool exited = e->key.id == SH_EXITED_ID && !e->key.comm[0], seen_comm = false;
 	int c, i;
 
@@ -294,7 +294,7 @@ ingest_nb(struct sh_snapshot *s, struct sh_entry *e, const void *vals, int ncpu,
 	e->birth = birth;
 
 	/* (a memset of all 400 bytes, or of the buckets, was a slow "rep stos" per key) */
-	memset(&d, 0, offsetof(struct sh_totals, buckets));
+	memset(&d, 0, offsetof(struct totals, buckets));
 	memcpy(buckets, ((const struct sh_hist *)vals)->buckets, (size_t)nb * sizeof(*buckets));
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
@@ -337,7 +337,7 @@ ingest_nb(struct sh_snapshot *s, struct sh_entry *e, const void *vals, int ncpu,
 	 * since start are made, the total's
 	 */
 	if (e->interval != s->interval) {
-		memset(&e->delta, 0, offsetof(struct sh_totals, buckets));
+		memset(&e->delta, 0, offsetof(struct totals, buckets));
 		e->interval = s->interval;
 		s->touched[s->ntouched++] = e;
 		for (i = 0; i < nb; i++)
@@ -371,7 +371,7 @@ ingest_nb(struct sh_snapshot *s, struct sh_entry *e, const void *vals, int ncpu,
 	return e;
 }
 
-struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e,
+struct snap_entry *snapshot_ingest_entry(struct snapshot *s, struct snap_entry *e,
 				       const void *vals, int ncpu, size_t stride, __u32 birth,
 				       bool final)
 {
@@ -379,15 +379,15 @@ struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e
 				       : ingest_nb(s, e, vals, ncpu, stride, birth, final, sh_nb);
 }
 
-struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key,
+struct snap_entry *snapshot_ingest(struct snapshot *s, const struct sh_key *key,
 				 const void *vals, int ncpu, size_t stride, bool final)
 {
 	return snapshot_ingest_key(s, key, vals, ncpu, stride, 0, final);
 }
 
-void snapshot_vanished(struct sh_snapshot *s)
+void snapshot_vanished(struct snapshot *s)
 {
-	struct sh_entry *e;
+	struct snap_entry *e;
 	size_t it = 0;
 
 	for (e = NULL; (e = snapshot_next(s, &it, e));) {
@@ -400,7 +400,7 @@ void snapshot_vanished(struct sh_snapshot *s)
 	}
 }
 
-void snapshot_stats(struct sh_snapshot *s, const __u64 *stats)
+void snapshot_stats(struct snapshot *s, const __u64 *stats)
 {
 	__u64 d;
 	int i;
@@ -416,7 +416,7 @@ void snapshot_stats(struct sh_snapshot *s, const __u64 *stats)
 	}
 }
 
-struct sh_entry *snapshot_next(struct sh_snapshot *s, size_t *it, struct sh_entry *e)
+struct snap_entry *snapshot_next(struct snapshot *s, size_t *it, struct snap_entry *e)
 {
 	if (e && e->next)
 		return e->next;
@@ -439,9 +439,9 @@ struct sh_entry *snapshot_next(struct sh_snapshot *s, size_t *it, struct sh_entr
 	return NULL;
 }
 
-void snapshot_gc(struct sh_snapshot *s)
+void snapshot_gc(struct snapshot *s)
 {
-	struct sh_entry *doomed = NULL, *e;
+	struct snap_entry *doomed = NULL, *e;
 	bool listed = false;
 	size_t i, j;
 
@@ -450,7 +450,7 @@ void snapshot_gc(struct sh_snapshot *s)
 		return;
 	s->newly_pruned = 0;
 	for (i = 0; i < s->nslots; i++) {
-		struct sh_entry **pp = &s->table[i];
+		struct snap_entry **pp = &s->table[i];
 
 		while ((e = *pp)) {
 			if (e->pruned && !e->kept && s->keep_pruned && s->nkept < s->keep_limit) {
@@ -484,9 +484,9 @@ void snapshot_gc(struct sh_snapshot *s)
 	}
 }
 
-__u64 snapshot_recorded(struct sh_snapshot *s)
+__u64 snapshot_recorded(struct snapshot *s)
 {
-	struct sh_entry *e;
+	struct snap_entry *e;
 	size_t it = 0;
 	__u64 n = s->exited_cum.count;
 

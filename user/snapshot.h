@@ -12,13 +12,13 @@
 #include "hist.h"
 #include "kmem.h"
 
-struct sh_entry {
+struct snap_entry {
 	/*
 	 * What every pass over the entries reads first, in one cache line:
 	 * a pass that skips an entry touches nothing else of it
 	 */
 	struct sh_key key;
-	struct sh_entry *next;		/* hash chain */
+	struct snap_entry *next;		/* hash chain */
 	__u32 interval;			/* of @delta (see there) */
 	__u32 gen;			/* generation it was last read in */
 	__u32 birth;			/* the kernel key's incarnation (sh_hist::birth) */
@@ -31,10 +31,10 @@ struct sh_entry {
 	 * at the entry's first reading of an interval, not by a pass over
 	 * every entry at its start (read it with snapshot_delta())
 	 */
-	struct sh_totals delta;
+	struct totals delta;
 	__u32 *raw_buckets;		/* last reading, summed mod 2^32 */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest task name */
-	struct sh_totals cum;		/* since start */
+	struct totals cum;		/* since start */
 	/*
 	 * The buckets, sh_nb each, sized by the grid in use: the raw ones
 	 * (32-bit), the delta's, the cum's (with cum_buckets only)
@@ -43,14 +43,14 @@ struct sh_entry {
 };
 
 /* Raw (kernel-side, modulo 2^32) counts of keys the kernel folded. */
-struct sh_raw {
+struct snap_raw {
 	__u32 buckets[SH_NBUCKETS_MAX];
 	__u32 count;
 	__u64 sum_ns;
 };
 
-struct sh_snapshot {
-	struct sh_entry **table;	/* hash table of entries */
+struct snapshot {
+	struct snap_entry **table;	/* hash table of entries */
 	size_t nslots;			/* table size, a power of two */
 	size_t nentries;		/* live entries */
 	int metric;			/* enum sh_metric of this snapshot */
@@ -58,16 +58,16 @@ struct sh_snapshot {
 	int clock;			/* enum sh_clock it was measured with */
 	struct kmem_usage kmem;		/* the kernel maps' memory (set by the poller) */
 	__u32 gen;			/* generation of the current reading */
-	__u32 interval;			/* of the current interval (sh_entry::interval) */
+	__u32 interval;			/* of the current interval (snap_entry::interval) */
 	__u32 epoch;			/* kernel epoch this interval's maxes belong to */
 	__u64 stats_raw[SH_STAT_NR];	/* last reading of the event counters */
 	__u64 stats_delta[SH_STAT_NR];	/* this interval */
 	__u64 stats_cum[SH_STAT_NR];	/* since start */
-	struct sh_totals exited_cum;	/* cumulative totals of pruned keys */
+	struct totals exited_cum;	/* cumulative totals of pruned keys */
 	__u64 exited_cum_buckets[SH_NBUCKETS_MAX];
 	bool keep_pruned;		/* keep pruned entries (cgroups, since start) */
 	/*
-	 * Keep each entry's buckets since start (sh_entry::cum.buckets; by
+	 * Keep each entry's buckets since start (snap_entry::cum.buckets; by
 	 * default): only reports since start read them, the rest of cum is
 	 * always kept
 	 */
@@ -80,7 +80,7 @@ struct sh_snapshot {
 	 * [exited] since the previous one. They are in the [exited] entry's
 	 * new kernel counts but were counted under their own key already.
 	 */
-	struct sh_raw gone;
+	struct snap_raw gone;
 	__u64 wraps;			/* readings with >= 2^32 events since the last */
 	size_t newly_pruned;		/* entries pruned since the last snapshot_gc() */
 	size_t nlive;			/* entries of kernel keys not pruned ([other], [exited] not) */
@@ -91,7 +91,7 @@ struct sh_snapshot {
 	 * miss per entry, most of them idle on a big host). Room for every
 	 * entry: an entry is listed once an interval.
 	 */
-	struct sh_entry **touched;
+	struct snap_entry **touched;
 	size_t ntouched;
 	size_t touched_cap;
 	/*
@@ -105,21 +105,21 @@ struct sh_snapshot {
 	void **blocks;			/* the mapped blocks */
 	size_t nblocks;
 	char *bump, *bump_end;		/* the newest block's unused part */
-	struct sh_entry *free_entries;	/* freed entries, chained by next */
+	struct snap_entry *free_entries;	/* freed entries, chained by next */
 };
 
-int snapshot_init(struct sh_snapshot *s);
-void snapshot_free(struct sh_snapshot *s);
+int snapshot_init(struct snapshot *s);
+void snapshot_free(struct snapshot *s);
 
 /* Start an interval, and its first reading, whose maxes belong to kernel epoch @epoch. */
-void snapshot_begin(struct sh_snapshot *s, __u32 epoch);
+void snapshot_begin(struct snapshot *s, __u32 epoch);
 
 /*
  * Start another reading within the interval (the poller reads at least
  * every SH_READ_PERIOD_S so 32-bit kernel counters cannot wrap unseen);
  * its counts add to the interval's.
  */
-void snapshot_begin_read(struct sh_snapshot *s, __u32 epoch);
+void snapshot_begin_read(struct snapshot *s, __u32 epoch);
 
 /*
  * Feed one key's per-CPU values: @ncpu values of struct sh_hist, @stride
@@ -128,20 +128,20 @@ void snapshot_begin_read(struct sh_snapshot *s, __u32 epoch);
  * set). A different @birth than last time means the kernel folded the
  * key and made it anew. Returns the entry or NULL on allocation failure.
  */
-struct sh_entry *snapshot_ingest_key(struct sh_snapshot *s, const struct sh_key *key,
+struct snap_entry *snapshot_ingest_key(struct snapshot *s, const struct sh_key *key,
 				     const void *vals, int ncpu, size_t stride, __u32 birth,
 				     bool final);
 /* The same for the entry of a key, found (or made) by snapshot_entry(). */
-struct sh_entry *snapshot_ingest_entry(struct sh_snapshot *s, struct sh_entry *e,
+struct snap_entry *snapshot_ingest_entry(struct snapshot *s, struct snap_entry *e,
 				       const void *vals, int ncpu, size_t stride, __u32 birth,
 				       bool final);
 /*
  * @key's entry, made if new (NULL: out of memory): valid until the
  * snapshot_gc() after a reading that pruned it.
  */
-struct sh_entry *snapshot_entry(struct sh_snapshot *s, const struct sh_key *key);
+struct snap_entry *snapshot_entry(struct snapshot *s, const struct sh_key *key);
 /* The same for a key that is never reclaimed (birth 0). */
-struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key,
+struct snap_entry *snapshot_ingest(struct snapshot *s, const struct sh_key *key,
 				 const void *vals, int ncpu, size_t stride, bool final);
 
 /*
@@ -149,27 +149,27 @@ struct sh_entry *snapshot_ingest(struct sh_snapshot *s, const struct sh_key *key
  * time were folded into [exited] by the kernel; mark them pruned and
  * remember their raw counts (s->gone) for the [exited] entry, fed next.
  */
-void snapshot_vanished(struct sh_snapshot *s);
+void snapshot_vanished(struct snapshot *s);
 
 /* Feed the event counters, already summed over CPUs (64-bit, never wrap). */
-void snapshot_stats(struct sh_snapshot *s, const __u64 *stats);
+void snapshot_stats(struct snapshot *s, const __u64 *stats);
 
 /* @e's totals of this interval (zero if it was not read in it). */
-const struct sh_totals *snapshot_delta(const struct sh_snapshot *s, const struct sh_entry *e);
+const struct totals *snapshot_delta(const struct snapshot *s, const struct snap_entry *e);
 
 /* Find an entry, NULL if absent. */
-struct sh_entry *snapshot_find(struct sh_snapshot *s, const struct sh_key *key);
+struct snap_entry *snapshot_find(struct snapshot *s, const struct sh_key *key);
 
 /* Waits recorded since start, over every key (pruned ones included). */
-__u64 snapshot_recorded(struct sh_snapshot *s);
+__u64 snapshot_recorded(struct snapshot *s);
 
 /*
  * After the report: fold pruned entries into exited_cum and free them;
  * with keep_pruned they stay, under their own key, with no new counts.
  */
-void snapshot_gc(struct sh_snapshot *s);
+void snapshot_gc(struct snapshot *s);
 
 /* Iterate: for (e = NULL; (e = snapshot_next(s, &it, e)); ) */
-struct sh_entry *snapshot_next(struct sh_snapshot *s, size_t *it, struct sh_entry *e);
+struct snap_entry *snapshot_next(struct snapshot *s, size_t *it, struct snap_entry *e);
 
 #endif /* SH_SNAPSHOT_H */

@@ -15,7 +15,7 @@
 
 #define BATCH 128	/* keys per batch read */
 
-int reader_init(struct sh_reader *r, int ncpus, int nmetrics)
+int reader_init(struct snap_reader *r, int ncpus, int nmetrics)
 {
 	memset(r, 0, sizeof(*r));
 	r->ncpus = ncpus;
@@ -28,7 +28,7 @@ int reader_init(struct sh_reader *r, int ncpus, int nmetrics)
 	return r->keys && r->vals && r->exited && r->pcpu ? 0 : -1;
 }
 
-void reader_free(struct sh_reader *r)
+void reader_free(struct snap_reader *r)
 {
 	free(r->keys);
 	free(r->vals);
@@ -47,8 +47,8 @@ void reader_free(struct sh_reader *r)
  * @slot: where it is (SH_SLOT_HASH: key map). @ents: the key's entry in
  * each snapshot, or NULL to find them.
  */
-static int ingest_ents(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		       const struct sh_key *key, struct sh_entry **ents, const void *vals,
+static int ingest_ents(struct snapshot *snaps, int n, struct snap_reader *r,
+		       const struct sh_key *key, struct snap_entry **ents, const void *vals,
 		       size_t stride, bool final, __u32 slot)
 {
 	__u32 birth = 0;
@@ -64,7 +64,7 @@ static int ingest_ents(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	if (dead && !final) {
 		if (r->ndead == r->dead_cap) {
 			size_t cap = r->dead_cap ? r->dead_cap * 2 : 64;
-			struct sh_keyloc *d = realloc(r->dead, cap * sizeof(*d));
+			struct keyloc *d = realloc(r->dead, cap * sizeof(*d));
 			struct sh_key *k;
 
 			if (!d)
@@ -89,14 +89,14 @@ static int ingest_ents(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	return 0;
 }
 
-static int ingest_key(struct sh_snapshot *snaps, int n, struct sh_reader *r,
+static int ingest_key(struct snapshot *snaps, int n, struct snap_reader *r,
 		      const struct sh_key *key, const void *vals, size_t stride, bool final,
 		      __u32 slot)
 {
 	return ingest_ents(snaps, n, r, key, NULL, vals, stride, final, slot);
 }
 
-static int ingest_batch(struct sh_snapshot *snaps, int n, struct sh_reader *r, __u32 nkeys)
+static int ingest_batch(struct snapshot *snaps, int n, struct snap_reader *r, __u32 nkeys)
 {
 	__u32 i;
 	int err;
@@ -118,7 +118,7 @@ static int ingest_batch(struct sh_snapshot *snaps, int n, struct sh_reader *r, _
 }
 
 /* Fallback for kernels without batch lookups on hash maps. */
-static int read_one_by_one(struct sh_snapshot *snaps, int n, struct sh_reader *r, int fd)
+static int read_one_by_one(struct snapshot *snaps, int n, struct snap_reader *r, int fd)
 {
 	struct sh_key cur, next;
 	void *prev = NULL;
@@ -135,7 +135,7 @@ static int read_one_by_one(struct sh_snapshot *snaps, int n, struct sh_reader *r
 	return errno == ENOENT ? 0 : -errno;
 }
 
-static int read_hash(struct sh_snapshot *snaps, int n, struct sh_reader *r, int fd)
+static int read_hash(struct snapshot *snaps, int n, struct snap_reader *r, int fd)
 {
 	struct sh_key in, out;
 	void *inp = NULL;
@@ -171,7 +171,7 @@ static int read_hash(struct sh_snapshot *snaps, int n, struct sh_reader *r, int 
  * none can be folded meanwhile (docs/key-lifecycle.md), so no key read
  * before is missed.
  */
-static int read_fixed(struct sh_snapshot *snaps, int n, struct sh_reader *r, int fd)
+static int read_fixed(struct snapshot *snaps, int n, struct snap_reader *r, int fd)
 {
 	static const __u64 ids[] = { SH_OTHER_ID, SH_EXITED_ID };
 	__u32 i, nkeys = 0;
@@ -200,8 +200,8 @@ static int read_fixed(struct sh_snapshot *snaps, int n, struct sh_reader *r, int
  * [exited] (counted in reclaimed: snapshot_vanished() then prunes the
  * key's entry).
  */
-static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		      const struct sh_maps *m)
+static int read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
+		      const struct read_maps *m)
 {
 	size_t stride = (size_t)m->slot_stride * r->vsize;
 	struct sh_key k;
@@ -273,8 +273,8 @@ static int read_slots(struct sh_snapshot *snaps, int n, struct sh_reader *r,
  * the kernel left them to us): remove each, feeding its final values, in
  * the order docs/key-lifecycle.md gives (DEAD -> FREE / no key).
  */
-static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		       const struct sh_maps *m)
+static int remove_dead(struct snapshot *snaps, int n, struct snap_reader *r,
+		       const struct read_maps *m)
 {
 	struct sh_key free_key = { .id = SH_FREE_ID };
 	__u32 ndir = 0, done;
@@ -282,7 +282,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	int err;
 
 	for (i = 0; i < r->ndead; i++) {
-		struct sh_keyloc *d = &r->dead[i];
+		struct keyloc *d = &r->dead[i];
 
 		if (d->slot != SH_SLOT_HASH) {
 			/*
@@ -309,7 +309,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	done = ndir;
 	if (ndir && bpf_map_delete_batch(m->keydir_fd, r->dead_dir, &done, NULL) && done < ndir) {
 		for (i = 0, j = 0; i < r->ndead; i++) {
-			struct sh_keyloc *d = &r->dead[i];
+			struct keyloc *d = &r->dead[i];
 
 			if (d->slot == SH_SLOT_HASH)
 				continue;
@@ -320,7 +320,7 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	if (ndir && m->grace_period)
 		m->grace_period();
 	for (i = 0; ndir && i < r->ndead; i++) {
-		struct sh_keyloc *d = &r->dead[i];
+		struct keyloc *d = &r->dead[i];
 
 		size_t stride = (size_t)m->slot_stride * r->vsize;
 		char *v;
@@ -348,8 +348,8 @@ static int remove_dead(struct sh_snapshot *snaps, int n, struct sh_reader *r,
 	return 0;
 }
 
-int snapshot_read(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		  const struct sh_maps *m, __u32 epoch, bool interval)
+int snapshot_read(struct snapshot *snaps, int n, struct snap_reader *r,
+		  const struct read_maps *m, __u32 epoch, bool interval)
 {
 	__u64 stats[SH_METRIC_NR][SH_STAT_NR] = {};
 	__u32 zero = 0;

@@ -7,13 +7,13 @@
 #include "snapshot.h"
 
 /* A key and where it is: a slot, or SH_SLOT_HASH for the key map. */
-struct sh_keyloc {
+struct keyloc {
 	struct sh_key key;
 	__u32 slot;
 };
 
 /* Buffers for batched reads, allocated once (no allocation per interval). */
-struct sh_reader {
+struct snap_reader {
 	int ncpus;		/* possible CPUs */
 	int nmetrics;		/* histograms per key and CPU */
 	size_t vsize;		/* one CPU's value: nmetrics struct sh_hist */
@@ -21,7 +21,7 @@ struct sh_reader {
 	void *vals;		/* one batch of per-CPU values */
 	void *exited;		/* the [exited] entry's values, fed last */
 	bool have_exited;	/* ... read in this reading */
-	struct sh_keyloc *dead;	/* keys marked dead in this reading */
+	struct keyloc *dead;	/* keys marked dead in this reading */
 	size_t ndead, dead_cap;
 	struct sh_key *dead_dir;	/* ... those in slots: their directory entries (dead_cap) */
 	/*
@@ -30,7 +30,7 @@ struct sh_reader {
 	 * slot_keys can be read torn); SH_FREE_ID: none. nr_slots of them.
 	 */
 	struct sh_key *slot_seen;
-	struct sh_entry **slot_ent;	/* per slot, its key's entry in each snapshot */
+	struct snap_entry **slot_ent;	/* per slot, its key's entry in each snapshot */
 	__u32 *slot_used;	/* the slots holding a key, this reading */
 	struct sh_pcpu *pcpu;	/* the per-CPU array element, all CPUs */
 	bool no_batch;		/* kernel lacks batch lookups: one by one */
@@ -41,7 +41,7 @@ struct sh_reader {
 };
 
 /* Which maps to read and how they are keyed. */
-struct sh_maps {
+struct read_maps {
 	int pcpu_fd;
 	int hists_fd;
 	int key_type;
@@ -56,8 +56,8 @@ struct sh_maps {
 	void (*grace_period)(void);	/* waits until no program run of before is running */
 };
 
-int reader_init(struct sh_reader *r, int ncpus, int nmetrics);
-void reader_free(struct sh_reader *r);
+int reader_init(struct snap_reader *r, int ncpus, int nmetrics);
+void reader_free(struct snap_reader *r);
 
 /*
  * One reading into @n snapshots, one per metric measured (snapshot i is
@@ -68,7 +68,7 @@ void reader_free(struct sh_reader *r);
  * new interval (snapshot_begin), else it adds to the current one.
  * 0 or a negative errno.
  */
-int snapshot_read(struct sh_snapshot *snaps, int n, struct sh_reader *r,
-		  const struct sh_maps *m, __u32 epoch, bool interval);
+int snapshot_read(struct snapshot *snaps, int n, struct snap_reader *r,
+		  const struct read_maps *m, __u32 epoch, bool interval);
 
 #endif /* SH_SNAPSHOT_READ_H */

@@ -22,7 +22,7 @@ struct heatmap_spec heatmap_spec_of(const struct options *o)
 				      .lines = o->heatmap_lines, .cumulative = o->cumulative };
 }
 
-struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgroup_cfg *cg)
+struct loader_spec loader_spec_of(const struct options *o, const struct cgroup_cfg *cg)
 {
 	return (struct loader_spec){ .metrics = o->metrics, .method = o->method,
 				     .clock = o->clock,

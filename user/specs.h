@@ -20,7 +20,7 @@ struct report_spec report_spec_of(const struct options *o);
 struct render_spec render_spec_of(const struct options *o);
 struct heatmap_spec heatmap_spec_of(const struct options *o);
 /* @cg: what the cgroup options resolved to. */
-struct loader_spec loader_spec_of(const struct options *o, const struct sh_cgroup_cfg *cg);
+struct loader_spec loader_spec_of(const struct options *o, const struct cgroup_cfg *cg);
 struct exporter_spec exporter_spec_of(const struct options *o);
 struct live_page_spec live_page_spec_of(const struct options *o);
 struct live_spec live_spec_of(const struct options *o);

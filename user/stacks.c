@@ -10,12 +10,12 @@
 
 static int cmp_sym(const void *a, const void *b)
 {
-	const struct sh_ksym *x = a, *y = b;
+	const struct ksym *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-int ksyms_parse(struct sh_ksyms *k, const char *text)
+int ksyms_parse(struct ksyms *k, const char *text)
 {
 	size_t cap = 0, off = 0, len = strlen(text);
 	const char *p = text;
@@ -41,7 +41,7 @@ int ksyms_parse(struct sh_ksyms *k, const char *text)
 			if ((type == 't' || type == 'T' || type == 'w' || type == 'W') && addr) {
 				if (k->n == cap) {
 					size_t c = cap ? cap * 2 : 4096;
-					struct sh_ksym *s = realloc(k->syms, c * sizeof(*s));
+					struct ksym *s = realloc(k->syms, c * sizeof(*s));
 
 					if (!s) {
 						ksyms_free(k);
@@ -73,7 +73,7 @@ int ksyms_parse(struct sh_ksyms *k, const char *text)
 	return 0;
 }
 
-int ksyms_load(struct sh_ksyms *k, const char *path)
+int ksyms_load(struct ksyms *k, const char *path)
 {
 	FILE *f = fopen(path, "re");
 	char *text = NULL;
@@ -100,14 +100,14 @@ int ksyms_load(struct sh_ksyms *k, const char *path)
 	return r;
 }
 
-void ksyms_free(struct sh_ksyms *k)
+void ksyms_free(struct ksyms *k)
 {
 	free(k->syms);
 	free(k->names);
 	memset(k, 0, sizeof(*k));
 }
 
-void ksyms_format(const struct sh_ksyms *k, __u64 addr, char *buf, size_t len)
+void ksyms_format(const struct ksyms *k, __u64 addr, char *buf, size_t len)
 {
 	size_t lo = 0, hi = k->n, i;
 	__u64 size;
@@ -141,7 +141,7 @@ void ksyms_format(const struct sh_ksyms *k, __u64 addr, char *buf, size_t len)
 			 (uint64_t)(addr - k->syms[i].addr), (uint64_t)size);
 }
 
-int stacks_init(struct sh_stacks_state *st, int ncpus)
+int stacks_init(struct stacks_state *st, int ncpus)
 {
 	memset(st, 0, sizeof(*st));
 	st->ncpus = ncpus;
@@ -149,7 +149,7 @@ int stacks_init(struct sh_stacks_state *st, int ncpus)
 	return st->vals ? 0 : -1;
 }
 
-void stacks_free(struct sh_stacks_state *st)
+void stacks_free(struct stacks_state *st)
 {
 	free(st->vals);
 	free(st->frames);
@@ -157,10 +157,10 @@ void stacks_free(struct sh_stacks_state *st)
 }
 
 /* The CPU copy holding the stack of @g's max: that CPU's first, then any. */
-static const struct sh_stack *stack_of(const struct sh_stacks_state *st, const struct sh_group *g,
+static const struct sh_stack *stack_of(const struct stacks_state *st, const struct report_group *g,
 				       int metric)
 {
-	const struct sh_totals *t = &g->t;
+	const struct totals *t = &g->t;
 	int c, i;
 
 	for (i = -1; i < st->ncpus; i++) {
@@ -176,13 +176,13 @@ static const struct sh_stack *stack_of(const struct sh_stacks_state *st, const s
 	return NULL;
 }
 
-int stacks_attach(struct sh_stacks_state *st, stack_lookup_fn lookup, void *ctx,
-		  const struct sh_ksyms *k, struct sh_report *r)
+int stacks_attach(struct stacks_state *st, stack_lookup_fn lookup, void *ctx,
+		  const struct ksyms *k, struct report *r)
 {
 	size_t i, j;
 
 	if (r->ngroups > st->cap) {
-		struct sh_frames *f = realloc(st->frames, r->ngroups * sizeof(*f));
+		struct frames *f = realloc(st->frames, r->ngroups * sizeof(*f));
 
 		if (!f)
 			return -1;
@@ -190,7 +190,7 @@ int stacks_attach(struct sh_stacks_state *st, stack_lookup_fn lookup, void *ctx,
 		st->cap = r->ngroups;
 	}
 	for (i = 0; i < r->ngroups; i++) {
-		struct sh_group *g = &r->groups[i];
+		struct report_group *g = &r->groups[i];
 		const struct sh_stack *sk;
 
 		g->max_stack = NULL;

@@ -12,14 +12,14 @@
 #include <linux/types.h>
 #include "schedhist.h"
 
-struct sh_ksym {
+struct ksym {
 	__u64 addr;
 	const char *name;	/* "func" or "func [module]" */
 };
 
 /* The kernel's symbols, sorted by address. */
-struct sh_ksyms {
-	struct sh_ksym *syms;
+struct ksyms {
+	struct ksym *syms;
 	size_t n;
 	char *names;		/* one block holding every name */
 };
@@ -28,32 +28,32 @@ struct sh_ksyms {
  * Load the text symbols of @path (/proc/kallsyms). Must run with the
  * privileges that show real addresses (before any drop). 0 or -1.
  */
-int ksyms_load(struct sh_ksyms *k, const char *path);
+int ksyms_load(struct ksyms *k, const char *path);
 /* The text of a kallsyms file (the unit tests' way in). */
-int ksyms_parse(struct sh_ksyms *k, const char *text);
-void ksyms_free(struct sh_ksyms *k);
+int ksyms_parse(struct ksyms *k, const char *text);
+void ksyms_free(struct ksyms *k);
 
 /* @addr as "func+0x1a/0x40" into @buf; "0x..." when no symbol covers it. */
-void ksyms_format(const struct sh_ksyms *k, __u64 addr, char *buf, size_t len);
+void ksyms_format(const struct ksyms *k, __u64 addr, char *buf, size_t len);
 
 /* One group's stack in a report. */
-struct sh_frames {
+struct frames {
 	size_t n;
 	char f[SH_STACK_DEPTH][128];
 };
 
-struct sh_report;
+struct report;
 
 /* Per metric: the frames of the groups of its last report. */
-struct sh_stacks_state {
+struct stacks_state {
 	int ncpus;
 	struct sh_stacks *vals;		/* one lookup: every CPU's value */
-	struct sh_frames *frames;	/* one per group of the last attach */
+	struct frames *frames;	/* one per group of the last attach */
 	size_t cap;
 };
 
-int stacks_init(struct sh_stacks_state *st, int ncpus);
-void stacks_free(struct sh_stacks_state *st);
+int stacks_init(struct stacks_state *st, int ncpus);
+void stacks_free(struct stacks_state *st);
 
 /*
  * Each group of @r gets the stack of its max wait (g->max_stack), from
@@ -65,7 +65,7 @@ void stacks_free(struct sh_stacks_state *st);
  */
 typedef int (*stack_lookup_fn)(void *ctx, const struct sh_key *key, struct sh_stacks *vals);
 
-int stacks_attach(struct sh_stacks_state *st, stack_lookup_fn lookup, void *ctx,
-		  const struct sh_ksyms *k, struct sh_report *r);
+int stacks_attach(struct stacks_state *st, stack_lookup_fn lookup, void *ctx,
+		  const struct ksyms *k, struct report *r);
 
 #endif /* SH_STACKS_H */

@@ -57,14 +57,14 @@ struct sym_proc {
 #define PROC_BUCKETS 1024
 
 struct sym_cache {
-	const struct sh_ksyms *k;
+	const struct ksyms *k;
 	char proc_root[64];
 	struct sym_proc *procs[PROC_BUCKETS];
 	size_t nprocs, nreused, nexecs;
 	struct elf_file *elves;
 };
 
-struct sym_cache *sym_new(const struct sh_ksyms *k, const char *proc_root)
+struct sym_cache *sym_new(const struct ksyms *k, const char *proc_root)
 {
 	struct sym_cache *c = calloc(1, sizeof(*c));
 
@@ -563,7 +563,7 @@ void sym_user(const struct sym_proc *p, __u64 addr, bool ret, char *buf, size_t 
 
 void sym_kernel(const struct sym_cache *c, __u64 addr, bool ret, char *buf, size_t len)
 {
-	const struct sh_ksyms *k = c->k;
+	const struct ksyms *k = c->k;
 	__u64 a = ret && addr ? addr - 1 : addr;
 	size_t lo = 0, hi = k ? k->n : 0;
 

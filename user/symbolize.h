@@ -31,7 +31,7 @@ struct sym_cache;
 struct sym_proc;
 
 /* A cache over @k (kept by the caller, may be NULL: kernel frames as addresses). */
-struct sym_cache *sym_new(const struct sh_ksyms *k, const char *proc_root);
+struct sym_cache *sym_new(const struct ksyms *k, const char *proc_root);
 void sym_free(struct sym_cache *c);
 
 /*

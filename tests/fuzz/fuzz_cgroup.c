@@ -25,7 +25,7 @@
 
 
 static char root[PATH_MAX];
-static struct sh_cgroups cg;
+static struct cgroups cg;
 static struct {
 	const char *rel;
 	__u32 level;

@@ -13,7 +13,7 @@
 
 /*
  * Buckets for the totals of a test's groups declared zero (struct
- * sh_totals keeps its buckets in its owner's storage): the finest grid's
+ * totals keeps its buckets in its owner's storage): the finest grid's
  * room, from a pool used round robin.
  */
 static __u64 check_buckets[256][SH_NBUCKETS_MAX];

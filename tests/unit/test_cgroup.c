@@ -221,7 +221,7 @@ static __u64 ino_of(const char *path)
 static void test_lookup_and_paths(void)
 {
 	char root[] = "/tmp/sh-cgroup-XXXXXX", p[512], err[512];
-	struct sh_cgroups cg = {};
+	struct cgroups cg = {};
 	__u64 id, a_id, b_id, root_id;
 	__u32 level;
 
@@ -295,7 +295,7 @@ static void test_lookup_and_paths(void)
 /* The real /proc/self/mountinfo: any answer must be an absolute path. */
 static void test_open_real(void)
 {
-	struct sh_cgroups cg;
+	struct cgroups cg;
 
 	if (!cg_open(&cg, NULL))
 		CHECK(cg.mount[0] == '/');

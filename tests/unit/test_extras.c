@@ -29,7 +29,7 @@ static struct sh_culprit_key pair(__u64 w, __u64 c)
 	return k;
 }
 
-static void feed(struct sh_culprits *c, __u64 w, __u64 cu, __u64 n0, __u64 s0, __u64 n1, __u64 s1)
+static void feed(struct culprits *c, __u64 w, __u64 cu, __u64 n0, __u64 s0, __u64 n1, __u64 s1)
 {
 	struct sh_culprit_val v[NCPU] = { { .count = n0, .sum_ns = s0 }, { .count = n1, .sum_ns = s1 } };
 	struct sh_culprit_key k = pair(w, cu);
@@ -38,7 +38,7 @@ static void feed(struct sh_culprits *c, __u64 w, __u64 cu, __u64 n0, __u64 s0, _
 }
 
 /* A report of one group (tid key 10) with @count waits summing @sum. */
-static void one_group(struct sh_report *r, struct sh_group *g, __u64 count, __u64 sum)
+static void one_group(struct report *r, struct report_group *g, __u64 count, __u64 sum)
 {
 	memset(r, 0, sizeof(*r));
 	memset(g, 0, sizeof(*g));
@@ -54,10 +54,10 @@ static void one_group(struct sh_report *r, struct sh_group *g, __u64 count, __u6
 
 static void test_culprits_rank(void)
 {
-	struct sh_culprits c;
-	struct sh_report r;
-	struct sh_group g;
-	const struct sh_culprit_list *l;
+	struct culprits c;
+	struct report r;
+	struct report_group g;
+	const struct culprit_list *l;
 	char buf[64];
 	int i;
 
@@ -112,9 +112,9 @@ static int fake_remove(void *ctx, const struct sh_culprit_key *key, struct sh_cu
 
 static void test_culprits_remove(void)
 {
-	struct sh_culprits c;
-	struct sh_report r;
-	struct sh_group g;
+	struct culprits c;
+	struct report r;
+	struct report_group g;
 
 	CHECK(!culprits_init(&c, NCPU, true));
 	feed(&c, 10, 200, 5, 50, 0, 0);
@@ -138,7 +138,7 @@ static size_t each_n;
 static __u64 each_sum, each_first;
 static char each_last[16];
 
-static int each_fn(void *ctx, const struct sh_group *g, const struct sh_culprit *l, size_t n)
+static int each_fn(void *ctx, const struct report_group *g, const struct culprit *l, size_t n)
 {
 	size_t i;
 
@@ -170,7 +170,7 @@ static int plain_remove(void *ctx, const struct sh_culprit_key *key, struct sh_c
 	return 0;
 }
 
-static void add(struct sh_culprits *c, __u64 w, __u64 cu, __u64 n, __u64 s, bool cached)
+static void add(struct culprits *c, __u64 w, __u64 cu, __u64 n, __u64 s, bool cached)
 {
 	struct sh_culprit_val v[NCPU] = { { .count = n, .sum_ns = s } };
 	struct sh_culprit_key k = pair(w, cu);
@@ -181,10 +181,10 @@ static void add(struct sh_culprits *c, __u64 w, __u64 cu, __u64 n, __u64 s, bool
 static void test_culprits_cache(void)
 {
 	struct sh_culprit_val map200[NCPU] = { { .count = 5, .sum_ns = 50 } };
-	struct sh_culprits c;
-	struct sh_report r;
-	struct sh_group g;
-	const struct sh_culprit_list *l;
+	struct culprits c;
+	struct report r;
+	struct report_group g;
+	const struct culprit_list *l;
 
 	CHECK(!culprits_init(&c, NCPU, false));
 	/* reading 1: (10,200) in the map and in CPU 0's cache, (10,201) in CPU 1's cache only */
@@ -234,9 +234,9 @@ static void test_culprits_cache(void)
 
 static void test_culprits_each(void)
 {
-	struct sh_culprits c;
-	struct sh_report r;
-	struct sh_group g;
+	struct culprits c;
+	struct report r;
+	struct report_group g;
 	int i;
 
 	CHECK(!culprits_init(&c, NCPU, true));	/* reports since start: each gives deltas still */
@@ -274,7 +274,7 @@ static void test_ksyms(void)
 		"ffffffffc0001000 t mod_fn\t[mymod]\n"
 		"0000000000000000 T zero\n"
 		"garbage line\n";
-	struct sh_ksyms k;
+	struct ksyms k;
 	char buf[128];
 
 	CHECK(!ksyms_parse(&k, text));
@@ -311,10 +311,10 @@ static int fake_lookup(void *ctx, const struct sh_key *key, struct sh_stacks *va
 static void test_stacks_pick(void)
 {
 	static const char text[] = "ffffffff81000000 T a\nffffffff81000100 T b\n";
-	struct sh_stacks_state st;
-	struct sh_ksyms k;
-	struct sh_report r;
-	struct sh_group g;
+	struct stacks_state st;
+	struct ksyms k;
+	struct report r;
+	struct report_group g;
 
 	CHECK(!ksyms_parse(&k, text));
 	CHECK(!stacks_init(&st, NCPU));
@@ -338,7 +338,7 @@ static void test_stacks_pick(void)
 
 static void test_cgstat(void)
 {
-	struct sh_cgstat a, b, d;
+	struct cgstat a, b, d;
 
 	/* v2 with the cpu controller */
 	cgstat_parse("usage_usec 100\nnr_periods 50\nnr_throttled 45\nthrottled_usec 4000\n",
@@ -369,7 +369,7 @@ static void test_cgstat(void)
 static void test_min_clamp(void)
 {
 	static __u64 b[SH_NBUCKETS_MAX];
-	struct sh_totals t;
+	struct totals t;
 	__u64 p50, p99;
 
 	totals_init(&t, b);
@@ -404,12 +404,12 @@ static void test_min_clamp(void)
 
 static void test_min_count(void)
 {
-	struct sh_group gs[3] = {};
+	struct report_group gs[3] = {};
 	for (int gi_ = 0; gi_ < 3; gi_++)
 		gs[gi_].t.buckets = test_buckets();
 	struct rank_rec order[6];	/* 2 * cap: the records and the sort's scratch */
-	struct sh_group spare[3];
-	struct sh_report r = {};
+	struct report_group spare[3];
+	struct report r = {};
 	report_init(&r);
 
 	gs[0].name = "many";
@@ -438,14 +438,14 @@ static void test_min_count(void)
 /* Waits of zero length blame nobody: no top culprit, no "waited behind" line. */
 static void test_culprits_zero_length(void)
 {
-	struct sh_culprit_list l = { .n = 1 };
-	struct sh_report r;
-	struct sh_group g;
+	struct culprit_list l = { .n = 1 };
+	struct report r;
+	struct report_group g;
 	struct outbuf b = {};
 	char buf[64];
 
 	one_group(&r, &g, 4, 0);
-	l.c[0] = (struct sh_culprit){ .name = "forkstorm", .count = 4, .sum_ns = 0 };
+	l.c[0] = (struct culprit){ .name = "forkstorm", .count = 4, .sum_ns = 0 };
 	g.culprits = &l;
 	extra_top_culprit(buf, sizeof(buf), &g);
 	CHECK(!strcmp(buf, "-"));
@@ -461,7 +461,7 @@ static void test_culprits_zero_length(void)
 /* A pressure stall is wall time: at most the span; throttling is not clamped. */
 static void test_pressure_share(void)
 {
-	struct sh_report r = { .span_s = 1.0 };
+	struct report r = { .span_s = 1.0 };
 	char buf[32];
 
 	extra_pressure(buf, sizeof(buf), true, 1003000000, &r);
@@ -498,10 +498,10 @@ static void test_cgstat_seed(void)
 {
 	char root[] = "/tmp/sh-cgseed-XXXXXX", sub[600];
 	struct cg_name names[2];
-	struct sh_cgroups cg = { 0 };
-	struct sh_cgstats cs = { 0 };
-	struct sh_report r;
-	struct sh_group g;
+	struct cgroups cg = { 0 };
+	struct cgstats cs = { 0 };
+	struct report r;
+	struct report_group g;
 
 	CHECK(mkdtemp(root) != NULL);
 	snprintf(sub, sizeof(sub), "%s/a.slice", root);

@@ -32,7 +32,7 @@
 
 
 /* heatmap_init() with the heatmap spec of @o: as main builds it. */
-static int hm_init(struct sh_heatmap *hm, const struct options *o, char *err, size_t errlen)
+static int hm_init(struct heatmap *hm, const struct options *o, char *err, size_t errlen)
 {
 	struct heatmap_spec sp = heatmap_spec_of(o);
 
@@ -53,7 +53,7 @@ static void opts(struct options *o, const char *const *args)
 
 #define OPTS(o, ...) opts((o), (const char *const[]){ __VA_ARGS__, NULL })
 
-static char *svg_of(const struct sh_heatmap *hm, size_t *len)
+static char *svg_of(const struct heatmap *hm, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -76,9 +76,9 @@ static size_t count(const char *s, const char *what)
 static void test_bounded(void)
 {
 	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], err[512];
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
-	struct sh_heatmap hm;
+	struct heatmap hm;
 	struct options o;
 	struct stat st;
 	size_t len;
@@ -135,12 +135,12 @@ static int xml_ok(const char *svg, size_t len)
 static void test_key_escaped(void)
 {
 	char err[512];
-	struct sh_group g[2] = {};
+	struct report_group g[2] = {};
 	for (int gi_ = 0; gi_ < 2; gi_++)
 		g[gi_].t.buckets = test_buckets();
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
-	struct sh_heatmap hm;
+	struct heatmap hm;
 	struct options o;
 	size_t len;
 	char *svg;
@@ -197,9 +197,9 @@ static bool has_label(const char *svg, const char *label)
 /* Rows in human units with both edges of their bucket, taken from hist.h. */
 static void test_labels(void)
 {
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
-	struct sh_heatmap hm;
+	struct heatmap hm;
 	struct options o;
 	char err[512], want[96];
 	size_t len;
@@ -252,9 +252,9 @@ static double line_y(const char *svg, const char *cls)
  */
 static void test_lines(void)
 {
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
-	struct sh_heatmap hm;
+	struct heatmap hm;
 	struct options o;
 	char err[512];
 	size_t len;
@@ -334,9 +334,9 @@ static double lightness(const char *hex)
  */
 static void test_readable(void)
 {
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
-	struct sh_heatmap hm;
+	struct heatmap hm;
 	struct options o;
 	char err[512], fill[8][8];
 	int n, i;
@@ -381,11 +381,11 @@ static void test_readable(void)
 /* A key in no report: warned once (hm.warned), and the picture says so. */
 static void test_missing_key(void)
 {
-	struct sh_group g = {};
+	struct report_group g = {};
 	g.t.buckets = test_buckets();
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
-	struct sh_heatmap hm;
+	struct heatmap hm;
 	struct options o;
 	char err[512];
 	size_t len;
@@ -419,11 +419,11 @@ static void test_missing_key(void)
 static int write_worst(const char *dir, int n, double step)
 {
 	char path[4096], err[512], key[200];
-	struct sh_group g = {};
+	struct report_group g = {};
 	g.t.buckets = test_buckets();
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
-	struct sh_heatmap hm;
+	struct heatmap hm;
 	struct options o;
 	int i, b;
 

@@ -54,7 +54,7 @@ static void use_schema(int s)
 static __u64 tb[4][SH_NBUCKETS_MAX];
 
 /* A histogram of @n waits in bucket @b. */
-static void one_bucket(struct sh_totals *t, int b, __u64 n, __u64 max_ns)
+static void one_bucket(struct totals *t, int b, __u64 n, __u64 max_ns)
 {
 	totals_init(t, tb[0]);
 	t->buckets[b] = n;
@@ -314,7 +314,7 @@ static void test_bucket_of(void)
 
 static void test_quantile_empty(void)
 {
-	struct sh_totals t;
+	struct totals t;
 
 	totals_init(&t, tb[0]);
 	CHECK_EQ_U64(totals_quantile(&t, 0.5), 0);
@@ -332,7 +332,7 @@ static void test_quantile_empty(void)
  */
 static void test_quantile_log(void)
 {
-	struct sh_totals t;
+	struct totals t;
 
 	one_bucket(&t, 20, 100, 0);
 	CHECK_NEAR(totals_quantile(&t, 0.50), 707106781, 1);
@@ -363,7 +363,7 @@ static void test_quantile_log(void)
  */
 static void test_quantile_mean(void)
 {
-	struct sh_totals t;
+	struct totals t;
 
 	/* mean 0.6 s in (0.5, 1] s: [0.5, 0.7] s */
 	one_bucket(&t, 20, 100, 0);
@@ -425,7 +425,7 @@ static void check_shape(const __u64 *w, int n)
 {
 	static const double qs[] = { 0.5, 0.9, 0.99 };
 	static __u64 sorted[4096];
-	struct sh_totals t;
+	struct totals t;
 	int s, i, k, bad = 0;
 
 	memcpy(sorted, w, (size_t)n * sizeof(*w));
@@ -479,7 +479,7 @@ static void test_quantile_shapes(void)
 /* The last bucket, above 2^19 s, and long waits. */
 static void test_quantile_last_bucket(void)
 {
-	struct sh_totals t;
+	struct totals t;
 	__u64 lo = NS << 19;
 
 	/* 600 s is in (512 s, 1024 s]: the max ends it */
@@ -512,7 +512,7 @@ static void test_quantile_last_bucket(void)
 /* Bucket 0 holds waits up to 953 ns: every estimate is in [0, 953]. */
 static void test_quantile_bucket0(void)
 {
-	struct sh_totals t;
+	struct totals t;
 	double q;
 	int bad = 0;
 
@@ -551,7 +551,7 @@ static __u64 random_max(int top)
  */
 static void test_quantile_random(void)
 {
-	struct sh_totals t;
+	struct totals t;
 	int n, i, s, top, bad_mono = 0, bad_max = 0, bad_end = 0, bad_in = 0;
 
 	for (n = 0; n < 800; n++) {
@@ -625,7 +625,7 @@ static const char *comm16(const char *s)
 
 static void test_merge_max(void)
 {
-	struct sh_totals t;
+	struct totals t;
 	char long_comm[SH_COMM_LEN];
 
 	totals_init(&t, tb[0]);
@@ -664,7 +664,7 @@ static void test_merge_max(void)
 
 static void test_totals_add(void)
 {
-	struct sh_totals a, b, empty;
+	struct totals a, b, empty;
 	int i;
 
 	totals_init(&a, tb[0]);

@@ -30,14 +30,14 @@ static void test_page(void)
 {
 	char *argv[] = { "schedhist", "-M", "runq", "-k", "comm", "-i", "1.5", "--listen", "9999",
 			 NULL };
-	struct sh_group g[LIVE_PAGE_ROWS + 5] = {};
+	struct report_group g[LIVE_PAGE_ROWS + 5] = {};
 	for (int gi_ = 0; gi_ < LIVE_PAGE_ROWS + 5; gi_++)
 		g[gi_].t.buckets = test_buckets();
 	char names[LIVE_PAGE_ROWS + 5][16];
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
 	report_init(&r);
-	struct sh_live_page lp;
+	struct live_page lp;
 	struct live_page_spec sp;
 	struct options o;
 	size_t len, jlen, i;
@@ -105,12 +105,12 @@ static void test_page(void)
 static void test_json_cells(void)
 {
 	char *argv[] = { "schedhist", "-k", "comm", "--listen", "9999", NULL };
-	struct sh_group g = {};
+	struct report_group g = {};
 	g.t.buckets = test_buckets();
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
 	report_init(&r);
-	struct sh_live_page lp;
+	struct live_page lp;
 	struct live_page_spec sp;
 	struct options o;
 	size_t len;
@@ -148,13 +148,13 @@ static void test_summary_columns(void)
 {
 	char *argv[] = { "schedhist", "-M", "runq", "-k", "cgroup", "--culprits", "--listen",
 			 "9999", NULL };
-	struct sh_culprit_list l = { .n = 1 };
-	struct sh_group g = {};
+	struct culprit_list l = { .n = 1 };
+	struct report_group g = {};
 	g.t.buckets = test_buckets();
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
 	report_init(&r);
-	struct sh_live_page lp;
+	struct live_page lp;
 	struct live_page_spec sp;
 	struct options o;
 	size_t len;
@@ -171,7 +171,7 @@ static void test_summary_columns(void)
 	g.pct.p999 = 2500000;
 	g.cgs.has_some = true;
 	g.cgs.pressure_some_ns = 250000000;
-	l.c[0] = (struct sh_culprit){ .name = "/batch", .count = 10, .sum_ns = 4000 };
+	l.c[0] = (struct culprit){ .name = "/batch", .count = 10, .sum_ns = 4000 };
 	g.culprits = &l;
 	r.groups = &g;
 	r.ngroups = r.nall = 1;

@@ -210,7 +210,7 @@ static void set_max(struct fake *k, __u32 epoch, __u64 ns, __u32 tid, const char
 	snprintf(m->comm, sizeof(m->comm), "%s", comm);
 }
 
-static void feed(struct sh_snapshot *s, struct fake *k, int key_type, bool final)
+static void feed(struct snapshot *s, struct fake *k, int key_type, bool final)
 {
 	struct sh_key key = { .id = k->id };
 
@@ -224,8 +224,8 @@ static void feed(struct sh_snapshot *s, struct fake *k, int key_type, bool final
 /* What the exporter does with a reading: two reports, the view, gc. */
 struct rig {
 	struct options o;
-	struct sh_snapshot s;
-	struct sh_report iv, since;
+	struct snapshot s;
+	struct report iv, since;
 	struct prom_view v;
 	__u64 stats[SH_STAT_NR];
 };
@@ -928,7 +928,7 @@ static void test_culprits_sticky(void)
 	const char *const args[] = { "-M", "runq", "-k", "comm", "--culprits", "--top", "2",
 				     NULL };
 	struct fake k[3] = { { .comm = "a" }, { .comm = "b" }, { .comm = "c" } };
-	struct sh_culprit in[8];
+	struct culprit in[8];
 	static char *names[] = { "c1", "c2", "c3", "c4", "c5", "c6", "c7", "[rest]" };
 	struct rig r;
 	char *t1, *t2, *t3, *om;
@@ -941,7 +941,7 @@ static void test_culprits_sticky(void)
 	add_waits(&k[1], 1000000, 10);
 	read_keys(&r, k, 2);
 	for (i = 0; i < 7; i++)
-		in[i] = (struct sh_culprit){ .name = names[i], .count = (__u64)(30 - 4 * i),
+		in[i] = (struct culprit){ .name = names[i], .count = (__u64)(30 - 4 * i),
 					     .sum_ns = (__u64)(30 - 4 * i) * 1000000 };
 	/* 30+26+22+18+14+10+6 = 126 > 100: the pairs run ahead; rest never below zero */
 	CHECK(!prom_view_culprits(&r.v, "a", 100, 100000000, in, 7));
@@ -961,10 +961,10 @@ static void test_culprits_sticky(void)
 	/* reading 2: a new big culprit and c6 now lead; c1 is small: only c1 grows */
 	add_waits(&k[0], 1000000, 100);
 	read_keys(&r, k, 2);
-	in[0] = (struct sh_culprit){ .name = "x1", .count = 50, .sum_ns = 50000000 };
-	in[1] = (struct sh_culprit){ .name = "c6", .count = 20, .sum_ns = 20000000 };
-	in[2] = (struct sh_culprit){ .name = "c1", .count = 10, .sum_ns = 10000000 };
-	in[3] = (struct sh_culprit){ .name = "[rest]", .count = 1, .sum_ns = 1000000 };
+	in[0] = (struct culprit){ .name = "x1", .count = 50, .sum_ns = 50000000 };
+	in[1] = (struct culprit){ .name = "c6", .count = 20, .sum_ns = 20000000 };
+	in[2] = (struct culprit){ .name = "c1", .count = 10, .sum_ns = 10000000 };
+	in[3] = (struct culprit){ .name = "[rest]", .count = 1, .sum_ns = 1000000 };
 	CHECK(!prom_view_culprits(&r.v, "a", 100, 100000000, in, 4));
 	t2 = expose(&r.v, false);
 	check_monotone(t1, t2);
@@ -1004,7 +1004,7 @@ static void test_culprits_off(void)
 {
 	const char *const args[] = { "-M", "runq", "-k", "comm", NULL };
 	struct fake k = { .comm = "a" };
-	struct sh_culprit in = { .name = "x", .count = 1, .sum_ns = 1 };
+	struct culprit in = { .name = "x", .count = 1, .sum_ns = 1 };
 	struct rig r;
 	char *t;
 
@@ -1030,7 +1030,7 @@ static void test_culprits_off(void)
  * cgstats_attach() leaves them.
  */
 static void read_cgroups(struct rig *r, struct fake *k, int n, const char *const *paths,
-			 const struct sh_cgstat *cgs)
+			 const struct cgstat *cgs)
 {
 	struct report_spec sp;
 	size_t g;
@@ -1072,7 +1072,7 @@ static void test_cgroup_counters(void)
 	const char *const args[] = { "-k", "cgroup", NULL };
 	const char *const paths[] = { "/thr", "/nopsi", "/none", "/thr" };
 	struct fake k[4] = { { .id = 11 }, { .id = 22 }, { .id = 33 }, { .id = 44 } };
-	struct sh_cgstat cgs[4] = {};
+	struct cgstat cgs[4] = {};
 	struct rig r;
 	char *t1, *t2, *t3;
 	int i;
@@ -1086,10 +1086,10 @@ static void test_cgroup_counters(void)
 	CHECK(!strstr(t1, "schedhist_cgroup_"));
 	free(t1);
 
-	cgs[0] = (struct sh_cgstat){ .has_throttle = true, .has_some = true, .has_full = true,
+	cgs[0] = (struct cgstat){ .has_throttle = true, .has_some = true, .has_full = true,
 				     .nr_periods = 12, .nr_throttled = 9, .throttled_ns = 900000000,
 				     .pressure_some_ns = 950000000, .pressure_full_ns = 1500 };
-	cgs[1] = (struct sh_cgstat){ .has_throttle = true };	/* known zero, no cpu.pressure */
+	cgs[1] = (struct cgstat){ .has_throttle = true };	/* known zero, no cpu.pressure */
 	read_cgroups(&r, k, 3, paths, cgs);
 	t1 = expose(&r.v, false);
 	CHECK(has_line(t1, "# TYPE schedhist_cgroup_periods_total counter"));
@@ -1116,7 +1116,7 @@ static void test_cgroup_counters(void)
 	t2 = expose(&r.v, false);
 	check_monotone(t1, t2);
 	CHECK(has_line(t2, CG("throttled_periods_total", "/thr") " 9"));
-	cgs[3] = (struct sh_cgstat){ .has_throttle = true, .nr_throttled = 1,
+	cgs[3] = (struct cgstat){ .has_throttle = true, .nr_throttled = 1,
 				     .throttled_ns = 100000000 };
 	add_waits(&k[3], 1000, 1);
 	read_cgroups(&r, k + 1, 3, paths + 1, cgs + 1);

@@ -297,8 +297,8 @@ static void add_waits(struct fake *k, __u64 ns, __u32 n)
 
 struct rig {
 	struct options o;
-	struct sh_snapshot s;
-	struct sh_report iv, since;
+	struct snapshot s;
+	struct report iv, since;
 	struct prom_view v;
 	__u64 stats[SH_STAT_NR];
 };
@@ -700,7 +700,7 @@ static void test_counters(void)
 {
 	struct fake k[2] = { { .id = 11 }, { .id = 22 } };
 	static const char *const paths[] = { "/system.slice/db.service", "/batch" };
-	struct sh_culprit in[2] = { { .name = "/batch", .count = 3, .sum_ns = 1500000000 },
+	struct culprit in[2] = { { .name = "/batch", .count = 3, .sum_ns = 1500000000 },
 				    { .name = "[idle]", .count = 1, .sum_ns = 7 } };
 	struct family fams[MAX_FAMILIES];
 	struct report_spec sp;
@@ -732,7 +732,7 @@ static void test_counters(void)
 		r.since.groups[g].name = paths[r.since.groups[g].key.id / 11 - 1];
 		r.since.groups[g].name_in_idbuf = false;
 		if (r.since.groups[g].key.id == 11)
-			r.since.groups[g].cgs = (struct sh_cgstat){
+			r.since.groups[g].cgs = (struct cgstat){
 				.has_throttle = true, .nr_throttled = 4, .throttled_ns = 123456789,
 				.has_some = true, .pressure_some_ns = 2000000000 };
 	}

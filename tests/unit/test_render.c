@@ -63,7 +63,7 @@ static void opts(struct options *o, const char *const *args)
 
 #define OPTS(o, ...) opts((o), (const char *const[]){ __VA_ARGS__, NULL })
 
-static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *p, __u32 epoch,
+static void ingest_spec(struct snapshot *s, int key_type, const struct spec *p, __u32 epoch,
 			bool final)
 {
 	union {	/* a kernel histogram with its buckets */
@@ -103,7 +103,7 @@ static void ingest_spec(struct sh_snapshot *s, int key_type, const struct spec *
 }
 
 /* One reading of @n keys and counters @stats, then the report of it. */
-static void build(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
+static void build(struct report *r, struct snapshot *s, const struct options *o,
 		  const struct spec *specs, int n, const __u64 *stats, double span_s)
 {
 	struct report_spec sp = report_spec_of(o);
@@ -184,7 +184,7 @@ static void check_golden(const char *name, const char *text)
 }
 
 /* render_text into a string (free it). */
-static char *text_of(const struct sh_report *r, const struct options *o)
+static char *text_of(const struct report *r, const struct options *o)
 {
 	struct render_spec rs;
 	struct outbuf b = {};
@@ -200,7 +200,7 @@ static char *text_of(const struct sh_report *r, const struct options *o)
 	return t;
 }
 
-static void golden_case(const char *name, const struct sh_report *r, const struct options *o)
+static void golden_case(const char *name, const struct report *r, const struct options *o)
 {
 	char *t = text_of(r, o);
 
@@ -250,8 +250,8 @@ static const struct spec sys_hist = {
 
 static void test_text_none(void)
 {
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 
@@ -303,8 +303,8 @@ static void test_text_min_wait(void)
 		.buckets = { [0] = 35, [1] = 200, [3] = 60, [7] = 4, [8] = 7,
 			   [10] = 2 },
 	};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 
@@ -341,8 +341,8 @@ static void test_text_tid(void)
 	__u64 stats[SH_STAT_NR] = { [SH_STAT_SEEN] = 1500, [SH_STAT_NO_START] = 7,
 				    [SH_STAT_FILTERED] = 360, [SH_STAT_DROPPED] = 1,
 				    [SH_STAT_MAP_FULL] = 5 };
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 
@@ -376,8 +376,8 @@ static void test_text_summary(void)
 		{ .id = SH_OTHER_ID, .sum_ns = 10000, .max_ns = 5000, .max_tid = 31337,
 		  .max_cpu = 4, .max_comm = "new", .buckets = { [3] = 2 } },
 	};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 
@@ -412,8 +412,8 @@ static void test_text_cumulative(void)
 		{ .id = 3000, .comm = "short", .sum_ns = 6000, .max_ns = 3000, .max_tid = 3000,
 		  .max_cpu = 0, .max_comm = "short", .buckets = { [2] = 2 } },
 	};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct report_spec rspec;
 	struct options o;
@@ -549,7 +549,7 @@ static int schema_check(const char *json)
 }
 
 /* Every report the tests render is checked against the schema. */
-static char *json_of(const struct sh_report *r, const struct options *o)
+static char *json_of(const struct report *r, const struct options *o)
 {
 	struct outbuf b = {};
 
@@ -565,8 +565,8 @@ static void test_json_fields(void)
 	__u64 stats[SH_STAT_NR] = { [SH_STAT_SEEN] = 1500, [SH_STAT_NO_START] = 7,
 				    [SH_STAT_FILTERED] = 360, [SH_STAT_DROPPED] = 1,
 				    [SH_STAT_MAP_FULL] = 5 };
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 	char *j;
@@ -652,8 +652,8 @@ static void test_json_edges(void)
 		.max_comm = "init",
 		.buckets = { [0] = 1, [30] = 3 },	/* 0 ns, and 600 s in (512 s, 1024 s] */
 	};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 	char *j;
@@ -709,8 +709,8 @@ static void test_json_escapes(void)
 		{ .comm = "x\"y\\z\n\x80\x1f", .sum_ns = 5000, .buckets = { [2] = 2 } },
 		{ .comm = "caf\xc3\xa9", .sum_ns = 4000, .buckets = { [2] = 2 } },
 	};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 	char *j;
@@ -760,8 +760,8 @@ static void test_text_escapes(void)
 		{ .id = 7, .comm = "a\ntid = 1", .sum_ns = 5000, .max_ns = 3000, .max_tid = 7, .max_comm = "a\ntid = 1",
 		  .buckets = { [2] = 2 } },
 	};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 	char *t;
@@ -803,8 +803,8 @@ static void test_json_cgroup(void)
 		{ .id = 4321, .sum_ns = 5000, .buckets = { [2] = 2 } },
 		{ .id = SH_OTHER_ID, .sum_ns = 3000, .buckets = { [1] = 1 } },
 	};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 	char *j;
@@ -853,8 +853,8 @@ static void test_text_cgroup(void)
 		{ .id = 4321, .sum_ns = 5000, .buckets = { [1] = 2 } },
 		{ .id = 999, .sum_ns = 3000, .buckets = { [0] = 1 } },
 	};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 	char *buf;
@@ -966,8 +966,8 @@ static char *example_text(const char *args)
 					 .max_comm = "batch", .buckets = { [10] = 3, [13] = 5 } };
 	__u64 stats[SH_STAT_NR] = { [SH_STAT_NO_START] = 3 };
 	char copy[512], *argv[MAX_ARGS], *tok, *save;
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 	char *t;
@@ -1135,8 +1135,8 @@ static void test_summary_dash_footnote(void)
 		{ .id = 4321, .sum_ns = 900000, .max_ns = 500000, .max_tid = 7, .max_comm = "w",
 		  .buckets = { [9] = 2 } },
 	};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 	char *t;

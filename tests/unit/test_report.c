@@ -25,8 +25,8 @@
 /* parse_options on "schedhist" + @args (NULL-terminated); must succeed. */
 
 /* report_build() with the report spec of @o: as main builds it. */
-static int build_o(struct sh_report *r, struct sh_snapshot *s, const struct options *o,
-		   const struct sh_cgroups *cg, double span_s)
+static int build_o(struct report *r, struct snapshot *s, const struct options *o,
+		   const struct cgroups *cg, double span_s)
 {
 	struct report_spec sp = report_spec_of(o);
 
@@ -35,9 +35,9 @@ static int build_o(struct sh_report *r, struct sh_snapshot *s, const struct opti
 }
 
 /* The poll loop's cgroup step: learn the names of @s's keys (one walk per @gen). */
-static void learn_cgroups(struct sh_cgroups *cg, struct sh_snapshot *s, __u64 gen)
+static void learn_cgroups(struct cgroups *cg, struct snapshot *s, __u64 gen)
 {
-	struct sh_entry *e;
+	struct snap_entry *e;
 	size_t it;
 
 	for (e = NULL, it = 0; (e = snapshot_next(s, &it, e));)
@@ -92,7 +92,7 @@ static void waits(struct fake_key *k, __u64 ns, __u32 n, __u32 epoch)
 	}
 }
 
-static void feed(struct sh_snapshot *s, struct fake_key *k, int key_type, bool final)
+static void feed(struct snapshot *s, struct fake_key *k, int key_type, bool final)
 {
 	struct sh_key key = { .id = k->id };
 
@@ -105,7 +105,7 @@ static void feed(struct sh_snapshot *s, struct fake_key *k, int key_type, bool f
 	CHECK(snapshot_ingest(s, &key, &k->h, 1, sizeof(k->h), final) != NULL);
 }
 
-static const struct sh_group *group_named(const struct sh_report *r, const char *name)
+static const struct report_group *group_named(const struct report *r, const char *name)
 {
 	size_t i;
 
@@ -115,7 +115,7 @@ static const struct sh_group *group_named(const struct sh_report *r, const char 
 	return NULL;
 }
 
-static __u64 shown_count(const struct sh_report *r)
+static __u64 shown_count(const struct report *r)
 {
 	__u64 n = 0;
 	size_t i;
@@ -133,7 +133,7 @@ static __u64 shown_count(const struct sh_report *r)
  *   303  1000   2 us      2 ms       2 us     2 us
  *   404  3      1 us + 2 ms (x1)     ...      2 ms
  */
-static void four_threads(struct sh_snapshot *s, struct fake_key k[4])
+static void four_threads(struct snapshot *s, struct fake_key k[4])
 {
 	int i;
 
@@ -153,7 +153,7 @@ static void four_threads(struct sh_snapshot *s, struct fake_key k[4])
 		feed(s, &k[i], SH_KEY_TID, false);
 }
 
-static void check_order(const struct sh_report *r, const char *a, const char *b, const char *c,
+static void check_order(const struct report *r, const char *a, const char *b, const char *c,
 			const char *d)
 {
 	const char *want[4] = { a, b, c, d };
@@ -171,8 +171,8 @@ static void check_order(const struct sh_report *r, const char *a, const char *b,
 
 static void test_rank(void)
 {
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct fake_key k[4];
 	struct options o;
@@ -204,7 +204,7 @@ static void test_rank(void)
 
 	/* names, task names and totals follow their group */
 	{
-		const struct sh_group *g = group_named(&r, "303");
+		const struct report_group *g = group_named(&r, "303");
 
 		CHECK(g != NULL);
 		if (g) {
@@ -234,8 +234,8 @@ static void test_rank(void)
 /* Equal sums and counts: ordered by name. */
 static void test_rank_ties(void)
 {
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct fake_key k[3] = {};
 	struct options o;
@@ -292,8 +292,8 @@ static void test_rank_ties(void)
 static void test_names_after_sort(void)
 {
 	enum { N = 300 };
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct fake_key *k = calloc(N, sizeof(*k));
 	struct options o;
@@ -318,7 +318,7 @@ static void test_names_after_sort(void)
 		CHECK_EQ_U64(r.ngroups, 50);
 		CHECK_EQ_U64(r.rest.nkeys, N - 50);
 		for (i = 0; i < r.ngroups; i++) {
-			const struct sh_group *g = &r.groups[i];
+			const struct report_group *g = &r.groups[i];
 
 			snprintf(want, sizeof(want), "%" PRIu64, (uint64_t)g->key.id);
 			if (strcmp(g->name, want) || g->name != g->idbuf)
@@ -341,8 +341,8 @@ static void test_names_after_sort(void)
 static void test_top(void)
 {
 	enum { N = 10 };
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct fake_key k[N] = {};
 	struct options o;
@@ -411,8 +411,8 @@ static void test_top(void)
 /* Interval vs since start; pruned keys show as [exited] since start. */
 static void test_cumulative(void)
 {
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct fake_key k[3] = {};
 	struct options o;
@@ -473,7 +473,7 @@ static void test_cumulative(void)
 	CHECK(!build_o(&r, &s, &o, NULL, 3.0));
 	CHECK_EQ_U64(r.ngroups, 3);
 	{
-		const struct sh_group *g = group_named(&r, "[exited]");
+		const struct report_group *g = group_named(&r, "[exited]");
 
 		CHECK(g != NULL);
 		if (g) {
@@ -500,12 +500,12 @@ static void test_cumulative(void)
 /* The overflow key and the key names of every key type. */
 static void test_key_names(void)
 {
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct fake_key k[3] = {};
 	struct options o;
-	const struct sh_group *g;
+	const struct report_group *g;
 
 	/* -k comm: the comm is the name; the [other] entry has an empty comm */
 	k[0].id = 0, k[0].comm = "bash";
@@ -609,8 +609,8 @@ static void test_key_names(void)
 /* report_rank again (other sort, other top): every group takes part. */
 static void test_rerank(void)
 {
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct fake_key k[4];
 	struct options o;
@@ -660,9 +660,9 @@ static void test_rerank(void)
 static void test_rank_many(void)
 {
 	enum { N = 2345 };
-	struct sh_group *gs = calloc(N, sizeof(*gs)), *spare = calloc(N, sizeof(*spare));
+	struct report_group *gs = calloc(N, sizeof(*gs)), *spare = calloc(N, sizeof(*spare));
 	struct rank_rec *order = calloc(2 * N, sizeof(*order));
-	struct sh_report r = {};
+	struct report r = {};
 	report_init(&r);
 	int bad = 0, shape;
 
@@ -690,7 +690,7 @@ static void test_rank_many(void)
 		r.cap = N;
 		report_rank(&r, sort, 0, min_count);
 		for (i = 0; i < N; i++) {
-			const struct sh_group *a = &r.groups[i], *b = &r.groups[i + 1];
+			const struct report_group *a = &r.groups[i], *b = &r.groups[i + 1];
 			__u64 ka, kb;
 
 			ids += a->key.id;
@@ -731,14 +731,14 @@ static void test_rank_many(void)
 static void test_cgroup_names(void)
 {
 	char root[] = "/tmp/sh-report-XXXXXX", path[256];
-	struct sh_cgroups cg = {};
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct cgroups cg = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct fake_key k[4] = {};
 	struct options o;
 	struct stat st;
-	const struct sh_group *g;
+	const struct report_group *g;
 	int i;
 
 	CHECK(mkdtemp(root) != NULL);
@@ -803,8 +803,8 @@ static void test_cgroup_names(void)
 /* No waits at all: no groups, zero totals. */
 static void test_empty(void)
 {
-	struct sh_snapshot s;
-	struct sh_report r = {};
+	struct snapshot s;
+	struct report r = {};
 	report_init(&r);
 	struct options o;
 

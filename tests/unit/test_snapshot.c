@@ -59,14 +59,14 @@ static void set_max(struct pcpu_vals *v, int c, __u32 epoch, __u64 max_ns, __u32
 	strncpy(h->max[epoch & 1].comm, comm, SH_COMM_LEN - 1);
 }
 
-static struct sh_entry *ingest(struct sh_snapshot *s, __u64 id, struct pcpu_vals *v, bool final)
+static struct snap_entry *ingest(struct snapshot *s, __u64 id, struct pcpu_vals *v, bool final)
 {
 	struct sh_key k = { .id = id };
 
 	return snapshot_ingest(s, &k, v->buf, v->ncpu, v->stride, final);
 }
 
-static struct sh_entry *find(struct sh_snapshot *s, __u64 id)
+static struct snap_entry *find(struct snapshot *s, __u64 id)
 {
 	struct sh_key k = { .id = id };
 
@@ -79,9 +79,9 @@ static struct sh_entry *find(struct sh_snapshot *s, __u64 id)
  * this interval's entries (each entry whose delta is this interval's,
  * once, and no other: a freed one would be read after its free).
  */
-static void check_counts(struct sh_snapshot *s)
+static void check_counts(struct snapshot *s)
 {
-	struct sh_entry *e;
+	struct snap_entry *e;
 	size_t it = 0, live = 0, cur = 0, i, listed;
 
 	for (e = NULL; (e = snapshot_next(s, &it, e));) {
@@ -100,9 +100,9 @@ static void check_counts(struct sh_snapshot *s)
 /* Sum over CPUs, then the difference to the previous reading, at several layouts. */
 static void check_sums(int ncpu, size_t stride)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
-	struct sh_entry *e;
+	struct snap_entry *e;
 	int c;
 
 	CHECK(!snapshot_init(&s));
@@ -174,9 +174,9 @@ static void test_sum_and_delta(void)
 static void test_pcpu_layout(void)
 {
 	struct sh_pcpu pc[3] = {};
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct sh_key k = {};
-	struct sh_entry *e;
+	struct snap_entry *e;
 	int c;
 
 	for (c = 0; c < 3; c++) {
@@ -199,9 +199,9 @@ static void test_pcpu_layout(void)
 /* A key that appears in the 2nd reading: its delta is all its values. */
 static void test_new_key_mid_run(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals a, b;
-	struct sh_entry *e;
+	struct snap_entry *e;
 
 	CHECK(!snapshot_init(&s));
 	vals_init(&a, 2, hist_bytes());
@@ -239,9 +239,9 @@ static void test_new_key_mid_run(void)
 static void test_wraparound(void)
 {
 	const __u32 step = 0x60000000;	/* 1.6e9 waits per reading: under 2^32 */
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
-	struct sh_entry *e;
+	struct snap_entry *e;
 	__u64 want = 0;
 	int i;
 
@@ -289,7 +289,7 @@ static void test_wraparound(void)
 	snapshot_free(&s);
 }
 
-static struct sh_entry *ingest_b(struct sh_snapshot *s, __u64 id, struct pcpu_vals *v,
+static struct snap_entry *ingest_b(struct snapshot *s, __u64 id, struct pcpu_vals *v,
 				 __u32 birth, bool final)
 {
 	struct sh_key k = { .id = id };
@@ -306,8 +306,8 @@ static struct sh_entry *ingest_b(struct sh_snapshot *s, __u64 id, struct pcpu_va
 static void test_reclaim(void)
 {
 	struct pcpu_vals a, c, d, ex;
-	struct sh_snapshot s;
-	struct sh_entry *e;
+	struct snapshot s;
+	struct snap_entry *e;
 
 	CHECK(!snapshot_init(&s));
 	vals_init(&a, 2, hist_bytes());
@@ -373,7 +373,7 @@ static void test_reclaim(void)
 /* The bound is checked: 2^32 events or more between two readings is counted. */
 static void test_wrap_detected(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	__u64 st[SH_STAT_NR] = {};
 
 	CHECK(!snapshot_init(&s));
@@ -396,9 +396,9 @@ static void test_wrap_detected(void)
  */
 static void test_max_survives_next_epoch(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
-	struct sh_entry *e;
+	struct snap_entry *e;
 
 	CHECK(!snapshot_init(&s));
 	vals_init(&v, 2, hist_bytes());
@@ -424,9 +424,9 @@ static void test_max_survives_next_epoch(void)
 /* The interval's max comes only from CPUs whose max is of this epoch. */
 static void test_max_epoch(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
-	struct sh_entry *e;
+	struct snap_entry *e;
 
 	CHECK(!snapshot_init(&s));
 	vals_init(&v, 4, hist_bytes());
@@ -493,9 +493,9 @@ static void test_max_epoch(void)
 /* snapshot_begin clears every delta; cum keeps growing. */
 static void test_cum_accumulates(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
-	struct sh_entry *e;
+	struct snap_entry *e;
 	__u64 total = 0;
 	int r;
 
@@ -525,7 +525,7 @@ static void test_cum_accumulates(void)
 
 static void test_stats(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	__u64 a[SH_STAT_NR] = { 100, 5, 7, 0, 2 };
 	__u64 b[SH_STAT_NR] = { 150, 6, 17, 1, 2 };
 	int i;
@@ -558,9 +558,9 @@ static void test_stats(void)
 /* Pruned keys: final values kept, folded into exited_cum, then freed. */
 static void test_prune_gc(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v1, v2, v3;
-	struct sh_entry *e;
+	struct snap_entry *e;
 	size_t it = 0, n = 0;
 
 	CHECK(!snapshot_init(&s));
@@ -652,9 +652,9 @@ static void test_prune_gc(void)
 /* keep_pruned (cgroups since start): pruned entries stay, under their key. */
 static void test_keep_pruned(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
-	struct sh_entry *e;
+	struct snap_entry *e;
 
 	CHECK(!snapshot_init(&s));
 	s.keep_pruned = true;
@@ -700,7 +700,7 @@ static void test_keep_pruned(void)
 /* Keys differ by id or by comm; both make distinct entries. */
 static void test_comm_keys(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
 	struct sh_key a = {}, b = {}, c = {};
 
@@ -726,9 +726,9 @@ static void test_comm_keys(void)
 static void test_growth(void)
 {
 	enum { N = 5000 };
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
-	struct sh_entry *e;
+	struct snap_entry *e;
 	size_t it = 0, n = 0;
 	__u64 id, idsum = 0, bad = 0;
 
@@ -788,9 +788,9 @@ static void test_growth(void)
  */
 static void test_unchanged(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
-	struct sh_entry *e;
+	struct snap_entry *e;
 
 	vals_init(&v, 2, hist_bytes());
 	CHECK(snapshot_init(&s) == 0);
@@ -846,9 +846,9 @@ static void test_unchanged(void)
  */
 static void test_no_cum_buckets(void)
 {
-	struct sh_snapshot s;
+	struct snapshot s;
 	struct pcpu_vals v;
-	struct sh_entry *e;
+	struct snap_entry *e;
 
 	vals_init(&v, 2, hist_bytes());
 	CHECK(snapshot_init(&s) == 0);
