@@ -6,9 +6,11 @@
  * tests/integration/kmem_bpftool.sh compares with it.
  *
  *   kmem [-M NMETRICS] [-k keyed|none|cpu] [-n MAX_KEYS] [-t TASK_TABLE]
- *        [-s SCHEMA] [-C] [-S] [-b BUDGET_MIB] CPUS...
+ *        [-s SCHEMA] [-c CACHE_ENTRIES] [-C] [-T] [-S] [-b BUDGET_MIB] CPUS...
  *
- * -s --schema (0-3, the histograms' length), -C --culprits, -S --stacks; -b fits the key capacity into the budget
+ * -s --schema (0-3, the histograms' length), -c the cache entries per CPU
+ * (SCHEDHIST_CACHE_ENTRIES, 16 by default), -C --culprits, -T --culprits
+ * --culprit-mode time, -S --stacks; -b fits the key capacity into the budget
  * as the loader does (without it, -n as given). One line per map and
  * CPU count: "cpus map max_entries bytes entry_bytes", then "cpus total
  * keys bytes".
@@ -36,12 +38,12 @@ static unsigned long num(const char *s, const char *what)
 int main(int argc, char **argv)
 {
 	struct kmem_cfg c = { .nmetrics = 1, .keyed = true, .max_keys = 10240,
-			      .task_entries = 32768 };
+			      .task_entries = 32768, .cache_entries = SH_CACHE };
 	unsigned long long budget = 0;
 	struct kmem_plan p;
 	int opt, i, k;
 
-	while ((opt = getopt(argc, argv, "M:k:n:t:s:CSb:")) != -1) {
+	while ((opt = getopt(argc, argv, "M:k:n:t:s:c:CTSb:")) != -1) {
 		switch (opt) {
 		case 'M': c.nmetrics = (int)num(optarg, "-M"); break;
 		case 'k':
@@ -61,14 +63,16 @@ int main(int argc, char **argv)
 			}
 			c.schema = optarg[0] - '0';
 			break;
+		case 'c': c.cache_entries = (unsigned)num(optarg, "-c"); break;
 		case 'C': c.culprits = true; break;
+		case 'T': c.culprits = c.culprit_time = true; break;
 		case 'S': c.stacks = true; break;
 		case 'b': budget = (unsigned long long)num(optarg, "-b") << 20; break;
 		default: return 2;
 		}
 	}
 	if (optind == argc || c.nmetrics > 3) {
-		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-s 0-3] [-C] "
+		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-s 0-3] [-c ENTRIES] [-C] "
 			"[-S] [-b MIB] CPUS...\n");
 		return 2;
 	}

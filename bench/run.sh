@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# schedhist overhead benchmark (issue 6). As root, after `make bench`:
+# schedhist overhead benchmark. As root, after `make bench`:
 #   bench/run.sh              full run: 5 repeats, about 15 minutes
 #   bench/run.sh --quick      2 repeats, short workloads, about 4 minutes
 #   bench/run.sh -r N         N repeats (with the full run's workloads)
@@ -14,10 +14,11 @@
 # Arms: none (nothing attached), floor (bench/floor.bpf.c: empty programs
 # on sched_switch and sched_wakeup), clock (programs there that only read
 # bpf_ktime_get_ns(): the floor plus the one clock read per event every
-# latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD[:FLAG]] (-M
-# METRICS -k KEY --method METHOD --FLAG): runq with every key, offcpu, the
+# latency tool needs), schedhist arms sh:METRICS:KEY[:METHOD[:FLAG[+FLAG]]]
+# (-M METRICS -k KEY --method METHOD --FLAG...): runq with every key, offcpu, the
 # three metrics at once, runq by the wakeup-hook fallback, runq with
-# --culprits (comm, cgroup: next to the same arm without it) and with
+# --culprits (comm, cgroup: next to the same arm without it; comm with
+# --culprit-mode time, next to the default mode) and with
 # --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
 # every switch) and offcputime (libbpf-tools, its job), side by side, with
 # profile:kernel, profile:user and profile:none (--profile-stacks: the
@@ -94,12 +95,18 @@ for k in none comm tid cgroup; do ALL_ARMS="$ALL_ARMS sh:runq:$k"; done
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup sh:runq:comm:wakeup runqlat"
 # the fallback where the run queue clock is out of reach: bpf_ktime_get_ns() per stamp
 ALL_ARMS="$ALL_ARMS sh:runq:none:wakeup:clock=ktime"
-# issue 13: --culprits next to the same arm without it, --stacks
+# --culprits next to the same arm without it, --stacks
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits sh:runq:cgroup:auto:culprits"
+# issue 29: culprits by time (every switch writes its CPU's run ring)
+ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits+culprit-mode=time"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
 # issue 32: the finest grid, 8 buckets per power of two (target: floor + 45 ns)
 ALL_ARMS="$ALL_ARMS sh:runq:none:auto:schema=3"
-# where --profile's time goes: each stack walk alone, and none (issue 28)
+# every keyed switch a miss of the key store's cache (one entry per CPU,
+# SCHEDHIST_CACHE_ENTRIES=1; the pinned pipe's two tasks take turns on
+# CPU 0's one entry), next to sh:runq:tid, every switch a hit
+ALL_ARMS="$ALL_ARMS sh:runq:tid:auto:allmiss"
+# where --profile's time goes: each stack walk alone, and none
 ALL_ARMS="$ALL_ARMS profile:kernel profile:user profile:none"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
 STEPS="clock sched_info table storage hist max hash"
@@ -117,6 +124,8 @@ for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
 PAIRS="sh:runq:none,sh:runq:comm sh:runq:none,sh:runq:tid sh:runq:none,sh:runq:cgroup"
 PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none sh:runq:none,sh:runq:none:auto:schema=3"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
+PAIRS="$PAIRS sh:runq:tid,sh:runq:tid:auto:allmiss"
+PAIRS="$PAIRS sh:runq:comm:auto:culprits,sh:runq:comm:auto:culprits+culprit-mode=time"
 EXIT_SECONDS=3			# churn per exit-cost measurement
 ARMS=$ALL_ARMS
 # the poller's measurements, KEYS:OUTPUT; --poller runs only these
@@ -321,9 +330,13 @@ start_arm() {
 		IFS=: read -r _ m k meth flag <<<"$arm"
 		m=${m//+/,}	# "+" in arm names: the CSV is comma-separated
 		shift
-		# shellcheck disable=SC2068
-		"$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" ${flag:+--$flag} $@ \
-			>/dev/null 2>"$TMP/arm.err" &
+		# allmiss: not an option, a cache of one entry per CPU
+		local entries=16
+		[ "$flag" = allmiss ] && entries=1 flag=
+		# FLAG+FLAG: one --FLAG each (word splitting makes them two words)
+		# shellcheck disable=SC2068,SC2086
+		SCHEDHIST_CACHE_ENTRIES=$entries "$SCHEDHIST" -M "$m" -k "$k" --method "${meth:-auto}" \
+			${flag:+--${flag//+/ --}} $@ >/dev/null 2>"$TMP/arm.err" &
 		# "Tracing" comes once every program is attached
 		ready='^Tracing' want=1 ;;
 	profile|profile:*)
@@ -480,6 +493,32 @@ measure_exit() {
 	stop_arm "$ids"
 }
 
+# The key store's cache: hits and misses of -M runq -k tid
+# (default cache) over each of the pipe, messaging and churn workloads,
+# from the final report's kernel_memory object.
+measure_cache() {
+	local r=$1 w i hits misses
+	for w in pipe messaging churn; do
+		"$SCHEDHIST" -M runq -k tid -j >"$TMP/cache.out" 2>"$TMP/arm.err" &
+		ARM_PID=$!
+		for i in $(seq 1 200); do
+			grep -q '^Tracing' "$TMP/arm.err" && break
+			kill -0 "$ARM_PID" 2>/dev/null || die "schedhist (cache) exited: $(cat "$TMP/arm.err")"
+			sleep 0.05
+		done
+		case $w in
+		pipe) workload "$PERF" bench sched pipe -l "$PIPE_LOOPS" ;;
+		messaging) workload "$PERF" bench sched messaging -g "$MSG_GROUPS" -l "$MSG_LOOPS" ;;
+		churn) workload "$CHURN" -t "$EXIT_SECONDS" -m both -c 16 ;;
+		esac || die "workload $w (cache) failed"
+		stop_arm "$(arm_links "$ARM_PID" | awk '{ print $1 }')"
+		read -r hits misses < <(tail -1 "$TMP/cache.out" | python3 -c \
+			'import json,sys; k=json.load(sys.stdin)["kernel_memory"]; print(k["cache_hits"], k["cache_misses"])')
+		row "$r" 0 "cache:$w" cache_hits "$hits"
+		row "$r" 0 "cache:$w" cache_misses "$misses"
+	done
+}
+
 # CPU time of process $1 in ns (all its threads), and in clock ticks.
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/"$1"/stat; }
@@ -580,6 +619,10 @@ for r in $(seq 1 "$REPEATS"); do
 		log "repeat $r/$REPEATS, exit cost ($mode)"
 		measure_exit "$r" "$mode"
 	done
+	if [ -z "$POLLER_ONLY" ]; then
+		log "repeat $r/$REPEATS, the key store's cache hit rate"
+		measure_cache "$r"
+	fi
 	[ "$r" -le "$POLL_REPEATS" ] || continue
 	for run in $POLLER_RUNS; do
 		log "repeat $r/$REPEATS, poller with ${run%%:*} key(s), ${run#*:}"
@@ -612,7 +655,7 @@ python3 bench/summarize.py "$CSV" \
 	--hist-bytes "$HIST_BYTES" --pcpu-bytes "$PCPU_BYTES" \
 	--elapsed "$elapsed" >"$MD" || die "summarize.py failed"
 # every map's kernel memory from its definition (bench/kmem, user/kmem.c)
-# for 2, 64 and 384 possible CPUs at the issue's key counts, beside what
+# for 2, 64 and 384 possible CPUs at the bench's key counts, beside what
 # bpftool map show said here in the poller runs (default --max-keys, so
 # also the definition at that capacity on this host's CPUs)
 kmem_section() {
@@ -657,5 +700,24 @@ PY
 	done
 }
 kmem_section >>"$MD" || die "kernel memory section failed"
+# the key store's cache: hit rate per workload, over the repeats
+cache_section() {
+	echo
+	echo "## The key store's cache: hits of -M runq -k tid (16 entries per CPU)"
+	echo
+	python3 - "$CSV" <<'PY'
+import csv, sys
+t = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["arm"].startswith("cache:"):
+        t.setdefault(r["arm"][6:], {}).setdefault(r["measure"], []).append(float(r["value"]))
+print("| workload | hits | misses | hit rate |")
+print("|---|---:|---:|---:|")
+for w, m in t.items():
+    h, x = sum(m.get("cache_hits", [])), sum(m.get("cache_misses", []))
+    print(f"| {w} | {h:.0f} | {x:.0f} | {100 * h / (h + x) if h + x else 0:.1f} % |")
+PY
+}
+cache_section >>"$MD" || die "cache section failed"
 log "wrote $CSV and $MD (${elapsed} s of measuring)"
 cat "$MD"

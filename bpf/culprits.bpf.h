@@ -65,24 +65,19 @@ static __always_inline __u32 ccache_index(const struct sh_culprit_key *ck)
 }
 
 /*
- * --culprits: a run-queue wait of @d ns recorded under @waiter ended with
- * @prev leaving the CPU: count it against @prev's key, in this CPU's
- * pair cache (struct sh_culprit_ent). A pair that is not there takes its
- * entry; the pair it replaces moves to the culprit map.
+ * --culprits: @d ns of a run-queue wait are counted against pair @ck
+ * (waiter key, culprit key; pid/tid keys: the culprit named @comm), in
+ * this CPU's pair cache (struct sh_culprit_ent). A pair that is not
+ * there takes its entry; the pair it replaces moves to the culprit map.
  */
-static __always_inline void blame(struct sh_pcpu *pc, const struct sh_key *waiter,
-				  struct task_struct *prev, __u64 d)
+static __always_inline void blame_pair(struct sh_pcpu *pc, const struct sh_culprit_key *pair,
+				       const char *comm, __u64 d)
 {
-	struct sh_culprit_key ck = {};
+	const struct sh_culprit_key ck = *pair;
 	struct sh_culprit_ent *e;
 	bool named = key_type == SH_KEY_PID || key_type == SH_KEY_TID;
 	const __u64 *a, *b;
 
-	ck.waiter = *waiter;
-	if (prev->pid)
-		task_key(prev, &ck.culprit);
-	else
-		ck.culprit.id = SH_IDLE_ID;
 	e = &pc->ccache[ccache_index(&ck)];
 	a = (const __u64 *)&e->key;
 	b = (const __u64 *)&ck;
@@ -91,7 +86,7 @@ static __always_inline void blame(struct sh_pcpu *pc, const struct sh_key *waite
 		e->v.count++;
 		e->v.sum_ns += d;
 		if (named)
-			copy_comm(e->v.comm, prev->comm);
+			copy_comm(e->v.comm, comm);
 		return;
 	}
 	if (e->v.count) {
@@ -104,7 +99,25 @@ static __always_inline void blame(struct sh_pcpu *pc, const struct sh_key *waite
 	e->v.count = 1;
 	e->v.sum_ns = d;
 	if (named)
-		copy_comm(e->v.comm, prev->comm);
+		copy_comm(e->v.comm, comm);
+}
+
+/*
+ * --culprits, --culprit-mode switch (the default): a run-queue wait of
+ * @d ns recorded under @waiter ended with @prev leaving the CPU: the
+ * whole wait is counted against @prev's key.
+ */
+static __always_inline void blame(struct sh_pcpu *pc, const struct sh_key *waiter,
+				  struct task_struct *prev, __u64 d)
+{
+	struct sh_culprit_key ck = {};
+
+	ck.waiter = *waiter;
+	if (prev->pid)
+		task_key(prev, &ck.culprit);
+	else
+		ck.culprit.id = SH_IDLE_ID;
+	blame_pair(pc, &ck, prev->comm, d);
 }
 
 #endif /* __SCHEDHIST_CULPRITS_BPF_H */

@@ -1,28 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Where each key's histograms are (schedhist.h "Keys"). The first keys
- * take a slot each in the slot array: per-CPU histograms, a block of
- * slot_stride entries per CPU, each CPU writing only its own, which the
- * poller maps and reads in place (no copy, no system call). A task keeps
- * its key's slot index in its state (task_core.kidx) and finds its
- * histograms with two array lookups and a compare of the key against
+ * Where each key's histograms are (schedhist.h "Keys"). Every key up to
+ * the capacity takes a slot: an entry of the store (store.bpf.h), one for
+ * all CPUs, which each CPU writes through its cache. A task keeps its
+ * key's slot index in its state (task_core.kidx) and finds its
+ * histograms with array lookups and a compare of the key against
  * slot_keys: no hash lookup. keydir (key -> slot, or SH_SLOT_HASH) says
- * where each key is; free_slots (a stack) holds the free slots. Keys
- * made while no slot is free go to hists, a per-CPU hash (per CPU like
- * the slots: the hot path increments plain memory, no atomics, no shared
- * cache lines); once it is full, to [other]. How a slot is taken, marked
- * and freed, by the kernel or the poller: docs/key-lifecycle.md.
- * Cost: a key costs 13 to 16 ns per switch over key none (comm / tid /
- * cgroup, "Pairs" in bench/results/2026-12-03-0635.md); the per-CPU hash
- * in place of the slot array costs 66 ns more (step "max with the
- * histogram in a per-CPU hash keyed by tid"). Memory: slots x possible
- * CPUs x 296 B per metric, taken at start (user/kmem.c).
+ * where each key is; free_slots (a stack) holds the free slots. A key
+ * made while no slot is free would go to hists, a per-CPU hash that
+ * holds [other] and [exited] and nothing more: so to [other]. How a slot
+ * is taken, marked and freed, by the kernel or the poller:
+ * docs/key-lifecycle.md.
+ * Cost: a key costs 13 to 16 ns per switch over key none with per-CPU
+ * slots (comm / tid / cgroup, "Pairs" in bench/results/2026-12-03-0635.md),
+ * and the store's cache its own (store.bpf.h); a per-CPU hash in place of
+ * the slots costs 66 ns more (step "max with the histogram in a per-CPU
+ * hash keyed by tid"). Memory: slots x 296 B per metric (user/kmem.c).
  */
 #ifndef __SCHEDHIST_KEYS_BPF_H
 #define __SCHEDHIST_KEYS_BPF_H
 
 #include "task_state.bpf.h"
 #include "task_key.bpf.h"
+#include "store.bpf.h"
 
 /* max_entries (--max-keys + [other] + [exited]) and value size (one
  * sh_hist per metric) are set by the poller. */
@@ -35,21 +35,10 @@ struct {
 } hists SEC(".maps");
 
 /*
- * The slot array (see schedhist.h "Keys"): per-CPU histograms of the
- * first keys, a slot per key, one histogram per metric, CPU c's copy of
- * slot i at entry c * slot_stride + i (value size and max_entries set by
- * the poller, which maps it); slot_keys: the key each slot holds
- * (SH_FREE_ID: none); keydir: key -> its slot, or SH_SLOT_HASH;
- * free_slots: the free slots. Taken and freed: docs/key-lifecycle.md.
+ * slot_keys: the key each slot holds (SH_FREE_ID: none), mapped by the
+ * poller; keydir: key -> its slot, or SH_SLOT_HASH; free_slots: the free
+ * slots. Taken and freed: docs/key-lifecycle.md.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__uint(value_size, sizeof(struct sh_hist));	/* x metrics, with the buckets: set by the poller */
-} slots SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -57,14 +46,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sh_key);
 } slot_keys SEC(".maps");
-
-/* CPU @cpu's copy of slot @i's histograms: CPU-major, slot_stride entries per CPU. */
-static __always_inline struct sh_hist *slot_hists(__u32 i, __u32 cpu)
-{
-	__u32 j = cpu * slot_stride + i;
-
-	return bpf_map_lookup_elem(&slots, &j);
-}
 
 /* not preallocated: a deleted entry is freed after a grace period, never reused under a reader */
 struct {
@@ -90,7 +71,9 @@ struct {
 } newval SEC(".maps");
 
 /*
- * -k tid: the task's latest name also goes to CPU 0's copy (on a change
+ * -k tid, a key of the key map (a key in a slot has its name in the store
+ * and in the CPUs' cache entries): the task's latest name also goes to
+ * CPU 0's copy (on a change
  * only), where the poller looks first; one task runs on one CPU at a
  * time, so it has one writer. @h0: CPU 0's copy, looked up only then.
  */
@@ -135,14 +118,14 @@ static __noinline __u32 key_slot(const struct sh_key *key)
 	/* (an empty stack's pop zeroes the value: only a success names a slot) */
 	if (!bpf_map_lookup_elem(&hists, key) && !bpf_map_pop_elem(&free_slots, &popped)) {
 		i = popped;
-		h = i < nr_slots ? slot_hists(i, bpf_get_smp_processor_id()) : 0;
+		h = i < nr_slots ? store_hists(i) : 0;
 		sk = bpf_map_lookup_elem(&slot_keys, &i);
 		if (!h || !sk) {
 			/* never: every slot index is below nr_slots */
 			bpf_map_push_elem(&free_slots, &i, 0);
 			return SH_SLOT_HASH;
 		}
-		/* the poller zeroed every CPU's copy when it freed the slot */
+		/* whoever freed the slot zeroed its store entry, and no cache holds it */
 		h->birth = __sync_fetch_and_add(&sh_births, 1) & SH_BIRTH_ID;
 	}
 	err = bpf_map_update_elem(&keydir, key, &i, BPF_NOEXIST);
@@ -205,12 +188,14 @@ static __always_inline struct sh_hist *hash_hists(struct task_struct *t, __u32 c
 
 /*
  * Histograms (one per metric) for @t's key, into *@kp (zeroed by the
- * caller): its slot's when it has one (the slot index kept in @c, while
- * the slot still holds that key: no hash lookup), else the key map's
- * (hash_hists()).
+ * caller): this CPU's cache entry for its slot when it has one (the slot
+ * index kept in @c, while the slot still holds that key: no hash
+ * lookup), else the key map's (hash_hists()). *@slot: the slot, or
+ * SH_SLOT_HASH; *@spare: see cache_hists().
  */
 static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, struct task_core *c,
-						   __u32 cpu, int *over, struct sh_key *kp,
+						   __u32 cpu, struct sh_pcpu *pc, int *over,
+						   struct sh_key *kp, __u32 *slot, bool *spare,
 						   const struct cfg *cf)
 {
 	struct sh_key key = {};
@@ -241,10 +226,8 @@ static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, struct
 slot:
 	if (i >= nr_slots)	/* never: slot indexes are below nr_slots; a bound for the verifier */
 		return 0;
-	h = slot_hists(i, cpu);
-	if (h && comm_changed(h, t, cpu))
-		comm_to_cpu0(slot_hists(i, 0), t, cf);
-	return h;
+	*slot = i;
+	return cache_hists(i, cpu, pc, spare);
 }
 
 #endif /* __SCHEDHIST_KEYS_BPF_H */

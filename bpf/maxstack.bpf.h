@@ -5,9 +5,9 @@
  * min and who had the max) of the current and the previous epoch
  * (struct sh_hist max[], by epoch parity), so the max of the epoch being
  * read survives the waits recorded while the poller reads it.
- * --stacks: stack_map keeps, per key, metric and epoch parity, the
- * kernel stack of the task whose wait is the epoch's max, written only
- * when a wait becomes a new max. A task being switched in has not run
+ * --stacks: stack_map keeps, per key, metric, epoch parity and CPU, the
+ * kernel stack of the task whose wait is the epoch's max on that CPU,
+ * written only when a wait becomes a new max. A task being switched in has not run
  * since its switch-out, so its kernel stack is still the one it left
  * the CPU with (bpf_get_task_stack on it).
  * Cost: the max and min are within the run-to-run noise (step "+ the
@@ -62,6 +62,13 @@ static __noinline void capture_stack(const struct sh_key *key, __u32 m, __u32 ep
 	if (m >= SH_METRIC_NR)
 		return;
 	sk = &st->s[m][ep & 1];
+	/*
+	 * a longer wait of this epoch on this CPU has its stack here already
+	 * (the max record that called this is a cache entry's, which starts
+	 * anew when the entry is evicted: bpf/store.bpf.h)
+	 */
+	if (sk->epoch == ep && sk->ns >= d)
+		return;
 	n = bpf_get_task_stack(t, sk->ip, sizeof(sk->ip), 0);
 	sk->nr = n > 0 ? (__u32)(n / sizeof(sk->ip[0])) : 0;
 	sk->ns = d;

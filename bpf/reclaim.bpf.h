@@ -54,28 +54,17 @@ static __always_inline void fold_hist(struct sh_hist *dst, const struct sh_hist 
 		dst->buckets[i] += src->buckets[i];
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
-	for (i = 0; i < 2; i++) {
-		const struct sh_max *s = &src->max[i];
-		struct sh_max *d = &dst->max[i];
-
-		if (!s->epoch)
-			continue;
-		if ((__s32)(s->epoch - d->epoch) > 0) {
-			*d = *s;
-		} else if (s->epoch == d->epoch) {
-			__u64 mn = s->min_ns < d->min_ns ? s->min_ns : d->min_ns;
-
-			if (s->ns > d->ns)
-				*d = *s;
-			d->min_ns = mn;
-		}
-	}
+	max_merge(&dst->max[0], &src->max[0]);
+	max_merge(&dst->max[1], &src->max[1]);
 }
 
 struct fold_ctx {
 	struct sh_key *key;
 	struct sh_hist *dst;	/* this CPU's copy of [exited] */
-	__u32 slot;		/* fold_slot_cpu(): the slot folded */
+	__u32 slot;		/* claim_slot_cpu(): the slot folded ... */
+	struct sh_hist *store;	/* ... its store entry ... */
+	struct sh_slot_seq *q;	/* ... and its seq bracket */
+	struct sh_pcpu *pc;	/* this CPU's counters */
 };
 
 /*
@@ -112,23 +101,31 @@ static long fold_cpu(__u32 cpu, struct fold_ctx *c)
 	return 0;
 }
 
-/* A slot's copy of @cpu: into this CPU's [exited], then zeroed for the slot's next key. */
-static long fold_slot_cpu(__u32 cpu, struct fold_ctx *c)
+/* CPU @cpu's cache entry for the slot folded, if it holds it, into the slot's store entry. */
+static long claim_slot_cpu(__u32 cpu, struct fold_ctx *c)
 {
-	struct sh_hist *src = slot_hists(c->slot, cpu);
-
-	if (!src)
-		return 1;	/* never: the slot index is below nr_slots */
-	fold_value(c->dst, src, true);
+	cache_claim(cpu, c->slot, c->store, c->q, c->pc);
 	return 0;
 }
 
+/* Stops bpf_loop() once no flush into the slot is under way. */
+static long slot_settled(__u32 n, struct fold_ctx *c)
+{
+	return !(c->q->seq & SH_SEQ_BUSY);
+}
+
+/* Waits at most this many looks for a flush of a slot being folded to end. */
+#define FOLD_SETTLE_TRIES 4096
+
 /*
- * The gone key @key has slot @i: fold every CPU's copy into this CPU's
- * [exited], zero them, and free the slot, here in the kernel, so that a
+ * The gone key @key has slot @i: take the slot's entries from every CPU's
+ * cache into its store entry, fold the store entry into this CPU's
+ * [exited], zero it, and free the slot, here in the kernel, so that a
  * storm of short-lived tasks never waits for the poller to free slots:
  * FOLDING -> FREE in docs/key-lifecycle.md, whose rules say when that is
- * safe. False when not done (the caller marks the key for the poller).
+ * safe (no run can hit the slot's cache entries, only flush them: the
+ * flushes are waited for). False when not done (the caller marks the
+ * key for the poller).
  */
 static __always_inline bool recycle_slot(struct sh_key *key, __u32 i)
 {
@@ -136,14 +133,15 @@ static __always_inline bool recycle_slot(struct sh_key *key, __u32 i)
 	struct fold_ctx c = { .key = key, .slot = i };
 	struct sh_hist *h0;
 	struct sh_key *sk;
-	struct sh_pcpu *pc;
 	__u32 zero = 0;
 
-	h0 = slot_hists(i, 0);
+	h0 = store_hists(i);
+	c.store = h0;
+	c.q = store_seq(i);
 	sk = bpf_map_lookup_elem(&slot_keys, &i);
 	c.dst = bpf_map_lookup_elem(&hists, &ex);
-	pc = bpf_map_lookup_elem(&pcpu, &zero);
-	if (!h0 || !sk || !c.dst || !pc)
+	c.pc = bpf_map_lookup_elem(&pcpu, &zero);
+	if (!h0 || !c.q || !sk || !c.dst || !c.pc)
 		return false;
 	/* one folder per slot: -k pid's frees of two threads may race on two CPUs */
 	if (__sync_fetch_and_or(&h0->birth, SH_BIRTH_FOLDING) & SH_BIRTH_FOLDING)
@@ -152,13 +150,31 @@ static __always_inline bool recycle_slot(struct sh_key *key, __u32 i)
 	sk->id = SH_FREE_ID;
 	__builtin_memset(sk->comm, 0, sizeof(sk->comm));
 	bpf_map_delete_elem(&keydir, key);
+	/* every CPU's cached counts into the store, in a bracket of its own */
+	__sync_fetch_and_add(&c.q->seq, SH_SEQ_OPEN);
+	bpf_loop(nr_cpus, claim_slot_cpu, &c, 0);
+	__sync_fetch_and_add(&c.q->seq, SH_SEQ_CLOSE);
+	/*
+	 * a CPU that took its entry before us is still adding it to the
+	 * store: it runs with interrupts off and ends in a few hundred ns;
+	 * one that does not end in time (its vCPU preempted) leaves the key
+	 * to the poller, as it was, its counts all in the store
+	 */
+	bpf_loop(FOLD_SETTLE_TRIES, slot_settled, &c, 0);
+	if (c.q->seq & SH_SEQ_BUSY) {
+		*sk = *key;
+		bpf_map_update_elem(&keydir, key, &i, BPF_NOEXIST);
+		__sync_fetch_and_or(&h0->birth, SH_BIRTH_DEAD);
+		__sync_fetch_and_and(&h0->birth, ~SH_BIRTH_FOLDING);
+		return true;
+	}
 	if (stacks)
 		bpf_map_delete_elem(&stack_map, key);
-	bpf_loop(nr_cpus, fold_slot_cpu, &c, 0);
+	fold_value(c.dst, h0, true);
 	/* (the push takes the stack's lock: the zeroing is seen by the slot's next taker) */
 	bpf_map_push_elem(&free_slots, &i, 0);
 	__sync_fetch_and_sub(&sh_slots_taken, 1);
-	pc->reclaimed++;
+	c.pc->reclaimed++;
 	return true;
 }
 
@@ -193,9 +209,9 @@ static __always_inline void reclaim(struct sh_key *key, bool recyclable, __s32 r
 		if (recyclable && !sh_reading && sh_slots_taken > slot_fold_above &&
 		    !(reuse_id && tid_in_use(reuse_id)) && recycle_slot(key, i))
 			return;
-		h = slot_hists(i, bpf_get_smp_processor_id());
+		h = store_hists(i);
 		if (h)
-			h->birth |= SH_BIRTH_DEAD;
+			__sync_fetch_and_or(&h->birth, SH_BIRTH_DEAD);
 		return;
 	}
 	h = bpf_map_lookup_elem(&hists, key);

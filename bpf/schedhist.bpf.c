@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * schedhist kernel side: measures how long tasks wait and bins each wait
- * into a histogram, in the kernel, per CPU (buckets of powers of two of a
- * second: schedhist.h). Nothing is streamed to userspace per event; the
+ * into a histogram, in the kernel: per CPU for keys none and cpu, in each
+ * CPU's cache of the shared key store for the others (buckets of powers
+ * of two of a second: schedhist.h). Nothing is streamed to userspace per event; the
  * poller reads the cumulative maps every interval and diffs them.
  *
  * The programs, all in this file, each followed by what it calls:
@@ -46,7 +47,9 @@
  *   task_state.bpf.h  per-task state: the task table, task storage
  *   task_key.bpf.h    the -p/-c filter and each task's key
  *   keys.bpf.h        key slots, key directory, free slots, the key map
+ *   store.bpf.h       the slots' shared store and each CPU's cache of it
  *   culprits.bpf.h    --culprits: the per-CPU pair cache
+ *   culprit_time.bpf.h  --culprit-mode time: each CPU's ring of its last runs
  *   maxstack.bpf.h    the epoch max and --stacks
  *   reclaim.bpf.h     gone keys: marked for the poller or folded here
  * A key's life, from its first wait to its slot's reuse:
@@ -63,6 +66,7 @@
 #include "task_key.bpf.h"
 #include "keys.bpf.h"
 #include "culprits.bpf.h"
+#include "culprit_time.bpf.h"
 #include "maxstack.bpf.h"
 #include "reclaim.bpf.h"
 
@@ -94,8 +98,8 @@ static __always_inline void switch_out(struct task_struct *t, __u64 now, bool sl
 				       const struct cfg *cf);
 static __always_inline void switch_in(struct task_struct *t, struct task_struct *prev, __u64 now,
 				      const struct cfg *cf);
-static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 now, __u64 lq,
-				     __u64 rd, __u32 pcount, __u64 *rq, const struct cfg *cf);
+static __always_inline int runq_wait(const struct task_core *c, __u32 flags, __u64 now,
+				     const struct sched_seen *si, __u64 *rq, const struct cfg *cf);
 static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x,
 					 const struct waits *w);
 static __always_inline void record(const struct cfg *cf, const struct rec_ctx *x,
@@ -117,7 +121,7 @@ int BPF_PROG(name, bool preempt, struct task_struct *prev, struct task_struct *n
 	return on_switch(prev, next, prev_state, &cf);					\
 }
 
-SWITCH_PROG(schedhist_switch, metrics, method == SH_METHOD_SCHED_INFO)
+SWITCH_PROG(schedhist_switch, metrics | SH_SWITCH_ANY, method == SH_METHOD_SCHED_INFO)
 #define SWITCH_VARIANT(suffix, bits) \
 	SWITCH_PROG(schedhist_switch_##suffix, bits, !((bits) & SH_SWITCH_WAKEUP))
 SH_SWITCH_VARIANTS(SWITCH_VARIANT)
@@ -197,6 +201,9 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u64 now = cf->schedinfo || clock_src == SH_CLOCK_RQ ? prev->se.cfs_rq->rq->clock
 						       : bpf_ktime_get_ns();
 
+	/* --culprit-mode time: every task's run, traced or not, ends in the ring */
+	if (cfg_culprit_time(cf))
+		run_ring_note(prev, now);
 	/* switch-out times: offcpu and blocked, and runq by wakeup stamps */
 	if (cf->schedinfo && (prev_state & TASK_DEAD))
 		task_entry_free(prev);	/* its last switch */
@@ -212,38 +219,12 @@ static __always_inline void switch_out(struct task_struct *t, __u64 now, bool sl
 				       const struct cfg *cf)
 {
 	struct task_core *c;
-	__u32 flags;
 
 	if (!task_traced(t, cf))
 		return;
 	c = task_state(t, true, cf);
-	if (!c)
-		return;
-	c->out_ts = now;
-	flags = slept ? c->flags | TS_SLEPT : c->flags & ~TS_SLEPT;
-	/*
-	 * sched_info: a task first seen here is due no arrival before its
-	 * next switch-in's (which comes after that event), and a running
-	 * task's run_delay stands still until it is queued again: it is the
-	 * base the next wait is measured from. A task seen before keeps the
-	 * base of its last switch-in, so that what run_delay gained without
-	 * a wait recorded since (an arrival this program did not see:
-	 * pcount ran ahead, SH_STAT_MERGED) goes into the next wait.
-	 */
-	if (cf->schedinfo) {
-		if (!(flags & TS_PC)) {
-			c->pcount = t->sched_info.pcount;
-			flags |= TS_PC;
-		}
-		if ((has(cf, SH_METRIC_RUNQ) || has(cf, SH_METRIC_BLOCKED)) && !(flags & TS_RD)) {
-			c->rd_base = t->sched_info.run_delay;
-			flags |= TS_RD;
-		}
-	} else {
-		/* wakeup method: preempted, it is runnable from now on */
-		((struct task_st *)c)->wake_ts = slept ? 0 : now;
-	}
-	c->flags = flags;
+	if (c)
+		task_switched_out(c, t, now, slept, cf);
 }
 
 /* @t is switched in at @now, @prev out: every wait it ends. */
@@ -252,11 +233,11 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 {
 	struct waits w = { .off_err = SH_STAT_NO_START, .rq_err = SH_STAT_NO_START };
 	struct rec_ctx x = { .t = t, .prev = prev };
-	__u64 lq = 0, rd = 0;
+	struct sched_seen si;
 	struct task_core *c;
 	struct sh_pcpu *pc;
-	__u32 zero = 0, flags, pcount = 0;
-	bool first;
+	__u32 zero = 0, flags;
+	bool first, rq_too;
 
 	pc = bpf_map_lookup_elem(&pcpu, &zero);
 	if (!pc)
@@ -279,31 +260,26 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 	x.pc = pc;
 	x.c = c;
 	flags = c->flags;
-	if (cf->schedinfo) {
-		lq = t->sched_info.last_queued;
-		rd = t->sched_info.run_delay;
-		pcount = t->sched_info.pcount;
-	}
+	si = sched_seen_of(t, cf);
 	w.slept = flags & TS_SLEPT;
 	/*
 	 * Several metrics, sched_info method: the usual switch-in, of a task
 	 * seen switch out, whose pcount and run_delay base are known, that
 	 * this program saw at every arrival since and that was queued, takes
 	 * its three waits with none of the tests below (they would all pass:
-	 * the same results, runq_wait()'s included). One test instead of a
-	 * dozen branches and their spills: bench/run.sh's arm
-	 * sh:offcpu+runq+blocked:none against sh:offcpu:none measures it.
+	 * the same results, runq_wait()'s included) and the same state
+	 * update. One test instead of a dozen branches and their spills:
+	 * bench/run.sh's arm sh:offcpu+runq+blocked:none against
+	 * sh:offcpu:none measures it.
 	 */
 	if (cf->schedinfo && nmetrics(cf) > 1 && (flags & (TS_PC | TS_RD)) == (TS_PC | TS_RD) &&
-	    pcount == c->pcount && lq && c->out_ts && now >= lq && now >= c->out_ts) {
+	    si.pcount == c->pcount && si.lq && c->out_ts && now >= si.lq && now >= c->out_ts) {
 		w.off = now - c->out_ts;
-		w.rq = rd - c->rd_base + (now - lq);
-		c->out_ts = 0;
-		c->pcount = pcount + 1;
-		task_arrive_queued(c, &flags, now, lq, rd);
-		c->flags = flags & ~(TS_SLEPT | TS_NEW);
+		w.rq = si.rd - c->rd_base + (now - si.lq);
 		w.off_err = 0;
 		w.rq_err = 0;
+		c->out_ts = 0;
+		task_switched_in(c, flags, now, &si, true, cf);
 		record_waits(cf, &x, &w);
 		return;
 	}
@@ -316,27 +292,24 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 		 * waits are in run_delay, so in the next one; their offcpu
 		 * and blocked waits are lost. Say how many, for every metric.
 		 */
-		if ((flags & TS_PC) && pcount != c->pcount)
-			stat_add(pc, SH_STAT_MERGED, pcount - c->pcount, cf);
-		c->pcount = pcount + !!lq;
-		flags |= TS_PC;
+		if ((flags & TS_PC) && si.pcount != c->pcount)
+			stat_add(pc, SH_STAT_MERGED, si.pcount - c->pcount, cf);
 	}
 	/* a task's first run has no switch-out: off CPU since runnable */
-	first = cf->schedinfo ? !pcount : (flags & TS_NEW);
+	first = cf->schedinfo ? !si.pcount : (flags & TS_NEW);
 	if ((has(cf, SH_METRIC_OFFCPU) || has(cf, SH_METRIC_BLOCKED) || !cf->schedinfo) && c->out_ts) {
 		w.off_err = now < c->out_ts ? SH_STAT_CLOCK_SKEW : 0;
 		w.off = now - c->out_ts;
 		c->out_ts = 0;
 	}
-	if (has(cf, SH_METRIC_RUNQ) || has(cf, SH_METRIC_BLOCKED) || first)
-		w.rq_err = runq_wait(c, &flags, now, lq, rd, pcount, &w.rq, cf);
+	rq_too = has(cf, SH_METRIC_RUNQ) || has(cf, SH_METRIC_BLOCKED) || first;
+	if (rq_too)
+		w.rq_err = runq_wait(c, flags, now, &si, &w.rq, cf);
+	task_switched_in(c, flags, now, &si, rq_too, cf);
 	if (first && w.off_err == SH_STAT_NO_START) {
 		w.off_err = w.rq_err;
 		w.off = w.rq;
 	}
-	if (!cf->schedinfo)
-		((struct task_st *)c)->wake_ts = 0;
-	c->flags = flags & ~(TS_SLEPT | TS_NEW);
 
 	/*
 	 * blocked: only waits that began with a sleep (the rest is runq):
@@ -350,41 +323,27 @@ static __always_inline void switch_in(struct task_struct *t, struct task_struct 
 
 /*
  * The run-queue part of the wait ending now, into *@rq: 0, or the
- * reason it is unknown (SH_STAT_NO_START, SH_STAT_CLOCK_SKEW). @lq, @rd,
- * @pcount: @t's sched_info (sched_info method); *@flags: @c's, updated.
+ * reason it is unknown (SH_STAT_NO_START, SH_STAT_CLOCK_SKEW). @c and
+ * its @flags: the state before this switch-in; @si: the accounting at it
+ * (sched_info method).
  */
-static __always_inline int runq_wait(struct task_core *c, __u32 *flags, __u64 now, __u64 lq,
-				     __u64 rd, __u32 pcount, __u64 *rq, const struct cfg *cf)
+static __always_inline int runq_wait(const struct task_core *c, __u32 flags, __u64 now,
+				     const struct sched_seen *si, __u64 *rq, const struct cfg *cf)
 {
 	if (cf->schedinfo) {
-		/* a task that never ran has accrued nothing: base 0 is exact */
-		bool known = (*flags & TS_RD) || !pcount;
-		__u64 base = (*flags & TS_RD) ? c->rd_base : 0;
-
-		/*
-		 * Not queued: sched_info_arrive() counts no wait (pcount) and
-		 * adds nothing to run_delay; what run_delay gained since the
-		 * base (a migration's part of a wait, or a switch-in this
-		 * program did not see) stays for the next wait, so the base
-		 * stays too.
-		 */
-		if (!lq) {
-			if (!known) {
-				c->rd_base = rd;
-				*flags |= TS_RD;
-			}
+		/* not queued: sched_info_arrive() counts no wait (pcount) */
+		if (!si->lq)
 			return SH_STAT_NO_START;
-		}
-		task_arrive_queued(c, flags, now, lq, rd);
-		if (!known)
+		/* a task that never ran has accrued nothing: base 0 is exact */
+		if (!(flags & TS_RD) && si->pcount)
 			return SH_STAT_NO_START;
 		/* the same run queue stamped both: cannot go backwards */
-		if (now < lq)
+		if (now < si->lq)
 			return SH_STAT_CLOCK_SKEW;
-		*rq = rd - base + (now - lq);
+		*rq = si->rd - ((flags & TS_RD) ? c->rd_base : 0) + (now - si->lq);
 		return 0;
 	} else {
-		__u64 wake = ((struct task_st *)c)->wake_ts;
+		__u64 wake = ((const struct task_st *)c)->wake_ts;
 
 		if (!wake)
 			return SH_STAT_NO_START;
@@ -403,7 +362,9 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 					 const struct waits *w)
 {
 	struct sh_pcpu *pc = x->pc;
+	__u32 slot = SH_SLOT_HASH;
 	int b_err = w->b_err;
+	bool spare = false;
 	struct sh_hist *h;
 
 	/* blocked below zero: only when two CPUs' clocks disagree */
@@ -419,7 +380,8 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 		if (cfg_stacks(cf) && cfg_key_type(cf) == SH_KEY_CPU)
 			x->key.id = bpf_get_smp_processor_id();
 	} else {
-		h = keyed_hists(x->t, x->c, bpf_get_smp_processor_id(), &x->over, &x->key, cf);
+		h = keyed_hists(x->t, x->c, bpf_get_smp_processor_id(), pc, &x->over, &x->key,
+				&slot, &spare, cf);
 		if (!h) {
 			stat_all(pc, SH_STAT_SEEN, cf);
 			stat_all(pc, SH_STAT_DROPPED, cf);
@@ -438,7 +400,9 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 	if (has(cf, SH_METRIC_RUNQ)) {
 		if (!w->rq_err && h) {
 			record(cf, x, hist_at(h, idx(cf, SH_METRIC_RUNQ)), SH_METRIC_RUNQ, w->rq);
-			if (cfg_culprits(cf))
+			if (cfg_culprit_time(cf))
+				blame_time(pc, &x->key, w->rq);
+			else if (cfg_culprits(cf))
 				blame(pc, &x->key, x->prev, w->rq);
 		} else
 			unrecorded(pc, SH_METRIC_RUNQ, w->rq_err);
@@ -450,6 +414,8 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 		else
 			unrecorded(pc, SH_METRIC_BLOCKED, b_err);
 	}
+	if (spare)
+		store_spare_flush(slot, pc);
 }
 
 /*
@@ -518,9 +484,8 @@ static __always_inline int on_wakeup(struct task_struct *p, __u32 flags)
 		 * ttwu_runnable(), wake_up_new_task()): the stamp
 		 * sched_info_enqueue() takes
 		 */
-		s->wake_ts = clock_src == SH_CLOCK_RQ ? p->se.cfs_rq->rq->clock
-						      : bpf_ktime_get_ns();
-		s->c.flags |= flags;
+		task_woken(s, clock_src == SH_CLOCK_RQ ? p->se.cfs_rq->rq->clock
+						       : bpf_ktime_get_ns(), flags);
 	}
 	return 0;
 }

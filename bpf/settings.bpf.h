@@ -40,10 +40,11 @@ const volatile __u32 filter_cglevel = 0;	/* -c: level of that root */
 const volatile __u32 fold_above = 0;		/* fold gone keys once more keys are live */
 const volatile __u32 slot_fold_above = 0;	/* ... and gone keys in slots once more slots are taken */
 const volatile bool culprits = false;		/* --culprits: blame runq waits on prev */
+const volatile __u32 culprit_mode = SH_CULPRIT_SWITCH;	/* --culprit-mode: enum sh_culprit_mode */
 const volatile bool stacks = false;		/* --stacks: capture the max wait's stack */
 const volatile __u32 task_mask = 0;		/* task table entries - 1 (a power of two - 1) */
-const volatile __u32 nr_slots = 0;		/* slots of the slot array, 0 = none */
-const volatile __u32 slot_stride = 0;		/* slot array entries per CPU (>= nr_slots) */
+const volatile __u32 nr_slots = 0;		/* slots of the key store, 0 = none */
+const volatile __u32 cache_mask = SH_CACHE - 1;	/* cache entries per CPU - 1 (a power of two - 1) */
 
 /* Advanced by the poller at each reading (see struct sh_hist). */
 volatile __u32 sh_epoch = 1;

@@ -139,16 +139,102 @@ static __always_inline struct task_core *task_state(struct task_struct *t, bool 
 }
 
 /*
- * sched_info method: @c, with its *@flags, as @t is switched in at @now
- * after being queued since @lq: the run_delay @rd plus what
- * sched_info_arrive() is about to add to it is the base the next wait is
- * measured from.
+ * sched_info method: @t's accounting as the kernel has it at a switch-in,
+ * before sched_info_arrive() adds this one (schedhist.bpf.c "Method").
  */
-static __always_inline void task_arrive_queued(struct task_core *c, __u32 *flags, __u64 now,
-					       __u64 lq, __u64 rd)
+struct sched_seen {
+	__u64 lq;	/* last_queued: when this wait was queued; 0 = not queued */
+	__u64 rd;	/* run_delay, without this wait */
+	__u32 pcount;	/* arrivals counted, without this one */
+};
+
+static __always_inline struct sched_seen sched_seen_of(struct task_struct *t,
+							const struct cfg *cf)
 {
-	c->rd_base = rd + (now >= lq ? now - lq : 0);
-	*flags |= TS_RD;
+	struct sched_seen si = {};
+
+	if (cf->schedinfo) {
+		si.lq = t->sched_info.last_queued;
+		si.rd = t->sched_info.run_delay;
+		si.pcount = t->sched_info.pcount;
+	}
+	return si;
+}
+
+/*
+ * The task state changes at three events, each in one function below
+ * that every path of that event calls: the switch-out, the wakeup
+ * (wakeup method) and the switch-in, whose waits are measured from the
+ * state before it changes.
+ */
+
+/* @t (state @c) is switched out at @now; @slept: not runnable any more. */
+static __always_inline void task_switched_out(struct task_core *c, struct task_struct *t,
+					      __u64 now, bool slept, const struct cfg *cf)
+{
+	__u32 flags = slept ? c->flags | TS_SLEPT : c->flags & ~TS_SLEPT;
+
+	c->out_ts = now;
+	/*
+	 * sched_info: a task first seen here is due no arrival before its
+	 * next switch-in's (which comes after that event), and a running
+	 * task's run_delay stands still until it is queued again: it is the
+	 * base the next wait is measured from. A task seen before keeps the
+	 * base of its last switch-in, so that what run_delay gained without
+	 * a wait recorded since (an arrival this program did not see:
+	 * pcount ran ahead, SH_STAT_MERGED) goes into the next wait.
+	 */
+	if (cf->schedinfo) {
+		if (!(flags & TS_PC)) {
+			c->pcount = t->sched_info.pcount;
+			flags |= TS_PC;
+		}
+		if ((has(cf, SH_METRIC_RUNQ) || has(cf, SH_METRIC_BLOCKED)) && !(flags & TS_RD)) {
+			c->rd_base = t->sched_info.run_delay;
+			flags |= TS_RD;
+		}
+	} else {
+		/* wakeup method: preempted, it is runnable from now on */
+		((struct task_st *)c)->wake_ts = slept ? 0 : now;
+	}
+	c->flags = flags;
+}
+
+/* wakeup method: @s's task is put on a run queue at @now; @flags: TS_NEW for a new task. */
+static __always_inline void task_woken(struct task_st *s, __u64 now, __u32 flags)
+{
+	s->wake_ts = now;
+	s->c.flags |= flags;
+}
+
+/*
+ * @c, with the @flags its switch-in read, once its task is switched in
+ * at @now with the accounting @si (its waits are measured from the state
+ * before; the offcpu wait takes out_ts itself): the arrival counted
+ * (sched_info method), not runnable since a wakeup (wakeup method). With
+ * @rq (the run-queue wait is measured), the base of the next wait:
+ * queued, the run_delay plus what sched_info_arrive() is about to add to
+ * it; not queued, sched_info_arrive() adds nothing and counts no wait,
+ * so a known base stays (what run_delay gained since, a migration's part
+ * of a wait or a switch-in this program did not see, goes into the next
+ * wait) and an unknown one is the run_delay of now (a task that never
+ * ran has accrued nothing: its base stays 0, exact).
+ */
+static __always_inline void task_switched_in(struct task_core *c, __u32 flags, __u64 now,
+					     const struct sched_seen *si, bool rq,
+					     const struct cfg *cf)
+{
+	if (cf->schedinfo) {
+		c->pcount = si->pcount + !!si->lq;
+		flags |= TS_PC;
+		if (rq && (si->lq || (!(flags & TS_RD) && si->pcount))) {
+			c->rd_base = si->rd + (si->lq && now >= si->lq ? now - si->lq : 0);
+			flags |= TS_RD;
+		}
+	} else {
+		((struct task_st *)c)->wake_ts = 0;
+	}
+	c->flags = flags & ~(TS_SLEPT | TS_NEW);
 }
 
 #endif /* __SCHEDHIST_TASK_STATE_BPF_H */

@@ -77,6 +77,10 @@ enum sh_metric {
 #define SH_SWITCH_PLAIN (1U << 8)
 /* ... and runq by the wakeup method (plain and not), for the fallback */
 #define SH_SWITCH_WAKEUP (1U << 9)
+/* ... and runq with --culprits --culprit-mode time (the others have none of its code) */
+#define SH_SWITCH_CULPRIT_TIME (1U << 10)
+/* the program for any configuration (it tests the settings at run time) */
+#define SH_SWITCH_ANY (1U << 11)
 
 /*
  * The sched_switch programs compiled for one configuration each, as
@@ -92,7 +96,8 @@ enum sh_metric {
 	X(offcpu_plain, SH_SWITCH_OFFCPU | SH_SWITCH_PLAIN)			\
 	X(all_plain, SH_SWITCH_ALL | SH_SWITCH_PLAIN)				\
 	X(runq_wakeup, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP)			\
-	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)
+	X(runq_wakeup_plain, SH_SWITCH_RUNQ | SH_SWITCH_WAKEUP | SH_SWITCH_PLAIN)		\
+	X(runq_culprit_time, SH_SWITCH_RUNQ | SH_SWITCH_CULPRIT_TIME)
 
 /* How run-queue waits (and so blocked = offcpu - runq) are measured. */
 enum sh_method {
@@ -162,11 +167,11 @@ struct sh_key {
 #define SH_EXITED_ID (~0ULL - 1)
 
 /*
- * Keys (-k comm, pid, tid, cgroup) live in one of two places: the first
- * ones each in a slot of the slot array (histograms in a block per
- * possible CPU, mapped by the poller, found with no hash lookup: a task
- * keeps its slot's index), the others
- * in the key map (a per-CPU hash). The key directory (a hash, key ->
+ * Keys (-k comm, pid, tid, cgroup) live each in a slot of the key store
+ * (one entry of histograms for all CPUs, written through each CPU's
+ * cache of it, mapped by the poller, found with no hash lookup: a task
+ * keeps its slot's index); the key map (a per-CPU hash) holds [other]
+ * and [exited]. The key directory (a hash, key ->
  * slot index, or SH_SLOT_HASH for a key of the key map) says where each
  * key is, so that no key is ever in both. A free slot's key
  * (slot_keys) has the id SH_FREE_ID, which no task's key has. How keys
@@ -191,7 +196,8 @@ struct sh_max {
 
 /*
  * sh_hist::birth: bit 31 marks a key whose task or cgroup is gone, bit 30
- * (CPU 0's copy) a key being folded into [exited]; the rest is the id.
+ * (the store entry's, or CPU 0's copy in the key map) a key being folded
+ * into [exited]; the rest is the id.
  */
 #define SH_BIRTH_DEAD 0x80000000U
 #define SH_BIRTH_FOLDING 0x40000000U
@@ -239,6 +245,46 @@ struct sh_hist {
  * metric measured, this far apart.
  */
 #define SH_HIST_SIZE(nb) ((sizeof(struct sh_hist) + 4 * (nb) + 7) / 8 * 8)
+
+/*
+ * The key store: one entry per slot (a histogram per
+ * metric, for all CPUs together), which the CPUs' caches flush into with
+ * atomic adds (bpf/store.bpf.h). Each slot has a header in slot_seq:
+ * @seq, low 32 bits the flushes into the slot under way, high 32 bits the
+ * flushes done (a reader that sees the same @seq, with none under way,
+ * before and after reading the slot and the caches saw no flush move
+ * counts between them); @lock, the try-lock of the slot's max records.
+ */
+struct sh_slot_seq {
+	__u64 seq;
+	__u32 lock;
+	__u32 pad;
+};
+#define SH_SEQ_OPEN 1ULL			/* added when a flush begins */
+#define SH_SEQ_CLOSE ((1ULL << 32) - 1)	/* added when it ends: done + 1, under way - 1 */
+#define SH_SEQ_BUSY 0xffffffffULL		/* mask of the flushes under way */
+
+/*
+ * One entry of a CPU's cache of histograms (the cache map: SH_CACHE
+ * entries per possible CPU by default, CPU c's entries from c * entries,
+ * direct-mapped by slot index). Written by its CPU with plain increments
+ * (a hit); its counts move into the slot's store entry when another slot
+ * takes its place (a miss) or when the slot's key is reclaimed. @idx: the
+ * slot it caches, or one of the markers below; then a histogram per
+ * metric, SH_HIST_SIZE(nbuckets) apart (the poller sets the value size).
+ */
+struct sh_cent {
+	__u32 idx;
+	__u32 pad;
+	__u64 h[];
+};
+/* Bytes of a cache entry holding @nmetrics histograms of @nb buckets (the cache map's value size). */
+#define sh_cent_size(nmetrics, nb) (8 + (nmetrics) * SH_HIST_SIZE(nb))
+#define SH_CENT_EMPTY 0xffffffffU	/* caches no slot */
+#define SH_CENT_FLUSHING 0xfffffffeU	/* its CPU is moving the counts to the store */
+#define SH_CENT_CLAIMED 0xfffffffdU	/* a reclaim is moving them (another CPU, the poller) */
+/* Cache entries per CPU by default (a power of two); SCHEDHIST_CACHE_ENTRIES overrides. */
+#define SH_CACHE 16
 
 /* The poller reads the maps at least this often, whatever -i says. */
 #define SH_READ_PERIOD_S 10
@@ -296,6 +342,42 @@ struct sh_culprit_key {
 /* Culprit id of the idle task: the CPU was idle when the wait ended. */
 #define SH_IDLE_ID (~0ULL - 2)
 
+/*
+ * --culprit-mode time: culprit id of the part of a wait that the CPU's
+ * run ring (struct sh_run_ring) no longer holds, or never saw (its runs
+ * before the program attached): counted, never given to a task.
+ */
+#define SH_UNATTRIBUTED_ID (~0ULL - 4)
+
+/* How --culprits blames a run-queue wait (--culprit-mode). */
+enum sh_culprit_mode {
+	/* the whole wait, on the task the switch that ends it switches out */
+	SH_CULPRIT_SWITCH = 0,
+	/* each task that ran on the CPU during the wait, for the time it ran */
+	SH_CULPRIT_TIME = 1,
+};
+
+/* --culprit-mode time: one run of a task on a CPU, [start, end) on its run queue's clock. */
+struct sh_run {
+	__u64 start, end;
+	struct sh_key key;		/* the task's key, SH_IDLE_ID for the idle task */
+	char comm[SH_COMM_LEN];		/* pid/tid keys: the task's name */
+};
+
+/* Runs each CPU keeps (a power of two): a wait is blamed on up to this many. */
+#define SH_RUN_RING 512
+
+/*
+ * --culprit-mode time: a CPU's last SH_RUN_RING runs, written at each of
+ * its switches (the run of the task switched out); @head counts the runs
+ * written, runs[(head - 1) % SH_RUN_RING] is the latest.
+ */
+struct sh_run_ring {
+	__u64 cur_start;		/* start of the run in progress, 0 before the first switch */
+	__u64 head;
+	struct sh_run runs[SH_RUN_RING];
+};
+
 /* Value of the culprit map, per CPU; cumulative, 64-bit: never wraps. */
 struct sh_culprit_val {
 	__u64 count;			/* waits that ended behind the culprit */
@@ -337,6 +419,13 @@ struct sh_pcpu {
 	 * made (culprit map full); the poller counts them under [rest]
 	 */
 	__u64 culprit_lost;
+	__u64 cache_hit;		/* keyed switch-ins whose slot was in this CPU's cache */
+	__u64 cache_miss;		/* ... and whose was not (an entry taken, its counts flushed) */
+	/*
+	 * a flushed entry's max or min that was not merged into the store:
+	 * its lock stayed taken (another flusher of the slot stalled)
+	 */
+	__u64 max_lost;
 	struct sh_culprit_ent ccache[SH_CCACHE];	/* --culprits: see above */
 	/*
 	 * one sh_hist per metric measured, SH_HIST_SIZE(nbuckets) apart: room

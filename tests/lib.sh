@@ -47,6 +47,7 @@ cleanup() {
 	wait 2>/dev/null
 	# a test's own cleanup (e.g. removing cgroups), after its processes died
 	if declare -F test_cleanup >/dev/null; then test_cleanup; fi
+	[ -n "$OWN_PARENT" ] && remove_cgroup_tree "$OWN_PARENT"
 	switch_trace_end
 	# a failure already explains itself; a pass or a skip must not hide bad JSON
 	if ! check_reports && { [ $rc -eq 0 ] || [ $rc -eq $SKIP ]; }; then rc=1; fi
@@ -140,9 +141,12 @@ cpu_busy() { awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8 + $9}' /pro
 # CPU (ftrace, a trace instance of this test's: the host's tracing is left
 # as it was; tracefs is mounted for the test if it is not), an oracle
 # for which task ran before which that shares no code with schedhist.
-# Only for switches between two tasks: on 6.18 ftrace leaves out about a
-# third of the switches from the idle task (seen: after a switch to idle,
-# the CPU's next event has a task as prev), which schedhist's program sees.
+# Only for switches between two tasks: ftrace leaves out some of the
+# switches from the idle task (after a switch to idle, the CPU's next
+# event can have a task as prev), which schedhist's program sees.
+# A second argument is an ftrace filter of the switches kept (e.g.
+# 'next_comm == "culA"'): a busy host switches CPU 0 over 50 000 times a
+# second, more than the buffer holds over a test.
 # switch_trace_stop FILE: stop, and write one "PREV_PID NEXT_PID" line per
 # switch to FILE; fails if the buffer overflowed (a count would be short).
 TRACE_INST= TRACE_MNT=
@@ -159,6 +163,8 @@ switch_trace_start() {
 	mkdir "$TRACE_INST" || fail "cannot make trace instance $TRACE_INST"
 	printf '%x\n' $((1 << $1)) >"$TRACE_INST/tracing_cpumask"
 	echo 8192 >"$TRACE_INST/buffer_size_kb"
+	[ -z "${2:-}" ] || echo "$2" >"$TRACE_INST/events/sched/sched_switch/filter" ||
+		fail "bad trace filter: $2"
 	echo 1 >"$TRACE_INST/events/sched/sched_switch/enable"
 	echo 1 >"$TRACE_INST/tracing_on"
 }
@@ -294,6 +300,22 @@ cgroup_v2_or_cpu() {
 		HIER=(--cgroup-hier cpu)
 	fi
 	[ -n "$MNT" ] || skip "no cgroup2 and no v1 cpu hierarchy mounted"
+}
+
+# own_cgroup NAME: a cgroup of the test's own, $OWN (NAME-PID/w under the
+# cgroup2 mount or the v1 cpu hierarchy, removed when the test ends), and
+# OWN_FILTER, the options that trace only its tasks (-c, --cgroup-hier):
+# a test that checks its own tasks' keys runs its workload in it
+# (in_cgroup), so that a busy host's tasks (thousands of new tids a
+# second) cannot fill the maps its keys need.
+OWN= OWN_PARENT=
+declare -a OWN_FILTER=()
+own_cgroup() {
+	cgroup_v2_or_cpu
+	OWN_PARENT=$MNT/$1-$$
+	OWN=$OWN_PARENT/w
+	mkdir -p "$OWN" || fail "cannot create cgroup $OWN"
+	OWN_FILTER=(-c "$OWN" "${HIER[@]}")
 }
 
 # map_entries ID: how many keys map ID holds now.

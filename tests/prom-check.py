@@ -14,14 +14,29 @@ the interval max, where present, is a gauge with the key's labels, tid and comm;
 OpenMetrics names counter families without _total, has the info family
 schedhist_build, and ends with "# EOF"; the culprit and cgroup counter
 families, where present, are counters with the key's labels.
+Exemplars (OpenMetrics only): on histogram bucket lines only, at most one
+per histogram, labels tid (a number), comm and optionally stack_id (16
+hex digits) within OpenMetrics' 128 characters of label names and values,
+a value inside its bucket (above the previous le, at most its own) and
+equal to the key's interval max of the same tid and comm, a timestamp.
 Exits 1 with one line per problem, else prints "ok: N series".
 """
 import math
 import re
 import sys
 
-SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+LABELS = r'(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*'
+# a sample, and in OpenMetrics its exemplar: " # {LABELS} VALUE [TIMESTAMP]"
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(' + LABELS + r')\})? (\S+)'
+                    r'(?: # \{(' + LABELS + r')\} (\S+)(?: (\S+))?)?$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"(,|$)')
+EXEMPLAR_LABELS = {'tid', 'comm', 'stack_id'}
+EXEMPLAR_MAX_CHARS = 128	# OpenMetrics: label names and values of one exemplar
+
+
+def unescape(v):
+    """A label value as the scraper reads it (\\\\, \\", \\n)."""
+    return re.sub(r'\\(.)', lambda m: '\n' if m.group(1) == 'n' else m.group(1), v)
 FAMILIES = {
     'schedhist_wait_seconds': 'histogram',
     'schedhist_events_total': 'counter',
@@ -34,8 +49,10 @@ FAMILIES = {
 # Families exported only with some options (--culprits, -k cgroup), and
 # only once they have a sample: counters with the key's labels (and culprit).
 OPTIONAL = {
-    'schedhist_culprit_wait_seconds_total': ('metric=', 'key_type=', 'key=', 'culprit='),
-    'schedhist_culprit_waits_total': ('metric=', 'key_type=', 'key=', 'culprit='),
+    'schedhist_culprit_wait_seconds_total': ('metric=', 'key_type=', 'key=', 'culprit=',
+                                             'culprit_mode='),
+    'schedhist_culprit_waits_total': ('metric=', 'key_type=', 'key=', 'culprit=',
+                                      'culprit_mode='),
     'schedhist_cgroup_periods_total': ('metric=', 'key_type="cgroup"', 'key='),
     'schedhist_cgroup_throttled_periods_total': ('metric=', 'key_type="cgroup"', 'key='),
     'schedhist_cgroup_throttled_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),
@@ -63,6 +80,7 @@ def parse_labels(text, problems, line):
 def parse(text, om):
     """(samples {series: value}, families {name: type}, problems)."""
     problems, samples, families, helps = [], {}, {}, set()
+    exemplars = []
     lines = text.split('\n')
     if lines[-1] != '':
         problems.append('does not end with a newline')
@@ -98,6 +116,8 @@ def parse(text, om):
         if labels is None:
             continue
         series = name + '{' + ','.join(f'{k}="{v}"' for k, v in labels) + '}'
+        if m.group(5) is not None:
+            check_exemplar(line, name, labels, m, om, families, exemplars, problems)
         if series in samples:
             problems.append(f'duplicate series: {series}')
         samples[series] = value
@@ -116,6 +136,8 @@ def parse(text, om):
                     problems.append(f'bucket without le: {line}')
                     continue
                 h['le'].append((float(le), value))
+                if m.group(5) is not None:
+                    h.setdefault('exemplars', []).append(float(le))
             elif name.endswith('_sum'):
                 h['sum'] = value
             elif name.endswith('_count'):
@@ -135,7 +157,57 @@ def parse(text, om):
             problems.append(f'histogram {key}: _count {h["count"]} != +Inf bucket {counts[-1]}')
         elif h['sum'] < 0:
             problems.append(f'histogram {key}: negative _sum')
+        ex = h.get('exemplars', [])
+        if len(ex) > 1:
+            problems.append(f'histogram {key}: {len(ex)} exemplars, not one')
+    for line, key, le, ev, labels in exemplars:
+        bounds = [b for b, _ in hist.get(key, {'le': []})['le']]
+        lower = max([b for b in bounds if b < le], default=0)
+        if not lower < ev <= le:
+            problems.append(f'exemplar value {ev} outside its bucket ({lower}, {le}]: {line}')
+        gauge = MAX_GAUGE[0] + '{' + ','.join(f'{k}="{v}"' for k, v in key + (
+            ('tid', labels.get('tid')), ('comm', labels.get('comm')))) + '}'
+        if samples.get(gauge) != ev:
+            problems.append(f'exemplar {ev} is not {gauge} ({samples.get(gauge)}): {line}')
     return samples, families, problems
+
+
+def check_exemplar(line, name, labels, m, om, families, exemplars, problems):
+    """One exemplar's syntax and labels; its bucket and value are checked once all is read."""
+    if not om:
+        problems.append(f'exemplar in the text format 0.0.4: {line}')
+        return
+    fam = family_of(name, families, om)
+    if fam is None or families[fam] != 'histogram' or not name.endswith('_bucket'):
+        problems.append(f'exemplar on a line that is no histogram bucket: {line}')
+        return
+    ex = parse_labels(m.group(5), problems, line)
+    if ex is None:
+        return
+    names = [k for k, _ in ex]
+    exd = {k: unescape(v) for k, v in ex}
+    if len(set(names)) != len(names) or not {'tid', 'comm'} <= set(names) or \
+            not set(names) <= EXEMPLAR_LABELS:
+        problems.append(f'exemplar labels {names}, not tid, comm [, stack_id]: {line}')
+    if not re.fullmatch(r'[0-9]+', exd.get('tid', '')):
+        problems.append(f'exemplar tid not a number: {line}')
+    if 'stack_id' in exd and not re.fullmatch(r'[0-9a-f]{16}', exd['stack_id']):
+        problems.append(f'exemplar stack_id not 16 hex digits: {line}')
+    chars = sum(len(k) + len(v) for k, v in exd.items())
+    if chars > EXEMPLAR_MAX_CHARS:
+        problems.append(f'exemplar labels of {chars} characters, over {EXEMPLAR_MAX_CHARS}: {line}')
+    try:
+        ev = float(m.group(6))
+        if m.group(7) is not None:
+            float(m.group(7))
+        else:
+            problems.append(f'exemplar without a timestamp: {line}')
+    except ValueError:
+        problems.append(f'bad exemplar value or timestamp: {line}')
+        return
+    key = tuple(kv for kv in labels if kv[0] != 'le')
+    exemplars.append((line, key, float(dict(labels)['le']), ev,
+                      {k: v for k, v in ex}))
 
 
 def family_of(name, families, om):

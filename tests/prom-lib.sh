@@ -20,12 +20,14 @@ free_port() {
 # $TMP/prometheus.yml, its data in $TMP/tsdb, its log in
 # $TMP/prometheus.log, listening on 127.0.0.1:PORT (FLAGS: more of its
 # options). Sets prom (its pid, also in CHILD_PIDS) and API (its URL).
+# A second one at once: PROM_NAME=NAME, for $TMP/NAME.yml, $TMP/NAME-tsdb
+# and $TMP/NAME.log (save prom and API of the first before).
 start_prometheus() {
-	local port=$1
+	local port=$1 name=${PROM_NAME:-prometheus}
 	shift
-	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+	prometheus --config.file="$TMP/$name.yml" --storage.tsdb.path="$TMP/${PROM_NAME:+$PROM_NAME-}tsdb" \
 		--web.listen-address="127.0.0.1:$port" --log.level=warn "$@" \
-		>"$TMP/prometheus.log" 2>&1 &
+		>"$TMP/$name.log" 2>&1 &
 	prom=$!
 	CHILD_PIDS+=("$prom")
 	API="http://127.0.0.1:$port"
@@ -36,8 +38,8 @@ prometheus_ready() {
 	local i
 	for i in $(seq 1 150); do
 		curl -sf --max-time 1 "$API/-/ready" >/dev/null && return 0
-		kill -0 "$prom" 2>/dev/null || { cat "$TMP/prometheus.log"; fail "prometheus exited at start"; }
-		[ "$i" -lt 150 ] || { cat "$TMP/prometheus.log"; fail "prometheus not ready within 30 s"; }
+		kill -0 "$prom" 2>/dev/null || { cat "$TMP/${PROM_NAME:-prometheus}.log"; fail "prometheus exited at start"; }
+		[ "$i" -lt 150 ] || { cat "$TMP/${PROM_NAME:-prometheus}.log"; fail "prometheus not ready within 30 s"; }
 		sleep 0.2
 	done
 }

@@ -218,6 +218,12 @@ static int cmp_pair(const void *a, const void *b)
 	return memcmp(&x->key.culprit, &y->key.culprit, sizeof(x->key.culprit));
 }
 
+/* --culprit-mode time: the part of the waits the run rings did not hold. */
+static bool is_unattributed(const struct sh_key *k)
+{
+	return k->id == SH_UNATTRIBUTED_ID && !k->comm[0];
+}
+
 /* The display name of culprit @k (as report.c names keys of @key_type). */
 static char *culprit_name(const struct sh_key *k, int key_type, struct cgroups *cg, __u64 gen)
 {
@@ -226,6 +232,8 @@ static char *culprit_name(const struct sh_key *k, int key_type, struct cgroups *
 
 	if (k->id == SH_IDLE_ID && !k->comm[0])
 		return strdup("[idle]");
+	if (is_unattributed(k))
+		return strdup("[unattributed]");
 	switch (key_type) {
 	case SH_KEY_COMM:
 		memcpy(buf, k->comm, SH_COMM_LEN);
@@ -309,6 +317,7 @@ int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __
 		struct report_group *g = &r->groups[i];
 		struct culprit_list *l;
 		__u64 cnt = 0, sum = 0;
+		const struct cpair *un = NULL;
 
 		g->culprits = NULL;
 		if (g->synthetic)
@@ -321,26 +330,69 @@ int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __
 			struct culprit *e = &l->c[l->n];
 
 			p = c->sorted[j];
+			/* by time, [unattributed] comes after the top, never in it nor in [rest] */
+			if (c->mode == SH_CULPRIT_TIME && is_unattributed(&p->key.culprit)) {
+				un = p;
+				k--;
+				continue;
+			}
 			e->count = c->cumulative ? p->c_count : p->d_count;
 			e->sum_ns = c->cumulative ? p->c_sum : p->d_sum;
 			e->name = culprit_name(&p->key.culprit, r->key_type, cg, gen);
 			if (!e->name)
 				return -1;
 			l->n++;
-			if (named && p->key.culprit.id != SH_IDLE_ID) {
+			if (named && p->key.culprit.id != SH_IDLE_ID &&
+			    p->key.culprit.id != SH_UNATTRIBUTED_ID) {
 				memcpy(e->commbuf, p->comm, SH_COMM_LEN);
 				e->comm = e->commbuf;
 			}
 			cnt += e->count;
 			sum += e->sum_ns;
 		}
+		l->mode = c->mode;
 		/*
 		 * [rest]: the culprits beyond the top and the waits no pair
 		 * could be made for (culprit_lost); the map is read just
 		 * after the key map, so a pair can be a few waits ahead of
-		 * its group: never below zero
+		 * its group: never below zero. By time, a wait is split
+		 * between culprits: [rest] is the time the others do not
+		 * hold, and the runs of the culprits beyond the top.
 		 */
-		if (g->t.count > cnt) {
+		if (c->mode == SH_CULPRIT_TIME) {
+			__u64 runs = 0;
+
+			for (; j < n && !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key));
+			     j++) {
+				p = c->sorted[j];
+				if (is_unattributed(&p->key.culprit))
+					un = p;
+				else
+					runs += c->cumulative ? p->c_count : p->d_count;
+			}
+			if (un) {
+				struct culprit *e = &l->c[l->n];
+
+				e->count = c->cumulative ? un->c_count : un->d_count;
+				e->sum_ns = c->cumulative ? un->c_sum : un->d_sum;
+				e->name = strdup("[unattributed]");
+				if (!e->name)
+					return -1;
+				l->n++;
+				sum += e->sum_ns;
+			}
+			if (g->t.sum_ns > sum) {
+				struct culprit *e = &l->c[l->n];
+
+				e->count = runs;
+				e->sum_ns = g->t.sum_ns - sum;
+				e->name = strdup("[rest]");
+				if (!e->name)
+					return -1;
+				l->n++;
+				l->rest = true;
+			}
+		} else if (g->t.count > cnt) {
 			struct culprit *e = &l->c[l->n];
 
 			e->count = g->t.count - cnt;

@@ -27,15 +27,23 @@ struct culprit {
 	char *name;			/* display key, as a group's ("[rest]", "[idle]") */
 	const char *comm;		/* pid/tid keys: the culprit's name, else NULL */
 	char commbuf[SH_COMM_LEN];
-	__u64 count;			/* waits that ended behind it */
-	__u64 sum_ns;			/* their sum */
+	/*
+	 * --culprit-mode switch: the waits that ended behind it, and their
+	 * sum; time: its runs during the waits, and the time it ran in them
+	 */
+	__u64 count;
+	__u64 sum_ns;
 };
 
-/* A group's culprits: n of them, the last one [rest] when rest is set. */
+/*
+ * A group's culprits: n of them, the last one [rest] when rest is set;
+ * --culprit-mode time: [unattributed] after the top and before [rest].
+ */
 struct culprit_list {
 	size_t n;
 	bool rest;
-	struct culprit c[SH_CULPRIT_TOP + 1];
+	int mode;			/* enum sh_culprit_mode: what count and sum_ns are */
+	struct culprit c[SH_CULPRIT_TOP + 2];
 };
 
 /* The poller's copy of one kernel pair. */
@@ -59,6 +67,7 @@ struct culprits {
 	size_t nslots, npairs;
 	int ncpus;
 	bool cumulative;		/* reports since start: keep removed pairs' totals */
+	int mode;			/* enum sh_culprit_mode (culprits_init(): switch) */
 	__u32 gen;
 	struct sh_culprit_key *keys;	/* batch buffers */
 	struct sh_culprit_val *vals;

@@ -220,6 +220,22 @@ void escaped_write_xml(FILE *f, const char *s)
 	}
 }
 
+void escaped_write_json(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)	/* not in an escaped name; still valid JSON */
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
 size_t name_escape(char *buf, size_t n, const char *name)
 {
 	const unsigned char *p = (const unsigned char *)name;

@@ -50,6 +50,12 @@ void json_string(struct outbuf *b, const char *name);
 void escaped_write_xml(FILE *f, const char *s);
 
 /*
+ * @s, a name already escaped by name_escape() (or text built of such
+ * names), written as a JSON string literal, quotes included.
+ */
+void escaped_write_json(FILE *f, const char *s);
+
+/*
  * @name escaped (ESC_TEXT) into @buf of @n bytes, cut before an escape or
  * a character that would not fit: always a whole, valid result. Returns
  * the length of the whole escaped name (>= @n: it was cut).

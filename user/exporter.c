@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "exporter.h"
+#include "extra_read.h"
 #include "prom_native.h"
 #include "log.h"
 #include "exit_codes.h"
@@ -41,6 +42,7 @@ int exporter_open(struct exporter *x, const struct exporter_spec *sp)
 		}
 		/* the kernel blames runq waits only */
 		x->view[x->nviews].culprits = sp->culprits && m == SH_METRIC_RUNQ;
+		x->view[x->nviews].culprit_mode = sp->culprit_mode;
 		x->nviews++;
 	}
 	if (sp->prom_file) {
@@ -174,7 +176,8 @@ static int add_culprits(void *ctx, const struct report_group *g, const struct cu
 }
 
 int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
-		     struct cgroups *cg, struct culprits *cul)
+		     struct cgroups *cg, struct culprits *cul, const struct timespec *when,
+		     struct extras *xt)
 {
 	int err, i;
 
@@ -185,6 +188,13 @@ int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
 
 		x->rspec.cumulative = false;
 		if (report_build(&x->interval, &snaps[i], &x->rspec, cg, 0))
+			return -1;
+		/*
+		 * the exemplars' time and stack: the same reading's as the
+		 * other outputs'; only --listen serves the formats that carry them
+		 */
+		x->interval.when = *when;
+		if (xt && x->listening && extras_stacks(xt, i, &x->interval))
 			return -1;
 		x->rspec.cumulative = true;
 		if (report_build(&x->since_start, &snaps[i], &x->rspec, cg, 0))

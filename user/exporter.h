@@ -20,6 +20,8 @@
 #include "atomic_file.h"
 #include "privdrop.h"
 
+struct extras;
+
 struct exporter {
 	bool on;			/* --listen or --prom-file given */
 	bool listening;			/* @http is bound */
@@ -48,6 +50,7 @@ struct exporter_spec {
 	__u32 max_series;		/* keys a view keeps (--top, else --max-keys) */
 	bool prom_classic;		/* --prom-classic: no native histograms (protobuf) */
 	bool culprits;			/* --culprits: the runq view exports culprit series */
+	int culprit_mode;		/* --culprit-mode: their culprit_mode label */
 	__u64 interval_ns;		/* -i: /healthz calls a reading older than 3 stale */
 };
 
@@ -77,10 +80,13 @@ int exporter_start(struct exporter *x);
  * to the views, with every culprit of @cul (--culprits, else NULL) and,
  * for -k cgroup, each cgroup's cpu.stat and cpu.pressure (read here);
  * publish. @cg as for report_build() (culprit cgroups not named yet are
- * looked up). 0, or -1 when out of memory.
+ * looked up). @when: the reading's wall clock, as the tick's other reports
+ * have it (the exemplars' timestamp); @xt: --stacks' map and symbols
+ * (extras_stacks()), or NULL. 0, or -1 when out of memory.
  */
 int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
-		     struct cgroups *cg, struct culprits *cul);
+		     struct cgroups *cg, struct culprits *cul, const struct timespec *when,
+		     struct extras *xt);
 
 void exporter_close(struct exporter *x);
 

@@ -125,8 +125,8 @@ void stacks_prune(int fd, struct snapshot *s)
 			bpf_map_delete_elem(fd, &e->key);
 }
 
-int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
-		int ncpus, int culprit_fd, int stack_fd)
+int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
+		bool cumulative, int ncpus, int culprit_fd, int stack_fd)
 {
 	int i;
 
@@ -141,9 +141,10 @@ int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool 
 		pr_warn("out of memory\n");
 		return -1;
 	}
+	x->cul.mode = culprit_mode;
 	if (x->stacks) {
 		for (i = 0; i < SH_METRIC_NR; i++)
-			if (stacks_init(&x->st[i], ncpus)) {
+			if (stacks_init(&x->st[i], ncpus) || stacks_init(&x->xst[i], ncpus)) {
 				pr_warn("out of memory\n");
 				return -1;
 			}
@@ -188,6 +189,11 @@ int extras_attach(struct extras *x, struct report *reps, int n, struct cgroups *
 	return 0;
 }
 
+int extras_stacks(struct extras *x, int i, struct report *r)
+{
+	return x->stacks ? stacks_attach_map(&x->xst[i], x->stack_fd, &x->ksyms, r) : 0;
+}
+
 void extras_done(struct extras *x, struct snapshot *snaps, int n)
 {
 	int i;
@@ -204,8 +210,10 @@ void extras_free(struct extras *x)
 
 	if (x->culprits)
 		culprits_free(&x->cul);
-	for (i = 0; i < SH_METRIC_NR; i++)
+	for (i = 0; i < SH_METRIC_NR; i++) {
 		stacks_free(&x->st[i]);
+		stacks_free(&x->xst[i]);
+	}
 	ksyms_free(&x->ksyms);
 	cgstats_free(&x->cgs);
 }

@@ -33,6 +33,7 @@ struct extras {
 	struct culprits cul;
 	struct ksyms ksyms;
 	struct stacks_state st[SH_METRIC_NR];	/* per report (metric measured) */
+	struct stacks_state xst[SH_METRIC_NR];	/* the exporter's reports' (extras_stacks()) */
 	struct cgstats cgs;
 };
 
@@ -40,12 +41,12 @@ struct report;
 struct cgroups;
 
 /*
- * Set up what is on (@cumulative: reports since start; ncpus possible
- * CPUs; the maps' fds). Loads the kernel's symbols for --stacks: call
- * before privileges are dropped. 0, or -1 after saying why.
+ * Set up what is on (@culprit_mode: enum sh_culprit_mode; @cumulative:
+ * reports since start; ncpus possible CPUs; the maps' fds). Loads the
+ * kernel's symbols for --stacks: call before privileges are dropped. 0, or -1 after saying why.
  */
-int extras_init(struct extras *x, bool culprits, bool stacks, bool cgstat, bool cumulative,
-		int ncpus, int culprit_fd, int stack_fd);
+int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
+		bool cumulative, int ncpus, int culprit_fd, int stack_fd);
 /*
  * At every reading, after the key map's: the culprit map, then the pair
  * caches of per-CPU array @pcpu_fd (read into @pcpu). 0 or a negative
@@ -57,6 +58,13 @@ int extras_start(struct extras *x, const struct cgroups *cg);
 /* Give the groups of the @n reports what they carry. 0 or -1 (no memory). */
 int extras_attach(struct extras *x, struct report *reps, int n, struct cgroups *cg,
 		  __u64 gen);
+/*
+ * --stacks: the groups of report @r of the @i-th metric measured, another
+ * report of the same reading than extras_attach()'s (the exporter's),
+ * get the stacks of their max waits. 0 or -1 (no memory); 0 without
+ * --stacks.
+ */
+int extras_stacks(struct extras *x, int i, struct report *r);
 /* After the reports: idle culprit pairs and pruned keys' stacks out of the maps. */
 void extras_done(struct extras *x, struct snapshot *snaps, int n);
 void extras_free(struct extras *x);

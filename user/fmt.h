@@ -60,9 +60,12 @@ static inline int put_upto8(char *buf, __u32 x)
 /* fmt_u64() of 9 digits and more. */
 int fmt_u64_big(char *buf, __u64 v);
 
+/* What fmt_u64() may write: 20 digits and the NUL. */
+#define FMT_U64_ROOM 21
+
 /*
- * @v in decimal into @buf (at least 21 bytes), NUL-terminated; returns the
- * length. The renderers' number formatting: several times faster than
+ * @v in decimal into @buf (at least FMT_U64_ROOM bytes), NUL-terminated;
+ * returns the length. The renderers' number formatting: several times faster than
  * printf's, which dominated the poller's CPU at thousands of keys; inline
  * up to 8 digits (counts, ids, waits in us): a call per number cost more
  * than its digits.
@@ -151,5 +154,32 @@ static inline char *fmt_wait_right(char *d, __u64 ns, int unit, int width)
 		return fmt_wait_right_any(d, ns, unit, width);
 	return d + fmt_u64_right(d, q + (2 * r > u), width);
 }
+
+/*
+ * The renderers' fixed pieces of every bucket, the same in every report:
+ * built once, on first use (thread-safe), copied whole into each row.
+ * The bytes are snprintf's of the formats below (test_fmt.c checks).
+ */
+#define FMT_LABEL_MAX 80
+struct fmt_label {
+	unsigned char len;		/* bytes of @s, not counting its NUL */
+	char s[FMT_LABEL_MAX];
+};
+
+/*
+ * The text histogram's row labels in @unit, one per bucket of the grid in use (sh_nb):
+ * "%13s -> %-11s : " of its bounds as fmt_wait() writes them (the first
+ * row's low bound "0", the last's high "longer").
+ */
+const struct fmt_label *fmt_row_labels(int unit);
+
+/* The text histogram's head in @unit: "%10s%-5s%13s : count      distribution\n". */
+const struct fmt_label *fmt_hist_head(int unit);
+
+/*
+ * JSON: each bucket's object up to its count, one per bucket
+ * (sh_nb): ',{"lo_ns":LO,"hi_ns":HI,"count":' (HI null: unbounded).
+ */
+const struct fmt_label *fmt_json_buckets(void);
 
 #endif /* SH_FMT_H */

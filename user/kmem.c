@@ -14,7 +14,6 @@
 #include <stddef.h>
 
 #include "schedhist.h"
-#include "loader.h"
 #include "kmem.h"
 
 #define KMEM_PAGE 4096ULL
@@ -37,10 +36,12 @@
 
 const char *const kmem_map_names[KMEM_NR] = {
 	[KMEM_TASKS] = "tasks", [KMEM_PCPU] = "pcpu", [KMEM_NEWVAL] = "newval",
-	[KMEM_SLOTS] = "slots", [KMEM_SLOT_KEYS] = "slot_keys",
+	[KMEM_SLOTS] = "slots", [KMEM_SLOT_SEQ] = "slot_seq", [KMEM_CACHE] = "cache",
+	[KMEM_CACHE_SPARE] = "cache_spare", [KMEM_SLOT_KEYS] = "slot_keys",
 	[KMEM_FREE_SLOTS] = "free_slots", [KMEM_KEYDIR] = "keydir", [KMEM_HISTS] = "hists",
 	[KMEM_CULPRITS] = "culprit_map", [KMEM_STACKS] = "stack_map",
-	[KMEM_STACK_ZERO] = "stack_zero", [KMEM_GLOBALS] = "globals",
+	[KMEM_STACK_ZERO] = "stack_zero", [KMEM_RUN_RING] = "run_ring",
+	[KMEM_GLOBALS] = "globals",
 };
 
 static __u64 round8(__u64 n)
@@ -88,15 +89,17 @@ static __u64 hash_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus, bool
 void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 {
 	__u64 vsize = (__u64)c->nmetrics * SH_HIST_SIZE(SH_NBUCKETS(c->schema));
-	__u64 cap = SH_SLOT_BYTES / (vsize * c->ncpus) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
+	__u64 csize = sh_cent_size(c->nmetrics, SH_NBUCKETS(c->schema));
 	__u32 keys = c->keyed ? c->max_keys : 0, *n = p->max_entries;
 	int i;
 
-	p->nr_slots = keys > cap ? (__u32)cap : keys;
-	p->slot_stride = (p->nr_slots + SH_SLOT_ALIGN - 1) / SH_SLOT_ALIGN * SH_SLOT_ALIGN;
+	/* every key has a slot: the store holds one entry per key, for all CPUs */
+	p->nr_slots = keys;
 	n[KMEM_TASKS] = c->task_entries;
-	n[KMEM_PCPU] = n[KMEM_NEWVAL] = n[KMEM_STACK_ZERO] = 1;
-	n[KMEM_SLOTS] = p->nr_slots ? p->slot_stride * c->ncpus : 1;
+	n[KMEM_PCPU] = n[KMEM_NEWVAL] = n[KMEM_STACK_ZERO] = n[KMEM_CACHE_SPARE] = 1;
+	n[KMEM_RUN_RING] = c->culprits && c->culprit_time ? (__u32)c->ncpus : 1;
+	n[KMEM_SLOTS] = n[KMEM_SLOT_SEQ] = p->nr_slots ? p->nr_slots : 1;
+	n[KMEM_CACHE] = p->nr_slots ? (__u32)c->ncpus * c->cache_entries : 1;
 	n[KMEM_SLOT_KEYS] = n[KMEM_FREE_SLOTS] = p->nr_slots ? p->nr_slots : 1;
 	n[KMEM_KEYDIR] = p->nr_slots ? keys + 2 : 1;
 	/* [other] and [exited] besides the keys */
@@ -109,6 +112,10 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->bytes[KMEM_PCPU] = array_bytes(1, sizeof(struct sh_pcpu), c->ncpus, true, false);
 	p->bytes[KMEM_NEWVAL] = array_bytes(1, vsize, c->ncpus, true, false);
 	p->bytes[KMEM_SLOTS] = array_bytes(n[KMEM_SLOTS], vsize, c->ncpus, false, true);
+	p->bytes[KMEM_SLOT_SEQ] = array_bytes(n[KMEM_SLOT_SEQ], sizeof(struct sh_slot_seq),
+					      c->ncpus, false, true);
+	p->bytes[KMEM_CACHE] = array_bytes(n[KMEM_CACHE], csize, c->ncpus, false, true);
+	p->bytes[KMEM_CACHE_SPARE] = array_bytes(1, csize, c->ncpus, true, false);
 	p->bytes[KMEM_SLOT_KEYS] = array_bytes(n[KMEM_SLOT_KEYS], sizeof(struct sh_key), c->ncpus,
 					       false, true);
 	p->bytes[KMEM_FREE_SLOTS] = KMEM_ARRAY_HEAD + ((__u64)n[KMEM_FREE_SLOTS] + 1) * 4;
@@ -121,6 +128,8 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->bytes[KMEM_STACKS] = hash_bytes(n[KMEM_STACKS], sizeof(struct sh_key),
 					   sizeof(struct sh_stacks), c->ncpus, true);
 	p->bytes[KMEM_STACK_ZERO] = array_bytes(1, sizeof(struct sh_stacks), c->ncpus, true, false);
+	p->bytes[KMEM_RUN_RING] = array_bytes(n[KMEM_RUN_RING], sizeof(struct sh_run_ring),
+					      c->ncpus, false, false);
 	p->bytes[KMEM_GLOBALS] = KMEM_GLOBAL_SECTIONS * (page_align(KMEM_ARRAY_HEAD) + KMEM_PAGE);
 	for (i = 0; i < KMEM_NR; i++)
 		p->entry_bytes[i] = 0;

@@ -13,12 +13,27 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+/* --culprits: culprit map entries per key map entry (see user/culprits.c). */
+#define SH_CULPRITS_PER_KEY 8
+/*
+ * Slots of the store (see schedhist.h "Keys"): --max-keys, each one entry
+ * for all CPUs (bpf/store.bpf.h); the CPUs write them through their
+ * caches, SH_CACHE entries each (SCHEDHIST_CACHE_ENTRIES, a power of two
+ * up to SH_CACHE_MAX, overrides it: 1 makes every switch between two
+ * keys on a CPU a miss). The kernel frees the slots of gone keys itself
+ * during a storm of short-lived tasks.
+ */
+#define SH_CACHE_MAX 1024U
+
 /* The maps of bpf/schedhist.bpf.c, in the order printed. */
 enum kmem_map {
 	KMEM_TASKS,		/* array: the task table */
 	KMEM_PCPU,		/* per-CPU array: counters, keys none/cpu, pair cache */
 	KMEM_NEWVAL,		/* per-CPU array: a new key's value */
-	KMEM_SLOTS,		/* array (mmapable): per-CPU blocks of slot histograms */
+	KMEM_SLOTS,		/* array (mmapable): the store, a slot's histograms per key */
+	KMEM_SLOT_SEQ,		/* array (mmapable): each slot's seq bracket and max lock */
+	KMEM_CACHE,		/* array (mmapable): each CPU's cache of the store */
+	KMEM_CACHE_SPARE,	/* per-CPU array: a cache entry for a miss that finds its entry claimed */
 	KMEM_SLOT_KEYS,		/* array (mmapable): each slot's key */
 	KMEM_FREE_SLOTS,	/* stack: the free slots */
 	KMEM_KEYDIR,		/* hash: key -> slot */
@@ -26,6 +41,7 @@ enum kmem_map {
 	KMEM_CULPRITS,		/* per-CPU hash: --culprits pairs */
 	KMEM_STACKS,		/* per-CPU hash: --stacks */
 	KMEM_STACK_ZERO,	/* per-CPU array: a new stack entry's value */
+	KMEM_RUN_RING,		/* array, an entry per CPU: --culprit-mode time's runs */
 	KMEM_GLOBALS,		/* .rodata, .data, .bss (arrays of one page each) */
 	KMEM_NR,
 };
@@ -35,6 +51,10 @@ struct kmem_usage {
 	__u64 bytes;		/* reserved: the maps at the worst (every hash entry taken) */
 	__u64 budget;		/* --max-kernel-mem, bytes */
 	__u64 keys;		/* keys the maps hold (the key capacity; 0 for keys none and cpu) */
+	__u64 cache_entries;	/* the store's cache entries per CPU (0 for keys none and cpu) */
+	/* since the start, all CPUs: keyed switch-ins whose slot was in the CPU's cache, or not */
+	__u64 cache_hits, cache_misses;
+	__u64 max_lost;		/* flushed max records not merged (the slot's lock stayed taken) */
 };
 
 /* What sizes the maps (the loader's settings). */
@@ -47,12 +67,13 @@ struct kmem_cfg {
 	__u32 max_keys;		/* key capacity (slots and key map), [other] beyond */
 	__u32 task_entries;	/* task table entries */
 	bool culprits, stacks;
+	__u32 cache_entries;	/* cache entries per CPU */
+	bool culprit_time;	/* --culprit-mode time: a run ring per CPU */
 };
 
 /* The sizes chosen and what they cost. */
 struct kmem_plan {
-	__u32 nr_slots;		/* slots of the slot array */
-	__u32 slot_stride;	/* slot array entries per CPU */
+	__u32 nr_slots;		/* slots of the store */
 	__u32 max_entries[KMEM_NR];
 	__u64 bytes[KMEM_NR];	/* each map at the worst */
 	/* a hash's bytes per entry taken (entries are allocated as made), 0 for the rest */
@@ -63,7 +84,7 @@ struct kmem_plan {
 /* Map names as bpftool shows them (the first 15 characters of the BPF names). */
 extern const char *const kmem_map_names[KMEM_NR];
 
-/* Size every map for @c into *@p (slots as loader.h says). */
+/* Size every map for @c into *@p (a slot per key). */
 void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p);
 
 /*

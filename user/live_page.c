@@ -68,18 +68,6 @@ static void html(FILE *f, const char *s)
 	escaped_write_xml(f, s);
 }
 
-/* @s (escaped already: valid UTF-8, no controls) as a JSON string. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* The most cells of a row: key, count, 6 waits, throttled, psi, culprit, max by. */
 #define LP_MAX_CELLS 12
 
@@ -280,7 +268,7 @@ int live_page_render_json(const struct live_page *lp, char **buf, size_t *len)
 		for (j = 0; j < cells.n; j++) {
 			if (j)
 				fputc(',', f);
-			json_str(f, cells.c[j]);
+			escaped_write_json(f, cells.c[j]);
 		}
 		fputc(']', f);
 	}

@@ -199,29 +199,45 @@ static int make_entry(struct loader *l, __u64 id, const char *what, size_t vsize
 	return err;
 }
 
+/* Map @fd's @len bytes (rounded up to pages) into *@mem, *@mlen. */
+static int map_array(int fd, size_t len, void **mem, size_t *mlen)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+
+	*mlen = (len + page - 1) / page * page;
+	p = mmap(NULL, *mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	*mem = p;
+	return 0;
+}
+
 /*
- * The slot array and its keys, mapped (BPF_F_MMAPABLE): the poller reads
- * them in place at every reading, with no copy and no system call.
+ * The store, its keys, its seq brackets and the CPUs' caches, mapped
+ * (BPF_F_MMAPABLE): the poller reads them in place at every reading,
+ * with no copy and no system call.
  */
 static int map_slots(struct loader *l)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t vsize = (size_t)l->nmetrics * hist_bytes();
-	void *p;
+	void *keys, *seq;
 
-	l->slots_len = ((size_t)l->slot_stride * l->ncpus * vsize + page - 1) / page * page;
-	p = mmap(NULL, l->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED, l->slots_fd, 0);
-	if (p == MAP_FAILED)
+	if (map_array(l->slots_fd, (size_t)l->nr_slots * vsize, &l->slots_mem, &l->slots_len) ||
+	    map_array(l->slot_keys_fd, (size_t)l->nr_slots * sizeof(struct sh_key), &keys,
+		      &l->slot_keys_len))
 		goto fail;
-	l->slots_mem = p;
-	l->slot_keys_len = ((size_t)l->nr_slots * sizeof(struct sh_key) + page - 1) / page * page;
-	p = mmap(NULL, l->slot_keys_len, PROT_READ | PROT_WRITE, MAP_SHARED, l->slot_keys_fd, 0);
-	if (p == MAP_FAILED)
+	l->slot_keys_mem = keys;
+	if (map_array(l->slot_seq_fd, (size_t)l->nr_slots * sizeof(struct sh_slot_seq), &seq,
+		      &l->slot_seq_len))
 		goto fail;
-	l->slot_keys_mem = p;
+	l->slot_seq_mem = seq;
+	if (map_array(l->cache_fd, (size_t)l->ncpus * l->cache_entries * sh_cent_size(l->nmetrics, sh_nb),
+		      &l->cache_mem, &l->cache_len))
+		goto fail;
 	return 0;
 fail:
-	pr_warn("cannot map the slot array: %s\n", strerror(errno));
+	pr_warn("cannot map the key store: %s\n", strerror(errno));
 	return -1;
 }
 
@@ -233,7 +249,12 @@ fail:
 static int init_slots(struct loader *l)
 {
 	struct sh_key free_key = { .id = SH_FREE_ID };
+	size_t csize = sh_cent_size(l->nmetrics, sh_nb);
 	__u32 i;
+
+	/* every cache entry empty (an entry of zeroes would hold slot 0) */
+	for (i = 0; i < (__u32)l->ncpus * l->cache_entries; i++)
+		((struct sh_cent *)((char *)l->cache_mem + i * csize))->idx = SH_CENT_EMPTY;
 
 	for (i = 0; i < l->nr_slots; i++)
 		if (bpf_map_update_elem(l->slot_keys_fd, &i, &free_key, BPF_ANY))
@@ -243,7 +264,7 @@ static int init_slots(struct loader *l)
 			goto fail;
 	return 0;
 fail:
-	pr_warn("cannot set up the slot array: %s\n", strerror(errno));
+	pr_warn("cannot set up the key store: %s\n", strerror(errno));
 	return -1;
 }
 
@@ -252,7 +273,8 @@ fail:
  * method where there is one (runq, offcpu and all three by sched_info;
  * runq by the wakeup method), in its plain form when nothing but the
  * metrics is asked for (key none or cpu, no filter, no --culprits, no
- * --stacks), else the one for any settings. Its link slot in *@link.
+ * --stacks), runq with --culprit-mode time its own, else the one for any
+ * settings. Its link slot in *@link.
  */
 static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 				       const struct loader_spec *sp, struct bpf_link ***link)
@@ -270,7 +292,8 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 	bool plain = (sp->key_type == SH_KEY_NONE || sp->key_type == SH_KEY_CPU) && !sp->pid &&
 		     !sp->cg.filter_id && !sp->culprits && !sp->stacks;
 	__u32 want = sp->metrics | (plain ? SH_SWITCH_PLAIN : 0) |
-		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0);
+		     (method == SH_METHOD_WAKEUP ? SH_SWITCH_WAKEUP : 0) |
+		     (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME ? SH_SWITCH_CULPRIT_TIME : 0);
 	size_t i;
 
 	/* every one off; the caller turns on the one it attaches */
@@ -289,22 +312,22 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 
 /*
  * Entries of the task table: the power of two at or above the kernel's
- * pid_max (every live tid has its own entry), at most SH_TASK_SLOTS_MAX
+ * pid_max (every live tid has its own entry), at most SH_TASK_ENTRIES_MAX
  * (beyond, tids share entries and the tasks that find theirs taken keep
  * their state in task storage: exact, a little slower).
  */
 static __u32 task_table_size(void)
 {
-	unsigned long pid_max = SH_TASK_SLOTS_MAX;
+	unsigned long pid_max = SH_TASK_ENTRIES_MAX;
 	__u32 n = 1;
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
 
 	if (f) {
 		if (fscanf(f, "%lu", &pid_max) != 1)
-			pid_max = SH_TASK_SLOTS_MAX;
+			pid_max = SH_TASK_ENTRIES_MAX;
 		fclose(f);
 	}
-	while (n < pid_max && n < SH_TASK_SLOTS_MAX)
+	while (n < pid_max && n < SH_TASK_ENTRIES_MAX)
 		n <<= 1;
 	return n;
 }
@@ -419,6 +442,7 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	skel->rodata->filter_cgid = cg->filter_id;
 	skel->rodata->filter_cglevel = cg->filter_level;
 	skel->rodata->culprits = sp->culprits;
+	skel->rodata->culprit_mode = sp->culprit_mode;
 	skel->rodata->stacks = sp->stacks;
 	/* the grid (--schema): the kernel's bucket index and histogram length */
 	skel->rodata->schema = (__u32)sh_schema;
@@ -466,6 +490,31 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 }
 
 /*
+ * Cache entries per CPU: SH_CACHE, or SCHEDHIST_CACHE_ENTRIES (a power of
+ * two up to SH_CACHE_MAX; 1 makes the tests' workloads miss at every
+ * switch between two keys on a CPU). 0, or -2 when it is not one (said why).
+ */
+static int cache_size(struct loader *l)
+{
+	const char *e = getenv("SCHEDHIST_CACHE_ENTRIES");
+	unsigned long n;
+	char *end;
+
+	l->cache_entries = SH_CACHE;
+	if (!e)
+		return 0;
+	errno = 0;
+	n = strtoul(e, &end, 10);
+	if (errno || end == e || *end || !n || n > SH_CACHE_MAX || (n & (n - 1))) {
+		pr_warn("SCHEDHIST_CACHE_ENTRIES '%s': want a power of two from 1 to %u\n", e,
+			SH_CACHE_MAX);
+		return -2;
+	}
+	l->cache_entries = (__u32)n;
+	return 0;
+}
+
+/*
  * Size the maps: the task table, and the keys (--max-keys, or fewer to
  * fit --max-kernel-mem on this many CPUs). 0, -2 when even one key does
  * not fit the budget (said why), -1.
@@ -479,6 +528,8 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	__u32 max_keys;
 	size_t vsize;
 
+	if (cache_size(l))
+		return -2;
 	/* the task table (sched_info method): an entry per possible tid, up to a cap */
 	l->task_entries = l->method != SH_METHOD_SCHED_INFO ? 1 :
 			sp->task_table ? sp->task_table : task_table_size();
@@ -487,14 +538,15 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * hist_bytes();
 	/*
-	 * the slot array takes the first keys, the key map the rest (and
-	 * [other], [exited]): --max-keys in all (see loader.h), or fewer when
-	 * the maps would not fit --max-kernel-mem on this many CPUs
+	 * every key takes a slot of the store, the key map holds [other] and
+	 * [exited]: --max-keys in all (see loader.h), or fewer when the maps
+	 * would not fit --max-kernel-mem on this many CPUs
 	 */
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .schema = sh_schema, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
-				.stacks = sp->stacks };
+				.culprit_time = sp->culprit_mode == SH_CULPRIT_TIME,
+				.stacks = sp->stacks, .cache_entries = l->cache_entries };
 	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
 		if (sp->max_keys_set)
 			pr_warn("--max-keys %u needs %llu MiB of kernel memory on %d possible CPUs, "
@@ -517,9 +569,8 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	l->kmem_bytes = plan.total;
 	l->kmem_budget = sp->max_kernel_mem;
 	l->nr_slots = plan.nr_slots;
-	l->slot_stride = plan.slot_stride;
 	skel->rodata->nr_slots = l->nr_slots;
-	skel->rodata->slot_stride = l->slot_stride;
+	skel->rodata->cache_mask = l->cache_entries - 1;
 	/*
 	 * gone keys stay (marked) for the poller while their place (the
 	 * slots, the key map) holds at most half its capacity, and at most
@@ -533,7 +584,9 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 				   (max_keys - l->nr_slots) / 2 : FOLD_ABOVE;
 	skel->rodata->slot_fold_above = l->nr_slots / 2 < FOLD_ABOVE ? l->nr_slots / 2 : FOLD_ABOVE;
 	bpf_map__set_max_entries(skel->maps.hists, keyed ? max_keys - l->nr_slots + 2 : 1);
-	bpf_map__set_max_entries(skel->maps.slots, l->nr_slots ? l->slot_stride * l->ncpus : 1);
+	bpf_map__set_max_entries(skel->maps.slots, plan.max_entries[KMEM_SLOTS]);
+	bpf_map__set_max_entries(skel->maps.slot_seq, plan.max_entries[KMEM_SLOT_SEQ]);
+	bpf_map__set_max_entries(skel->maps.cache, plan.max_entries[KMEM_CACHE]);
 	bpf_map__set_max_entries(skel->maps.slot_keys, l->nr_slots ? l->nr_slots : 1);
 	bpf_map__set_max_entries(skel->maps.free_slots, l->nr_slots ? l->nr_slots : 1);
 	/* every key of either place, and [other] and [exited] */
@@ -545,11 +598,16 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	if (sp->culprits)
 		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
 					 (max_keys + 2));
+	/* --culprit-mode time: each CPU's ring of its last runs */
+	if (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME)
+		bpf_map__set_max_entries(skel->maps.run_ring, (__u32)l->ncpus);
 	if (sp->stacks)
 		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? max_keys + 2 :
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
 	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
 	    bpf_map__set_value_size(skel->maps.slots, vsize) ||
+	    bpf_map__set_value_size(skel->maps.cache, sh_cent_size(l->nmetrics, sh_nb)) ||
+	    bpf_map__set_value_size(skel->maps.cache_spare, sh_cent_size(l->nmetrics, sh_nb)) ||
 	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
 		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
 		return -1;
@@ -592,6 +650,8 @@ static int start_map(struct loader *l, const struct loader_spec *sp)
 	l->slot_keys_fd = bpf_map__fd(skel->maps.slot_keys);
 	l->keydir_fd = bpf_map__fd(skel->maps.keydir);
 	l->free_fd = bpf_map__fd(skel->maps.free_slots);
+	l->slot_seq_fd = bpf_map__fd(skel->maps.slot_seq);
+	l->cache_fd = bpf_map__fd(skel->maps.cache);
 	if (l->nr_slots && (map_slots(l) || init_slots(l)))
 		return -1;
 
@@ -615,10 +675,10 @@ static int start_attach(struct loader *l, const struct prog_plan *pp)
 		if (pp->tps[i].want && attach(l, pp->progs[i], pp->links[i], pp->tps[i].name))
 			return -1;
 	pr_info("attached %d program(s), method %s, clock %s, %d possible CPUs, key map capacity %u"
-		" (%u in slots) + [other]%s, task table %u entries, kernel memory %llu bytes at most"
-		" (--max-kernel-mem %llu MiB)\n", l->nlinks,
+		" (%u in slots, a cache of %u per CPU) + [other]%s, task table %u entries, kernel memory"
+		" %llu bytes at most (--max-kernel-mem %llu MiB)\n", l->nlinks,
 		method_name(l->method), clock_name(l->clock), l->ncpus,
-		l->max_keys, l->nr_slots,
+		l->max_keys, l->nr_slots, l->nr_slots ? l->cache_entries : 0,
 		l->reclaims ? " + [exited]" : "",
 		l->method == SH_METHOD_SCHED_INFO ? l->task_entries : 0,
 		(unsigned long long)l->kmem_bytes, (unsigned long long)l->kmem_budget >> 20);
@@ -685,6 +745,10 @@ void loader_close(struct loader *l)
 		munmap(l->slots_mem, l->slots_len);
 	if (l->slot_keys_mem)
 		munmap(l->slot_keys_mem, l->slot_keys_len);
+	if (l->slot_seq_mem)
+		munmap(l->slot_seq_mem, l->slot_seq_len);
+	if (l->cache_mem)
+		munmap(l->cache_mem, l->cache_len);
 	if (l->skel)
 		schedhist_bpf__destroy(l->skel);
 	memset(l, 0, sizeof(*l));

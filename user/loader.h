@@ -7,25 +7,13 @@
 #include <linux/types.h>
 #include <sys/types.h>
 #include "names.h"
+#include "schedhist.h"
 
 struct schedhist_bpf;
 struct bpf_link;
 
-/* --culprits: culprit map entries per key map entry (see user/culprits.c). */
-#define SH_CULPRITS_PER_KEY 8
-/* Task table entries at most (48 B each: 1.5 MiB); see bpf/schedhist.bpf.c "tasks". */
-#define SH_TASK_SLOTS_MAX 32768U
-/*
- * Slots of the slot array (see schedhist.h "Keys"): --max-keys, but at
- * most SH_SLOT_BYTES of per-CPU histograms over all possible CPUs (an
- * array is allocated whole: 6 MiB is 10768 slots of one metric on 2
- * CPUs, the default --max-keys, and 336 on 64: the cap in whole
- * SH_SLOT_ALIGN); the key map takes the keys beyond. The kernel frees
- * the slots of gone keys itself during a storm of short-lived tasks.
- */
-#define SH_SLOT_BYTES (6U << 20)
-/* Slot array entries per CPU: nr_slots rounded up to this, so no CPU's block shares a cache line. */
-#define SH_SLOT_ALIGN 8U
+/* Task table entries at most (48 B each: 1.5 MiB); see bpf/task_state.bpf.h "tasks". */
+#define SH_TASK_ENTRIES_MAX 32768U
 
 struct loader {
 	struct schedhist_bpf *skel;
@@ -34,13 +22,17 @@ struct loader {
 	int pcpu_fd;		/* per-CPU array: counters + key-none histogram */
 	int culprit_fd;		/* --culprits: per-CPU hash (waiter, culprit), else -1 */
 	int stack_fd;		/* --stacks: per-CPU hash key -> stacks, else -1 */
-	__u32 nr_slots;		/* slots of the slot array, 0 = none */
-	__u32 slot_stride;	/* slot array entries per CPU */
-	int slots_fd;		/* array: (CPU, slot) -> histograms */
+	__u32 nr_slots;		/* slots of the store, 0 = none */
+	__u32 cache_entries;	/* cache entries per CPU (a power of two) */
+	int slots_fd;		/* array: slot -> histograms (the store) */
 	int slot_keys_fd;	/* array: slot -> its key (SH_FREE_ID: free) */
-	void *slots_mem;	/* the two arrays, mapped (NULL without slots) */
+	int slot_seq_fd;	/* array: slot -> its seq bracket and max lock */
+	int cache_fd;		/* array: (CPU, entry) -> cached histograms */
+	void *slots_mem;	/* the four arrays, mapped (NULL without slots) */
 	struct sh_key *slot_keys_mem;
-	size_t slots_len, slot_keys_len;	/* their mappings' lengths */
+	struct sh_slot_seq *slot_seq_mem;
+	void *cache_mem;
+	size_t slots_len, slot_keys_len, slot_seq_len, cache_len;	/* their mappings' lengths */
 	int keydir_fd;		/* hash: key -> slot or SH_SLOT_HASH */
 	int free_fd;		/* stack: the free slots */
 	int nlinks;		/* programs attached */
@@ -78,6 +70,7 @@ struct loader_spec {
 	__u64 max_kernel_mem;	/* the maps' kernel memory at most, bytes */
 	__u32 task_table;	/* task table entries (a power of two), 0 = from pid_max */
 	bool culprits;		/* --culprits: the culprit map (runq waits blamed on prev) */
+	int culprit_mode;	/* --culprit-mode: enum sh_culprit_mode */
 	bool stacks;		/* --stacks: the stack map (the max wait's kernel stack) */
 	struct cgroup_cfg cg; /* hierarchy and -c filter */
 };

@@ -244,7 +244,9 @@ static int setup(struct poller *p)
 		p->snaps[i].clock = p->l.clock;
 		p->snaps[i].kmem = (struct kmem_usage){ .bytes = p->l.kmem_bytes,
 							 .budget = p->l.kmem_budget,
-							 .keys = p->l.max_keys };
+							 .keys = p->l.max_keys,
+							 .cache_entries = p->l.nr_slots ?
+									  p->l.cache_entries : 0 };
 	}
 	if (reader_init(&p->rd, p->l.ncpus, p->l.nmetrics)) {
 		pr_warn("out of memory\n");
@@ -257,13 +259,15 @@ static int setup(struct poller *p)
 	p->maps = (struct read_maps){ .pcpu_fd = p->l.pcpu_fd, .hists_fd = p->l.hists_fd,
 				    .key_type = o->key_type, .live_keys = p->l.live_keys,
 				    .slots_taken = p->l.slots_taken,
-				    .nr_slots = p->l.nr_slots, .slot_stride = p->l.slot_stride,
+				    .nr_slots = p->l.nr_slots, .cache_entries = p->l.cache_entries,
 				    .slots_mem = p->l.slots_mem, .slot_keys_mem = p->l.slot_keys_mem,
+				    .slot_seq_mem = p->l.slot_seq_mem, .cache_mem = p->l.cache_mem,
 				    .keydir_fd = p->l.keydir_fd,
 				    .free_fd = p->l.free_fd, .grace_period = loader_grace_period };
 	/* --stacks reads /proc/kallsyms: before any privilege drop */
-	if (extras_init(&p->xt, o->culprits, o->stacks, o->key_type == SH_KEY_CGROUP,
-			o->cumulative, p->l.ncpus, p->l.culprit_fd, p->l.stack_fd))
+	if (extras_init(&p->xt, o->culprits, o->culprit_mode, o->stacks,
+			o->key_type == SH_KEY_CGROUP, o->cumulative, p->l.ncpus, p->l.culprit_fd,
+			p->l.stack_fd))
 		return SH_EXIT_FAIL;
 	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)
@@ -317,7 +321,7 @@ static int report_tick(struct poller *p, double span_s, int *ret)
 {
 	struct tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
 				.cg = p->use_cg ? &p->cg : NULL,
-				.culprits = p->xt.culprits ? &p->xt.cul : NULL };
+				.culprits = p->xt.culprits ? &p->xt.cul : NULL, .extras = &p->xt };
 	int i, end = 0;
 
 	name_cgroups(p);

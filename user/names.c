@@ -21,6 +21,8 @@ static const char *const key_names[] = { "none", "comm", "pid", "tid", "cpu", "c
 static const char *const unit_names[SH_UNIT_NR] = { "ns", "us", "ms" };
 static const __u64 unit_nsecs[SH_UNIT_NR] = { 1, 1000, 1000000 };
 static const char *const sort_names[SH_SORT_NR] = { "sum", "count", "avg", "p99", "max" };
+static const char *const culprit_mode_names[] = { [SH_CULPRIT_SWITCH] = "switch",
+						   [SH_CULPRIT_TIME] = "time" };
 static const char *const stat_names[SH_STAT_NR] = {
 	[SH_STAT_SEEN] = "seen",
 	[SH_STAT_NO_START] = "no_start",
@@ -47,6 +49,7 @@ const char *unit_name(int u) { return unit_names[u]; }
 __u64 unit_ns(int u) { return unit_nsecs[u]; }
 const char *sort_name(int s) { return sort_names[s]; }
 const char *stat_name(int s) { return stat_names[s]; }
+const char *culprit_mode_name(int m) { return culprit_mode_names[m]; }
 
 static int lookup(const char *const *names, size_t n, const char *s)
 {
@@ -62,6 +65,10 @@ int metric_lookup(const char *s) { return lookup(metric_names, ARRAY_SIZE(metric
 int key_lookup(const char *s) { return lookup(key_names, ARRAY_SIZE(key_names), s); }
 int unit_lookup(const char *s) { return lookup(unit_names, ARRAY_SIZE(unit_names), s); }
 int sort_lookup(const char *s) { return lookup(sort_names, ARRAY_SIZE(sort_names), s); }
+int culprit_mode_lookup(const char *s)
+{
+	return lookup(culprit_mode_names, ARRAY_SIZE(culprit_mode_names), s);
+}
 
 _Static_assert(SH_METHOD_AUTO == -1 && SH_CLOCK_AUTO == -1, "\"auto\" is -1 in both");
 

@@ -59,6 +59,8 @@ __u64 unit_ns(int unit);
 const char *sort_name(int sort);
 /* enum sh_stat (an event counter), as JSON and -v name it: "no_start" */
 const char *stat_name(int stat);
+/* enum sh_culprit_mode: "switch" or "time" */
+const char *culprit_mode_name(int mode);
 
 /*
  * The counters of waits seen but not recorded, by reason, in the order
@@ -85,6 +87,8 @@ int clock_lookup(const char *s);
 int key_lookup(const char *s);
 int unit_lookup(const char *s);
 int sort_lookup(const char *s);
+/* --culprit-mode: "switch" or "time", enum sh_culprit_mode, or -1. */
+int culprit_mode_lookup(const char *s);
 /* "p50,p99", "p50", "p99" (either order) or "none": enum hm_lines bits, or -1. */
 int heatmap_lines_lookup(const char *s);
 /* "kernel,user" (either order), "kernel", "user" or "none": SH_PROF_STACK_* bits, or -1. */

@@ -72,6 +72,7 @@ enum {
 	OPT_USAGE,
 	OPT_PIDNSS,
 	OPT_SCHEMA,
+	OPT_CULPRIT_MODE,
 };
 
 /* How an option's value is parsed into its field. */
@@ -133,6 +134,11 @@ static int show_help(struct parse_state *st, const struct opt_def *d, const char
 static int show_usage(struct parse_state *st, const struct opt_def *d, const char *arg);
 static const char *check_count(const struct parse_state *st);
 static const char *check_cgroup_depth(const struct parse_state *st);
+static const char *check_culprit_mode(const struct parse_state *st)
+{
+	return !st->o->culprits ? "--culprit-mode needs --culprits" : NULL;
+}
+
 static const char *check_cgroup_hier(const struct parse_state *st);
 static const char *check_heatmap_key(const struct parse_state *st);
 static const char *check_heatmap_lines(const struct parse_state *st);
@@ -141,6 +147,7 @@ static const char *check_print(const struct parse_state *st);
 static const char *check_prom_classic(const struct parse_state *st);
 static const char *check_json(const struct parse_state *st);
 static const char *check_culprits(const struct parse_state *st);
+static const char *check_culprit_mode(const struct parse_state *st);
 static const char *check_task_table(const struct parse_state *st)
 {
 	__u32 n = st->o->task_table;
@@ -236,6 +243,11 @@ static const struct opt_def opt_defs[] = {
 	{ "culprits", OPT_CULPRITS, NULL,
 	  "-M runq: per key, whose running each wait ended behind (the top 5 and [rest])",
 	  T_FLAG, FIELD(culprits), .check = check_culprits },
+	{ "culprit-mode", OPT_CULPRIT_MODE, "MODE",
+	  "with --culprits: switch (default: the whole wait on the task that ran last) or time "
+	  "(each task for the time it ran during the wait)",
+	  T_NAME, FIELD(culprit_mode), .lookup = culprit_mode_lookup,
+	  .err = "unknown --culprit-mode '%s': use switch or time", .check = check_culprit_mode },
 	{ "stacks", OPT_STACKS, NULL,
 	  "the kernel stack the task of each key's longest wait left the CPU with",
 	  T_FLAG, FIELD(stacks) },
@@ -274,7 +286,7 @@ static const struct opt_def opt_defs[] = {
 	  .err = "invalid --heatmap-lines '%s': use p50,p99, p50, p99 or none",
 	  .check = check_heatmap_lines },
 	{ "max-keys", OPT_MAX_KEYS, "N",
-	  "keys the kernel keeps, the first ones in slots (default 10240); new keys beyond go to [other]",
+	  "keys the kernel keeps, each in a slot of the key store (default 10240); new keys beyond go to [other]",
 	  T_UINT, FIELD(max_keys), 1, MAX_KEYS_LIMIT,
 	  .err = "invalid --max-keys '%s': want 1 to " STR(MAX_KEYS_LIMIT) },
 	{ "max-kernel-mem", OPT_MAX_KERNEL_MEM, "MIB",

@@ -46,6 +46,7 @@ struct options {
 	bool summary;		/* one line per key */
 	__u64 min_count;	/* --min-count: keys with fewer waits rank last, 0 = off */
 	bool culprits;		/* --culprits: who held the CPU when runq waits ended */
+	int culprit_mode;	/* --culprit-mode: enum sh_culprit_mode */
 	bool stacks;		/* --stacks: kernel stack of each key's longest wait */
 	bool profile;		/* --profile: wait per (task, kernel stack, user stack) */
 	const char *flamegraph;	/* --profile's SVG flame graph path, NULL = none */

@@ -3,8 +3,8 @@
  * The renderers' output: one growable byte buffer per output, reused for
  * every report (its memory grows to the largest report once), written with
  * inline appends. A report of thousands of keys is hundreds of thousands
- * of small pieces; through stdio each one cost a call and a check of the
- * stream, which was most of the poller's CPU.
+ * of small pieces; through stdio each would cost a call and a check of
+ * the stream, most of the poller's CPU.
  */
 #ifndef SH_OUTBUF_H
 #define SH_OUTBUF_H
@@ -65,9 +65,10 @@ static inline void ob_chr(struct outbuf *b, char c)
 /*
  * Rows written through a cursor @d into room taken once (ob_room(), then
  * ob_commit() of what was written): an append per field reloads and
- * stores the buffer's length. @s is a string literal: its length is
- * known at compile time.
+ * stores the buffer's length. @s is a string literal: its length,
+ * LIT_LEN(), is known at compile time, and so is the room a row takes.
  */
+#define LIT_LEN(s) (sizeof(s) - 1)
 #define put_lit(d, s) do {				\
 	memcpy((d), (s), sizeof(s) - 1);		\
 	(d) += sizeof(s) - 1;				\

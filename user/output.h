@@ -13,6 +13,7 @@
 #include "snapshot.h"
 #include "cgroup.h"
 #include "culprits.h"
+#include "extra_read.h"
 
 /* What one report tick hands every output. */
 struct tick {
@@ -22,6 +23,7 @@ struct tick {
 	struct cgroups *cg;		/* cgroup names learnt so far, or NULL (the
 					 * exporter names the culprits of every key) */
 	struct culprits *culprits;	/* --culprits: this interval's pairs, else NULL */
+	struct extras *extras;	/* the stack map and symbols, for extras_stacks() */
 };
 
 /* What an output's emit() asks of the loop. */

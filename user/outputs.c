@@ -155,7 +155,8 @@ static int exporter_out_start(void *ctx, const char *as_user)
 
 static enum out_status exporter_emit(void *ctx, const struct tick *t)
 {
-	if (exporter_publish(ctx, t->snaps, t->n, t->cg, t->culprits)) {
+	if (exporter_publish(ctx, t->snaps, t->n, t->cg, t->culprits, &t->reps[0].when,
+			     t->extras)) {
 		pr_warn("out of memory\n");
 		return OUT_FATAL;
 	}

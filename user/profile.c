@@ -458,22 +458,6 @@ static void write_folded(FILE *f, const struct row *r, size_t n, int unit)
 		fprintf(f, "%s %llu\n", r[i].folded, (unsigned long long)(r[i].wait_ns / div));
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			putc(ch, f);
-	}
-	putc('"', f);
-}
-
 /* The frames of @folded after its comm: user ones, or kernel ones ("_[k]" cut). */
 static void json_frames(FILE *f, const char *folded, bool kernel)
 {
@@ -491,7 +475,7 @@ static void json_frames(FILE *f, const char *folded, bool kernel)
 
 			if (!first)
 				putc(',', f);
-			json_str(f, fr ? fr : "");
+			escaped_write_json(f, fr ? fr : "");
 			free(fr);
 			first = false;
 		}
@@ -523,7 +507,9 @@ static void write_json(struct profile *pr, FILE *f, struct row *r, size_t n, dou
 		count += r[i].count;
 	}
 	fputs("{\"schema\":1,\"mode\":\"profile\",\"host\":", f);
-	json_str(f, u.nodename);
+	putc('"', f);
+	name_write(f, u.nodename, ESC_JSON);
+	putc('"', f);
 	fprintf(f, ",\"time\":\"%s.%03ldZ\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
 		"\"key\":\"%s\",\"wait_ns\":%llu,\"count\":%llu,\"groups\":[",
 		tbuf, ts.tv_nsec / 1000000, secs, sp->cumulative ? "true" : "false",
@@ -543,7 +529,7 @@ static void write_json(struct profile *pr, FILE *f, struct row *r, size_t n, dou
 		key_str(sp->key_type, r[i].e, key, sizeof(key));
 		fprintf(f, "%s{\"key\":", first ? "" : ",");
 		first = false;
-		json_str(f, key);
+		escaped_write_json(f, key);
 		shown = j - i < top ? j - i : top;
 		fprintf(f, ",\"wait_ns\":%llu,\"count\":%llu,\"stacks_total\":%zu,\"stacks\":[",
 			(unsigned long long)gw, (unsigned long long)gc, j - i);
@@ -552,7 +538,7 @@ static void write_json(struct profile *pr, FILE *f, struct row *r, size_t n, dou
 
 			name_escape(comm, sizeof(comm), r[s].e->k.comm);
 			fprintf(f, "%s{\"comm\":", s == i ? "" : ",");
-			json_str(f, comm);
+			escaped_write_json(f, comm);
 			fprintf(f, ",\"wait_ns\":%llu,\"count\":%llu,\"share\":%.4f,\"user\":",
 				(unsigned long long)r[s].wait_ns, (unsigned long long)r[s].count,
 				gw ? (double)r[s].wait_ns / gw : 0.0);

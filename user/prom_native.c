@@ -4,9 +4,10 @@
  * (prom_native.h). Reads the view only.
  *
  * The messages are encoded by hand, not with protobuf-c (Debian's
- * libprotobuf-c): an exposition only ever encodes, and only seven small
+ * libprotobuf-c): an exposition only ever encodes, and only ten small
  * messages of io.prometheus.client (MetricFamily, Metric, LabelPair,
- * Counter, Gauge, Histogram, BucketSpan) with three wire types (varint,
+ * Counter, Gauge, Histogram, BucketSpan, Bucket, Exemplar and
+ * google.protobuf.Timestamp) with three wire types (varint,
  * 64-bit, length-delimited). protobuf-c would take a vendored metrics.proto,
  * protoc-c at build time and its runtime library on every production host
  * for what is a hundred lines of varints here; the unit test decodes the
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <ctype.h>
+#include <math.h>
 
 #include "prom_native.h"
 #include "outbuf.h"
@@ -31,9 +33,12 @@ enum {
 	M_LABEL = 1, M_GAUGE = 2, M_COUNTER = 3, M_HISTOGRAM = 7,	/* Metric */
 	LP_NAME = 1, LP_VALUE = 2,					/* LabelPair */
 	VALUE = 1,							/* Gauge, Counter */
-	H_COUNT = 1, H_SUM = 2, H_SCHEMA = 5, H_ZERO_THRESHOLD = 6, H_ZERO_COUNT = 7,
-	H_POS_SPAN = 12, H_POS_DELTA = 13,				/* Histogram */
+	H_COUNT = 1, H_SUM = 2, H_BUCKET = 3, H_SCHEMA = 5, H_ZERO_THRESHOLD = 6,
+	H_ZERO_COUNT = 7, H_POS_SPAN = 12, H_POS_DELTA = 13,		/* Histogram */
 	SPAN_OFFSET = 1, SPAN_LENGTH = 2,				/* BucketSpan */
+	B_CUMULATIVE = 1, B_UPPER_BOUND = 2, B_EXEMPLAR = 3,		/* Bucket */
+	EX_LABEL = 1, EX_VALUE = 2, EX_TIMESTAMP = 3,			/* Exemplar */
+	TS_SECONDS = 1, TS_NANOS = 2,				/* google.protobuf.Timestamp */
 };
 
 /* MetricType */
@@ -116,7 +121,9 @@ struct enc {
 	struct outbuf fam;		/* MetricFamily */
 	struct outbuf met;		/* Metric */
 	struct outbuf sub;		/* LabelPair, Counter, Gauge, Histogram */
-	struct outbuf span;		/* BucketSpan */
+	struct outbuf span;		/* BucketSpan, Bucket */
+	struct outbuf ex;		/* Exemplar */
+	struct outbuf leaf;		/* the Exemplar's LabelPair, Timestamp */
 };
 
 /*
@@ -124,7 +131,8 @@ struct enc {
  * the text formats (there in label syntax; protobuf needs none): valid
  * UTF-8, which Prometheus requires, and the same series name in every format.
  */
-static void label(struct enc *e, const char *name, const char *value)
+static void pair(struct enc *e, struct outbuf *lp, struct outbuf *parent, int field,
+		 const char *name, const char *value)
 {
 	char buf[256], *esc = buf;
 	size_t n = name_escape(buf, sizeof(buf), value);
@@ -137,11 +145,17 @@ static void label(struct enc *e, const char *name, const char *value)
 		}
 		name_escape(esc, n + 1, value);
 	}
-	pb_string(&e->sub, LP_NAME, name);
-	pb_string(&e->sub, LP_VALUE, esc);
-	pb_msg(&e->met, M_LABEL, &e->sub);
+	pb_string(lp, LP_NAME, name);
+	pb_string(lp, LP_VALUE, esc);
+	pb_msg(parent, field, lp);
 	if (esc != buf)
 		free(esc);
+}
+
+/* A label of the metric in progress. */
+static void label(struct enc *e, const char *name, const char *value)
+{
+	pair(e, &e->sub, &e->met, M_LABEL, name, value);
 }
 
 /* Start family @fi: its name, help and type; its metrics follow. */
@@ -222,13 +236,53 @@ static void counter(struct enc *e, bool seconds, __u64 v)
 }
 
 /*
+ * The exemplar of the worst wait @m of the last interval, as the
+ * OpenMetrics one (render_prom.c): tid, comm, with --stacks stack_id; the
+ * wait in seconds; the reading's time. Prometheus 2.42 reads the
+ * exemplars of a native histogram from its classic buckets only (the
+ * first bucket that has one), so it comes in the one classic bucket of
+ * the wait's slot, with that bucket's true cumulative count and upper
+ * bound: a scraper that reads classic buckets too sees a coarse but
+ * correct histogram (the +Inf bucket is the count).
+ */
+static void exemplar_bucket(struct enc *e, const struct totals *t, const struct prom_max *m)
+{
+	int i, slot = bucket_of(m->ns);
+	char tid[16], id[20];
+	__u64 cum = 0;
+
+	for (i = 0; i <= slot; i++)
+		cum += t->buckets[i];
+	snprintf(tid, sizeof(tid), "%u", (unsigned)m->tid);
+	pair(e, &e->leaf, &e->ex, EX_LABEL, "tid", tid);
+	pair(e, &e->leaf, &e->ex, EX_LABEL, "comm", m->comm);
+	if (m->has_stack) {
+		snprintf(id, sizeof(id), "%016llx", (unsigned long long)m->stack_id);
+		pair(e, &e->leaf, &e->ex, EX_LABEL, "stack_id", id);
+	}
+	pb_double(&e->ex, EX_VALUE, (double)m->ns / 1e9);
+	pb_uint(&e->leaf, TS_SECONDS, (__u64)m->when.tv_sec);
+	if (m->when.tv_nsec)
+		pb_uint(&e->leaf, TS_NANOS, (__u64)m->when.tv_nsec);
+	pb_msg(&e->ex, EX_TIMESTAMP, &e->leaf);
+	pb_uint(&e->span, B_CUMULATIVE, cum);
+	/* the slot's upper edge, the native bucket's: 2^(index / 2^schema) s */
+	pb_double(&e->span, B_UPPER_BOUND,
+		  slot >= sh_nb - 1 ? INFINITY
+				    : exp2((double)(slot + SH_NATIVE_INDEX0(sh_schema)) /
+					   (double)(1 << sh_schema)));
+	pb_msg(&e->span, B_EXEMPLAR, &e->ex);
+	pb_msg(&e->sub, H_BUCKET, &e->span);
+}
+
+/*
  * The native histogram of @t: bucket 0 is the zero bucket, the others
  * positive buckets of the grid's schema at index slot + SH_NATIVE_INDEX0(schema), grouped in
  * spans of consecutive non-empty buckets, counts as deltas to the previous
  * bucket's (integer histogram).
  */
 static void histogram(struct enc *e, const char *metric, int key_type, const char *key,
-		      const struct totals *t)
+		      const struct totals *t, const struct prom_max *ex)
 {
 	__u64 count = 0, prev = 0;
 	int i, start, last_end = 0;
@@ -260,6 +314,8 @@ static void histogram(struct enc *e, const char *metric, int key_type, const cha
 		pb_sint(&e->sub, H_POS_DELTA, (__s64)(t->buckets[i] - prev));
 		prev = t->buckets[i];
 	}
+	if (ex)
+		exemplar_bucket(e, t, ex);
 	pb_msg(&e->met, M_HISTOGRAM, &e->sub);
 	pb_msg(&e->fam, MF_METRIC, &e->met);
 }
@@ -276,10 +332,12 @@ static int put_view(struct enc *e, const struct prom_view *v)
 	if (!sorted)
 		return -1;
 	for (i = 0; i < n; i++)
-		histogram(e, metric, kt, sorted[i]->key, &sorted[i]->t);
+		histogram(e, metric, kt, sorted[i]->key, &sorted[i]->t,
+			  prom_max_now(v, &sorted[i]->max) ? &sorted[i]->max : NULL);
 	free(sorted);
 	if (v->key_type != SH_KEY_NONE)
-		histogram(e, metric, kt, PROM_OTHER, &v->other);
+		histogram(e, metric, kt, PROM_OTHER, &v->other,
+			  prom_max_now(v, &v->other_max) ? &v->other_max : NULL);
 	return 0;
 }
 
@@ -315,6 +373,7 @@ static int put_counters(struct enc *e, const struct prom_view *views, size_t nv,
 			for (k = 0; k < nc; k++) {
 				key_labels(e, metric, v->key_type, sorted[i]->key);
 				label(e, "culprit", c[k].name);
+				label(e, "culprit_mode", culprit_mode_name(v->culprit_mode));
 				counter(e, seconds,
 					fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
 			}
@@ -446,7 +505,8 @@ int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
 	int err;
 
 	encode(&e, views, nv);
-	err = e.out.failed || e.fam.failed || e.met.failed || e.sub.failed || e.span.failed;
+	err = e.out.failed || e.fam.failed || e.met.failed || e.sub.failed || e.span.failed ||
+	      e.ex.failed || e.leaf.failed;
 	if (!err && e.out.len && fwrite(e.out.p, 1, e.out.len, f) != e.out.len)
 		err = -1;
 	ob_free(&e.out);
@@ -454,6 +514,8 @@ int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
 	ob_free(&e.met);
 	ob_free(&e.sub);
 	ob_free(&e.span);
+	ob_free(&e.ex);
+	ob_free(&e.leaf);
 	return err || ferror(f);
 }
 

@@ -5,6 +5,7 @@
 
 #include "prom_series.h"
 #include "hash.h"
+#include "stacks.h"
 
 #define INITIAL_SLOTS 256
 
@@ -185,9 +186,12 @@ static const struct report_group *group_at(const struct report *r, size_t i)
 	return i < r->ngroups ? &r->groups[i] : &r->rest;
 }
 
-/* Take @t's max into @m, the max of update @now so far. */
-static void max_merge(struct prom_max *m, const struct totals *t, __u64 now)
+/* Take group @g's max into @m, the max of update @now (reading @r) so far. */
+static void max_merge(struct prom_max *m, const struct report_group *g, const struct report *r,
+		      __u64 now)
 {
+	const struct totals *t = &g->t;
+
 	if (m->update != now) {
 		m->update = now;
 		m->ns = 0;
@@ -198,6 +202,9 @@ static void max_merge(struct prom_max *m, const struct totals *t, __u64 now)
 	m->tid = t->max_tid;
 	memcpy(m->comm, t->max_comm, sizeof(m->comm));
 	m->comm[sizeof(m->comm) - 1] = '\0';
+	m->has_stack = g->max_stack != NULL;
+	m->stack_id = m->has_stack ? frames_id(g->max_stack) : 0;
+	m->when = r->when;
 }
 
 bool prom_max_now(const struct prom_view *v, const struct prom_max *m)
@@ -249,7 +256,7 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 
 		if (!folds_into_other(g) && (s = find(v, g->name)) && s->exported) {
 			totals_add(&s->t, &g->t);
-			max_merge(&s->max, &g->t, v->updates);
+			max_merge(&s->max, g, iv, v->updates);
 			s->seen = v->updates;
 		}
 	}
@@ -284,11 +291,11 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 		}
 		if (s && s->exported) {
 			totals_add(&s->t, &g->t);
-			max_merge(&s->max, &g->t, v->updates);
+			max_merge(&s->max, g, iv, v->updates);
 			s->seen = v->updates;
 		} else {
 			totals_add(&v->other, &g->t);
-			max_merge(&v->other_max, &g->t, v->updates);
+			max_merge(&v->other_max, g, iv, v->updates);
 		}
 	}
 	/* -k cgroup: the counters of the cgroups behind each exported name */

@@ -50,12 +50,16 @@ struct prom_culprit {
 
 /*
  * The exact longest wait of the last reading's interval among the waits a
- * series took, and the task that had it (the kernel's sh_max).
+ * series took, and the task that had it (the kernel's sh_max): the
+ * interval max gauge, and the exemplar of the bucket it fell in.
  */
 struct prom_max {
 	__u64 ns;			/* longest wait, ns; 0: none */
 	__u32 tid;			/* who had it */
 	char comm[SH_COMM_LEN];
+	bool has_stack;			/* --stacks: its stack was captured ... */
+	__u64 stack_id;			/* ... and has this id (frames_id()) */
+	struct timespec when;		/* the reading's wall clock (report::when) */
 	__u64 update;			/* prom_view_update() call it belongs to */
 };
 
@@ -96,6 +100,7 @@ struct prom_view {
 	struct kmem_usage kmem;		/* the kernel maps' memory */
 	__u64 updates;			/* prom_view_update() calls */
 	bool culprits;			/* export the culprit families (--culprits, runq) */
+	int culprit_mode;		/* ... with this label culprit_mode (enum sh_culprit_mode) */
 };
 
 /* An empty view; the key "none" exports its one series ("all") at once. 0 or -1. */

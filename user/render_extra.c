@@ -8,6 +8,7 @@
 #include "culprits.h"
 #include "stacks.h"
 #include "escape.h"
+#include "names.h"
 
 /* @part of @whole in whole percent, rounded (0 of 0). */
 static unsigned pct(__u64 part, __u64 whole)
@@ -94,7 +95,8 @@ void extra_text(struct outbuf *b, const struct report_group *g, const struct rep
 		const struct culprit_list *l = g->culprits;
 		__u64 total = culprits_sum(l);
 
-		ob_str(b, "waited behind:");
+		/* by time: who ran while it waited, not whose switch ended the wait */
+		ob_str(b, l->mode == SH_CULPRIT_TIME ? "waited behind, by time:" : "waited behind:");
 		for (i = 0; i < l->n; i++) {
 			ob_str(b, i ? ", " : " ");
 			name_put(b, l->c[i].name, ESC_TEXT);
@@ -145,6 +147,8 @@ void extra_json(struct outbuf *b, const struct report_group *g)
 	if (g->culprits) {
 		const struct culprit_list *l = g->culprits;
 
+		ob_str(b, ",\"culprit_mode\":");
+		json_string(b, culprit_mode_name(l->mode));
 		ob_str(b, ",\"culprits\":[");
 		for (i = 0; i < l->n; i++) {
 			ob_str(b, i ? ",{\"key\":" : "{\"key\":");
@@ -166,6 +170,7 @@ void extra_json(struct outbuf *b, const struct report_group *g)
 				ob_chr(b, ',');
 			json_string(b, g->max_stack->f[i]);
 		}
-		ob_chr(b, ']');
+		/* the Prometheus exemplar's stack_id of the same stack */
+		ob_printf(b, "],\"max_stack_id\":\"%016" PRIx64 "\"", (uint64_t)frames_id(g->max_stack));
 	}
 }

@@ -5,7 +5,6 @@
  * SH_JSON_SCHEMA).
  */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -27,32 +26,6 @@ void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)
 }
 
 /*
- * The fixed part of every bucket's object, ',{"lo_ns":LO,"hi_ns":HI,"count":',
- * the same in every report: made once.
- */
-#define BUCKET_HEAD 80
-static char bucket_head[SH_NBUCKETS_MAX][BUCKET_HEAD];	/* of the grid in use */
-static unsigned char bucket_head_len[SH_NBUCKETS_MAX];
-static pthread_once_t bucket_heads_once = PTHREAD_ONCE_INIT;
-
-static void make_bucket_heads(void)
-{
-	char lo[24], hi[24];
-	int i;
-
-	for (i = 0; i < sh_nb; i++) {
-		fmt_u64(lo, bucket_lo(i));
-		if (bucket_hi(i) == UINT64_MAX)
-			snprintf(hi, sizeof(hi), "null");
-		else
-			fmt_u64(hi, bucket_hi(i));
-		bucket_head_len[i] = (unsigned char)snprintf(bucket_head[i], BUCKET_HEAD,
-							     ",{\"lo_ns\":%s,\"hi_ns\":%s,\"count\":",
-							     lo, hi);
-	}
-}
-
-/*
  * At cursor @d (outbuf.h put_lit()): a field's name (a string literal)
  * and @v in decimal (fmt_u64() writes a NUL after the digits: room for
  * it too).
@@ -61,10 +34,18 @@ static void make_bucket_heads(void)
 	put_lit(d, name);				\
 	(d) += fmt_u64((d), (v));			\
 } while (0)
-/* A group's numbers: 14 fields of at most 14 bytes of name and 20 digits, and the NUL. */
-#define NUMBERS_ROOM 512
-/* Its buckets: the head, then each bucket's object (head, 20 digits, brace), the NUL, the end. */
-#define BUCKETS_ROOM (16 + (size_t)sh_nb * (BUCKET_HEAD + 22) + 4)
+/*
+ * A group's numbers (json_group()): at most 13 put_field()s, each a name
+ * no longer than ',"p999_ns":' and a number (its NUL overwritten by the
+ * next field), and the ',"max_comm":' that ends them.
+ */
+#define NUMBERS_ROOM (13 * (LIT_LEN(",\"p999_ns\":") + FMT_U64_ROOM) + LIT_LEN(",\"max_comm\":"))
+/*
+ * Its buckets: the head, each bucket's object (fmt_json_buckets(), a
+ * number, the brace that overwrites its NUL), and the end.
+ */
+#define BUCKETS_ROOM (LIT_LEN(",\"buckets\":[") + (size_t)sh_nb * (FMT_LABEL_MAX + FMT_U64_ROOM) + \
+		      LIT_LEN("]}"))
 
 /* -k cgroup: the names read from the path (cgroup_names.h), those found only */
 static void json_cgroup_labels(struct outbuf *b, const char *path)
@@ -89,6 +70,7 @@ static void json_cgroup_labels(struct outbuf *b, const char *path)
 
 static void json_group(struct outbuf *b, const struct report_group *g)
 {
+	const struct fmt_label *heads;
 	char *d, *start;
 	int i, first = 1;
 
@@ -135,16 +117,18 @@ static void json_group(struct outbuf *b, const struct report_group *g)
 	if (g->below_min_count)
 		ob_str(b, ",\"below_min_count\":true");
 	extra_json(b, g);
-	pthread_once(&bucket_heads_once, make_bucket_heads);
+	heads = fmt_json_buckets();
 	if (!(d = start = ob_room(b, BUCKETS_ROOM)))
 		return;
 	put_lit(d, ",\"buckets\":[");
 	for (i = 0; i < sh_nb; i++) {
 		if (!g->t.buckets[i])
 			continue;
+		const struct fmt_label *l = &heads[i];
+
 		/* the first without its leading comma */
-		memcpy(d, bucket_head[i] + first, bucket_head_len[i] - (size_t)first);
-		d += bucket_head_len[i] - (size_t)first;
+		memcpy(d, l->s + first, l->len - (size_t)first);
+		d += l->len - (size_t)first;
 		d += fmt_u64(d, g->t.buckets[i]);
 		*d++ = '}';
 		first = 0;
@@ -185,7 +169,11 @@ void render_json(struct outbuf *b, const struct report *r)
 		ob_printf(b, "%s\"%s\":%" PRIu64, s ? "," : "", stat_name(s),
 			  (uint64_t)r->stats[s]);
 	ob_printf(b, ",\"recorded\":%" PRIu64 ",\"live_keys\":%" PRIu64 "},\"kernel_memory\":{"
-		     "\"bytes\":%" PRIu64 ",\"budget\":%" PRIu64 ",\"keys\":%" PRIu64 "}}\n",
+		     "\"bytes\":%" PRIu64 ",\"budget\":%" PRIu64 ",\"keys\":%" PRIu64
+		     ",\"cache_entries\":%" PRIu64 ",\"cache_hits\":%" PRIu64
+		     ",\"cache_misses\":%" PRIu64 ",\"max_lost\":%" PRIu64 "}}\n",
 		  (uint64_t)r->all.count, (uint64_t)r->live_keys, (uint64_t)r->kmem.bytes,
-		  (uint64_t)r->kmem.budget, (uint64_t)r->kmem.keys);
+		  (uint64_t)r->kmem.budget, (uint64_t)r->kmem.keys,
+		  (uint64_t)r->kmem.cache_entries, (uint64_t)r->kmem.cache_hits,
+		  (uint64_t)r->kmem.cache_misses, (uint64_t)r->kmem.max_lost);
 }

@@ -130,13 +130,39 @@ static char *key_labels(const char *key, int key_type)
 	return esc;
 }
 
-/* One histogram series: its labels are escaped once, not once per line. */
+/*
+ * OpenMetrics: the exemplar of the worst wait @m of the last interval, at
+ * the end of its bucket's line: tid, comm and with --stacks stack_id
+ * (frames_id()); its value the wait in seconds, its timestamp the
+ * reading's, in milliseconds as the JSON report's "time". The label
+ * names and values hold at most 101 characters (tid 3 + 10 digits, comm
+ * 4 + 15 bytes of at most 4 characters each once escaped, "\xNN",
+ * stack_id 8 + 16), within OpenMetrics' limit of 128.
+ */
+static void put_exemplar(FILE *f, const struct prom_max *m)
+{
+	char val[32];
+
+	fprintf(f, " # {tid=\"%" PRIu32 "\",comm=", (uint32_t)m->tid);
+	label_value(f, m->comm);
+	if (m->has_stack)
+		fprintf(f, ",stack_id=\"%016" PRIx64 "\"", (uint64_t)m->stack_id);
+	fmt_seconds(val, sizeof(val), m->ns);
+	fprintf(f, "} %s %lld.%03ld", val, (long long)m->when.tv_sec, m->when.tv_nsec / 1000000);
+}
+
+/*
+ * One histogram series: its labels are escaped once, not once per line.
+ * @ex: the interval's worst wait, whose bucket carries its exemplar
+ * (OpenMetrics only), or NULL.
+ */
 static int put_series(FILE *f, const char *labels, const char *key, int key_type,
-		      const struct totals *t, char le[SH_NBUCKETS(0)][32])
+		      const struct totals *t, const struct prom_max *ex,
+		      char le[SH_NBUCKETS(0)][32])
 {
 	char *esc = key_labels(key, key_type), sum[32];
+	int i, ex_bucket = ex ? bucket_of(ex->ns) : sh_nb, per = 1 << sh_schema;
 	__u64 cum = 0;
-	int i, per = 1 << sh_schema;
 
 	if (!esc)
 		return -1;
@@ -145,8 +171,14 @@ static int put_series(FILE *f, const char *labels, const char *key, int key_type
 		/* at each power of two: every per-th edge of the grid */
 		if (i % per)
 			continue;
-		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64 "\n", labels, esc,
+		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64, labels, esc,
 			le[i / per], (uint64_t)cum);
+		/* the first line whose count holds the wait's bucket */
+		if (i >= ex_bucket) {
+			put_exemplar(f, ex);
+			ex_bucket = sh_nb;
+		}
+		fputc('\n', f);
 	}
 	fmt_seconds(sum, sizeof(sum), t->sum_ns);
 	fprintf(f, "schedhist_wait_seconds_sum{%s%s} %s\n", labels, esc, sum);
@@ -156,8 +188,8 @@ static int put_series(FILE *f, const char *labels, const char *key, int key_type
 	return 0;
 }
 
-/* One view's histogram series, sorted by key. */
-static int put_view(FILE *f, const struct prom_view *v, char le[][32])
+/* One view's histogram series, sorted by key; with exemplars in OpenMetrics (@om). */
+static int put_view(FILE *f, const struct prom_view *v, bool om, char le[][32])
 {
 	struct prom_series **sorted;
 	char labels[128];
@@ -170,10 +202,12 @@ static int put_view(FILE *f, const struct prom_view *v, char le[][32])
 	if (!sorted)
 		return -1;
 	for (i = 0; i < n && !err; i++)
-		err = put_series(f, labels, sorted[i]->key, v->key_type, &sorted[i]->t, le);
+		err = put_series(f, labels, sorted[i]->key, v->key_type, &sorted[i]->t,
+				 om && prom_max_now(v, &sorted[i]->max) ? &sorted[i]->max : NULL, le);
 	free(sorted);
 	if (!err && v->key_type != SH_KEY_NONE)
-		err = put_series(f, labels, PROM_OTHER, v->key_type, &v->other, le);
+		err = put_series(f, labels, PROM_OTHER, v->key_type, &v->other,
+				 om && prom_max_now(v, &v->other_max) ? &v->other_max : NULL, le);
 	return err;
 }
 
@@ -228,7 +262,7 @@ static int put_counters(FILE *f, const struct prom_view *views, size_t nv, int f
 				fprintf(f, "%s{metric=\"%s\",key_type=\"%s\",key=%s,culprit=",
 					cf->name, metric_name(v->metric), key_name(v->key_type), esc);
 				label_value(f, c[k].name);
-				fputc('}', f);
+				fprintf(f, ",culprit_mode=\"%s\"}", culprit_mode_name(v->culprit_mode));
 				put_value(f, seconds,
 					  fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
 			}
@@ -295,7 +329,7 @@ static void put_reasons(FILE *f, const struct prom_view *views, size_t nv, int f
 }
 
 /* The samples of family @fi; @le: the buckets' "le" values. */
-static int put_samples(FILE *f, const struct prom_view *views, size_t nv, int fi,
+static int put_samples(FILE *f, const struct prom_view *views, size_t nv, int fi, bool om,
 		       char le[][32])
 {
 	size_t j;
@@ -303,7 +337,7 @@ static int put_samples(FILE *f, const struct prom_view *views, size_t nv, int fi
 	switch (fi) {
 	case PROM_WAIT_SECONDS:
 		for (j = 0; j < nv; j++)
-			if (put_view(f, &views[j], le))
+			if (put_view(f, &views[j], om, le))
 				return -1;
 		return 0;
 	case PROM_EVENTS:
@@ -356,7 +390,7 @@ int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 		if (!prom_family_present(views, nv, i))
 			continue;
 		family(f, om, i, prom_help(i, nv, views[0].metric, help));
-		if (put_samples(f, views, nv, i, le))
+		if (put_samples(f, views, nv, i, om, le))
 			return -1;
 	}
 	if (om)

@@ -2,7 +2,6 @@
 /* Text output: runqlat-style histograms (power-of-two buckets), one per key, or a table. */
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,43 +12,6 @@
 #include "render_extra.h"
 
 #define BAR_WIDTH 40
-
-/*
- * The rows' fixed part, "%13s -> %-11s : ", of every bucket in every
- * unit: the same for every key of every report, made once.
- */
-#define ROW_LABEL 48
-static char row_label[SH_UNIT_NR][SH_NBUCKETS_MAX][ROW_LABEL];	/* of the grid in use */
-static unsigned char row_label_len[SH_UNIT_NR][SH_NBUCKETS_MAX];
-/* and each unit's histogram head, "%10s%-5s%13s : count      distribution\n" */
-#define HIST_HEAD 64
-static char hist_head[SH_UNIT_NR][HIST_HEAD];
-static unsigned char hist_head_len[SH_UNIT_NR];
-static pthread_once_t row_labels_once = PTHREAD_ONCE_INIT;
-
-static void make_row_labels(void)
-{
-	char lo[32], hi[32];
-	int u, i;
-
-	for (u = 0; u < SH_UNIT_NR; u++)
-		hist_head_len[u] = (unsigned char)snprintf(hist_head[u], HIST_HEAD,
-							   "%*s%-5s%*s : count      distribution\n",
-							   10, "", unit_name(u), 13, "");
-	for (u = 0; u < SH_UNIT_NR; u++)
-		for (i = 0; i < sh_nb; i++) {
-			/* a row counts the waits w with lo < w <= hi; the first 0 <= w <= hi */
-			fmt_wait(lo, sizeof(lo), bucket_floor(i), u);
-			if (i == 0)
-				snprintf(lo, sizeof(lo), "0");
-			if (bucket_edge(i) == UINT64_MAX)
-				snprintf(hi, sizeof(hi), "longer");
-			else
-				fmt_wait(hi, sizeof(hi), bucket_edge(i), u);
-			row_label_len[u][i] = (unsigned char)snprintf(row_label[u][i], ROW_LABEL,
-								      "%13s -> %-11s : ", lo, hi);
-		}
-}
 
 /* "%-10llu " then the bar: "|", @v of @max in BAR_WIDTH stars, "|", newline. */
 static void count_and_bar(struct outbuf *b, __u64 v, __u64 max)
@@ -81,6 +43,7 @@ static void print_histogram(struct outbuf *b, const struct totals *t,
 			    const struct render_spec *sp)
 {
 	int first = -1, last = -1, start, i;
+	const struct fmt_label *head, *labels;
 	__u64 below = 0, max = 0;
 
 	for (i = 0; i < sh_nb; i++) {
@@ -109,8 +72,9 @@ static void print_histogram(struct outbuf *b, const struct totals *t,
 	if (below > max)
 		max = below;
 
-	pthread_once(&row_labels_once, make_row_labels);
-	ob_mem(b, hist_head[sp->unit], hist_head_len[sp->unit]);
+	head = fmt_hist_head(sp->unit);
+	labels = fmt_row_labels(sp->unit);
+	ob_mem(b, head->s, head->len);
 	if (below) {
 		char lim[32], left[64];
 
@@ -120,7 +84,7 @@ static void print_histogram(struct outbuf *b, const struct totals *t,
 		count_and_bar(b, below, max);
 	}
 	for (i = start; i <= last; i++) {
-		ob_mem(b, row_label[sp->unit][i], row_label_len[sp->unit][i]);
+		ob_mem(b, labels[i].s, labels[i].len);
 		count_and_bar(b, t->buckets[i], max);
 	}
 }
@@ -135,8 +99,13 @@ static void print_histogram(struct outbuf *b, const struct totals *t,
 static void print_stats_line(struct outbuf *b, const struct totals *t, const struct pcts *p,
 			     const struct render_spec *sp, bool who)
 {
-	/* the numbers through a cursor into room taken once (see print_summary()) */
-	char *d = ob_room(b, 8 + 21 + 7 * (8 + FMT_WAIT_ROOM)), *start = d;
+	/*
+	 * the numbers through a cursor into room taken once (see
+	 * print_summary()): the count, then at most 7 waits, each after a
+	 * label no longer than "  p99.9 "
+	 */
+	char *d = ob_room(b, LIT_LEN("count ") + FMT_U64_ROOM +
+			     7 * (LIT_LEN("  p99.9 ") + FMT_WAIT_ROOM)), *start = d;
 
 	if (!d)
 		return;
@@ -330,7 +299,8 @@ static void print_summary(struct outbuf *b, const struct report *r, const struct
 			ob_pad(b, top, strlen(top), 24, false);
 		}
 		if (g->t.max_tid) {
-			if (!(d = start = ob_room(b, 2 + 2 * 21)))
+			/* "  TID PID ": each number's NUL is overwritten by the space after it */
+			if (!(d = start = ob_room(b, LIT_LEN("  ") + 2 * FMT_U64_ROOM)))
 				goto out;
 			put_lit(d, "  ");
 			d += fmt_u64(d, g->t.max_tid);
@@ -339,7 +309,8 @@ static void print_summary(struct outbuf *b, const struct report *r, const struct
 			*d++ = ' ';
 			ob_commit(b, (size_t)(d - start));
 			name_put(b, g->t.max_comm, ESC_TEXT);
-			if (!(d = start = ob_room(b, 1 + 21 + 1)))
+			/* " CPU\n" */
+			if (!(d = start = ob_room(b, 1 + FMT_U64_ROOM)))
 				goto out;
 			*d++ = ' ';
 			d += fmt_u64(d, g->t.max_cpu);

@@ -32,6 +32,14 @@ struct snap_reader {
 	struct sh_key *slot_seen;
 	struct snap_entry **slot_ent;	/* per slot, its key's entry in each snapshot */
 	__u32 *slot_used;	/* the slots holding a key, this reading */
+	/*
+	 * per slot: its histograms this reading (the store's and every
+	 * cache's summed), and as of the last reading (what a slot whose
+	 * flushes never let a reading settle keeps); the seq read first
+	 */
+	void *slot_val, *slot_prev;
+	__u64 *slot_seq0;
+	void *cbuf;		/* one cache entry's histograms, as read */
 	struct sh_pcpu *pcpu;	/* the per-CPU array element, all CPUs */
 	bool no_batch;		/* kernel lacks batch lookups: one by one */
 	__u64 pruned;		/* keys the poller removed (marked dead while it read) */
@@ -47,10 +55,12 @@ struct read_maps {
 	int key_type;
 	__u32 *live_keys;	/* the kernel's count of its keys (sh_live_keys), or NULL */
 	__u32 *slots_taken;	/* ... of its slots taken (sh_slots_taken), or NULL */
-	__u32 nr_slots;		/* the slot array (schedhist.h "Keys"), 0 = none: */
-	__u32 slot_stride;	/*   entries per CPU */
-	void *slots_mem;	/*   (CPU, slot) -> histograms, mapped */
+	__u32 nr_slots;		/* the store (schedhist.h "Keys"), 0 = none: */
+	__u32 cache_entries;	/*   cache entries per CPU */
+	void *slots_mem;	/*   slot -> histograms, mapped */
 	struct sh_key *slot_keys_mem;	/*   slot -> key, mapped */
+	struct sh_slot_seq *slot_seq_mem;	/*   slot -> seq bracket and max lock, mapped */
+	void *cache_mem;	/*   (CPU, entry) -> struct sh_cent, mapped */
 	int keydir_fd;		/*   key -> slot */
 	int free_fd;		/*   the free slots */
 	void (*grace_period)(void);	/* waits until no program run of before is running */

@@ -30,7 +30,8 @@ struct loader_spec loader_spec_of(const struct options *o, const struct cgroup_c
 				     .cgroup_depth = o->cgroup_depth, .max_keys = o->max_keys,
 				     .max_keys_set = o->max_keys_set,
 				     .max_kernel_mem = (__u64)o->max_kernel_mem_mib << 20,
-				     .task_table = o->task_table, .culprits = o->culprits, .stacks = o->stacks, .cg = *cg };
+				     .task_table = o->task_table, .culprits = o->culprits,
+				     .culprit_mode = o->culprit_mode, .stacks = o->stacks, .cg = *cg };
 }
 
 struct exporter_spec exporter_spec_of(const struct options *o)
@@ -40,6 +41,7 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
 				       .prom_classic = o->prom_classic, .culprits = o->culprits,
+				       .culprit_mode = o->culprit_mode,
 				       .interval_ns = o->interval_ns };
 }
 

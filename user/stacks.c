@@ -176,6 +176,20 @@ static const struct sh_stack *stack_of(const struct stacks_state *st, const stru
 	return NULL;
 }
 
+__u64 frames_id(const struct frames *s)
+{
+	__u64 h = 1469598103934665603ULL;
+	size_t i;
+	const unsigned char *c;
+
+	for (i = 0; i < s->n; i++) {
+		for (c = (const unsigned char *)s->f[i]; *c; c++)
+			h = (h ^ *c) * 1099511628211ULL;
+		h *= 1099511628211ULL;	/* the NUL: frames "ab","c" differ from "a","bc" */
+	}
+	return h;
+}
+
 int stacks_attach(struct stacks_state *st, stack_lookup_fn lookup, void *ctx,
 		  const struct ksyms *k, struct report *r)
 {

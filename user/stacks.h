@@ -42,6 +42,15 @@ struct frames {
 	char f[SH_STACK_DEPTH][128];
 };
 
+/*
+ * The id of stack @s: FNV-1a of its symbolized frames, each with its
+ * terminating NUL, so the same stack has the same id in JSON
+ * (max_stack_id) and in the Prometheus exemplars, across readings and
+ * across hosts of the same kernel build (addresses would differ with
+ * KASLR). Written as 16 lower-case hex digits.
+ */
+__u64 frames_id(const struct frames *s);
+
 struct report;
 
 /* Per metric: the frames of the groups of its last report. */

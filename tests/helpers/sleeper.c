@@ -9,10 +9,15 @@
  * [MS, that sleep's own time], unless the task was preempted between
  * arming the timer and blocking (then its wait began at the preemption):
  * at most P sleeps are such.
- * usage: sleeper [-m MS] [-t SECONDS] [-N COMM]
+ * -H: after the report, block in pause() until a signal ends it, so that
+ * the task's switches stop where its report does and a reader of
+ * /proc/PID/status (nonvoluntary_ctxt_switches) gets every preemption,
+ * those of the report's own writing included.
+ * usage: sleeper [-m MS] [-t SECONDS] [-N COMM] [-H]
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -26,15 +31,16 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	unsigned long long n = 0, sum = 0, lo = ~0ULL, hi = 0, d, *all = NULL;
 	size_t cap = 0, i;
-	int opt;
+	int opt, hold = 0;
 
-	while ((opt = getopt(argc, argv, "m:t:N:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:N:H")) != -1) {
 		switch (opt) {
 		case 'm': ms = atof(optarg); break;
 		case 't': seconds = atof(optarg); break;
 		case 'N': comm = optarg; break;
+		case 'H': hold = 1; break;
 		default:
-			fprintf(stderr, "usage: sleeper [-m MS] [-t SEC] [-N COMM]\n");
+			fprintf(stderr, "usage: sleeper [-m MS] [-t SEC] [-N COMM] [-H]\n");
 			return 2;
 		}
 	}
@@ -76,6 +82,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		printf("%s%llu", i ? "," : "", all[i]);
 	printf("\n");
+	fflush(stdout);
 	free(all);
+	if (hold) {
+		printf("held\n");	/* the report is whole in the file */
+		fflush(stdout);
+	}
+	while (hold)
+		pause();
 	return 0;
 }

@@ -9,6 +9,10 @@
 #   tid  -k tid --cumulative -j            default key map capacity
 #   pid  -k pid -j (per interval)          default capacity
 #   tiny -k tid --max-keys 16 --cumulative -v  (text)
+#   tid1 -k tid --cumulative -j, with a cache of one entry per CPU
+#        (SCHEDHIST_CACHE_ENTRIES=1: the store's eviction path at nearly
+#        every switch, and the kernel's folds taking gone keys' entries
+#        from every CPU's cache), checked as tid is
 # The kernel reclaims the key of every task when it is freed, folding its
 # counts into [exited], so however fast tasks come and go, with the
 # default capacity: no map_full, nothing in [other] but the no_mem waits
@@ -25,21 +29,23 @@ need_root
 secs=${CHURN_SECONDS:-30}
 
 # capacity: the keys, plus [other] and [exited]
-declare -A P MAP left CAP=([tid]=10240 [pid]=10240 [tiny]=16)
+declare -A P MAP left CAP=([tid]=10240 [pid]=10240 [tiny]=16 [tid1]=10240)
 start_sh tid -i 1 -k tid --cumulative -j -v
 P[tid]=$SH_PID
 start_sh pid -i 1 -k pid -j -v
 P[pid]=$SH_PID
 start_sh tiny -i 1 -k tid --max-keys 16 --cumulative -v
 P[tiny]=$SH_PID
-# the first keys go to slots (schedhist.h "Keys": the whole capacity, at
-# most 6 MiB of histograms), the others to the key map; the kernel folds
-# gone keys of either into [exited] (and frees their slots): HCAP is the
-# key map's share
+SCHEDHIST_CACHE_ENTRIES=1 start_sh tid1 -i 1 -k tid --cumulative -j -v
+P[tid1]=$SH_PID
+# the keys go to slots of the key store (schedhist.h "Keys": the whole
+# capacity), the key map holds what a key beyond would take; the kernel
+# folds gone keys into [exited] (and frees their slots): HCAP is the key
+# map's share
 declare -A HCAP
-for n in tid pid tiny; do
+for n in tid pid tiny tid1; do
 	MAP[$n]=$(hists_map_id "${P[$n]}") || fail "$n: no hists map in /proc/${P[$n]}/fdinfo"
-	slots=$(sed -n 's/.*key map capacity [0-9]* (\([0-9]*\) in slots).*/\1/p' "$TMP/$n.err")
+	slots=$(sed -n 's/.*key map capacity [0-9]* (\([0-9]*\) in slots,.*/\1/p' "$TMP/$n.err")
 	[ -n "$slots" ] && [ "$slots" -ge 1 ] && [ "$slots" -le "${CAP[$n]}" ] ||
 		fail "$n: '$slots' slots, want 1 to ${CAP[$n]}"
 	HCAP[$n]=$((CAP[$n] - slots))
@@ -80,7 +86,7 @@ while :; do
 	CH=$!
 	CHILD_PIDS+=($CH)
 	while kill -0 $CH 2>/dev/null; do
-		for n in tid pid tiny; do check_cap $n; done
+		for n in tid pid tiny tid1; do check_cap $n; done
 		sleep 1
 	done
 	wait $CH || fail "churn helper failed"
@@ -106,11 +112,11 @@ echo "created $threads threads and $procs processes in $churned s:" \
 # must hold is that every key made was reclaimed (by the kernel or the
 # poller) or is still there, exactly: checked below from the -v totals
 # and the live keys of the last report (read after detach).
-for n in tid pid; do
+for n in tid pid tid1; do
 	read -r _ _ _ _ _ left[$n] < <("$HELPERS/mapcount" -c churn "${MAP[$n]}" | paste -sd' ')
 done
-for n in tid pid tiny; do stop_sh "${P[$n]}" || fail "$n: schedhist exited with $?"; done
-for n in tid pid tiny; do
+for n in tid pid tiny tid1; do stop_sh "${P[$n]}" || fail "$n: schedhist exited with $?"; done
+for n in tid pid tiny tid1; do
 	echo "$n: keys in the kernel map, per second: $(sort -n "$TMP/$n.entries" | tail -3 | tr '\n' ' ')(highest)"
 	[ "$(grep -vc '^Tracing\|^schedhist: attached\|^schedhist: totals' "$TMP/$n.err")" -eq 0 ] ||
 		fail "$n: noise on stderr: $(cat "$TMP/$n.err")"
@@ -118,8 +124,9 @@ done
 
 id=$(dirname "$0")/../identity.py
 python3 "$id" "$TMP/tid.out" --cumulative --min-reports $((secs - 2)) || fail "tid: identity"
+python3 "$id" "$TMP/tid1.out" --cumulative --min-reports $((secs - 2)) || fail "tid1: identity"
 python3 "$id" "$TMP/pid.out" --min-reports $((secs - 2)) || fail "pid: identity"
-for n in tid pid; do
+for n in tid pid tid1; do
 	read -r made rec rem < <(sed -n 's/.*keys made \([0-9]*\), reclaimed by the kernel \([0-9]*\), removed by the poller \([0-9]*\)$/\1 \2 \3/p' "$TMP/$n.err")
 	live=$(tail -1 "$TMP/$n.out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["events"]["live_keys"])')
 	echo "$n: keys made $made = reclaimed by the kernel $rec + removed by the poller $rem" \
@@ -129,23 +136,27 @@ for n in tid pid; do
 	# more keys than the map holds: without reclaim it would have filled
 	[ "$made" -ge $((CAP[$n] * 2)) ] || fail "$n: only $made keys made: no storm measured"
 done
-python3 - "$TMP/tid.out" "$TMP/pid.out" "$((threads + procs))" <<'PY' || fail "tid/pid reports"
+python3 - "$TMP/tid.out" "$TMP/pid.out" "$((threads + procs))" "$TMP/tid1.out" <<'PY' ||
 import json, sys
 tid = [json.loads(l) for l in open(sys.argv[1])]
 pid = [json.loads(l) for l in open(sys.argv[2])]
 created = int(sys.argv[3])
-last = tid[-1]
-ex = [g for g in last["groups"] if g["key"] == "[exited]"]
-assert ex, "no [exited] entry"
-# each created task waited at least once (it sleeps 50 us): its waits are
-# under its own key while it lives, then in [exited]
-assert ex[0]["count"] >= created // 2, f"[exited] has {ex[0]['count']} waits for {created} tasks"
-for name, rs in (("tid", tid), ("pid", pid)):
+tid1 = [json.loads(l) for l in open(sys.argv[4])]
+for last in (tid[-1], tid1[-1]):
+    ex = [g for g in last["groups"] if g["key"] == "[exited]"]
+    assert ex, "no [exited] entry"
+    # each created task waited at least once (it sleeps 50 us): its waits are
+    # under its own key while it lives, then in [exited]
+    assert ex[0]["count"] >= created // 2, f"[exited] has {ex[0]['count']} waits for {created} tasks"
+km = tid1[-1]["kernel_memory"]
+print(f"tid1: cache of {km['cache_entries']} entry, {km['cache_hits']} hits, {km['cache_misses']} misses")
+assert km["cache_entries"] == 1 and km["cache_misses"] > 0, km
+for name, rs in (("tid", tid), ("pid", pid), ("tid1", tid1)):
     # cumulative (tid): the last report has it all; per interval (pid): add up
-    evs = [rs[-1]["events"]] if name == "tid" else [r["events"] for r in rs]
+    evs = [rs[-1]["events"]] if name != "pid" else [r["events"] for r in rs]
     full = sum(e["map_full"] for e in evs)
     nomem = sum(e["no_mem"] for e in evs)
-    other = sum(g["count"] for r in (rs[-1:] if name == "tid" else rs)
+    other = sum(g["count"] for r in (rs[-1:] if name != "pid" else rs)
                 for g in r["groups"] if g["key"] == "[other]")
     print(f"{name}: map_full {full}, no_mem {nomem}, [other] {other}, live keys at most "
           f"{max(r['events']['live_keys'] for r in rs)}")
@@ -153,6 +164,7 @@ for name, rs in (("tid", tid), ("pid", pid)):
     assert other == nomem, f"{name}: [other] holds {other} waits, no_mem explains {nomem}"
     assert max(r["events"]["live_keys"] for r in rs) <= 10240
 PY
+	fail "tid/pid reports"
 
 # the text report of the small map: the last one, after SIGINT
 awk '/^off-CPU wait/ {buf = ""} {buf = buf $0 "\n"} END {printf "%s", buf}' "$TMP/tiny.out" >"$TMP/tiny.last"

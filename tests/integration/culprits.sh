@@ -22,7 +22,9 @@ start_sh txt -M runq -k cgroup --culprits --summary "${HIER[@]}"
 TXT=$SH_PID
 # CPU 0's switches from now until schedhist is detached: every switch-in
 # of a's spinner is there (it starts after this)
-switch_trace_start 0
+# (only the switches to a's spinner, culA, or to a thread not named yet:
+# the ones trace_blame counts)
+switch_trace_start 0 'next_comm == "culA" || next_comm == "spinners"'
 # pinned before it joins its cgroup: the shell that moves itself in (and
 # every thread of the process it becomes) never runs on the other CPU
 pinned_in() { taskset -c "$1" sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$2" "${@:3}"; }

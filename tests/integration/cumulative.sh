@@ -7,20 +7,29 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 
-start_sh iv -M runq -k tid -i 0.5 -j
-IV=$SH_PID
-start_sh cu -M runq -k tid -i 0.5 --cumulative -j
-CU=$SH_PID
-"$HELPERS/spinners" -n 2 -c 0 -t 2.5 >"$TMP/spin.out" &
-CHILD_PIDS+=($!)
-for i in $(seq 1 100); do
-	[ "$(wc -l <"$TMP/spin.out")" -ge 2 ] && break
-	sleep 0.1
-done
-sleep 0.3
-stop_sh "$IV" || fail "interval instance exited with $?"
-stop_sh "$CU" || fail "cumulative instance exited with $?"
-python3 - "$TMP/iv.out" "$TMP/cu.out" "$TMP/spin.out" <<'PY'
+# twice: with the default cache of the key store, and with one entry per
+# CPU (SCHEDHIST_CACHE_ENTRIES=1), where the two spinners on CPU 0 evict
+# each other's entry at every switch (the counts go through the store)
+run() {
+	local c=$1 i
+	SCHEDHIST_CACHE_ENTRIES=$c start_sh "iv$c" -M runq -k tid -i 0.5 -j
+	IV=$SH_PID
+	SCHEDHIST_CACHE_ENTRIES=$c start_sh "cu$c" -M runq -k tid -i 0.5 --cumulative -j
+	CU=$SH_PID
+	"$HELPERS/spinners" -n 2 -c 0 -t 2.5 >"$TMP/spin$c.out" &
+	CHILD_PIDS+=($!)
+	for i in $(seq 1 100); do
+		[ "$(wc -l <"$TMP/spin$c.out")" -ge 2 ] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	stop_sh "$IV" || fail "interval instance exited with $?"
+	stop_sh "$CU" || fail "cumulative instance exited with $?"
+	check "$TMP/iv$c.out" "$TMP/cu$c.out" "$TMP/spin$c.out" "$c" || fail "cache of $c entries"
+}
+
+check() {
+python3 - "$@" <<'PY'
 import json, sys
 iv = [json.loads(l) for l in open(sys.argv[1])]
 cu = [json.loads(l) for l in open(sys.argv[2])]
@@ -56,4 +65,10 @@ for r in cu:
 assert all(r["cumulative"] for r in cu) and not any(r["cumulative"] for r in iv)
 seen = [r["events"]["seen"] for r in cu]
 assert seen == sorted(seen), "cumulative events went down"
+km = cu[-1]["kernel_memory"]
+print(f"cache of {km['cache_entries']} entries: {km['cache_hits']} hits, {km['cache_misses']} misses")
+assert km["cache_entries"] == int(sys.argv[4]) and km["cache_misses"] > 0, km
 PY
+}
+run 16
+run 1

@@ -12,7 +12,9 @@
 # cgroup2 cpu.max, or v1 cpu.cfs_quota_us on a hybrid host), one on
 # cgroup2 (cpu.pressure, which v1 lacks); on a pure cgroup2 host they are
 # alike. The dashboard's JSON itself: a datasource variable that every
-# panel and query uses, the host and cgroup variables, a heatmap.
+# panel and query uses, the host and cgroup variables, a heatmap. Every
+# query of the wait histogram (the latency panels) shows exemplars, and
+# Prometheus (with exemplar storage) has some for it, with tid and comm.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../prom-lib.sh"
 need_root
@@ -45,7 +47,7 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$p1', '127.0.0.1:$p2']
 EOF2
-start_prometheus "$pp" --enable-feature=native-histograms
+start_prometheus "$pp" --enable-feature=native-histograms,exemplar-storage
 prometheus_ready
 # wait until both targets have 10 scrapes (rates over 30 s need two; a hang guard of 60 s)
 for i in $(seq 1 600); do
@@ -58,7 +60,7 @@ for i in $(seq 1 600); do
 done
 
 python3 - "$DASH" "$API" "$TMP/answers" <<'PY' || fail "the dashboard's queries (above)"
-import json, re, sys, urllib.parse, urllib.request
+import json, re, sys, time, urllib.parse, urllib.request
 dash, api, out = sys.argv[1:]
 d = json.load(open(dash))
 
@@ -93,6 +95,16 @@ for p in d['panels']:
         json.dump(r, open(f"{out}/{p['id']}{t['refId']}.json", 'w'))
         assert r, f"panel '{p['title']}' query {t['refId']}: no series: {e}"
         print(f"panel '{p['title']}' {t['refId']}: {len(r)} series")
+        if 'schedhist_wait_seconds{' not in e or 'histogram_sum' in e:
+            continue
+        # a latency panel: its exemplars on, and the exemplars of the last minute found
+        assert t.get('exemplar') is True, f"panel '{p['title']}': exemplars off"
+        now = time.time()
+        ex = get('/api/v1/query_exemplars', query=e, start=now - 60, end=now)
+        n = sum(len(s['exemplars']) for s in ex)
+        assert n and all({'tid', 'comm'} <= set(x['labels']) for s in ex for x in s['exemplars']), \
+            f"panel '{p['title']}' query {t['refId']}: exemplars {ex}"
+        print(f"panel '{p['title']}' {t['refId']}: {n} exemplars")
 assert 'heatmap' in kinds, kinds
 PY
 stop_prometheus

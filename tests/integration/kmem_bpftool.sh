@@ -7,7 +7,7 @@
 # made) the report is its worst, every entry taken, so it exceeds the
 # kernel's by a whole number of entries, at most max_entries of them.
 # The JSON report and the -v start line say the same total, the key
-# capacity and the budget. Then --max-kernel-mem: a budget below the
+# capacity and the budget (and JSON the store's cache entries per CPU). Then --max-kernel-mem: a budget below the
 # default capacity's needs lowers the capacity to what bench/kmem says
 # fits; a --max-keys that does not fit, or a budget too small for one
 # key, is a usage error (exit 2, one line, nothing loaded).
@@ -18,7 +18,9 @@ KMEM=$OUTPUT/bench/kmem
 possible=$(tr ',' '\n' </sys/devices/system/cpu/possible |
 	awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
 
-start_sh km -i 1 -M offcpu,runq -k tid --max-keys 200 --task-table 4096 --culprits --stacks -j -v
+# --culprit-mode time: every map there is, its run ring (an entry per CPU) too
+start_sh km -i 1 -M offcpu,runq -k tid --max-keys 200 --task-table 4096 --culprits \
+	--culprit-mode time --stacks -j -v
 KM=$SH_PID
 remember_ids
 ids=$SH_IDS
@@ -27,7 +29,7 @@ for m in $(map_ids "$KM"); do
 	bpftool map show id "$m" --json
 	echo
 done >"$TMP/maps.json"
-"$KMEM" -M 2 -k keyed -n 200 -t 4096 -C -S "$possible" >"$TMP/kmem.txt" ||
+"$KMEM" -M 2 -k keyed -n 200 -t 4096 -T -S "$possible" >"$TMP/kmem.txt" ||
 	fail "bench/kmem failed: $(cat "$TMP/kmem.txt")"
 not_reports "$TMP/maps.json"
 stop_sh "$KM" || fail "schedhist exited with $?"
@@ -72,7 +74,9 @@ for name, (entries, want, entry) in est.items():
 rs = [json.loads(l) for l in open(sys.argv[3]) if l.startswith("{")]
 for r in rs:
     k = r["kernel_memory"]
-    assert k == {"bytes": total[1], "budget": 64 << 20, "keys": 200}, f"JSON {k}, want {total}"
+    have = {f: k[f] for f in ("bytes", "budget", "keys", "cache_entries")}
+    assert have == {"bytes": total[1], "budget": 64 << 20, "keys": 200, "cache_entries": 16}, \
+        f"JSON {k}, want {total} and a cache of 16 entries per CPU"
 err = open(sys.argv[4]).read()
 mo = re.search(r"key map capacity (\d+) .*kernel memory (\d+) bytes at most \(--max-kernel-mem 64 MiB\)", err)
 assert mo and int(mo.group(1)) == 200 and int(mo.group(2)) == total[1], f"start line: {err}"

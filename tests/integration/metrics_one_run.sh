@@ -41,7 +41,7 @@ mkfifo "$TMP/go1" "$TMP/go2"
 	read -r _ <"$TMP/go1"
 	echo gate1 >"$TMP/gate1"
 	read -r _ <"$TMP/go2"
-	exec taskset -c 1 "$HELPERS/sleeper" -m 20 -t 2 -N msleep
+	exec taskset -c 1 "$HELPERS/sleeper" -m 20 -t 2 -N msleep -H
 ) >"$TMP/sleep.out" &
 SLP=$!
 CHILD_PIDS+=($SLP)
@@ -53,6 +53,15 @@ for inst in "si --method sched_info" "wk --method wakeup" "kt --clock ktime"; do
 	remember_ids
 	ids="$ids $SH_IDS"
 done
+# the store's eviction path: every process (no -p) through a cache of one
+# entry per CPU, so that msleep and the spinners beside it on CPU 1 evict
+# each other's entry at nearly every switch; its msleep group must be
+# sched_info's to the nanosecond (the same events, the same code, but for
+# where the counts are kept)
+SCHEDHIST_CACHE_ENTRIES=1 start_sh c1 -M offcpu,runq,blocked -k comm --cumulative -i 200ms -j \
+	--method sched_info
+remember_ids
+ids="$ids $SH_IDS"
 echo go >"$TMP/go1"
 wait_for "$TMP/gate1" '^gate1' 60	# a hang guard only
 # the shell is at its second gate (or on its way, nothing it does counts as moved):
@@ -69,10 +78,20 @@ done
 "$HELPERS/spinners" -n 2 -c 1 -t 3 -N mspin -x >/dev/null &
 CHILD_PIDS+=($!)
 echo go >"$TMP/go2"
-wait "$SLP" || fail "sleeper failed"
+# the sleeper reports, then blocks in pause() (-H): its switches end there,
+# so the kernel's count of its preemptions read after the instances stop
+# holds every preempted wait they saw, the report's own writing included
+wait_for "$TMP/sleep.out" '^held' 60	# a hang guard only
 for p in "${SH_PIDS[@]}"; do stop_sh "$p" || fail "schedhist exited with $?"; done
+echo "nivcsw_final $(awk '/^nonvoluntary_ctxt_switches/ {print $2}' "/proc/$SLP/status")" \
+	>>"$TMP/sleep.out"
+kill "$SLP"
 assert_unloaded $ids
-for n in si wk kt; do
+# c1 watches every process: its live reports read the counters and the
+# histograms of a whole host's storm apart (skew beyond any tolerance on a
+# loaded host); its last report, read after detach, is exact
+tail -3 "$TMP/c1.out" >"$TMP/c1last.out"
+for n in si wk kt c1last; do
 	for m in offcpu runq blocked; do
 		python3 "$(dirname "$0")/../identity.py" "$TMP/$n.out" --cumulative --metric "$m" ||
 			fail "$n: identity of $m"
@@ -83,7 +102,7 @@ python3 - "$TMP" <<'PY' || fail "offcpu != blocked + runq"
 import json, sys
 t = sys.argv[1]
 f = open(f"{t}/sleep.out").read().split()
-nivcsw = int(f[f.index("nivcsw") + 1])
+nivcsw = int(f[f.index("nivcsw_final") + 1])	# the kernel's, after the last wait
 slept = int(f[f.index("slept") + 1])
 bad = 0
 for name, method, clock in (("si", "sched_info", "rq"), ("wk", "wakeup", "rq"),
@@ -125,5 +144,24 @@ for name, method, clock in (("si", "sched_info", "rq"), ("wk", "wakeup", "rq"),
     # switch-out (a wait that began with a preemption is not blocked at all)
     if rq["sum_ns"] <= 0 or blk["sum_ns"] < 0.95 * 20000000 * (blk["count"] - moved):
         print("  runq empty, or blocked waits shorter than the sleeps"); bad += 1
+# the instance with a cache of one entry: msleep's waits, metric by metric, are sched_info's
+def final(name):
+    last = {}
+    for line in open(f"{t}/{name}.out"):
+        r = json.loads(line)
+        last[r["metric"]] = r
+    return last
+si, c1 = final("si"), final("c1")
+km = c1["runq"]["kernel_memory"]
+print(f"c1 (cache of one entry): {km['cache_hits']} hits, {km['cache_misses']} misses")
+if km["cache_entries"] != 1 or km["cache_misses"] == 0:
+    print("  the cache of one entry did not evict"); bad += 1
+for m in ("offcpu", "runq", "blocked"):
+    a = [x for x in si[m]["groups"] if x["key"] == "msleep"][0]
+    b = [x for x in c1[m]["groups"] if x["key"] == "msleep"]
+    fields = ("count", "sum_ns", "max_ns", "min_ns", "buckets")
+    if not b or any(a.get(f) != b[0].get(f) for f in fields):
+        print(f"  c1 {m}: msleep {[b[0].get(f) for f in fields[:4]] if b else None}, "
+              f"sched_info's {[a.get(f) for f in fields[:4]]}"); bad += 1
 sys.exit(1 if bad else 0)
 PY

@@ -51,7 +51,9 @@ query() {
 not_reports "$TMP/targets.json" "$TMP/tsdb"
 pinned_in() { taskset -c "$1" sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$2" "${@:3}"; }
 # CPU 0's switches over the spinners' run (a's spinner starts after this)
-switch_trace_start 0
+# (only the switches to a's spinner, pculA, or to a thread not named yet:
+# the ones trace_blame counts)
+switch_trace_start 0 'next_comm == "pculA" || next_comm == "spinners"'
 pinned_in 0 "$PARENT/a" "$HELPERS/spinners" -n 1 -c 0 -t 2 -N pculA >"$TMP/a.out" &
 CHILD_PIDS+=($!)
 pinned_in 0 "$PARENT/b" "$HELPERS/spinners" -n 2 -c 0 -t 2 -N pculB >"$TMP/b.out" &
@@ -134,7 +136,9 @@ for labels, v in sec.items():
     per_key.setdefault(d["key"], {})[d["culprit"]] = v
     if d["metric"] != "runq" or d["key_type"] != "cgroup":
         bad.append(f"culprit series with labels {d}")
-    if tuple(l for l in labels if l[0] != "culprit") not in hsum:
+    if d.get("culprit_mode") != "switch":
+        bad.append(f"culprit series {d}: not culprit_mode switch (the default)")
+    if tuple(l for l in labels if l[0] not in ("culprit", "culprit_mode")) not in hsum:
         bad.append(f"culprit series {d} has labels no histogram series has")
 for key, cs in per_key.items():
     if len([c for c in cs if c != "[rest]"]) > 5 or "[rest]" not in cs:

@@ -46,9 +46,9 @@ def scrape():
 
 status, base = scrape()
 assert status.startswith(b"HTTP/1.1 200"), status
-# the bound: the 2 s, plus ten times this machine's own unattacked
-# scrape (a loaded host is slower at everything); a refused or stalled
-# scrape (before the fix: never answered) fails it on any machine
+# the bound: 2 s, plus ten times this machine's own unattacked scrape (a
+# loaded host is slower at everything); a refused or stalled scrape (one
+# never answered) fails it on any machine
 bound = 2.0 + 10 * base
 print(f"unattacked scrape {base * 1000:.1f} ms; bound under attack {bound:.2f} s")
 

@@ -106,7 +106,7 @@ static void test_rewrites(void)
 }
 
 /*
- * Whatever sits at the names an earlier scheme used (".BASE.PID.tmp",
+ * Whatever sits at predictable temporary names (".BASE.PID.tmp",
  * here directories, which no unlink removes, as another user's file in a
  * sticky directory is for us) does not stop a write.
  */

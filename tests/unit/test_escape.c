@@ -204,6 +204,34 @@ static void test_same_everywhere(void)
 	}
 }
 
+/*
+ * escaped_write_json(): an escaped name, as the live page's table and the
+ * profile's JSON write it, is the JSON string json_string() writes of the
+ * raw name (the same rule, the same syntax).
+ */
+static void test_escaped_json(void)
+{
+	static const char *const names[] = {
+		"plain", "a\"b\\c", "caf\xe9", "x\ny", "\x1b[2J", "\xe2\x80\xa8",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char esc[256], *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		struct outbuf b = {};
+
+		name_escape(esc, sizeof(esc), names[i]);
+		escaped_write_json(f, esc);
+		fclose(f);
+		json_string(&b, names[i]);
+		CHECK(ob_cstr(&b) && !strcmp(b.p, buf));
+		ob_free(&b);
+		free(buf);
+	}
+}
+
 int main(void)
 {
 	TEST(test_cases);
@@ -211,5 +239,6 @@ int main(void)
 	TEST(test_unescape_rejects);
 	TEST(test_cut);
 	TEST(test_same_everywhere);
+	TEST(test_escaped_json);
 	return test_summary();
 }

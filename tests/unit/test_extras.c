@@ -96,6 +96,53 @@ static void test_culprits_rank(void)
 	culprits_free(&c);
 }
 
+/*
+ * --culprit-mode time: a wait is split between culprits, whose counts are
+ * runs: [unattributed] comes after the top 5 whatever its size, [rest]
+ * is the time neither holds (with the runs of the culprits beyond the
+ * top), and the text and JSON say the mode.
+ */
+static void test_culprits_time(void)
+{
+	struct culprits c;
+	struct report r;
+	struct report_group g;
+	const struct culprit_list *l;
+	struct outbuf b = {};
+	int i;
+
+	CHECK(!culprits_init(&c, NCPU, false));
+	c.mode = SH_CULPRIT_TIME;
+	/* 4 waits of 1000 ns in all: six culprits with 3 runs each, and the ring's miss */
+	for (i = 1; i <= 6; i++)
+		feed(&c, 10, 100 + i, 2, 20 * i, 1, 20 * i);
+	feed(&c, 10, SH_UNATTRIBUTED_ID, 1, 100, 0, 0);
+	one_group(&r, &g, 4, 1000);
+	CHECK(!culprits_attach(&c, &r, NULL, 1));
+	l = g.culprits;
+	CHECK(l != NULL);
+	if (!l)
+		return;
+	CHECK_EQ_U64(l->mode, SH_CULPRIT_TIME);
+	/* 240, 200, 160, 120, 80, [unattributed] 100, then [rest]: 1000 - 900 ns, 3 runs */
+	CHECK_EQ_U64(l->n, SH_CULPRIT_TOP + 2);
+	CHECK(!strcmp(l->c[0].name, "106") && l->c[0].sum_ns == 240 && l->c[0].count == 3);
+	CHECK(!strcmp(l->c[4].name, "102") && l->c[4].sum_ns == 80);
+	CHECK(!strcmp(l->c[5].name, "[unattributed]") && l->c[5].sum_ns == 100);
+	CHECK(l->rest && !strcmp(l->c[6].name, "[rest]"));
+	CHECK_EQ_U64(l->c[6].sum_ns, 100);
+	CHECK_EQ_U64(l->c[6].count, 3);
+	extra_text(&b, &g, &r);
+	/* (a tid key's culprits with their names: none fed here) */
+	CHECK(ob_cstr(&b) && strstr(b.p, "waited behind, by time: 106 () 24% (3), "));
+	CHECK(strstr(b.p, ", 102 () 8% (3), [unattributed] 10% (1), [rest] 10% (3)\n"));
+	b.len = 0;
+	extra_json(&b, &g);
+	CHECK(ob_cstr(&b) && strstr(b.p, "\"culprit_mode\":\"time\",\"culprits\":[{\"key\":\"106\""));
+	ob_free(&b);
+	culprits_free(&c);
+}
+
 /* A pair the kernel made again after its removal counts from zero. */
 static int removed;
 
@@ -538,6 +585,7 @@ static void test_cgstat_seed(void)
 int main(void)
 {
 	TEST(test_culprits_rank);
+	TEST(test_culprits_time);
 	TEST(test_culprits_remove);
 	TEST(test_culprits_cache);
 	TEST(test_culprits_each);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "hist.h"
 #include "names.h"
 #include "check.h"
 
@@ -298,6 +299,52 @@ static void test_fmt_wait_right(void)
 	CHECK_EQ_U64(bad, 0);
 }
 
+/*
+ * The renderers' fixed pieces: snprintf's of their formats, whole (not cut
+ * at FMT_LABEL_MAX), with the right length, for every unit and bucket;
+ * the rows' bounds meet (each row's high bound is the next one's low).
+ */
+static void test_labels(void)
+{
+	const struct fmt_label *json = fmt_json_buckets();
+	char want[2 * FMT_LABEL_MAX], lo[32], hi[32];
+	int u, i;
+
+	for (u = 0; u < SH_UNIT_NR; u++) {
+		const struct fmt_label *rows = fmt_row_labels(u), *head = fmt_hist_head(u);
+
+		snprintf(want, sizeof(want), "%10s%-5s%13s : count      distribution\n", "",
+			 unit_name(u), "");
+		CHECK(!strcmp(head->s, want) && head->len == strlen(want));
+		for (i = 0; i < sh_nb; i++) {
+			if (i == 0)
+				strcpy(lo, "0");
+			else
+				fmt_wait(lo, sizeof(lo), bucket_floor(i), u);
+			if (i == sh_nb - 1)
+				strcpy(hi, "longer");
+			else
+				fmt_wait(hi, sizeof(hi), bucket_edge(i), u);
+			snprintf(want, sizeof(want), "%13s -> %-11s : ", lo, hi);
+			if (strcmp(rows[i].s, want) || rows[i].len != strlen(want))
+				fprintf(stderr, "  unit %d, bucket %d: '%s', want '%s'\n", u, i,
+					rows[i].s, want);
+			CHECK(!strcmp(rows[i].s, want) && rows[i].len == strlen(want));
+			if (i > 0)
+				CHECK_EQ_U64(bucket_floor(i), bucket_edge(i - 1));
+		}
+	}
+	for (i = 0; i < sh_nb; i++) {
+		if (i == sh_nb - 1)
+			snprintf(want, sizeof(want), ",{\"lo_ns\":%llu,\"hi_ns\":null,\"count\":",
+				 (unsigned long long)bucket_lo(i));
+		else
+			snprintf(want, sizeof(want), ",{\"lo_ns\":%llu,\"hi_ns\":%llu,\"count\":",
+				 (unsigned long long)bucket_lo(i), (unsigned long long)bucket_hi(i));
+		CHECK(!strcmp(json[i].s, want) && json[i].len == strlen(want));
+	}
+}
+
 int main(void)
 {
 	TEST(test_fmt_u64);
@@ -306,5 +353,6 @@ int main(void)
 	TEST(test_fmt_wait);
 	TEST(test_fmt_wait_exact);
 	TEST(test_fmt_wait_right);
+	TEST(test_labels);
 	return test_summary();
 }

@@ -328,8 +328,8 @@ static double lightness(const char *hex)
 /*
  * The picture reads: the legend's steps (log scale, 1 to 2849 here) are
  * at least 12 apart in lightness, the lowest (a count of 1) at least 6
- * from an empty cell's grey (with the earlier ramp: 10 and 2.6, the steps
- * 390 and 2849 alike, 1 like empty); a percentile line lies in its row,
+ * from an empty cell's grey (below those, the steps 390 and 2849 look
+ * alike, and 1 like empty); a percentile line lies in its row,
  * over a white halo that keeps it visible on the darkest cells.
  */
 static void test_readable(void)
@@ -349,7 +349,7 @@ static void test_readable(void)
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	r.when.tv_sec = 1700000000;
 	r.span_s = 1;
-	r.all.buckets[12] = 2849;	/* the counts of the picture: 1 and 2849 */
+	r.all.buckets[12] = 2849;	/* a picture's counts: 1 and 2849 */
 	r.all.buckets[13] = 1;
 	CHECK(!heatmap_add(&hm, &r));
 	svg = svg_of(&hm, &len);

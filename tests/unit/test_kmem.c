@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "schedhist.h"
-#include "loader.h"
 #include "kmem.h"
 #include "check.h"
 
@@ -18,7 +17,7 @@
 static struct kmem_cfg cfg(int ncpus, int nmetrics, __u32 keys)
 {
 	return (struct kmem_cfg){ .ncpus = ncpus, .nmetrics = nmetrics, .keyed = true,
-				  .max_keys = keys, .task_entries = 32768 };
+				  .max_keys = keys, .task_entries = 32768, .cache_entries = SH_CACHE };
 }
 
 /* The key map's value: one sh_hist per metric per CPU (and a list node each), behind an element. */
@@ -32,15 +31,30 @@ static void test_formula(void)
 	kmem_layout(&c, &p);
 	CHECK_EQ_U64(SH_HIST_SIZE(SH_NBUCKETS(0)), 296);
 	CHECK_EQ_U64(p.entry_bytes[KMEM_HISTS], 56 + 24 + 8 + 384 * (296 + 8));
-	/* the slots: 6 MiB at most, in whole strides of SH_SLOT_ALIGN */
-	CHECK_EQ_U64(p.nr_slots, SH_SLOT_BYTES / (384 * 296) / SH_SLOT_ALIGN * SH_SLOT_ALIGN);
-	CHECK_EQ_U64(p.max_entries[KMEM_HISTS], 1000 - p.nr_slots + 2);
+	/* every key in the store, one entry for all CPUs; the key map holds [other] and [exited] */
+	CHECK_EQ_U64(p.nr_slots, 1000);
+	CHECK_EQ_U64(p.max_entries[KMEM_SLOTS], 1000);
+	CHECK_EQ_U64(p.bytes[KMEM_SLOTS], 4096 + (1000 * 296 + 4095) / 4096 * 4096);
+	CHECK_EQ_U64(p.max_entries[KMEM_CACHE], 384 * SH_CACHE);
+	CHECK_EQ_U64(p.bytes[KMEM_CACHE], 4096 + (384 * SH_CACHE * (8 + 296) + 4095) / 4096 * 4096);
+	CHECK_EQ_U64(p.max_entries[KMEM_HISTS], 2);
 	CHECK_EQ_U64(p.max_entries[KMEM_KEYDIR], 1002);
 	for (i = 0; i < KMEM_NR; i++)
 		sum += p.bytes[i];
 	CHECK_EQ_U64(p.total, sum);
-	/* about 114 MB at 1000 keys on 384 CPUs by the bench formula of 12-02, 121 MB with the list nodes */
-	CHECK(p.total > 110 * 1000 * 1000ULL && p.total < 125 * 1000 * 1000ULL);
+	/* the targets of issue 27 at 384 CPUs: 1000 keys of one metric in 16 MiB ... */
+	CHECK(p.total <= 16 * MIB);
+	/* ... of three metrics in 32 MiB, 10 000 keys of one in 24 MiB; 64 CPUs, 1000 keys: 8 MiB */
+	c.nmetrics = 3;
+	kmem_layout(&c, &p);
+	CHECK(p.total <= 32 * MIB);
+	c = cfg(384, 1, 10000);
+	kmem_layout(&c, &p);
+	CHECK(p.total <= 24 * MIB);
+	c = cfg(64, 1, 1000);
+	kmem_layout(&c, &p);
+	CHECK(p.total <= 8 * MIB);
+	c = cfg(384, 1, 1000);
 	/* three metrics: three histograms per value */
 	c.nmetrics = 3;
 	kmem_layout(&c, &p);
@@ -63,20 +77,24 @@ static void test_fit(void)
 	CHECK(!kmem_fit(&c, 64 * MIB, false, &p));
 	CHECK_EQ_U64(c.max_keys, 10240);
 	CHECK(p.total <= 64 * MIB);
-	/* 384 CPUs: fewer keys, the most that fit */
+	/* 384 CPUs: the default capacity fits too (the store grows with keys, not keys x CPUs) */
 	c = cfg(384, 1, 10240);
 	CHECK(!kmem_fit(&c, 64 * MIB, false, &p));
+	CHECK_EQ_U64(c.max_keys, 10240);
+	/* a budget below that: fewer keys, the most that fit */
+	c = cfg(384, 1, 10240);
+	CHECK(!kmem_fit(&c, 8 * MIB, false, &p));
 	CHECK(c.max_keys < 10240 && c.max_keys > 100);
-	CHECK(p.total <= 64 * MIB);
+	CHECK(p.total <= 8 * MIB);
 	more = c;
 	more.max_keys++;
 	kmem_layout(&more, &q);
-	CHECK(q.total > 64 * MIB);
+	CHECK(q.total > 8 * MIB);
 	/* --max-keys given: refused, not lowered, with what it needs */
 	c = cfg(384, 1, 10240);
-	CHECK(kmem_fit(&c, 64 * MIB, true, &p) == -1);
+	CHECK(kmem_fit(&c, 8 * MIB, true, &p) == -1);
 	CHECK_EQ_U64(c.max_keys, 10240);
-	CHECK(p.total > 1000 * MIB);
+	CHECK(p.total > 8 * MIB);
 	/* too small for a single key: refused either way */
 	c = cfg(2, 1, 10240);
 	CHECK(kmem_fit(&c, 1 * MIB, false, &p) == -1);
@@ -104,9 +122,25 @@ static void test_monotone(void)
 	}
 }
 
+/* --culprit-mode time: a ring of runs per CPU, none in any other mode. */
+static void test_run_ring(void)
+{
+	struct kmem_cfg c = cfg(64, 1, 1000);
+	struct kmem_plan p, q;
+
+	c.culprits = true;
+	kmem_layout(&c, &p);
+	CHECK_EQ_U64(p.max_entries[KMEM_RUN_RING], 1);
+	c.culprit_time = true;
+	kmem_layout(&c, &q);
+	CHECK_EQ_U64(q.max_entries[KMEM_RUN_RING], 64);
+	CHECK_EQ_U64(q.total - p.total, 63 * sizeof(struct sh_run_ring));
+}
+
 int main(void)
 {
 	TEST(test_formula);
+	TEST(test_run_ring);
 	TEST(test_fit);
 	TEST(test_monotone);
 	return test_summary();

@@ -287,6 +287,12 @@ static void test_positionals(void)
 	CHECK_EQ_U64(o.interval_ns, 250 * MS);
 	CHECK_EQ_U64(o.count, 10);
 
+	/* --culprits blames by switch unless --culprit-mode says otherwise */
+	PARSE_OK(&o, "-M", "runq", "-k", "comm", "--culprits");
+	CHECK_EQ_U64(o.culprit_mode, SH_CULPRIT_SWITCH);
+	PARSE_OK(&o, "-M", "runq", "-k", "comm", "--culprits", "--culprit-mode", "time");
+	CHECK_EQ_U64(o.culprit_mode, SH_CULPRIT_TIME);
+
 	/* --profile takes both stacks unless --profile-stacks says otherwise */
 	PARSE_OK(&o, "--profile");
 	CHECK_EQ_U64(o.profile_stacks, SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER);
@@ -474,6 +480,8 @@ static void test_usage_errors(void)
 	PARSE_USAGE("--profile-stacks", "kernel");	/* without --profile */
 	PARSE_USAGE("--profile", "--profile-stacks", "stack");
 	PARSE_USAGE("--profile", "--profile-stacks", "");
+	PARSE_USAGE("-M", "runq", "-k", "comm", "--culprit-mode", "time");	/* without --culprits */
+	PARSE_USAGE("-M", "runq", "-k", "comm", "--culprits", "--culprit-mode", "weight");
 	/* counts, intervals, durations */
 	PARSE_USAGE("--count", "0");
 	PARSE_USAGE("-i", "1", "--count", "0");

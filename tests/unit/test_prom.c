@@ -23,6 +23,7 @@
 #include "report.h"
 #include "specs.h"
 #include "render_prom.h"
+#include "stacks.h"
 #include "http_server.h"
 #include "listen_addr.h"
 #include "check.h"
@@ -228,6 +229,9 @@ struct rig {
 	struct report iv, since;
 	struct prom_view v;
 	__u64 stats[SH_STAT_NR];
+	struct timespec when;		/* set: the reading's time (the exemplars') */
+	const char *stack_key;		/* this group of the interval ... */
+	const struct frames *stack;	/* ... has this max stack (--stacks) */
 };
 
 static void rig_init(struct rig *r, const char *const *args)
@@ -248,6 +252,7 @@ static void rig_begin(struct rig *r)
 static void rig_end(struct rig *r)
 {
 	struct report_spec sp;
+	size_t i;
 
 	r->stats[SH_STAT_SEEN] += 7;
 	r->stats[SH_STAT_NO_START] += 1;
@@ -258,6 +263,11 @@ static void rig_end(struct rig *r)
 	r->s.metric = r->o.metric;	/* the poller keeps one snapshot per metric */
 	sp.cumulative = false;
 	CHECK(!report_build(&r->iv, &r->s, &sp, NULL, 1));
+	if (r->when.tv_sec)
+		r->iv.when = r->when;
+	for (i = 0; r->stack_key && i < r->iv.ngroups; i++)
+		if (!strcmp(r->iv.groups[i].name, r->stack_key))
+			r->iv.groups[i].max_stack = r->stack;
 	sp.cumulative = true;
 	CHECK(!report_build(&r->since, &r->s, &sp, NULL, 1));
 	CHECK(!prom_view_update(&r->v, &r->iv, &r->since));
@@ -714,6 +724,145 @@ static void test_interval_max(void)
 	rig_free(&r);
 }
 
+#define BKT "schedhist_wait_seconds_bucket{metric=\"offcpu\",key_type=\"comm\",key="
+
+/* How many times @s occurs in @text. */
+static size_t count_str(const char *text, const char *s)
+{
+	size_t n = 0;
+
+	for (; (text = strstr(text, s)); text++)
+		n++;
+	return n;
+}
+
+/*
+ * The characters of the exemplar's label names and values on @line, as a
+ * scraper reads them (label syntax undone), as OpenMetrics limits them;
+ * -1 when @line has no exemplar.
+ */
+static int exemplar_chars(const char *line)
+{
+	const char *p = strstr(line, " # {"), *end;
+	int n = 0;
+
+	if (!p)
+		return -1;
+	end = strchr(p, '}');
+	for (p += 4; p && p < end; p++) {
+		if (*p == '=' || *p == ',' || *p == '"')
+			continue;
+		if (*p == '\\')
+			p++;		/* \\ or \": one character */
+		if ((*p & 0xc0) != 0x80)
+			n++;		/* UTF-8: lead bytes only */
+	}
+	return n;
+}
+
+/* The line of @text that starts with @prefix, in @buf; false if none. */
+static bool line_of(const char *text, const char *prefix, char *buf, size_t n)
+{
+	const char *p = strstr(text, prefix), *eol;
+
+	if (!p || (p != text && p[-1] != '\n'))
+		return false;
+	eol = strchr(p, '\n');
+	snprintf(buf, n, "%.*s", (int)(eol ? eol - p : (long)strlen(p)), p);
+	return true;
+}
+
+/*
+ * Exemplars: in OpenMetrics only, the interval's worst wait of each
+ * exported key (and [other]) on the bucket line it fell in: tid, comm
+ * escaped, stack_id where a stack was captured, the exact wait in seconds,
+ * the reading's time in ms; none for a key without waits in the interval;
+ * the worst name in at most 128 characters.
+ */
+static void test_exemplars(void)
+{
+	const char *const args[] = { "-k", "comm", "--top", "2", NULL };
+	struct fake a = { .comm = "a" }, b = { .comm = "b" }, c = { .comm = "c" };
+	struct frames st = { .n = 2, .f = { "schedule+0x1/0x2", "do_nanosleep+0x3/0x4" } };
+	char worst[SH_COMM_LEN], exp[512], got[1024], id[20];
+	struct rig r;
+	char *t, *om;
+
+	/* the id of a stack is of its frames, one by one: not of their concatenation */
+	{
+		struct frames x = { .n = 2, .f = { "ab", "c" } }, y = { .n = 2, .f = { "a", "bc" } };
+		struct frames z = { .n = 2, .f = { "ab", "c" } };
+
+		CHECK(frames_id(&x) != frames_id(&y));
+		CHECK(frames_id(&x) == frames_id(&z));
+	}
+	rig_init(&r, args);
+	r.when = (struct timespec){ .tv_sec = 1700000000, .tv_nsec = 123999999 };
+	r.stack_key = "a";
+	r.stack = &st;
+	rig_begin(&r);
+	add_waits(&a, 3000000, 3);	/* ranked by sum: a, b; c to [other] */
+	add_waits(&b, 2000000, 2);
+	add_waits(&c, 1000, 1);
+	set_max(&a, (__u32)r.v.updates + 1, 5123457, 11, "a-worker \"x\"");
+	set_max(&b, (__u32)r.v.updates + 1, 2000001, 22, "b");
+	set_max(&c, (__u32)r.v.updates + 1, 1001, 33, "c");
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(!strstr(t, " # {"));	/* the text format 0.0.4 has no exemplars */
+	free(t);
+	om = expose(&r.v, true);
+	/* 5.12 ms lies in (2^-8, 2^-7] s; a's 3 waits of 3 ms are all below */
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)frames_id(&st));
+	snprintf(exp, sizeof(exp), BKT "\"a\",le=\"0.0078125\"} 3 # {tid=\"11\","
+		 "comm=\"a-worker \\\"x\\\"\",stack_id=\"%s\"} 0.005123457 1700000000.123", id);
+	CHECK(has_line(om, exp));
+	CHECK(has_line(om, BKT "\"b\",le=\"0.00390625\"} 2 # {tid=\"22\",comm=\"b\"} "
+			   "0.002000001 1700000000.123"));
+	CHECK(has_line(om, BKT "\"[other]\",le=\"1.9073486328125e-06\"} 1 # {tid=\"33\","
+			   "comm=\"c\"} 0.000001001 1700000000.123"));
+	CHECK_EQ_U64(count_str(om, " # {"), 3);	/* one per series, none elsewhere */
+	free(om);
+
+	/* the next interval: only b waited; a's exemplar is gone with its wait */
+	rig_begin(&r);
+	r.stack_key = NULL;
+	add_waits(&b, 4000, 1);
+	set_max(&b, (__u32)r.v.updates + 1, 4000, 23, "b");
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	rig_end(&r);
+	om = expose(&r.v, true);
+	CHECK(has_line(om, BKT "\"b\",le=\"7.62939453125e-06\"} 1 # {tid=\"23\",comm=\"b\"} "
+			   "0.000004 1700000000.123"));
+	CHECK(has_line(om, BKT "\"a\",le=\"0.0078125\"} 3"));
+	CHECK_EQ_U64(count_str(om, " # {"), 1);
+	free(om);
+
+	/* the longest labels: the largest tid, 15 bytes escaped as \xNN each, a stack */
+	memset(worst, 0x01, sizeof(worst) - 1);
+	worst[sizeof(worst) - 1] = '\0';
+	r.stack_key = "b";
+	rig_begin(&r);
+	add_waits(&b, 4000, 1);
+	set_max(&b, (__u32)r.v.updates + 1, 4000, 4294967295u, worst);
+	feed(&r.s, &a, SH_KEY_COMM, false);
+	feed(&r.s, &b, SH_KEY_COMM, false);
+	feed(&r.s, &c, SH_KEY_COMM, false);
+	rig_end(&r);
+	om = expose(&r.v, true);
+	CHECK(line_of(om, BKT "\"b\",le=\"7.62939453125e-06\"}", got, sizeof(got)));
+	CHECK_EQ_U64(exemplar_chars(got), 3 + 10 + 4 + 60 + 8 + 16);
+	CHECK(exemplar_chars(got) <= 128);
+	CHECK(strstr(got, "comm=\"\\\\x01\\\\x01") != NULL);
+	free(om);
+	rig_free(&r);
+}
+
 /* Churn of short-lived tasks: labels and remembered names stay bounded. */
 static void test_churn_bounded(void)
 {
@@ -900,10 +1049,10 @@ static void test_two_metrics(void)
 
 #define CS(key, culprit) \
 	"schedhist_culprit_wait_seconds_total{metric=\"runq\",key_type=\"comm\",key=\"" key \
-	"\",culprit=\"" culprit "\"}"
+	"\",culprit=\"" culprit "\",culprit_mode=\"switch\"}"
 #define CW(key, culprit) \
 	"schedhist_culprit_waits_total{metric=\"runq\",key_type=\"comm\",key=\"" key \
-	"\",culprit=\"" culprit "\"}"
+	"\",culprit=\"" culprit "\",culprit_mode=\"switch\"}"
 
 /* One reading of @k's keys, ending with the view's update (the rig's). */
 static void read_keys(struct rig *r, struct fake *k, int n)
@@ -1147,6 +1296,7 @@ int main(void)
 	TEST(test_prune_monotone);
 	TEST(test_top_other);
 	TEST(test_interval_max);
+	TEST(test_exemplars);
 	TEST(test_churn_bounded);
 	TEST(test_keep_pruned);
 	TEST(test_cgroup_labels);

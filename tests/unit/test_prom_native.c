@@ -137,6 +137,14 @@ struct metric {
 	__u64 buckets[SH_NBUCKETS_MAX];	/* rebuilt: slot = native index - SH_NATIVE_INDEX0(schema) */
 	int nspans;
 	bool bad_index;			/* a bucket outside the grid */
+	int nclassic;			/* classic buckets: the exemplar's, if any */
+	__u64 b_cum;			/* its cumulative count ... */
+	double b_le;			/* ... and upper bound */
+	bool has_ex;			/* its exemplar: */
+	int nex;
+	char exname[4][32], exval[4][256];
+	double ex_value;
+	__s64 ex_sec, ex_nanos;
 };
 
 struct family {
@@ -145,6 +153,44 @@ struct family {
 	int nmetrics;
 	struct metric m[MAX_METRICS];
 };
+
+/* A classic Bucket, with its Exemplar (labels, value, Timestamp). */
+static void decode_bucket(struct rd *r, struct metric *m)
+{
+	struct field f, g, h;
+
+	m->nclassic++;
+	while (rd_field(r, &f)) {
+		if (f.num == 1)
+			m->b_cum = f.u;
+		else if (f.num == 2)
+			m->b_le = as_double(f.u);
+		else if (f.num != 3)
+			m->bad_index = true;
+		for (m->has_ex |= f.num == 3; f.num == 3 && rd_field(&f.sub, &g);) {
+			if (g.num == 1 && m->nex < 4) {
+				while (rd_field(&g.sub, &h)) {
+					if (h.num == 1)
+						copy_str(m->exname[m->nex], 32, &h.sub);
+					else if (h.num == 2)
+						copy_str(m->exval[m->nex], 256, &h.sub);
+				}
+				m->nex++;
+			} else if (g.num == 2) {
+				m->ex_value = as_double(g.u);
+			} else if (g.num == 3) {
+				while (rd_field(&g.sub, &h)) {
+					if (h.num == 1)
+						m->ex_sec = (__s64)h.u;
+					else if (h.num == 2)
+						m->ex_nanos = (__s64)h.u;
+				}
+			} else {
+				m->bad_index = true;
+			}
+		}
+	}
+}
 
 static void decode_histogram(struct rd *r, struct metric *m)
 {
@@ -180,6 +226,8 @@ static void decode_histogram(struct rd *r, struct metric *m)
 			m->nspans++;
 		} else if (f.num == 13 && nd <= SH_NBUCKETS_MAX)
 			deltas[nd++] = unzigzag(f.u);
+		else if (f.num == 3)
+			decode_bucket(&f.sub, m);
 		else
 			m->bad_index = true;	/* a field this exposition never writes */
 	}
@@ -349,15 +397,20 @@ static void rig_free(struct rig *r)
 	snapshot_free(&r->s);
 }
 
-static char *render(const struct prom_view *v, size_t nv, bool pb, size_t *len)
+static char *render_as(const struct prom_view *v, size_t nv, bool pb, bool om, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 
 	CHECK(f != NULL);
-	CHECK((pb ? render_prom_native(f, v, nv) : render_prom(f, v, nv, false)) == 0);
+	CHECK((pb ? render_prom_native(f, v, nv) : render_prom(f, v, nv, om)) == 0);
 	fclose(f);
 	return buf;
+}
+
+static char *render(const struct prom_view *v, size_t nv, bool pb, size_t *len)
+{
+	return render_as(v, nv, pb, false, len);
 }
 
 /* The series of @m in text syntax, name{l="v",...}: values in label syntax (\\ and \"). */
@@ -413,6 +466,60 @@ static bool text_help(const char *text, const char *name, char *out, size_t n)
 	return true;
 }
 
+/* A label value in label syntax (\\ and \"), appended at @o of @buf. */
+static size_t label_syntax(char *buf, size_t n, size_t o, const char *v)
+{
+	for (; *v && o + 4 < n; v++) {
+		if (*v == '\\' || *v == '"')
+			buf[o++] = '\\';
+		buf[o++] = *v;
+	}
+	buf[o] = '\0';
+	return o;
+}
+
+/*
+ * The exemplar of histogram @m, if any, is OpenMetrics' (@om): the one
+ * classic bucket it comes in is the OpenMetrics line of the same le, with
+ * that line's cumulative count, and the line's exemplar has the same
+ * labels in the same order, value and timestamp (in ms). Returns 1 for an
+ * exemplar, else 0.
+ */
+static int same_exemplar(const char *om, const struct metric *m)
+{
+	char le[32], s[1024], *p;
+	size_t o;
+	int i;
+
+	if (!m->nclassic)
+		return 0;
+	CHECK(m->nclassic == 1 && m->has_ex);
+	if (isinf(m->b_le))
+		snprintf(le, sizeof(le), "le=\"+Inf\"");
+	else
+		snprintf(le, sizeof(le), "le=\"%.17g\"", m->b_le);
+	series(s, sizeof(s), "schedhist_wait_seconds_bucket", m, le);
+	o = strlen(s);
+	o += (size_t)snprintf(s + o, sizeof(s) - o, " %llu # {", (unsigned long long)m->b_cum);
+	for (i = 0; i < m->nex && o + 8 < sizeof(s); i++) {
+		o += (size_t)snprintf(s + o, sizeof(s) - o, "%s%s=\"", i ? "," : "", m->exname[i]);
+		o = label_syntax(s, sizeof(s), o, m->exval[i]);
+		s[o++] = '"';
+		s[o] = '\0';
+	}
+	snprintf(s + o, sizeof(s) - o, "} ");
+	p = strstr(om, s);
+	CHECK(p && (p == om || p[-1] == '\n'));
+	if (!p)
+		return 1;
+	p += strlen(s);
+	CHECK(strtod(p, &p) == m->ex_value);
+	snprintf(s, sizeof(s), " %lld.%03lld\n", (long long)m->ex_sec,
+		 (long long)(m->ex_nanos / 1000000));
+	CHECK(!strncmp(p, s, strlen(s)));
+	return 1;
+}
+
 /*
  * The protobuf exposition of @v and the text one say the same: families,
  * types, help texts, every counter and gauge, and each native histogram's
@@ -422,10 +529,11 @@ static bool text_help(const char *text, const char *name, char *out, size_t n)
 static int same_as_text(const struct prom_view *v, size_t nv, struct family *fams, int *nfams)
 {
 	static const char *const types[] = { [0] = "counter", [1] = "gauge", [4] = "histogram" };
-	size_t tlen, plen;
+	size_t tlen, plen, olen;
 	char *text = render(v, nv, false, &tlen), *pb = render(v, nv, true, &plen);
-	char help[512], s[512];
-	int nf, i, k, j, nh = 0;
+	char *om = render_as(v, nv, false, true, &olen), help[512], s[512];
+	int nf, i, k, j, nh = 0, nex = 0;
+	const char *q;
 
 	nf = decode(pb, plen, fams, MAX_FAMILIES);
 	{
@@ -476,10 +584,16 @@ static int same_as_text(const struct prom_view *v, size_t nv, struct family *fam
 			CHECK(cum == (double)m->count);
 			series(s, sizeof(s), "schedhist_wait_seconds_sum", m, NULL);
 			CHECK(fabs(text_sample(text, s) - m->sum) <= 1e-9 * (m->sum + 1));
+			nex += same_exemplar(om, m);
 		}
 	}
+	/* as many exemplars in both */
+	for (i = 0, q = om; (q = strstr(q, " # {")); q++)
+		i++;
+	CHECK(i == nex);
 	free(text);
 	free(pb);
+	free(om);
 	return nh;
 }
 
@@ -638,6 +752,19 @@ static void test_keys(void)
 	CHECK_EQ_U64(fams[0].m[0].count, 7);
 	CHECK_EQ_U64(fams[0].m[0].buckets[20], 1);	/* the 1 s wait */
 	CHECK_EQ_U64(fams[0].m[2].nspans, 2);		/* 2 us and 9 ms: two spans */
+	/*
+	 * alpha's worst wait of the interval, its exemplar in the one classic
+	 * bucket of its slot, (0.5 s, 1 s], which holds all 7 of its waits
+	 */
+	CHECK(fams[0].m[0].nclassic == 1 && fams[0].m[0].has_ex);
+	CHECK(fams[0].m[0].b_le == 1.0 && fams[0].m[0].b_cum == 7);
+	CHECK(fams[0].m[0].nex == 2 && !strcmp(fams[0].m[0].exname[0], "tid") &&
+	      !strcmp(fams[0].m[0].exval[0], "7") && !strcmp(fams[0].m[0].exname[1], "comm") &&
+	      !strcmp(fams[0].m[0].exval[1], "alpha-w"));
+	CHECK(fams[0].m[0].ex_value == 1.0 && fams[0].m[0].ex_sec == r.iv.when.tv_sec &&
+	      fams[0].m[0].ex_nanos == r.iv.when.tv_nsec);
+	for (i = 1; i < 4; i++)
+		CHECK(!fams[0].m[i].nclassic);	/* no max in this interval: none */
 	text = render(&r.v, 1, false, &tlen);
 	for (i = 0; i < 3; i++) {
 		double cum = 0;
@@ -749,7 +876,9 @@ static void test_counters(void)
 		if (!strcmp(fa->name, "schedhist_culprit_wait_seconds_total")) {
 			found++;
 			CHECK(fa->type == 0 && fa->nmetrics == 3);	/* /batch, [idle], [rest] */
-			CHECK(fa->m[0].nlabels == 5 && !strcmp(fa->m[0].lname[4], "culprit"));
+			CHECK(fa->m[0].nlabels == 6 && !strcmp(fa->m[0].lname[4], "culprit"));
+			CHECK(!strcmp(fa->m[0].lname[5], "culprit_mode") &&
+			      !strcmp(fa->m[0].lval[5], "switch"));
 			CHECK(!strcmp(fa->m[0].lval[4], "/batch") && fa->m[0].value == 1.5);
 			CHECK(!strcmp(fa->m[2].lval[4], "[rest]") && fa->m[2].value == 0.499999993);
 		}

@@ -286,8 +286,8 @@ static void test_rank_ties(void)
 
 /*
  * Many tid keys: the group array is reallocated and sorted. Each name must
- * be its own id in decimal, inside its own group (a name left pointing into
- * another slot of the array was a bug).
+ * be its own id in decimal, inside its own group (not a name left pointing
+ * into another entry of the reallocated array).
  */
 static void test_names_after_sort(void)
 {
