@@ -15,7 +15,8 @@
  * slots (comm / tid / cgroup, "Pairs" in bench/results/2026-12-03-0635.md),
  * and the store's cache its own (store.bpf.h); a per-CPU hash in place of
  * the slots costs 66 ns more (step "max with the histogram in a per-CPU
- * hash keyed by tid"). Memory: slots x 296 B per metric (user/kmem.c).
+ * hash keyed by tid"). Memory: slots x 296 B per metric at schema 0,
+ * SH_HIST_SIZE(nbuckets) at --schema (user/kmem.c).
  */
 #ifndef __SCHEDHIST_KEYS_BPF_H
 #define __SCHEDHIST_KEYS_BPF_H

@@ -20,7 +20,7 @@
  * reading is O(keys + CPUs x cache) instead of O(keys x CPUs).
  * Costs: a hit is two array lookups and a compare more than a per-CPU
  * slot (bench/run.sh's sh:runq:tid and sh:runq:comm rows); a miss is a
- * flush of up to nmetrics x 43 atomic adds (bench/run.sh's arm
+ * flush of up to nmetrics x (nbuckets + 2) atomic adds, 43 at schema 0 (bench/run.sh's arm
  * sh:runq:tid:auto:allmiss, SCHEDHIST_CACHE_ENTRIES=1, every switch a miss,
  * and its pair with sh:runq:tid; the hit rates of the pipe, messaging and
  * churn workloads in the section "The key store's cache").
