@@ -3,6 +3,8 @@
  * --profile: where tasks wait. Wait time and count per (task, kernel
  * stack, user stack), summed in the kernel; the poller reads the
  * cumulative map every interval and diffs it (nothing is streamed).
+ * Only the tasks of -p and -c (a cgroup's subtree, cgroup.bpf.h) go on:
+ * the test comes before anything else at every event below.
  *
  * switch-out (prev): the task's kernel and user stacks (those
  *   --profile-stacks asks for) go to the stack map (user stacks by frame
@@ -28,6 +30,7 @@
 #include <bpf/bpf_core_read.h>
 #include "schedhist.h"
 #include "schedhist_profile.h"
+#include "cgroup.bpf.h"
 
 /* uapi constants vmlinux.h does not carry (include/uapi/linux/bpf.h) */
 #define STACK_TRACE_MAP 7	/* BPF_MAP_TYPE_STACK_TRACE */
@@ -49,6 +52,9 @@ struct task_struct___prof {
 
 const volatile __u32 metric = SH_METRIC_OFFCPU;	/* enum sh_metric */
 const volatile __u32 filter_tgid = 0;		/* -p: 0 = every process */
+const volatile int cgroup_hier = SH_CGROUP_V2;	/* -c's hierarchy (--cgroup-hier) */
+const volatile __u64 filter_cgid = 0;		/* -c: subtree root, 0 = none */
+const volatile __u32 filter_cglevel = 0;	/* -c: level of that root */
 /* --profile-stacks: SH_PROF_STACK_* bits */
 const volatile __u32 stack_kinds = SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER;
 
@@ -98,9 +104,15 @@ static __always_inline struct sh_prof_counters *counters_get(void)
 	return bpf_map_lookup_elem(&counters, &zero);
 }
 
+/*
+ * -p and -c: tested first at every event, so that a task outside them
+ * costs no stack walk, no storage and no map entry
+ */
 static __always_inline bool traced(struct task_struct *p)
 {
-	return p->pid && (!filter_tgid || p->tgid == filter_tgid);
+	if (!p->pid || (filter_tgid && p->tgid != filter_tgid))
+		return false;
+	return !filter_cgid || in_cgroup_subtree(p, cgroup_hier, filter_cgid, filter_cglevel);
 }
 
 /* @prev leaves the CPU: where it is now. */

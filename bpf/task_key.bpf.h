@@ -1,55 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Which tasks are traced (-p, -c) and each task's key (-k comm, pid, tid,
- * cgroup, pidns), read from the task_struct with direct BTF loads (CO-RE
- * for the cgroup ancestors, whose layout changed in 6.1). No map, no
- * helper call: a key's cost is where its histograms are (keys.bpf.h).
+ * cgroup, pidns), read from the task_struct with direct BTF loads (the
+ * cgroup's from cgroup.bpf.h). No map, no helper call: a key's cost is
+ * where its histograms are (keys.bpf.h).
  */
 #ifndef __SCHEDHIST_TASK_KEY_BPF_H
 #define __SCHEDHIST_TASK_KEY_BPF_H
 
 #include "settings.bpf.h"
+#include "cgroup.bpf.h"
 
-/* Kernels before 6.1 kept ancestor ids instead of ancestor pointers. */
-struct cgroup___old {
-	int level;
-	__u64 ancestor_ids[];
-} __attribute__((preserve_access_index));
-
-/* @t's cgroup in the hierarchy looked at. Direct BTF loads throughout. */
+/* @t's cgroup in the hierarchy looked at (-k cgroup, -c, --cgroup-hier). */
 static __always_inline struct cgroup *task_cgroup(struct task_struct *t)
 {
-	struct css_set *cs = t->cgroups;
-	struct cgroup_subsys_state *css;
-
-	if (!cs)
-		return 0;
-	if (cgroup_hier < 0)
-		return cs->dfl_cgrp;
-	if (cgroup_hier >= SH_CGROUP_SUBSYS_MAX)
-		return 0;
-	css = cs->subsys[cgroup_hier & (SH_CGROUP_SUBSYS_MAX - 1)];
-	return css ? css->cgroup : 0;
-}
-
-/*
- * Id of @cg's ancestor at @level (0 = root), with @level <= cg->level.
- * CO-RE: the ancestors array replaced ancestor_ids in 6.1.
- */
-static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, __u32 level)
-{
-	if (bpf_core_field_exists(cg->ancestors)) {
-		struct cgroup *anc = 0;
-
-		bpf_core_read(&anc, sizeof(anc), &cg->ancestors[level & 0xff]);
-		return anc ? BPF_CORE_READ(anc, kn, id) : 0;
-	} else {
-		struct cgroup___old *old = (void *)cg;
-		__u64 id = 0;
-
-		bpf_core_read(&id, sizeof(id), &old->ancestor_ids[level & 0xff]);
-		return id;
-	}
+	return cgroup_of(t, cgroup_hier);
 }
 
 /* The cgroup key: the task's cgroup id, rolled up to cgroup_depth. */
@@ -71,14 +36,8 @@ static __always_inline bool task_traced(struct task_struct *t, const struct cfg 
 		return true;
 	if (filter_tgid && t->tgid != filter_tgid)
 		return false;
-	if (filter_cgid) {
-		struct cgroup *cg = task_cgroup(t);
-
-		if (!cg || cg->level < filter_cglevel)
-			return false;
-		if (cgroup_ancestor_id(cg, filter_cglevel) != filter_cgid)
-			return false;
-	}
+	if (filter_cgid && !in_cgroup_subtree(t, cgroup_hier, filter_cgid, filter_cglevel))
+		return false;
 	return true;
 }
 

@@ -481,6 +481,9 @@ static int profile(const struct options *o)
 		.max_entries = o->max_keys, .flamegraph = o->flamegraph,
 		.stack_kinds = (__u32)o->profile_stacks,
 	};
+	struct cgroup_cfg cgcfg;
+	struct cgroups cg = { 0 };
+	bool use_cg;
 	int ret = options_check_pid(o);
 
 	if (ret)
@@ -488,6 +491,14 @@ static int profile(const struct options *o)
 	log_set_level(o->verbose);
 	if (loader_preflight())
 		return SH_EXIT_USAGE;
+	/* -c as the histograms take it: the subtree's root id and level */
+	ret = setup_cgroups(o, &cg, &use_cg, &cgcfg);
+	cg_close(&cg);
+	if (ret)
+		return ret;
+	sp.cgroup_hier = cgcfg.hier;
+	sp.cgroup_id = cgcfg.filter_id;
+	sp.cgroup_level = cgcfg.filter_level;
 	return profile_run(&sp);
 }
 

@@ -218,7 +218,7 @@ static const struct opt_def opt_defs[] = {
 	  T_UINT, FIELD(pid), 1, PID_MAX_LIMIT,
 	  .err = "invalid pid '%s': want an integer from 1 to " STR(PID_MAX_LIMIT) },
 	{ "cgroup", 'c', "PATH",
-	  "trace only tasks in this cgroup's subtree (cgroupfs or relative path)",
+	  "trace only tasks in this cgroup's subtree (cgroupfs or relative path; --profile too)",
 	  T_STRING, FIELD(cgroup_path), .err = "empty cgroup path" },
 	{ "cgroup-depth", OPT_CGROUP_DEPTH, "N",
 	  "-k cgroup: roll tasks up to their ancestor at depth N (1 = top level)",
@@ -706,12 +706,12 @@ static const char *check_profile(const struct parse_state *st)
 	if (o->key_type != SH_KEY_NONE && o->key_type != SH_KEY_COMM && o->key_type != SH_KEY_PID &&
 	    o->key_type != SH_KEY_TID)
 		return "--profile groups by -k none, comm, pid or tid";
-	if (o->cgroup_path || o->culprits || o->stacks || o->heatmap || o->live || st->fleet ||
+	if (o->culprits || o->stacks || o->heatmap || o->live || st->fleet ||
 	    o->summary || given(st, OPT_SORT) || given(st, OPT_MIN_WAIT) ||
 	    given(st, OPT_MIN_COUNT) || given(st, OPT_TASK_TABLE) || given(st, OPT_METHOD) ||
 	    given(st, OPT_CLOCK) || given(st, OPT_SCHEMA))
-		return "--profile takes only -M, -k, -p, -i, -n, -d, --cumulative, --unit, -m, "
-		       "--top, --max-keys, --flamegraph, --profile-stacks, -j and -v";
+		return "--profile takes only -M, -k, -p, -c, --cgroup-hier, -i, -n, -d, --cumulative, "
+		       "--unit, -m, --top, --max-keys, --flamegraph, --profile-stacks, -j and -v";
 	return NULL;
 }
 

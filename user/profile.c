@@ -684,6 +684,9 @@ static int start(struct profile *pr)
 	}
 	pr->skel->rodata->metric = sp->metric;
 	pr->skel->rodata->filter_tgid = sp->tgid;
+	pr->skel->rodata->cgroup_hier = sp->cgroup_hier;
+	pr->skel->rodata->filter_cgid = sp->cgroup_id;
+	pr->skel->rodata->filter_cglevel = sp->cgroup_level;
 	pr->skel->rodata->stack_kinds = sp->stack_kinds;
 	bpf_map__set_max_entries(pr->skel->maps.profile, sp->max_entries);
 	bpf_map__set_max_entries(pr->skel->maps.stacks, 2 * sp->max_entries);

@@ -17,6 +17,9 @@ struct profile_spec {
 	int metric;		/* enum sh_metric */
 	int key_type;		/* SH_KEY_NONE, _COMM, _PID or _TID: the JSON groups */
 	__u32 tgid;		/* -p: 0 = every process */
+	int cgroup_hier;	/* -c's hierarchy: SH_CGROUP_V2 or a v1 cgroup_subsys_id */
+	__u64 cgroup_id;	/* -c: subtree root id, 0 = every cgroup */
+	__u32 cgroup_level;	/* its level */
 	__u64 interval_ns;	/* 0: one report at the end */
 	__u64 count;		/* reports, 0 = unlimited */
 	__u64 duration_ns;	/* 0 = until a signal */

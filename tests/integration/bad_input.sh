@@ -59,6 +59,16 @@ check 2 "not found" -c /no/such/cgroup
 check 2 "not a cgroup directory" -c /proc
 check 2 "not a cgroup directory" -c "$TMP/file"
 check 2 "unknown cgroup controller" -k cgroup --cgroup-hier nosuchctrl
+# --profile's -c: the histograms' cgroup checks, before anything loads
+check 2 "not found" --profile -c /no/such/cgroup
+check 2 "not a cgroup directory" --profile -c /proc
+check 2 "not a cgroup directory" --profile -c "$TMP/file"
+check 2 "empty cgroup path" --profile -c ""
+check 2 "unknown cgroup controller" --profile -c / --cgroup-hier nosuchctrl
+check 2 "--cgroup-hier needs -k cgroup or -c" --profile --cgroup-hier cpu
+check 2 "--profile groups by -k none, comm, pid or tid" --profile -k cgroup -c /
+check 2 "--cgroup-depth needs -k cgroup" --profile -c / --cgroup-depth 2
+check 2 "--profile takes only" --profile -c / --stacks
 check 2 "unknown sort" --sort median
 check 2 "invalid --top" --top 0
 check 2 "invalid --min-wait" --min-wait 5parsecs

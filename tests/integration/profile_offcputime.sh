@@ -13,28 +13,48 @@ need_root
 OFFCPU=$(command -v offcputime || echo /usr/sbin/offcputime)
 [ -x "$OFFCPU" ] || skip "offcputime not installed (Debian package libbpf-tools)"
 
-start_sh js --profile -M offcpu -k tid -j --top 50
-"$OFFCPU" --stack-storage-size 16384 6 >"$TMP/offcputime.out" 2>"$TMP/offcputime.err" &
-OC=$!
-CHILD_PIDS+=("$OC")
-# offcputime says nothing when it attaches: its loaded program is the
-# sign, and its attach follows at once (a hang guard, not a speed bound)
-for i in $(seq 1 1200); do
-	[ -n "$(prog_ids "$OC")" ] && break
-	kill -0 "$OC" 2>/dev/null || fail "offcputime exited at start: $(cat "$TMP/offcputime.err")"
-	sleep 0.05
-done
-sleep 0.2
-"$HELPERS/waiters" -m 10 -t 2 >"$TMP/a.txt" &
+# a busy host's other tasks (thousands of new ones a second) would fill
+# both tools' maps before the workload's appear: schedhist traces only the
+# test's own cgroup, and offcputime, whose one filter is -p PID, runs once
+# per workload process, each process held at a gate until both tools are
+# attached, so its pid is known first
+own_cgroup profoc
+start_sh js --profile -M offcpu -k tid -j --top 50 "${OWN_FILTER[@]}"
+mkfifo "$TMP/goa" "$TMP/gob"
+# shellcheck disable=SC2016
+(echo "$BASHPID" >"$OWN/cgroup.procs" && read -r _ <"$TMP/goa" &&
+	exec "$HELPERS/waiters" -m 10 -t 2) >"$TMP/a.txt" &
 A=$!
-"$HELPERS/waiters" -m 3 -t 2 >"$TMP/b.txt" &
+(echo "$BASHPID" >"$OWN/cgroup.procs" && read -r _ <"$TMP/gob" &&
+	exec "$HELPERS/waiters" -m 3 -t 2) >"$TMP/b.txt" &
 B=$!
 CHILD_PIDS+=("$A" "$B")
+OCS=()
+for p in "$A" "$B"; do
+	"$OFFCPU" -p "$p" --stack-storage-size 16384 6 >"$TMP/offcputime.$p.out" \
+		2>"$TMP/offcputime.$p.err" &
+	OC=$!
+	CHILD_PIDS+=("$OC")
+	OCS+=("$OC")
+	# offcputime says nothing when it attaches: its loaded program is the
+	# sign, and its attach follows at once (a hang guard, not a speed bound)
+	for i in $(seq 1 1200); do
+		[ -n "$(prog_ids "$OC")" ] && break
+		kill -0 "$OC" 2>/dev/null || fail "offcputime exited at start: $(cat "$TMP/offcputime.$p.err")"
+		sleep 0.05
+	done
+done
+sleep 0.2
+echo go >"$TMP/goa"
+echo go >"$TMP/gob"
 wait "$A" "$B" || fail "the workload failed"
-kill -0 "$OC" 2>/dev/null || fail "offcputime ended before the workload did: the windows differ"
+for OC in "${OCS[@]}"; do
+	kill -0 "$OC" 2>/dev/null || fail "offcputime ended before the workload did: the windows differ"
+done
 # its status is not its output's: it fails when a gone process's files
 # (another test's memfd, say) do not open, after printing every stack
-wait "$OC"
+for OC in "${OCS[@]}"; do wait "$OC"; done
+{ cat "$TMP/offcputime.$A.out"; echo; cat "$TMP/offcputime.$B.out"; } >"$TMP/offcputime.out"	# blocks are blank-line separated
 grep -q ' -  *w_' "$TMP/offcputime.out" || fail "offcputime printed no stack of the workload"
 stop_sh "$SH_PID" || fail "schedhist exited with $?: $(cat "$TMP/js.err")"
 
