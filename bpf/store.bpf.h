@@ -20,7 +20,8 @@
  * reading is O(keys + CPUs x cache) instead of O(keys x CPUs).
  * Costs: a hit is two array lookups and a compare more than a per-CPU
  * slot (bench/run.sh's sh:runq:tid and sh:runq:comm rows); a miss is a
- * flush of up to nmetrics x (nbuckets + 2) atomic adds, 43 at schema 0 (bench/run.sh's arm
+ * flush of up to nmetrics x (nbuckets + 2) atomic adds, 43 at schema 0, the
+ * buckets in a bpf_loop() (a callback call each; bench/run.sh's arm
  * sh:runq:tid:auto:allmiss, SCHEDHIST_CACHE_ENTRIES=1, every switch a miss,
  * and its pair with sh:runq:tid; the hit rates of the pipe, messaging and
  * churn workloads in the section "The key store's cache").
@@ -109,14 +110,41 @@ static __always_inline void max_merge(struct sh_max *d, const struct sh_max *s)
 	}
 }
 
-/* One metric's counts of @src into the store's @dst, with atomic adds (several CPUs flush one slot). */
-static __always_inline void hist_add_atomic(struct sh_hist *dst, const struct sh_hist *src)
-{
-	int b;
+/* The two histograms of a bucket move (move_bucket(), a bpf_loop() body). */
+struct bucket_move {
+	struct sh_hist *dst, *src;
+};
 
-	for (b = 0; b < SH_NBUCKETS_MAX && b < nbuckets; b++)
-		if (src->buckets[b])
-			__sync_fetch_and_add(&dst->buckets[b], src->buckets[b]);
+/* Bucket @b of the move @ctx: added to the store's atomically, zeroed in the cache entry. */
+static long move_bucket(__u32 b, void *ctx)
+{
+	struct bucket_move *m = ctx;
+	__u32 v;
+
+	if (b >= nbuckets || b >= SH_NBUCKETS_MAX)
+		return 1;
+	v = m->src->buckets[b];
+	if (v) {
+		__sync_fetch_and_add(&m->dst->buckets[b], v);
+		m->src->buckets[b] = 0;
+	}
+	return 0;
+}
+
+/*
+ * One metric's counts of @src into the store's @dst, with atomic adds
+ * (several CPUs flush one slot); @src's buckets are zeroed as they move
+ * (its header is zeroed by the caller, after the max records are merged).
+ * The buckets in a bpf_loop(): its body is verified once whatever the
+ * schema's length; an open loop, verified over every bucket at each of
+ * the flush's call sites, takes the switch program of three metrics with
+ * --culprit-mode time past the verifier's million instructions.
+ */
+static __always_inline void hist_add_atomic(struct sh_hist *dst, struct sh_hist *src)
+{
+	struct bucket_move m = { dst, src };
+
+	bpf_loop(nbuckets, move_bucket, &m, 0);
 	if (src->count)
 		__sync_fetch_and_add(&dst->count, src->count);
 	if (src->sum_ns)
@@ -160,7 +188,8 @@ static __always_inline void store_unlock(struct sh_slot_seq *q)
 /*
  * Move the counts of @src (a cache entry's histograms, one per metric)
  * into the store entry @dst, merge their max records under @q's lock,
- * and zero @src; inside @q's seq bracket, by the caller.
+ * and zero @src (its buckets as they move, then the headers, struct
+ * sh_hist without its buckets); inside @q's seq bracket, by the caller.
  */
 static __always_inline void move_counts(struct sh_hist *dst, struct sh_hist *src,
 					struct sh_slot_seq *q, struct sh_pcpu *pc)
@@ -198,11 +227,11 @@ static __always_inline void move_counts(struct sh_hist *dst, struct sh_hist *src
 		}
 	}
 	if (has(cf, SH_METRIC_OFFCPU))
-		hist_zero(hist_at(src, idx(cf, SH_METRIC_OFFCPU)));
+		__builtin_memset(hist_at(src, idx(cf, SH_METRIC_OFFCPU)), 0, sizeof(struct sh_hist));
 	if (has(cf, SH_METRIC_RUNQ))
-		hist_zero(hist_at(src, idx(cf, SH_METRIC_RUNQ)));
+		__builtin_memset(hist_at(src, idx(cf, SH_METRIC_RUNQ)), 0, sizeof(struct sh_hist));
 	if (has(cf, SH_METRIC_BLOCKED))
-		hist_zero(hist_at(src, idx(cf, SH_METRIC_BLOCKED)));
+		__builtin_memset(hist_at(src, idx(cf, SH_METRIC_BLOCKED)), 0, sizeof(struct sh_hist));
 }
 
 /*
