@@ -102,9 +102,13 @@ static __always_inline void comm_to_cpu0(struct sh_hist *h0, struct task_struct 
  * the key map. A key seen for the first time takes a free slot, unless
  * it is in the key map already (made while no slot was free); the key
  * directory's entry, made with BPF_NOEXIST, settles a race between two
- * CPUs making the same key.
+ * CPUs making the same key. A directory entry the allocator had no
+ * element for at that instant (-ENOMEM) sets *@over to SH_STAT_NO_MEM:
+ * the key then takes the key map's path, full with [other] and [exited]
+ * when every key has a slot, so that its wait is counted as no_mem, not
+ * as map_full (which says: raise --max-keys).
  */
-static __noinline __u32 key_slot(const struct sh_key *key)
+static __noinline __u32 key_slot(const struct sh_key *key, int *over)
 {
 	__u32 *ip, i = SH_SLOT_HASH, popped;
 	struct sh_key *sk = 0;
@@ -145,6 +149,8 @@ static __noinline __u32 key_slot(const struct sh_key *key)
 	/* made meanwhile on another CPU: where it went */
 	if (err == -EEXIST && (ip = bpf_map_lookup_elem(&keydir, key)))
 		return *ip;
+	if (err == -ENOMEM)
+		*over = SH_STAT_NO_MEM;
 	return SH_SLOT_HASH;	/* no directory entry to be had: the key map */
 }
 
@@ -178,11 +184,17 @@ static __always_inline struct sh_hist *hash_hists(struct task_struct *t, __u32 c
 		__sync_fetch_and_add(&sh_keys_made, 1);
 	}
 	if (err && err != -EEXIST /* created meanwhile on another CPU */) {
-		/* -E2BIG: full; -ENOMEM: no element free at this moment */
-		*over = err == -E2BIG ? SH_STAT_MAP_FULL : SH_STAT_NO_MEM;
+		/*
+		 * -E2BIG: full, unless key_slot() found no element for the
+		 * key's directory entry (*over); -ENOMEM: no element free at
+		 * this moment
+		 */
+		*over = err == -E2BIG && *over != SH_STAT_NO_MEM ? SH_STAT_MAP_FULL : SH_STAT_NO_MEM;
 		__builtin_memset(&key, 0, sizeof(key));
 		key.id = SH_OTHER_ID;
 		*kp = key;
+	} else {
+		*over = 0;	/* under its own key */
 	}
 	return bpf_map_lookup_elem(&hists, &key);
 }
@@ -220,7 +232,7 @@ static __always_inline struct sh_hist *keyed_hists(struct task_struct *t, struct
 			return h;
 		}
 	}
-	i = nr_slots ? key_slot(&key) : SH_SLOT_HASH;
+	i = nr_slots ? key_slot(&key, over) : SH_SLOT_HASH;
 	c->kidx = i;
 	if (i == SH_SLOT_HASH)
 		return hash_hists(t, cpu, over, kp, cf);

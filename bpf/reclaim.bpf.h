@@ -215,8 +215,17 @@ static __always_inline void reclaim(struct sh_key *key, bool recyclable, __s32 r
 		return;
 	}
 	h = bpf_map_lookup_elem(&hists, key);
-	if (!h)
+	if (!h) {
+		/*
+		 * its waits went to [other] (the key map full): the directory
+		 * entry key_slot() made for it is all there is to delete, and
+		 * nobody else would, so a churn of such keys would fill the
+		 * directory and keep every later key out of the free slots
+		 */
+		if (ip)
+			bpf_map_delete_elem(&keydir, key);
 		return;
+	}
 	if (sh_reading || sh_live_keys <= fold_above) {
 		h->birth |= SH_BIRTH_DEAD;
 		return;

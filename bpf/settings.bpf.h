@@ -24,6 +24,7 @@
 #define TASK_DEAD 0x80	/* prev_state of a task's last switch-out */
 /* errno values the map helpers return, negated (the trimmed vmlinux.h has none) */
 #define E2BIG 7
+#define ENOMEM 12
 #define EEXIST 17
 
 /* Settings, fixed before load so the verifier prunes what is unused. */

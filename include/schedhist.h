@@ -307,7 +307,8 @@ enum sh_stat {
 	SH_STAT_MAP_FULL = 4,	/* recorded under [other]: the key map was full */
 	/*
 	 * recorded under [other]: the kernel had no memory for a new key at
-	 * that moment (E2BIG is full; this is ENOMEM: without preallocation,
+	 * that moment, its key map entry or its key directory entry (E2BIG
+	 * is full; this is ENOMEM: without preallocation,
 	 * new elements come from per-CPU caches refilled asynchronously,
 	 * which can run dry for a moment)
 	 */

@@ -251,10 +251,13 @@ quota_cgroups() {
 }
 
 # in_cgroup DIR CMD...: run CMD (exec'd) as a member of cgroup DIR.
+# In the background, `sh -c "$JOIN_CGROUP" DIR CMD... &` instead: sh execs
+# CMD, so $! is CMD's pid (a backgrounded in_cgroup's is its subshell's).
+JOIN_CGROUP='echo $$ > "$0/cgroup.procs" && exec "$@"'
 in_cgroup() {
 	local dir=$1
 	shift
-	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+	sh -c "$JOIN_CGROUP" "$dir" "$@"
 }
 
 # map_ids PID: ids of the BPF maps that process PID holds open.

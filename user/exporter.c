@@ -40,6 +40,7 @@ int exporter_open(struct exporter *x, const struct exporter_spec *sp)
 			pr_warn("out of memory\n");
 			return SH_EXIT_FAIL;
 		}
+		prom_view_remember(&x->view[x->nviews], PROM_REMEMBER_NS);
 		/* the kernel blames runq waits only */
 		x->view[x->nviews].culprits = sp->culprits && m == SH_METRIC_RUNQ;
 		x->view[x->nviews].culprit_mode = sp->culprit_mode;

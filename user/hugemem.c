@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Large arrays on transparent huge pages (hugemem.h). */
 #include <stdint.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -67,4 +68,10 @@ void big_free(void *p, size_t size)
 		free(p);
 	else
 		huge_unmap(p, size);
+}
+
+void heap_map_big(void)
+{
+	/* (a fixed threshold: glibc's own stops moving once it is set) */
+	mallopt(M_MMAP_THRESHOLD, (int)HEAP_MAP_MIN);
 }

@@ -22,6 +22,7 @@
 #include "specs.h"
 #include "loader.h"
 #include "snapshot_read.h"
+#include "hugemem.h"
 #include "report.h"
 #include "hist.h"
 #include "outputs.h"
@@ -507,6 +508,7 @@ int main(int argc, char **argv)
 	static struct poller p;
 	int ret;
 
+	heap_map_big();
 	ret = parse_options(argc, argv, &p.o);
 	if (ret >= 0)
 		return ret;

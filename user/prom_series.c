@@ -110,9 +110,10 @@ static void forget(struct prom_view *v, struct prom_series *s)
 	series_free(s);
 }
 
-static void withdraw(struct prom_view *v, struct prom_series *s)
+static void withdraw(struct prom_view *v, struct prom_series *s, __u64 now_ns)
 {
 	s->exported = false;
+	s->withdrawn_ns = now_ns;
 	v->nexported--;
 	s->older = v->newest;
 	s->newer = NULL;
@@ -149,6 +150,11 @@ int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit)
 		return -1;
 	}
 	return 0;
+}
+
+void prom_view_remember(struct prom_view *v, __u64 ns)
+{
+	v->remember_ns = ns;
 }
 
 void prom_view_free(struct prom_view *v)
@@ -236,6 +242,7 @@ static bool max_present(const struct prom_view *views, size_t nv)
 int prom_view_update(struct prom_view *v, const struct report *iv,
 		     const struct report *since)
 {
+	__u64 now_ns = (__u64)iv->when.tv_sec * 1000000000ULL + (__u64)iv->when.tv_nsec;
 	size_t n, i;
 
 	v->updates++;
@@ -268,11 +275,19 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 			for (; s; s = next) {
 				next = s->next;
 				if (s->exported && s->seen != v->updates)
-					withdraw(v, s);
+					withdraw(v, s, now_ns);
 			}
 		}
-		/* remember the last @limit withdrawn names (after the walk: forget() unlinks) */
-		while (v->nwithdrawn > v->limit)
+		/*
+		 * remember the last @limit withdrawn names, for remember_ns
+		 * (after the walk: forget() unlinks; the list is in the order
+		 * of withdrawal, so the ones to forget come first; a clock
+		 * set back keeps them until it passes them again)
+		 */
+		while (v->oldest &&
+		       (v->nwithdrawn > v->limit ||
+			(v->remember_ns &&
+			 (__s64)(now_ns - v->oldest->withdrawn_ns) >= (__s64)v->remember_ns)))
 			forget(v, v->oldest);
 	}
 	/* the other waits: to new (or returning) names in ranking order, or to [other] */

@@ -14,9 +14,12 @@
  *    accumulate in key="[other]", which only ever grows.
  *  - A name whose kernel keys have all been pruned (tasks exited, cgroup
  *    removed) is withdrawn: its series stops being exported (Prometheus
- *    marks it stale) and its room goes to a new name. The last @limit
- *    withdrawn names are remembered, with their totals, so a name that
- *    comes back resumes its series where it left it.
+ *    marks it stale) and its room goes to a new name. Withdrawn names
+ *    are remembered, with their totals, for PROM_REMEMBER_NS (the last
+ *    @limit at most), so a name that comes back meanwhile (a restarted
+ *    service's cgroup, a reused pid) resumes its series where it left it;
+ *    older ones are forgotten, so churn of names that never come back
+ *    (a cgroup per pod or per job) keeps only those of the last minutes.
  *  - With -k cgroup, a series also sums the interval deltas of its
  *    cgroups' cpu.stat and cpu.pressure counters (those of the report
  *    since start's live groups, read by cgstats_attach()) since it was
@@ -33,6 +36,13 @@
 
 /* The key label of the overflow series. */
 #define PROM_OTHER "[other]"
+
+/*
+ * How long a withdrawn name is remembered: Prometheus' default query
+ * lookback (5 minutes), beyond which a series that comes back is queried
+ * as one that restarted (rate() and increase() take the reset).
+ */
+#define PROM_REMEMBER_NS (300ULL * 1000000000ULL)
 
 /* The culprit label of the waits behind culprits not exported on their own. */
 #define PROM_CULPRIT_REST "[rest]"
@@ -68,6 +78,7 @@ struct prom_series {
 	struct totals t;		/* its waits since it was first exported */
 	__u64 seen;			/* last update in which a kernel key had this name */
 	__u64 admitted;			/* update in which it was (re)admitted */
+	__u64 withdrawn_ns;		/* when it was last withdrawn (the reading's wall clock) */
 	bool exported;			/* false: withdrawn, remembered in case it returns */
 	struct prom_max max;		/* the last interval's exact max */
 	struct prom_culprit culprits[SH_CULPRIT_TOP];	/* --culprits: admitted, in order */
@@ -90,6 +101,8 @@ struct prom_view {
 	size_t nslots;			/* table size, a power of two */
 	size_t nexported;		/* names exported now (<= limit) */
 	size_t nwithdrawn;		/* withdrawn names remembered (<= limit) */
+	__u64 remember_ns;		/* how long a withdrawn name is remembered
+					 * (0: until @limit newer ones are) */
 	struct prom_series *oldest;	/* withdrawn list */
 	struct prom_series *newest;
 	struct totals other;		/* key="[other]" (every key type but none) */
@@ -105,6 +118,12 @@ struct prom_view {
 
 /* An empty view; the key "none" exports its one series ("all") at once. 0 or -1. */
 int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit);
+
+/*
+ * Withdrawn names are forgotten @ns after their withdrawal (by the wall
+ * clock of the readings, so a poller held up meanwhile keeps no more).
+ */
+void prom_view_remember(struct prom_view *v, __u64 ns);
 void prom_view_free(struct prom_view *v);
 
 /*

@@ -5,7 +5,9 @@
  * attached: the wait for the signal began before), then sleeps MS milliseconds COUNT
  * times with clock_nanosleep, timing each on CLOCK_MONOTONIC, and prints
  *   tid TID n N min NS median NS max NS nivcsw N
- * (nivcsw: the involuntary switches during the loop, from getrusage).
+ * (nivcsw: the involuntary switches during the loop, from getrusage), and
+ * waits for SIGUSR1 again, so that the test can read the thread's switch
+ * counts in /proc after schedhist stopped.
  * usage: selftimer [-m MS] [-n COUNT] [-N COMM]
  */
 #include <signal.h>
@@ -73,5 +75,6 @@ int main(int argc, char **argv)
 	qsort(d, count, sizeof(*d), cmp);
 	printf("tid %ld n %d min %lld median %lld max %lld nivcsw %ld\n", (long)syscall(SYS_gettid),
 	       count, d[0], d[(count - 1) / 2], d[count - 1], r1.ru_nivcsw - r0.ru_nivcsw);
-	return 0;
+	fflush(stdout);
+	return sigwait(&set, &sig) != 0;
 }

@@ -27,8 +27,6 @@ need_root
 command -v prometheus >/dev/null || skip "prometheus not installed (Debian package prometheus)"
 
 SPIN_S=8	# the spinners run this long
-EVAL_AFTER=13	# evaluate this long after letting them go: after their end and the rules'
-		# next evaluation; the window [-30 s] still holds samples from before they started
 
 sh_port=$(free_port)
 prom_port=$(free_port)
@@ -71,14 +69,48 @@ done
 go_at=$(date +%s.%N)
 echo go >"$TMP/go"
 wait "$WL" || fail "spinners failed"
-sleep 5	# the last readings reach Prometheus, and its rules are evaluated on them
-eval_at=$(python3 -c "print(f'{$go_at + $EVAL_AFTER:.3f}')")
 
 query() {	# query NAME PROMQL: the JSON answer of /api/v1/query at $eval_at into $TMP/NAME.json
 	not_reports "$TMP/$1.json"	# Prometheus' answer, not a report
 	curl -sS --max-time 10 --get "$API/api/v1/query" --data-urlencode "query=$2" \
 		--data-urlencode "time=$eval_at" >"$TMP/$1.json" || fail "query '$2' failed"
 }
+# The rule's samples come each from an evaluation at its timestamp T,
+# which can miss the scrape stamped just before T (stored after the
+# evaluation ran). Prometheus scrapes a target in sequence, each scrape
+# starting after the one before it was stored: an evaluation at T saw every
+# sample before the last one stamped <= T, and once a sample stamped after
+# T is stored, the samples up to T are all there. So every query is at
+# eval_at, the latest rule evaluation T after which a sample is stored and
+# whose last two samples are the same reading: the rule and its expression
+# evaluated now at T saw the same data. Polled after the workload's end (a
+# hang guard, not a bound on speed); the window still starts before it.
+steady_rule() {	# that T in the window of $eval_at, or nothing
+	python3 - "$TMP" <<'EOF_T'
+import json, sys
+tmp = sys.argv[1]
+res = lambda n: json.load(open(f'{tmp}/{n}.json'))['data']['result']
+hs = [(float(ts), h['count'], h.get('buckets')) for ts, h in res('hists')[0]['histograms']]
+for t, _ in reversed(res('rule_samples')[0]['values']):
+    seen = [h[1:] for h in hs if h[0] <= float(t)]
+    if (len(seen) >= 2 and seen[-1] == seen[-2] and float(seen[-1][0]) > 0
+            and any(h[0] > float(t) for h in hs)):
+        print(t)
+        break
+else:
+    print('readings (time, count):', [h[:2] for h in hs], file=sys.stderr)
+EOF_T
+}
+for i in $(seq 1 120); do
+	eval_at=$(date +%s.%N)
+	query hists 'schedhist_wait_seconds{metric="runq",key="all"}[30s]'
+	query rule_samples 'instance_key:schedhist_wait_seconds:p99_rate5m{metric="runq",key="all"}[30s]'
+	rule_at=$(steady_rule 2>"$TMP/steady.err")
+	[ -n "$rule_at" ] && break
+	[ "$i" -lt 120 ] || fail "no rule evaluation on a steady reading within 60 s: $(cat "$TMP/steady.err")"
+	sleep 0.5
+done
+eval_at=$rule_at
 query series 'count by (__name__, key) ({__name__=~"schedhist_wait_seconds.*"})'
 query p99 'histogram_quantile(0.99, rate(schedhist_wait_seconds{metric="runq",key="all"}[30s]))'
 query count 'histogram_count(schedhist_wait_seconds{metric="runq",key="all"})'
@@ -182,8 +214,9 @@ print(f'p99: prometheus {prom_p99 * 1e6:.1f} us, schedhist JSON {json_p99 * 1e6:
 for name, v in (('prometheus', prom_p99), ('JSON', json_p99)):
     assert lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9), f'{name} p99 {v} outside ({lo}, {hi}]'
 
-# the recording rule: the native branch, the same p99 (rate over 5 m or 30 s:
-# the same samples, so the same quantile up to rounding)
+# the recording rule: the native branch, the same p99 (evaluated at
+# eval_at, a time it was evaluated at on the same data; rate over 5 m or
+# 30 s: the same samples, so the same quantile up to rounding)
 rule = result('rule')
 assert len(rule) == 1, f'recorded p99: {rule}'
 assert rule[0]['metric']['job'] == 'schedhist' and rule[0]['metric']['key_type'] == 'none', rule

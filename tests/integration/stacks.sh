@@ -15,15 +15,12 @@ start_sh js -M offcpu -k tid --stacks -j "${OWN_FILTER[@]}"
 JS=$SH_PID
 start_sh txt -M offcpu -k tid --stacks "${OWN_FILTER[@]}"
 TXT=$SH_PID
-# (sh execs the program: $! is its pid, which a backgrounded in_cgroup's
-# subshell would not be)
-join_own='echo $$ > "$0/cgroup.procs" && exec "$@"'
-sh -c "$join_own" "$OWN" "$HELPERS/sleeper" -m 20 -t 2 -N stk_sleep >/dev/null &
+sh -c "$JOIN_CGROUP" "$OWN" "$HELPERS/sleeper" -m 20 -t 2 -N stk_sleep >/dev/null &
 SLEEPER=$!
 CHILD_PIDS+=($!)
 # cat blocks reading the pipe between the writer's lines
 mkfifo "$TMP/pipe"
-sh -c "$join_own" "$OWN" cat <"$TMP/pipe" >/dev/null &
+sh -c "$JOIN_CGROUP" "$OWN" cat <"$TMP/pipe" >/dev/null &
 CAT=$!
 CHILD_PIDS+=($!)
 for i in $(seq 1 20); do echo x; sleep 0.1; done >"$TMP/pipe"

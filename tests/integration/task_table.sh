@@ -46,13 +46,13 @@ echo "churn made $made tasks; task table entries owned after it: $owned; tasks a
 [ "$owned" -gt 0 ] || fail "no entry owned: the table is not used"
 stop_sh "$TT" || fail "schedhist exited with $?"
 assert_unloaded $ids
+# the identity is exact over the whole run (the last report is read after
+# detach); one interval's report is read while the churn's waits land, its
+# counters and histograms a few ms apart: identity.py bounds it
+python3 "$(dirname "$0")/../identity.py" "$TMP/tt.out" || fail "accounting identity"
 python3 - "$TMP/tt.out" <<'PY' || fail "reports"
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
-assert rs, "no report"
-for r in rs:
-    ev, lost = r["events"], r["lost"]
-    assert ev["seen"] == ev["recorded"] + sum(lost.values()), f"identity: {ev} {lost}"
 assert sum(r["events"]["recorded"] for r in rs) > 0, "no wait recorded"
 PY
 check_reports "$TMP/tt.out"

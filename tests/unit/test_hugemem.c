@@ -4,6 +4,7 @@
  * big_realloc() keeping the contents as an array grows from malloc()'s
  * memory to a mapping of its own and back.
  */
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,8 +115,40 @@ static void test_realloc(void)
 	big_free(p, old);
 }
 
+/*
+ * heap_map_big(): a buffer of HEAP_MAP_MIN or more gets a mapping of its
+ * own even after a larger one was freed (which moves glibc's own
+ * threshold up to its size, and the next buffers into the heap), and
+ * the mapping goes when it is freed. (Not under ASan, whose allocator
+ * has no such threshold and no mallinfo2.)
+ */
+static void test_heap_map_big(void)
+{
+#ifndef __SANITIZE_ADDRESS__
+	struct mallinfo2 before, during, after;
+	unsigned char *big, *p;
+
+	heap_map_big();
+	big = malloc(8 << 20);
+	CHECK(big != NULL);
+	memset(big, 1, 8 << 20);
+	free(big);
+	before = mallinfo2();
+	p = malloc(HEAP_MAP_MIN * 4);
+	CHECK(p != NULL);
+	memset(p, 1, HEAP_MAP_MIN * 4);
+	during = mallinfo2();
+	free(p);
+	after = mallinfo2();
+	CHECK_EQ_U64(during.hblks, before.hblks + 1);
+	CHECK(during.hblkhd >= before.hblkhd + HEAP_MAP_MIN * 4);
+	CHECK_EQ_U64(after.hblks, before.hblks);
+#endif
+}
+
 int main(void)
 {
+	TEST(test_heap_map_big);
 	TEST(test_map);
 	TEST(test_realloc);
 	return test_summary();

@@ -899,6 +899,75 @@ static void test_churn_bounded(void)
 	rig_free(&r);
 }
 
+/*
+ * Churn of keys that never come back (a cgroup per job, pids): a withdrawn name is
+ * forgotten PROM_REMEMBER_NS after its withdrawal, however far the label
+ * limit is, so the names remembered are those of the last minutes only;
+ * one that comes back within them resumes its series, one that comes back
+ * later starts again from zero.
+ */
+static void test_remember_horizon(void)
+{
+	const char *const args[] = { "-k", "pid", NULL };
+	const time_t minute = 60, n = (time_t)(PROM_REMEMBER_NS / 1000000000ULL) / minute;
+	struct fake k[40], back = { .id = 5 };
+	struct rig r;
+	char *t;
+	int i;
+
+	memset(k, 0, sizeof(k));
+	rig_init(&r, args);
+	prom_view_remember(&r.v, PROM_REMEMBER_NS);
+	r.when.tv_sec = 1000000;
+	for (i = 0; i < 40; i++) {
+		/* process 1000 + i lives one reading (a minute), its final values in the next */
+		r.when.tv_sec += minute;
+		rig_begin(&r);
+		k[i].id = 1000 + (__u64)i;
+		add_waits(&k[i], 1000, 1);
+		feed(&r.s, &k[i], SH_KEY_PID, false);
+		if (i)
+			feed(&r.s, &k[i - 1], SH_KEY_PID, true);
+		rig_end(&r);
+		/* withdrawn in the reading after its last: those of the last n minutes remembered */
+		CHECK(r.v.nwithdrawn <= (size_t)n);
+		CHECK(r.v.nexported <= 2);
+		CHECK(prom_view_series(&r.v) <= (size_t)n + 3);
+	}
+	CHECK_EQ_U64(r.v.nwithdrawn, (__u64)n);
+
+	/* a name withdrawn within the horizon resumes where it left */
+	r.when.tv_sec += minute;
+	rig_begin(&r);
+	back.id = k[37].id;
+	add_waits(&back, 1000, 2);
+	feed(&r.s, &back, SH_KEY_PID, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(sample(t, W("pid", "1037")) == 3);
+	free(t);
+
+	/* one withdrawn before it starts again from zero */
+	r.when.tv_sec += minute;
+	rig_begin(&r);
+	feed(&r.s, &back, SH_KEY_PID, true);
+	back = (struct fake){ .id = k[3].id };
+	add_waits(&back, 1000, 2);
+	feed(&r.s, &back, SH_KEY_PID, false);
+	rig_end(&r);
+	t = expose(&r.v, false);
+	CHECK(sample(t, W("pid", "1003")) == 2);
+	free(t);
+
+	/* a poller held up for the horizon forgets every name withdrawn before */
+	r.when.tv_sec += (time_t)(PROM_REMEMBER_NS / 1000000000ULL);
+	rig_begin(&r);
+	feed(&r.s, &back, SH_KEY_PID, false);
+	rig_end(&r);
+	CHECK_EQ_U64(r.v.nwithdrawn, 0);
+	rig_free(&r);
+}
+
 /* Pruned entries kept in the snapshot (--cumulative -k cgroup) still give their label back. */
 static void test_keep_pruned(void)
 {
@@ -1298,6 +1367,7 @@ int main(void)
 	TEST(test_interval_max);
 	TEST(test_exemplars);
 	TEST(test_churn_bounded);
+	TEST(test_remember_horizon);
 	TEST(test_keep_pruned);
 	TEST(test_cgroup_labels);
 	TEST(test_two_metrics);
