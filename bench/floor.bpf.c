@@ -110,7 +110,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 10242);
 	__type(key, struct sh_key);
-	__type(value, struct sh_hist);
+	__uint(value_size, SH_HIST_SIZE(SH_NBUCKETS(0)));	/* schema 0's histogram */
 } step_keys SEC(".maps");
 
 volatile __u32 step_epoch = 1;
@@ -175,19 +175,19 @@ static __always_inline int step(struct task_struct *prev, struct task_struct *ne
 
 		h = bpf_map_lookup_elem(&step_keys, &key);
 		if (!h) {
-			struct sh_hist zh = {};
+			__u64 zh[SH_HIST_SIZE(SH_NBUCKETS(0)) / 8] = {};
 
-			bpf_map_update_elem(&step_keys, &key, &zh, BPF_NOEXIST);
+			bpf_map_update_elem(&step_keys, &key, zh, BPF_NOEXIST);
 			h = bpf_map_lookup_elem(&step_keys, &key);
 			if (!h)
 				return 0;
 		}
 	} else {
-		h = &pc->hist[0];
+		h = (struct sh_hist *)pc->hist;
 	}
 	slot = sh_bucket(d);
-	if (slot >= SH_NBUCKETS)
-		slot = SH_NBUCKETS - 1;
+	if (slot >= nbuckets)
+		slot = nbuckets - 1;
 	h->buckets[slot]++;
 	h->count++;
 	h->sum_ns += d;

@@ -6,11 +6,11 @@
  * tests/integration/kmem_bpftool.sh compares with it.
  *
  *   kmem [-M NMETRICS] [-k keyed|none|cpu] [-n MAX_KEYS] [-t TASK_TABLE]
- *        [-c CACHE_ENTRIES] [-C] [-T] [-S] [-X] [-b BUDGET_MIB] CPUS...
+ *        [-s SCHEMA] [-c CACHE_ENTRIES] [-C] [-T] [-S] [-X] [-b BUDGET_MIB] CPUS...
  *
- * -c the cache entries per CPU (SCHEDHIST_CACHE_ENTRIES, 16 by default),
- * -C --culprits, -T --culprits --culprit-mode time, -S --stacks, -X --causes;
- * -b fits the key capacity into the budget
+ * -s --schema (0-3, the histograms' length), -c the cache entries per CPU
+ * (SCHEDHIST_CACHE_ENTRIES, 16 by default), -C --culprits, -T --culprits
+ * --culprit-mode time, -S --stacks, -X --causes; -b fits the key capacity into the budget
  * as the loader does (without it, -n as given). One line per map and
  * CPU count: "cpus map max_entries bytes entry_bytes", then "cpus total
  * keys bytes".
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	struct kmem_plan p;
 	int opt, i, k;
 
-	while ((opt = getopt(argc, argv, "M:k:n:t:c:CTSXb:")) != -1) {
+	while ((opt = getopt(argc, argv, "M:k:n:t:s:c:CTSXb:")) != -1) {
 		switch (opt) {
 		case 'M': c.nmetrics = (int)num(optarg, "-M"); break;
 		case 'k':
@@ -56,6 +56,13 @@ int main(int argc, char **argv)
 			break;
 		case 'n': c.max_keys = (unsigned)num(optarg, "-n"); break;
 		case 't': c.task_entries = (unsigned)num(optarg, "-t"); break;
+		case 's':
+			if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '0' + SH_SCHEMA_MAX) {
+				fprintf(stderr, "kmem: -s 0 to %d\n", SH_SCHEMA_MAX);
+				return 2;
+			}
+			c.schema = optarg[0] - '0';
+			break;
 		case 'c': c.cache_entries = (unsigned)num(optarg, "-c"); break;
 		case 'C': c.culprits = true; break;
 		case 'T': c.culprits = c.culprit_time = true; break;
@@ -66,8 +73,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind == argc || c.nmetrics > 3) {
-		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-c ENTRIES] [-C] "
-			"[-S] [-X] [-b MIB] CPUS...\n");
+		fprintf(stderr, "usage: kmem [-M 1-3] [-k keyed|none|cpu] [-n KEYS] [-t TASKS] [-s 0-3] [-c ENTRIES] [-C] "
+			"[-T] [-S] [-X] [-b MIB] CPUS...\n");
 		return 2;
 	}
 	for (i = optind; i < argc; i++) {

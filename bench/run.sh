@@ -103,6 +103,8 @@ ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:culprits+culprit-mode=time"
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:stacks profile offcputime"
 # issue 29: --causes next to the same arm without it
 ALL_ARMS="$ALL_ARMS sh:runq:comm:auto:causes sh:runq:cgroup:auto:causes"
+# issue 32: the finest grid, 8 buckets per power of two (target: floor + 45 ns)
+ALL_ARMS="$ALL_ARMS sh:runq:none:auto:schema=3"
 # every keyed switch a miss of the key store's cache (one entry per CPU,
 # SCHEDHIST_CACHE_ENTRIES=1; the pinned pipe's two tasks take turns on
 # CPU 0's one entry), next to sh:runq:tid, every switch a hit
@@ -123,7 +125,7 @@ for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
 # touches, so a pair of unlike arms (the floor and an arm, runqlat and an
 # arm) would overstate their difference.
 PAIRS="sh:runq:none,sh:runq:comm sh:runq:none,sh:runq:tid sh:runq:none,sh:runq:cgroup"
-PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none"
+PAIRS="$PAIRS sh:offcpu:none,sh:offcpu+runq+blocked:none sh:runq:none,sh:runq:none:auto:schema=3"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:culprits sh:runq:cgroup,sh:runq:cgroup:auto:culprits"
 PAIRS="$PAIRS sh:runq:comm,sh:runq:comm:auto:causes sh:runq:cgroup,sh:runq:cgroup:auto:causes"
 PAIRS="$PAIRS sh:runq:tid,sh:runq:tid:auto:allmiss"

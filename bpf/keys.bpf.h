@@ -15,7 +15,8 @@
  * slots (comm / tid / cgroup, "Pairs" in bench/results/2026-12-03-0635.md),
  * and the store's cache its own (store.bpf.h); a per-CPU hash in place of
  * the slots costs 66 ns more (step "max with the histogram in a per-CPU
- * hash keyed by tid"). Memory: slots x 296 B per metric (user/kmem.c).
+ * hash keyed by tid"). Memory: slots x 296 B per metric at schema 0,
+ * SH_HIST_SIZE(nbuckets) at --schema (user/kmem.c).
  */
 #ifndef __SCHEDHIST_KEYS_BPF_H
 #define __SCHEDHIST_KEYS_BPF_H
@@ -31,7 +32,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 10242);
 	__type(key, struct sh_key);
-	__type(value, struct sh_hist);
+	__uint(value_size, sizeof(struct sh_hist));	/* x metrics, with the buckets: set by the poller */
 } hists SEC(".maps");
 
 /*
@@ -67,7 +68,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sh_hist);
+	__uint(value_size, sizeof(struct sh_hist));	/* x metrics, with the buckets: set by the poller */
 } newval SEC(".maps");
 
 /*
@@ -89,11 +90,11 @@ static __always_inline void comm_to_cpu0(struct sh_hist *h0, struct task_struct 
 	if (!h0)
 		return;
 	if (has(cf, SH_METRIC_OFFCPU))
-		copy_comm(h0[idx(cf, SH_METRIC_OFFCPU)].comm, t->comm);
+		copy_comm(hist_at(h0, idx(cf, SH_METRIC_OFFCPU))->comm, t->comm);
 	if (has(cf, SH_METRIC_RUNQ))
-		copy_comm(h0[idx(cf, SH_METRIC_RUNQ)].comm, t->comm);
+		copy_comm(hist_at(h0, idx(cf, SH_METRIC_RUNQ))->comm, t->comm);
 	if (has(cf, SH_METRIC_BLOCKED))
-		copy_comm(h0[idx(cf, SH_METRIC_BLOCKED)].comm, t->comm);
+		copy_comm(hist_at(h0, idx(cf, SH_METRIC_BLOCKED))->comm, t->comm);
 }
 
 /*

@@ -50,7 +50,7 @@ static __always_inline void fold_hist(struct sh_hist *dst, const struct sh_hist 
 {
 	int i;
 
-	for (i = 0; i < SH_NBUCKETS; i++)
+	for (i = 0; i < SH_NBUCKETS_MAX && i < nbuckets; i++)
 		dst->buckets[i] += src->buckets[i];
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
@@ -76,19 +76,19 @@ static __always_inline void fold_value(struct sh_hist *dst, struct sh_hist *src,
 	const struct cfg cfg = cfg_metrics(), *cf = &cfg;
 
 	if (has(cf, SH_METRIC_OFFCPU)) {
-		fold_hist(dst + idx(cf, SH_METRIC_OFFCPU), src + idx(cf, SH_METRIC_OFFCPU));
+		fold_hist(hist_at(dst, idx(cf, SH_METRIC_OFFCPU)), hist_at(src, idx(cf, SH_METRIC_OFFCPU)));
 		if (zero)
-			__builtin_memset(src + idx(cf, SH_METRIC_OFFCPU), 0, sizeof(*src));
+			hist_zero(hist_at(src, idx(cf, SH_METRIC_OFFCPU)));
 	}
 	if (has(cf, SH_METRIC_RUNQ)) {
-		fold_hist(dst + idx(cf, SH_METRIC_RUNQ), src + idx(cf, SH_METRIC_RUNQ));
+		fold_hist(hist_at(dst, idx(cf, SH_METRIC_RUNQ)), hist_at(src, idx(cf, SH_METRIC_RUNQ)));
 		if (zero)
-			__builtin_memset(src + idx(cf, SH_METRIC_RUNQ), 0, sizeof(*src));
+			hist_zero(hist_at(src, idx(cf, SH_METRIC_RUNQ)));
 	}
 	if (has(cf, SH_METRIC_BLOCKED)) {
-		fold_hist(dst + idx(cf, SH_METRIC_BLOCKED), src + idx(cf, SH_METRIC_BLOCKED));
+		fold_hist(hist_at(dst, idx(cf, SH_METRIC_BLOCKED)), hist_at(src, idx(cf, SH_METRIC_BLOCKED)));
 		if (zero)
-			__builtin_memset(src + idx(cf, SH_METRIC_BLOCKED), 0, sizeof(*src));
+			hist_zero(hist_at(src, idx(cf, SH_METRIC_BLOCKED)));
 	}
 }
 

@@ -424,7 +424,7 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 	    (!has(cf, SH_METRIC_BLOCKED) || !w->slept || b_err)) {
 		h = 0;
 	} else if (cfg_key_type(cf) == SH_KEY_NONE || cfg_key_type(cf) == SH_KEY_CPU) {
-		h = pc->hist;
+		h = (struct sh_hist *)pc->hist;
 		/* the stack map's key for these (key cpu: this CPU's histogram) */
 		if (cfg_stacks(cf) && cfg_key_type(cf) == SH_KEY_CPU)
 			x->key.id = bpf_get_smp_processor_id();
@@ -442,13 +442,13 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 	x->ep = sh_epoch;
 	if (has(cf, SH_METRIC_OFFCPU)) {
 		if (!w->off_err && h)
-			record(cf, x, h + idx(cf, SH_METRIC_OFFCPU), SH_METRIC_OFFCPU, w->off);
+			record(cf, x, hist_at(h, idx(cf, SH_METRIC_OFFCPU)), SH_METRIC_OFFCPU, w->off);
 		else
 			unrecorded(pc, SH_METRIC_OFFCPU, w->off_err);
 	}
 	if (has(cf, SH_METRIC_RUNQ)) {
 		if (!w->rq_err && h) {
-			record(cf, x, h + idx(cf, SH_METRIC_RUNQ), SH_METRIC_RUNQ, w->rq);
+			record(cf, x, hist_at(h, idx(cf, SH_METRIC_RUNQ)), SH_METRIC_RUNQ, w->rq);
 			if (cfg_culprit_time(cf))
 				blame_time(pc, &x->key, w->rq);
 			else if (cfg_culprits(cf))
@@ -460,7 +460,7 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 	}
 	if (has(cf, SH_METRIC_BLOCKED) && w->slept) {
 		if (!b_err && h)
-			record(cf, x, h + idx(cf, SH_METRIC_BLOCKED), SH_METRIC_BLOCKED,
+			record(cf, x, hist_at(h, idx(cf, SH_METRIC_BLOCKED)), SH_METRIC_BLOCKED,
 			       w->off - w->rq);
 		else
 			unrecorded(pc, SH_METRIC_BLOCKED, b_err);
@@ -484,8 +484,8 @@ static __always_inline void record(const struct cfg *cf, const struct rec_ctx *x
 	if (x->over)
 		x->pc->stats[m][x->over]++;
 	b = sh_bucket(d);
-	if (b >= SH_NBUCKETS)	/* never: a bound for the verifier */
-		b = SH_NBUCKETS - 1;
+	if (b >= nbuckets)	/* never: a bound for the verifier */
+		b = nbuckets - 1;
 	h->buckets[b]++;
 	h->count++;
 	h->sum_ns += d;

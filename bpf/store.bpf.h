@@ -20,7 +20,8 @@
  * reading is O(keys + CPUs x cache) instead of O(keys x CPUs).
  * Costs: a hit is two array lookups and a compare more than a per-CPU
  * slot (bench/run.sh's sh:runq:tid and sh:runq:comm rows); a miss is a
- * flush of up to nmetrics x 43 atomic adds (bench/run.sh's arm
+ * flush of up to nmetrics x (nbuckets + 2) atomic adds, 43 at schema 0, the
+ * buckets in a bpf_loop() (a callback call each; bench/run.sh's arm
  * sh:runq:tid:auto:allmiss, SCHEDHIST_CACHE_ENTRIES=1, every switch a miss,
  * and its pair with sh:runq:tid; the hit rates of the pipe, messaging and
  * churn workloads in the section "The key store's cache").
@@ -40,7 +41,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sh_hist);
+	__uint(value_size, sizeof(struct sh_hist));	/* x metrics, with the buckets: set by the poller */
 } slots SEC(".maps");
 
 struct {
@@ -57,7 +58,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sh_cent);
+	__uint(value_size, sizeof(struct sh_cent));	/* with the histograms: set by the poller */
 } cache SEC(".maps");
 
 /*
@@ -68,7 +69,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sh_cent);
+	__uint(value_size, sizeof(struct sh_cent));	/* with the histograms: set by the poller */
 } cache_spare SEC(".maps");
 
 /* Attempts at a slot's max lock before the record is counted as max_lost. */
@@ -109,14 +110,41 @@ static __always_inline void max_merge(struct sh_max *d, const struct sh_max *s)
 	}
 }
 
-/* One metric's counts of @src into the store's @dst, with atomic adds (several CPUs flush one slot). */
-static __always_inline void hist_add_atomic(struct sh_hist *dst, const struct sh_hist *src)
-{
-	int b;
+/* The two histograms of a bucket move (move_bucket(), a bpf_loop() body). */
+struct bucket_move {
+	struct sh_hist *dst, *src;
+};
 
-	for (b = 0; b < SH_NBUCKETS; b++)
-		if (src->buckets[b])
-			__sync_fetch_and_add(&dst->buckets[b], src->buckets[b]);
+/* Bucket @b of the move @ctx: added to the store's atomically, zeroed in the cache entry. */
+static long move_bucket(__u32 b, void *ctx)
+{
+	struct bucket_move *m = ctx;
+	__u32 v;
+
+	if (b >= nbuckets || b >= SH_NBUCKETS_MAX)
+		return 1;
+	v = m->src->buckets[b];
+	if (v) {
+		__sync_fetch_and_add(&m->dst->buckets[b], v);
+		m->src->buckets[b] = 0;
+	}
+	return 0;
+}
+
+/*
+ * One metric's counts of @src into the store's @dst, with atomic adds
+ * (several CPUs flush one slot); @src's buckets are zeroed as they move
+ * (its header is zeroed by the caller, after the max records are merged).
+ * The buckets in a bpf_loop(): its body is verified once whatever the
+ * schema's length; an open loop, verified over every bucket at each of
+ * the flush's call sites, takes the switch program of three metrics with
+ * --culprit-mode time past the verifier's million instructions.
+ */
+static __always_inline void hist_add_atomic(struct sh_hist *dst, struct sh_hist *src)
+{
+	struct bucket_move m = { dst, src };
+
+	bpf_loop(nbuckets, move_bucket, &m, 0);
 	if (src->count)
 		__sync_fetch_and_add(&dst->count, src->count);
 	if (src->sum_ns)
@@ -160,7 +188,8 @@ static __always_inline void store_unlock(struct sh_slot_seq *q)
 /*
  * Move the counts of @src (a cache entry's histograms, one per metric)
  * into the store entry @dst, merge their max records under @q's lock,
- * and zero @src; inside @q's seq bracket, by the caller.
+ * and zero @src (its buckets as they move, then the headers, struct
+ * sh_hist without its buckets); inside @q's seq bracket, by the caller.
  */
 static __always_inline void move_counts(struct sh_hist *dst, struct sh_hist *src,
 					struct sh_slot_seq *q, struct sh_pcpu *pc)
@@ -169,40 +198,40 @@ static __always_inline void move_counts(struct sh_hist *dst, struct sh_hist *src
 	bool need;
 
 	if (has(cf, SH_METRIC_OFFCPU))
-		hist_add_atomic(dst + idx(cf, SH_METRIC_OFFCPU), src + idx(cf, SH_METRIC_OFFCPU));
+		hist_add_atomic(hist_at(dst, idx(cf, SH_METRIC_OFFCPU)), hist_at(src, idx(cf, SH_METRIC_OFFCPU)));
 	if (has(cf, SH_METRIC_RUNQ))
-		hist_add_atomic(dst + idx(cf, SH_METRIC_RUNQ), src + idx(cf, SH_METRIC_RUNQ));
+		hist_add_atomic(hist_at(dst, idx(cf, SH_METRIC_RUNQ)), hist_at(src, idx(cf, SH_METRIC_RUNQ)));
 	if (has(cf, SH_METRIC_BLOCKED))
-		hist_add_atomic(dst + idx(cf, SH_METRIC_BLOCKED), src + idx(cf, SH_METRIC_BLOCKED));
+		hist_add_atomic(hist_at(dst, idx(cf, SH_METRIC_BLOCKED)), hist_at(src, idx(cf, SH_METRIC_BLOCKED)));
 	/*
 	 * the lock only for an entry that recorded a wait (a look at the
 	 * store's records without it could read one being written, torn)
 	 */
-	need = (has(cf, SH_METRIC_OFFCPU) && hist_has_max(src + idx(cf, SH_METRIC_OFFCPU))) ||
-	       (has(cf, SH_METRIC_RUNQ) && hist_has_max(src + idx(cf, SH_METRIC_RUNQ))) ||
-	       (has(cf, SH_METRIC_BLOCKED) && hist_has_max(src + idx(cf, SH_METRIC_BLOCKED)));
+	need = (has(cf, SH_METRIC_OFFCPU) && hist_has_max(hist_at(src, idx(cf, SH_METRIC_OFFCPU)))) ||
+	       (has(cf, SH_METRIC_RUNQ) && hist_has_max(hist_at(src, idx(cf, SH_METRIC_RUNQ)))) ||
+	       (has(cf, SH_METRIC_BLOCKED) && hist_has_max(hist_at(src, idx(cf, SH_METRIC_BLOCKED))));
 	if (need) {
 		if (store_lock(q)) {
 			if (has(cf, SH_METRIC_OFFCPU))
-				hist_max_merge(dst + idx(cf, SH_METRIC_OFFCPU),
-					       src + idx(cf, SH_METRIC_OFFCPU));
+				hist_max_merge(hist_at(dst, idx(cf, SH_METRIC_OFFCPU)),
+					       hist_at(src, idx(cf, SH_METRIC_OFFCPU)));
 			if (has(cf, SH_METRIC_RUNQ))
-				hist_max_merge(dst + idx(cf, SH_METRIC_RUNQ),
-					       src + idx(cf, SH_METRIC_RUNQ));
+				hist_max_merge(hist_at(dst, idx(cf, SH_METRIC_RUNQ)),
+					       hist_at(src, idx(cf, SH_METRIC_RUNQ)));
 			if (has(cf, SH_METRIC_BLOCKED))
-				hist_max_merge(dst + idx(cf, SH_METRIC_BLOCKED),
-					       src + idx(cf, SH_METRIC_BLOCKED));
+				hist_max_merge(hist_at(dst, idx(cf, SH_METRIC_BLOCKED)),
+					       hist_at(src, idx(cf, SH_METRIC_BLOCKED)));
 			store_unlock(q);
 		} else if (pc) {
 			pc->max_lost++;
 		}
 	}
 	if (has(cf, SH_METRIC_OFFCPU))
-		__builtin_memset(src + idx(cf, SH_METRIC_OFFCPU), 0, sizeof(*src));
+		__builtin_memset(hist_at(src, idx(cf, SH_METRIC_OFFCPU)), 0, sizeof(struct sh_hist));
 	if (has(cf, SH_METRIC_RUNQ))
-		__builtin_memset(src + idx(cf, SH_METRIC_RUNQ), 0, sizeof(*src));
+		__builtin_memset(hist_at(src, idx(cf, SH_METRIC_RUNQ)), 0, sizeof(struct sh_hist));
 	if (has(cf, SH_METRIC_BLOCKED))
-		__builtin_memset(src + idx(cf, SH_METRIC_BLOCKED), 0, sizeof(*src));
+		__builtin_memset(hist_at(src, idx(cf, SH_METRIC_BLOCKED)), 0, sizeof(struct sh_hist));
 }
 
 /*
@@ -225,7 +254,7 @@ static __noinline void cache_flush(struct sh_cent *e, __u32 j, struct sh_pcpu *p
 		return;	/* never: j is below nr_slots */
 	__sync_fetch_and_add(&q->seq, SH_SEQ_OPEN);
 	if (__sync_val_compare_and_swap(&e->idx, j, SH_CENT_FLUSHING) == j)
-		move_counts(s, e->h, q, pc);
+		move_counts(s, (struct sh_hist *)e->h, q, pc);
 	__sync_fetch_and_add(&q->seq, SH_SEQ_CLOSE);
 }
 
@@ -247,7 +276,7 @@ static __always_inline struct sh_hist *cache_hists(__u32 i, __u32 cpu, struct sh
 	old = e->idx;
 	if (old == i) {
 		pc->cache_hit++;
-		return e->h;
+		return (struct sh_hist *)e->h;
 	}
 	pc->cache_miss++;
 	if (old < nr_slots)
@@ -260,7 +289,7 @@ static __always_inline struct sh_hist *cache_hists(__u32 i, __u32 cpu, struct sh
 		*spare = true;
 	}
 	e->idx = i;
-	return e->h;
+	return (struct sh_hist *)e->h;
 }
 
 /* The spare entry's waits, recorded for slot @i, into the store. */
@@ -283,7 +312,7 @@ static __always_inline void cache_claim(__u32 cpu, __u32 i, struct sh_hist *dst,
 
 	if (!e || __sync_val_compare_and_swap(&e->idx, i, SH_CENT_CLAIMED) != i)
 		return;
-	move_counts(dst, e->h, q, pc);
+	move_counts(dst, (struct sh_hist *)e->h, q, pc);
 	__sync_lock_test_and_set(&e->idx, SH_CENT_EMPTY);
 }
 

@@ -8,8 +8,8 @@
  * set-on-condition or conditional move: a compare the compiler lowers to
  * a branch costs a misprediction whenever the waits' magnitudes vary, so
  * every compare on the wait here is arithmetic (SH_GT). Plain C:
- * tests/unit/test_hist.c compiles this very code against the poller's
- * bucket_of().
+ * tests/unit/test_hist.c compiles this very code, at every schema,
+ * against the grid's definition in exact integers.
  */
 #ifndef SCHEDHIST_BITS_BPF_H
 #define SCHEDHIST_BITS_BPF_H
@@ -35,28 +35,73 @@ static __always_inline __u32 sh_log2(__u64 v)
 }
 
 /*
- * The slot of a wait of @d ns in the grid of schedhist.h. Slot 0 takes
- * every wait up to its edge, 953 ns. Above, with l = floor(log2(d)) >= 9,
- * 2^l <= d < 2^(l+1) lies above the upper edge of slot l - 10
- * (1e9 * 2^(l-30) ns = 0.93 * 2^l) and at or below that of slot l - 8
- * (3.73 * 2^l), so one compare with the edge of slot l - 9,
- * SH_EDGE_TOP >> (63 - l), decides. Below 2^9 ns that gives l - 9 < 0,
- * and at l = 9 (512..1023 ns) 0 or 1 from the compare with slot 0's edge:
- * negatives become 0 (and-ing with the inverted sign), so no compare on
- * @d branches. Waits beyond the last slot's lower edge (and any of 2^62
- * ns or more: 146 years, the one branch, never taken) go to the last slot.
+ * The grid of the run (schedhist.h), set by the loader before load
+ * (user/hist.c grid_cells()); the defaults are schema 0's. The histogram
+ * length, nbuckets, is the one place the kernel side reads it. (A unit
+ * test compiling this in userspace defines SH_RODATA as plain volatile,
+ * to set them per schema.)
+ */
+#ifndef SH_RODATA
+#define SH_RODATA const volatile
+#endif
+SH_RODATA __u32 schema = 0;
+SH_RODATA __u32 nbuckets = SH_NBUCKETS(0);
+/*
+ * per cell: the 64-bit mantissa of the first edge at or above its start
+ * (the one in it, if any: the compare is false for an edge in a later
+ * cell), ~0 when none is in the octave ...
+ */
+SH_RODATA __u64 cell_top[SH_CELLS] = { [0 ... 27] = 0xee6b280000000000ULL, [28 ... 31] = ~0ULL };
+/* ... and the bucket of its first waits, less ((l - 10) << schema) */
+SH_RODATA __u8 cell_base[SH_CELLS] = { [0 ... 27] = 1, [28 ... 31] = 2 };
+
+/*
+ * The bucket of a wait of @d ns in the grid of schedhist.h: from its
+ * octave l = floor(log2(d)), a shift and a mask give its cell (the
+ * SH_CELL_BITS bits below the leading one), whose first bucket is
+ * ((l - 10) << schema) + cell_base[cell]; one compare with the cell's
+ * edge, cell_top >> (63 - l), adds the next one. Waits up to 953 ns give
+ * 0 or less (l <= 9: the octave term is at most -(1 << schema), the
+ * cell's at most that + 1, and 953 ns is an edge), negatives become 0
+ * (and-ing with the inverted sign), so no compare on @d branches. Below
+ * 2^5 ns the cell is garbage and the result negative anyway. Waits
+ * beyond the last bucket's lower edge (and any of 2^62 ns or more: 146
+ * years, the one branch, never taken) go to the last bucket.
  */
 static __always_inline __u32 sh_bucket(__u64 d)
 {
-	__u32 l;
-	__s32 j;
+	__u32 l, c;
+	__s32 j, sh;
 
 	if (d >> 62)
-		return SH_NBUCKETS - 1;
+		return nbuckets - 1;
 	l = sh_log2(d);
-	j = (__s32)l - 9 + (__s32)SH_GT(d, SH_EDGE_TOP >> (63 - l));
+	sh = (__s32)l - SH_CELL_BITS;
+	sh &= ~(sh >> 31);
+	c = (__u32)(d >> sh) & (SH_CELLS - 1);
+	j = (__s32)((l << schema) - (10U << schema)) + cell_base[c] +
+	    (__s32)SH_GT(d, cell_top[c] >> (63 - l));
 	j &= ~(j >> 31);
-	return (__u32)j < SH_NBUCKETS ? (__u32)j : SH_NBUCKETS - 1;
+	return (__u32)j < nbuckets ? (__u32)j : nbuckets - 1;
+}
+
+/*
+ * The histogram of metric index @i of a map value @h (one sh_hist per
+ * metric, each SH_HIST_SIZE(nbuckets) bytes: the length of the run's).
+ */
+static __always_inline struct sh_hist *hist_at(void *h, int i)
+{
+	return (struct sh_hist *)((char *)h + i * SH_HIST_SIZE(nbuckets));
+}
+
+/* Zero histogram @h: its header, then its buckets (the length is the run's). */
+static __always_inline void hist_zero(struct sh_hist *h)
+{
+	__u32 i;
+
+	__builtin_memset(h, 0, sizeof(*h));
+	for (i = 0; i < SH_NBUCKETS_MAX && i < nbuckets; i++)
+		h->buckets[i] = 0;
 }
 
 #endif /* SCHEDHIST_BITS_BPF_H */

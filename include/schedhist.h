@@ -15,31 +15,38 @@
 
 /*
  * The bucket grid, one for every output (text, JSON, heatmap, classic and
- * native Prometheus): the edges are powers of two of a second, so that each
- * bucket is exactly one bucket of a Prometheus native histogram of schema 0,
- * whose bucket of index i is (2^(i-1), 2^i] s, with a zero bucket [0, 2^-20 s].
- *   bucket 0        [0, 2^-20 s]: every wait up to 953 ns, the native zero bucket
- *                   (zero threshold 2^-20 s; a scheduler wait is rarely below)
- *   bucket j, 1..39 (2^(j-21), 2^(j-20)] s, native index j + SH_NATIVE_INDEX0
- *   bucket 40       above 2^19 s (6.07 days): native index 20, (2^19, 2^20] s,
- *                   exact up to 2^20 s (12.1 days); a wait longer than that is
- *                   counted there too, the only one no native bucket holds
+ * native Prometheus): the edges are those of a Prometheus native histogram
+ * of schema s (--schema, 0 to 3: 2^s buckets per power of two), whose
+ * bucket of index i is (2^((i-1)/2^s), 2^(i/2^s)] s, with a zero bucket
+ * [0, 2^-20 s]. With n = 2^s:
+ *   bucket 0          [0, 2^-20 s]: every wait up to 953 ns, the native zero
+ *                     bucket (zero threshold 2^-20 s; a scheduler wait is rarely below)
+ *   bucket j, 1..40n-1  (2^((j-1)/n - 20), 2^(j/n - 20)] s, native index j + SH_NATIVE_INDEX0(s)
+ *   bucket 40n        above 2^(20 - 1/n) s: native index 20n, exact up to 2^20 s
+ *                     (12.1 days); a wait longer than that is counted there
+ *                     too, the only one no native bucket holds
  * Waits are whole nanoseconds, so bucket j holds the waits w with
- * floor(1e9 * 2^(j-21)) < w <= floor(1e9 * 2^(j-20)): 954-1907 ns,
- * 1908-3814 ns, ..., 1 s is the last wait of bucket 20 (native index 0,
- * (0.5, 1] s). 41 buckets: a histogram is as small as the 40 log2 buckets
- * it replaced (the kernel memory budget: 1000 keys on 64 CPUs under 20 MB).
+ * floor(1e9 * 2^((j-1)/n - 20)) < w <= floor(1e9 * 2^(j/n - 20)); at schema
+ * 0, 954-1907 ns, 1908-3814 ns, ..., 1 s is the last wait of bucket 20
+ * (native index 0, (0.5, 1] s). At schema 0 a histogram is as small as the
+ * 40 log2 buckets it replaced; each finer schema doubles the buckets
+ * (the kernel memory budget, user/kmem.c, counts them).
  */
-#define SH_NBUCKETS 41
-#define SH_NATIVE_INDEX0 (-20)	/* native schema-0 index of bucket j: j + this */
+#define SH_SCHEMA_MAX 3
+#define SH_NBUCKETS(s) (1 + (40 << (s)))	/* buckets at schema @s */
+#define SH_NBUCKETS_MAX SH_NBUCKETS(SH_SCHEMA_MAX)
+#define SH_NATIVE_INDEX0(s) (-(20 << (s)))	/* native index of bucket j at schema @s: j + this */
 /*
- * floor(1e9 * 2^34) ns. The upper edge of bucket j (0 <= j <= 39),
- * floor(1e9 * 2^(j-20)), is exactly SH_EDGE_TOP >> (SH_EDGE_SHIFT - j),
- * because 1e9 = 1953125 * 2^9 and SH_EDGE_TOP = 1953125 * 2^43: shifting
- * right floors.
+ * The kernel finds a wait's bucket from its binary octave l = floor(log2(w))
+ * and the SH_CELL_BITS bits below its leading one (the "cell", 32 per
+ * octave): a cell holds at most one edge (edges are a factor 2^(1/8) = 1.09
+ * apart at least, a cell spans 1/32 of an octave), so the bucket is the
+ * cell's first one (cell_base, from the octave: ((l - 10) << s) + base)
+ * plus one if w is above that edge (cell_top >> (63 - l): the edge's
+ * 64-bit mantissa, shifted to the octave, exact as a shift floors).
  */
-#define SH_EDGE_TOP (1953125ULL << 43)
-#define SH_EDGE_SHIFT 54
+#define SH_CELL_BITS 5
+#define SH_CELLS (1 << SH_CELL_BITS)
 
 /* Key id of the overflow entry that takes new keys once the map is full. */
 #define SH_OTHER_ID (~0ULL)
@@ -209,7 +216,8 @@ struct sh_max {
 
 /*
  * One histogram, as kept per CPU. A value of the key map is one sh_hist
- * per metric measured, in enum order (the poller sets the value size).
+ * per metric measured, in enum order, SH_HIST_SIZE() apart (the poller
+ * sets the value size).
  *
  * Counters are 32 bits per CPU and cumulative: they wrap. The poller sums
  * the CPUs and takes differences modulo 2^32 into 64-bit totals, which is
@@ -226,7 +234,6 @@ struct sh_max {
  * max[] entry whose epoch is not the one being read is stale.
  */
 struct sh_hist {
-	__u32 buckets[SH_NBUCKETS];	/* waits per bucket of the grid above */
 	__u32 count;			/* waits recorded (the sum of @buckets) */
 	/*
 	 * First histogram of a key-map value only: the key's incarnation
@@ -240,7 +247,15 @@ struct sh_hist {
 	__u64 sum_ns;			/* sum of waits, ns (64-bit: 584 years) */
 	struct sh_max max[2];		/* per-epoch max, by epoch parity */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest name of the task */
+	__u32 buckets[];		/* waits per bucket of the grid above: SH_NBUCKETS(schema) */
 };
+
+/*
+ * Bytes of one sh_hist of @nb buckets, 8-aligned: the maps' values are
+ * sized by the schema (the loader sets them), a value holds one per
+ * metric measured, this far apart.
+ */
+#define SH_HIST_SIZE(nb) ((sizeof(struct sh_hist) + 4 * (nb) + 7) / 8 * 8)
 
 /*
  * The key store: one entry per slot (a histogram per
@@ -267,15 +282,15 @@ struct sh_slot_seq {
  * (a hit); its counts move into the slot's store entry when another slot
  * takes its place (a miss) or when the slot's key is reclaimed. @idx: the
  * slot it caches, or one of the markers below; then a histogram per
- * metric (the poller sets the value size).
+ * metric, SH_HIST_SIZE(nbuckets) apart (the poller sets the value size).
  */
 struct sh_cent {
 	__u32 idx;
 	__u32 pad;
-	struct sh_hist h[1];
+	__u64 h[];
 };
-/* Bytes of a cache entry holding @nmetrics histograms (the cache map's value size). */
-#define sh_cent_size(nmetrics) (8 + (nmetrics) * sizeof(struct sh_hist))
+/* Bytes of a cache entry holding @nmetrics histograms of @nb buckets (the cache map's value size). */
+#define sh_cent_size(nmetrics, nb) (8 + (nmetrics) * SH_HIST_SIZE(nb))
 #define SH_CENT_EMPTY 0xffffffffU	/* caches no slot */
 #define SH_CENT_FLUSHING 0xfffffffeU	/* its CPU is moving the counts to the store */
 #define SH_CENT_CLAIMED 0xfffffffdU	/* a reclaim is moving them (another CPU, the poller) */
@@ -423,8 +438,12 @@ struct sh_pcpu {
 	 * its lock stayed taken (another flusher of the slot stalled)
 	 */
 	__u64 max_lost;
-	struct sh_hist hist[SH_METRIC_NR];
 	struct sh_culprit_ent ccache[SH_CCACHE];	/* --culprits: see above */
+	/*
+	 * one sh_hist per metric measured, SH_HIST_SIZE(nbuckets) apart: room
+	 * for the finest grid (per CPU, not per key: a few kB)
+	 */
+	__u64 hist[SH_METRIC_NR * SH_HIST_SIZE(SH_NBUCKETS_MAX) / 8];
 };
 
 /*

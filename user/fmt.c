@@ -204,9 +204,9 @@ char *fmt_wait_right_any(char *d, __u64 ns, int unit, int width)
 	return d + pad + len;
 }
 
-static struct fmt_label row_label[SH_UNIT_NR][SH_NBUCKETS];
+static struct fmt_label row_label[SH_UNIT_NR][SH_NBUCKETS_MAX];	/* of the grid in use */
 static struct fmt_label hist_head[SH_UNIT_NR];
-static struct fmt_label json_bucket[SH_NBUCKETS];
+static struct fmt_label json_bucket[SH_NBUCKETS_MAX];
 static pthread_once_t labels_once = PTHREAD_ONCE_INIT;
 
 static void make_labels(void)
@@ -218,7 +218,7 @@ static void make_labels(void)
 		hist_head[u].len = (unsigned char)snprintf(hist_head[u].s, FMT_LABEL_MAX,
 							   "%10s%-5s%13s : count      distribution\n",
 							   "", unit_name(u), "");
-		for (i = 0; i < SH_NBUCKETS; i++) {
+		for (i = 0; i < sh_nb; i++) {
 			/* a row counts the waits w with lo < w <= hi; the first 0 <= w <= hi */
 			if (i == 0)
 				snprintf(lo, sizeof(lo), "0");
@@ -232,7 +232,7 @@ static void make_labels(void)
 								      "%13s -> %-11s : ", lo, hi);
 		}
 	}
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		fmt_u64(lo, bucket_lo(i));
 		if (bucket_hi(i) == UINT64_MAX)
 			snprintf(hi, sizeof(hi), "null");

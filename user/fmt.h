@@ -167,7 +167,7 @@ struct fmt_label {
 };
 
 /*
- * The text histogram's row labels in @unit, one per bucket (SH_NBUCKETS):
+ * The text histogram's row labels in @unit, one per bucket of the grid in use (sh_nb):
  * "%13s -> %-11s : " of its bounds as fmt_wait() writes them (the first
  * row's low bound "0", the last's high "longer").
  */
@@ -178,7 +178,7 @@ const struct fmt_label *fmt_hist_head(int unit);
 
 /*
  * JSON: each bucket's object up to its count, one per bucket
- * (SH_NBUCKETS): ',{"lo_ns":LO,"hi_ns":HI,"count":' (HI null: unbounded).
+ * (sh_nb): ',{"lo_ns":LO,"hi_ns":HI,"count":' (HI null: unbounded).
  */
 const struct fmt_label *fmt_json_buckets(void);
 

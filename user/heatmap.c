@@ -77,6 +77,22 @@ static void init_common(struct heatmap *hm, const struct heatmap_spec *sp)
 		snprintf(hm->host, sizeof(hm->host), "?");
 }
 
+/*
+ * @hm's columns, each with its buckets (sh_nb: sized by the grid in use)
+ * in one block after them. 0, or -1 when out of memory.
+ */
+static int alloc_cols(struct heatmap *hm)
+{
+	size_t c;
+
+	hm->cols = calloc(hm->max_cols, sizeof(*hm->cols) + (size_t)sh_nb * sizeof(__u64));
+	if (!hm->cols)
+		return -1;
+	for (c = 0; c < hm->max_cols; c++)
+		hm->cols[c].buckets = (__u64 *)(hm->cols + hm->max_cols) + c * (size_t)sh_nb;
+	return 0;
+}
+
 int heatmap_init(struct heatmap *hm, const struct heatmap_spec *sp, char *err,
 		 size_t errlen)
 {
@@ -93,8 +109,7 @@ int heatmap_init(struct heatmap *hm, const struct heatmap_spec *sp, char *err,
 		if (name_unescape(hm->key, hm->key_raw, strlen(hm->key) + 1))
 			strcpy(hm->key_raw, hm->key);	/* not an escaped name: the bytes as given */
 	}
-	hm->cols = calloc(hm->max_cols, sizeof(*hm->cols));
-	if (!hm->cols) {
+	if (alloc_cols(hm)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -107,8 +122,7 @@ int heatmap_init_mem(struct heatmap *hm, const struct heatmap_spec *sp, size_t m
 	init_common(hm, sp);
 	hm->max_cols = max_cols < HEATMAP_MAX_COLUMNS ? max_cols : HEATMAP_MAX_COLUMNS;
 	hm->inline_svg = true;
-	hm->cols = calloc(hm->max_cols, sizeof(*hm->cols));
-	return hm->cols ? 0 : -1;
+	return alloc_cols(hm);
 }
 
 void heatmap_free(struct heatmap *hm)
@@ -139,6 +153,7 @@ int heatmap_add(struct heatmap *hm, const struct report *r)
 {
 	const struct totals *t = pick(r, hm->key_raw);
 	struct hm_column *c;
+	__u64 *b;
 	int i;
 
 	if (t)
@@ -155,12 +170,16 @@ int heatmap_add(struct heatmap *hm, const struct report *r)
 	}
 	/* a window of the latest columns: the oldest one makes room */
 	if (hm->ncols == hm->max_cols) {
+		b = hm->cols[0].buckets;	/* its buckets go to the new column */
 		memmove(hm->cols, hm->cols + 1, (hm->max_cols - 1) * sizeof(*hm->cols));
 		hm->ncols--;
+		hm->cols[hm->ncols].buckets = b;
 	}
 	hm->total++;
 	c = &hm->cols[hm->ncols++];
+	b = c->buckets;
 	memset(c, 0, sizeof(*c));
+	c->buckets = b;
 	c->when = r->when;
 	/* since start: the column covers what is new since the previous report */
 	c->span_s = hm->cumulative ? r->span_s - hm->prev_span : r->span_s;
@@ -168,7 +187,7 @@ int heatmap_add(struct heatmap *hm, const struct report *r)
 	c->seen = t != NULL;
 	/* since start, the max is the run's, not the column's: unknown */
 	c->max_ns = t && !hm->cumulative ? t->max_ns : 0;
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		__u64 v = t ? t->buckets[i] : 0;
 
 		if (hm->cumulative) {
@@ -325,12 +344,9 @@ static void quantile_line(FILE *f, const struct heatmap *hm, const struct hm_lay
 	size_t c;
 
 	for (c = 0; c < hm->ncols; c++) {
-		struct totals t = { .max_ns = hm->cols[c].max_ns };
+		struct totals t = { .max_ns = hm->cols[c].max_ns, .buckets = hm->cols[c].buckets };
 		__u64 v;
-		int i;
 
-		for (i = 0; i < SH_NBUCKETS; i++)
-			t.buckets[i] = hm->cols[c].buckets[i];
 		v = totals_quantile(&t, q);
 		if (!v && !t.buckets[0]) {
 			if (open)
@@ -364,10 +380,10 @@ static void layout_rows(const struct heatmap *hm, struct hm_layout *L)
 	size_t c;
 	int i;
 
-	L->lo = SH_NBUCKETS;
+	L->lo = sh_nb;
 	L->hi = -1;
 	for (c = 0; c < hm->ncols; c++)
-		for (i = 0; i < SH_NBUCKETS; i++) {
+		for (i = 0; i < sh_nb; i++) {
 			if (!hm->cols[c].buckets[i])
 				continue;
 			if (i < L->lo)

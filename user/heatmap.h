@@ -28,7 +28,7 @@
 struct hm_column {
 	struct timespec when;		/* wall clock of the report */
 	double span_s;			/* seconds the column covers */
-	__u64 buckets[SH_NBUCKETS];	/* waits per bucket in that span */
+	__u64 *buckets;			/* waits per bucket in that span (sh_nb) */
 	__u64 max_ns;			/* longest wait of the span, 0 if unknown */
 	bool seen;			/* the key was in the report */
 };
@@ -41,7 +41,7 @@ struct heatmap {
 	int key_type;			/* enum sh_key_type, for the title */
 	int lines;			/* enum hm_lines bits (--heatmap-lines) */
 	bool cumulative;		/* reports are since start: columns are differences */
-	__u64 prev[SH_NBUCKETS];	/* cumulative mode: the previous report's totals */
+	__u64 prev[SH_NBUCKETS_MAX];	/* cumulative mode: the previous report's totals */
 	double prev_span;		/* cumulative mode: the previous report's span */
 	struct hm_column *cols;		/* @max_cols of them, the oldest first */
 	size_t max_cols;		/* HEATMAP_MAX_COLUMNS, or fewer (the live page) */

@@ -101,8 +101,8 @@ static __u64 hash_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus, bool
 
 void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 {
-	__u64 vsize = (__u64)c->nmetrics * sizeof(struct sh_hist);
-	__u64 csize = sh_cent_size(c->nmetrics);
+	__u64 vsize = (__u64)c->nmetrics * SH_HIST_SIZE(SH_NBUCKETS(c->schema));
+	__u64 csize = sh_cent_size(c->nmetrics, SH_NBUCKETS(c->schema));
 	__u32 keys = c->keyed ? c->max_keys : 0, *n = p->max_entries;
 	int i;
 

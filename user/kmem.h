@@ -66,6 +66,7 @@ struct kmem_usage {
 struct kmem_cfg {
 	int ncpus;		/* possible CPUs */
 	int nmetrics;		/* histograms per key */
+	int schema;		/* --schema: SH_NBUCKETS(schema) buckets per histogram */
 	bool keyed;		/* -k comm, pid, tid, cgroup (the key maps are used) */
 	bool key_cpu;		/* -k cpu (--stacks keeps one entry per CPU) */
 	__u32 max_keys;		/* key capacity (slots and key map), [other] beyond */

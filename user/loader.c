@@ -17,6 +17,7 @@
 #include "schedhist.skel.h"
 #include "loader.h"
 #include "kmem.h"
+#include "hist.h"
 #include "cgroup.h"
 #include "log.h"
 
@@ -234,7 +235,7 @@ static int map_array(int fd, size_t len, void **mem, size_t *mlen)
  */
 static int map_slots(struct loader *l)
 {
-	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+	size_t vsize = (size_t)l->nmetrics * hist_bytes();
 	void *keys, *seq;
 
 	if (map_array(l->slots_fd, (size_t)l->nr_slots * vsize, &l->slots_mem, &l->slots_len) ||
@@ -246,7 +247,7 @@ static int map_slots(struct loader *l)
 		      &l->slot_seq_len))
 		goto fail;
 	l->slot_seq_mem = seq;
-	if (map_array(l->cache_fd, (size_t)l->ncpus * l->cache_entries * sh_cent_size(l->nmetrics),
+	if (map_array(l->cache_fd, (size_t)l->ncpus * l->cache_entries * sh_cent_size(l->nmetrics, sh_nb),
 		      &l->cache_mem, &l->cache_len))
 		goto fail;
 	return 0;
@@ -263,7 +264,7 @@ fail:
 static int init_slots(struct loader *l)
 {
 	struct sh_key free_key = { .id = SH_FREE_ID };
-	size_t csize = sh_cent_size(l->nmetrics);
+	size_t csize = sh_cent_size(l->nmetrics, sh_nb);
 	__u32 i;
 
 	/* every cache entry empty (an entry of zeroes would hold slot 0) */
@@ -469,6 +470,10 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	skel->rodata->culprits = sp->culprits;
 	skel->rodata->culprit_mode = sp->culprit_mode;
 	skel->rodata->stacks = sp->stacks;
+	/* the grid (--schema): the kernel's bucket index and histogram length */
+	skel->rodata->schema = (__u32)sh_schema;
+	skel->rodata->nbuckets = (__u32)sh_nb;
+	grid_cells(sh_schema, (__u64 *)skel->rodata->cell_top, (__u8 *)skel->rodata->cell_base);
 
 	/*
 	 * Wakeup programs only for the wakeup method: sched_wakeup when a
@@ -562,13 +567,13 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 	skel->rodata->task_mask = l->task_entries - 1;
 	bpf_map__set_max_entries(skel->maps.tasks, l->task_entries);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
-	vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+	vsize = (size_t)l->nmetrics * hist_bytes();
 	/*
 	 * every key takes a slot of the store, the key map holds [other] and
 	 * [exited]: --max-keys in all (see loader.h), or fewer when the maps
 	 * would not fit --max-kernel-mem on this many CPUs
 	 */
-	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .keyed = keyed,
+	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .schema = sh_schema, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,
 				.culprit_time = sp->culprit_mode == SH_CULPRIT_TIME,
@@ -639,8 +644,8 @@ static int start_size(struct loader *l, const struct loader_spec *sp)
 					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
 	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
 	    bpf_map__set_value_size(skel->maps.slots, vsize) ||
-	    bpf_map__set_value_size(skel->maps.cache, sh_cent_size(l->nmetrics)) ||
-	    bpf_map__set_value_size(skel->maps.cache_spare, sh_cent_size(l->nmetrics)) ||
+	    bpf_map__set_value_size(skel->maps.cache, sh_cent_size(l->nmetrics, sh_nb)) ||
+	    bpf_map__set_value_size(skel->maps.cache_spare, sh_cent_size(l->nmetrics, sh_nb)) ||
 	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
 		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
 		return -1;
@@ -673,7 +678,7 @@ static int start_load(struct loader *l, const struct prog_plan *pp)
 static int start_map(struct loader *l, const struct loader_spec *sp)
 {
 	struct schedhist_bpf *skel = l->skel;
-	size_t vsize = (size_t)l->nmetrics * sizeof(struct sh_hist);
+	size_t vsize = (size_t)l->nmetrics * hist_bytes();
 
 	l->hists_fd = bpf_map__fd(skel->maps.hists);
 	l->pcpu_fd = bpf_map__fd(skel->maps.pcpu);

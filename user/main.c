@@ -24,6 +24,7 @@
 #include "snapshot_read.h"
 #include "hugemem.h"
 #include "report.h"
+#include "hist.h"
 #include "outputs.h"
 #include "live.h"
 #include "cgroup.h"
@@ -223,6 +224,8 @@ static int setup(struct poller *p)
 	if ((ret = options_check_pid(o)))
 		return ret;
 	log_set_level(o->verbose);
+	/* the bucket grid (--schema) first: every histogram, kernel or not, is sized by it */
+	grid_set((int)o->schema);
 	p->rspec = report_spec_of(o);
 	/* a host or container schedhist cannot run on is a usage error, like a bad option */
 	if (loader_preflight())

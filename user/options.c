@@ -72,6 +72,7 @@ enum {
 	OPT_PROFILE_STACKS,
 	OPT_USAGE,
 	OPT_PIDNSS,
+	OPT_SCHEMA,
 	OPT_CULPRIT_MODE,
 };
 
@@ -275,6 +276,10 @@ static const struct opt_def opt_defs[] = {
 	  /* a unit is required: a bare number would be ambiguous here */
 	  T_DURATION, FIELD(min_wait_ns), 0, MAX_INTERVAL_NS, 0,
 	  .err = "invalid --min-wait '%s': want a duration with a unit, such as 500us or 2ms" },
+	{ "schema", OPT_SCHEMA, "S",
+	  "2^S buckets per power of two, S 0 (default) to 3: finer percentiles, 2^S x the histograms' memory",
+	  T_UINT, FIELD(schema), 0, SH_SCHEMA_MAX,
+	  .err = "invalid --schema '%s': want 0, 1, 2 or 3 (2^S buckets per power of two)" },
 	{ "heatmap", OPT_HEATMAP, "FILE",
 	  "write an SVG latency heatmap (one column per interval) to FILE",
 	  T_STRING, FIELD(heatmap), .err = "empty heatmap path" },
@@ -720,7 +725,7 @@ static const char *check_profile(const struct parse_state *st)
 	if (o->culprits || o->causes || o->stacks || o->heatmap || o->live || st->fleet ||
 	    o->summary || given(st, OPT_SORT) || given(st, OPT_MIN_WAIT) ||
 	    given(st, OPT_MIN_COUNT) || given(st, OPT_TASK_TABLE) || given(st, OPT_METHOD) ||
-	    given(st, OPT_CLOCK))
+	    given(st, OPT_CLOCK) || given(st, OPT_SCHEMA))
 		return "--profile takes only -M, -k, -p, -c, --cgroup-hier, -i, -n, -d, --cumulative, "
 		       "--unit, -m, --top, --max-keys, --flamegraph, --profile-stacks, -j and -v";
 	return NULL;

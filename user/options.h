@@ -34,6 +34,7 @@ struct options {
 	bool max_keys_set;	/* --max-keys was given: it must fit --max-kernel-mem */
 	__u32 max_kernel_mem_mib; /* --max-kernel-mem: the maps' kernel memory at most, MiB */
 	__u32 task_table;	/* --task-table entries, 0 = from pid_max */
+	__u32 schema;		/* --schema: 2^schema buckets per power of two (schedhist.h) */
 	/* cgroups */
 	const char *cgroup_path; /* -c: trace only this subtree */
 	__u32 cgroup_depth;	/* roll-up depth, 0 = none */

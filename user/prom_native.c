@@ -266,15 +266,18 @@ static void exemplar_bucket(struct enc *e, const struct totals *t, const struct 
 		pb_uint(&e->leaf, TS_NANOS, (__u64)m->when.tv_nsec);
 	pb_msg(&e->ex, EX_TIMESTAMP, &e->leaf);
 	pb_uint(&e->span, B_CUMULATIVE, cum);
+	/* the slot's upper edge, the native bucket's: 2^(index / 2^schema) s */
 	pb_double(&e->span, B_UPPER_BOUND,
-		  slot >= SH_NBUCKETS - 1 ? INFINITY : ldexp(1.0, slot + SH_NATIVE_INDEX0));
+		  slot >= sh_nb - 1 ? INFINITY
+				    : exp2((double)(slot + SH_NATIVE_INDEX0(sh_schema)) /
+					   (double)(1 << sh_schema)));
 	pb_msg(&e->span, B_EXEMPLAR, &e->ex);
 	pb_msg(&e->sub, H_BUCKET, &e->span);
 }
 
 /*
  * The native histogram of @t: bucket 0 is the zero bucket, the others
- * positive buckets of schema 0 at index slot + SH_NATIVE_INDEX0, grouped in
+ * positive buckets of the grid's schema at index slot + SH_NATIVE_INDEX0(schema), grouped in
  * spans of consecutive non-empty buckets, counts as deltas to the previous
  * bucket's (integer histogram).
  */
@@ -286,25 +289,26 @@ static void histogram(struct enc *e, const char *metric, int key_type, const cha
 	bool first = true;
 
 	key_labels(e, metric, key_type, key);
-	for (i = 0; i < SH_NBUCKETS; i++)
+	for (i = 0; i < sh_nb; i++)
 		count += t->buckets[i];
 	pb_uint(&e->sub, H_COUNT, count);
 	pb_double(&e->sub, H_SUM, (double)t->sum_ns / 1e9);
-	pb_sint(&e->sub, H_SCHEMA, 0);
+	pb_sint(&e->sub, H_SCHEMA, sh_schema);
 	/* > 0 also tells Prometheus that the histogram is native while it is empty */
 	pb_double(&e->sub, H_ZERO_THRESHOLD, ZERO_THRESHOLD_S);
 	pb_uint(&e->sub, H_ZERO_COUNT, t->buckets[0]);
-	for (i = 1; i < SH_NBUCKETS; i++) {
+	for (i = 1; i < sh_nb; i++) {
 		if (!t->buckets[i])
 			continue;
-		for (start = i; i + 1 < SH_NBUCKETS && t->buckets[i + 1]; i++)
+		for (start = i; i + 1 < sh_nb && t->buckets[i + 1]; i++)
 			;
 		/* the first span's offset is its index, the others' the gap before them */
-		span(e, first ? start + SH_NATIVE_INDEX0 : start - last_end, (__u32)(i - start + 1));
+		span(e, first ? start + SH_NATIVE_INDEX0(sh_schema) : start - last_end,
+		     (__u32)(i - start + 1));
 		first = false;
 		last_end = i + 1;
 	}
-	for (i = 1; i < SH_NBUCKETS; i++) {
+	for (i = 1; i < sh_nb; i++) {
 		if (!t->buckets[i])
 			continue;
 		pb_sint(&e->sub, H_POS_DELTA, (__s64)(t->buckets[i] - prev));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Prometheus native histograms: the protobuf exposition (--listen), one
- * native series of schema 0 per key instead of the classic 43 (41 le
+ * native series of the grid's schema (--schema) per key instead of the classic 43 (41 le
  * buckets, _sum, _count). The grid of schedhist.h makes the mapping exact:
  * bucket 0 is the native zero bucket (threshold 2^-20 s, the waits up to
  * 953 ns), bucket j >= 1 the native bucket of index j + SH_NATIVE_INDEX0

@@ -55,9 +55,11 @@ static struct prom_series *admit(struct prom_view *v, const char *key)
 
 	if (v->nexported + v->nwithdrawn >= v->nslots)
 		grow(v);
-	s = calloc(1, sizeof(*s));
+	/* its buckets after it, sh_nb of them: sized by the grid in use */
+	s = calloc(1, sizeof(*s) + (size_t)sh_nb * sizeof(__u64));
 	if (!s)
 		return NULL;
+	s->t.buckets = s->bucket_store;
 	s->key = strdup(key);
 	if (!s->key) {
 		free(s);
@@ -134,6 +136,7 @@ static void readmit(struct prom_view *v, struct prom_series *s)
 int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit)
 {
 	memset(v, 0, sizeof(*v));
+	totals_init(&v->other, v->other_buckets);
 	v->metric = metric;
 	v->key_type = key_type;
 	v->limit = limit ? limit : 1;

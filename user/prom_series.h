@@ -92,6 +92,7 @@ struct prom_series {
 	struct prom_series *next;	/* hash chain */
 	struct prom_series *older;	/* withdrawn list, oldest first */
 	struct prom_series *newer;
+	__u64 bucket_store[];		/* @t's buckets, sh_nb */
 };
 
 struct prom_view {
@@ -107,6 +108,7 @@ struct prom_view {
 	struct prom_series *oldest;	/* withdrawn list */
 	struct prom_series *newest;
 	struct totals other;		/* key="[other]" (every key type but none) */
+	__u64 other_buckets[SH_NBUCKETS_MAX];	/* its buckets (one set per view) */
 	struct prom_max other_max;	/* its last interval's exact max */
 	__u64 stats[SH_STAT_NR];	/* event counters since start */
 	__u64 live_keys;		/* keys in the kernel map at the last update */

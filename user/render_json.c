@@ -44,7 +44,7 @@ void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)
  * Its buckets: the head, each bucket's object (fmt_json_buckets(), a
  * number, the brace that overwrites its NUL), and the end.
  */
-#define BUCKETS_ROOM (LIT_LEN(",\"buckets\":[") + SH_NBUCKETS * (FMT_LABEL_MAX + FMT_U64_ROOM) + \
+#define BUCKETS_ROOM (LIT_LEN(",\"buckets\":[") + (size_t)sh_nb * (FMT_LABEL_MAX + FMT_U64_ROOM) + \
 		      LIT_LEN("]}"))
 
 /* -k cgroup: the names read from the path (cgroup_names.h), those found only */
@@ -121,7 +121,7 @@ static void json_group(struct outbuf *b, const struct report_group *g)
 	if (!(d = start = ob_room(b, BUCKETS_ROOM)))
 		return;
 	put_lit(d, ",\"buckets\":[");
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		if (!g->t.buckets[i])
 			continue;
 		const struct fmt_label *l = &heads[i];
@@ -151,9 +151,9 @@ void render_json(struct outbuf *b, const struct report *r)
 	ob_printf(b, "{\"schema\":%d,\"host\":", SH_JSON_SCHEMA);
 	json_string(b, u.nodename);
 	ob_printf(b, ",\"time\":\"%s\",\"interval_s\":%.3f,\"cumulative\":%s,\"metric\":\"%s\","
-		     "\"method\":\"%s\",\"clock\":\"%s\",\"key\":\"%s\",\"groups\":[",
+		     "\"method\":\"%s\",\"clock\":\"%s\",\"key\":\"%s\",\"bucket_schema\":%d,\"groups\":[",
 		  ts, r->span_s, r->cumulative ? "true" : "false", metric_name(r->metric),
-		  method_name(r->method), clock_name(r->clock), key_name(r->key_type));
+		  method_name(r->method), clock_name(r->clock), key_name(r->key_type), sh_schema);
 	for (i = 0; i < r->ngroups + (r->rest.nkeys ? 1 : 0); i++) {
 		if (i)
 			ob_chr(b, ',');

@@ -43,17 +43,21 @@ static void fmt_seconds(char *buf, size_t n, __u64 ns)
 }
 
 /*
- * The "le" of bucket @i: its upper edge, 2^(i-20) s (schedhist.h), in the
+ * The "le" of classic bucket @i: 2^(i-20) s, the upper edge of bucket
+ * i << schema of the grid (schedhist.h): whatever the schema, the classic
+ * exposition keeps one bucket per power of two (a finer grid adds its
+ * buckets up; native histograms carry it whole), so a series keeps its 43
+ * lines. In the
  * shortest form that reads back as the same double, as Go's strconv 'g'
  * writes it ("9.5367431640625e-07", "0.0009765625", "1", "512"); +Inf
  * for the last bucket, which holds every longer wait.
  */
 static void fmt_le(char *buf, size_t n, int i)
 {
-	double le = ldexp(1.0, i + SH_NATIVE_INDEX0);
+	double le = ldexp(1.0, i + SH_NATIVE_INDEX0(0));
 	int prec;
 
-	if (i >= SH_NBUCKETS - 1) {
+	if (i >= SH_NBUCKETS(0) - 1) {
 		snprintf(buf, n, "+Inf");
 		return;
 	}
@@ -154,22 +158,25 @@ static void put_exemplar(FILE *f, const struct prom_max *m)
  */
 static int put_series(FILE *f, const char *labels, const char *key, int key_type,
 		      const struct totals *t, const struct prom_max *ex,
-		      char le[SH_NBUCKETS][32])
+		      char le[SH_NBUCKETS(0)][32])
 {
 	char *esc = key_labels(key, key_type), sum[32];
-	int i, ex_bucket = ex ? bucket_of(ex->ns) : SH_NBUCKETS;
+	int i, ex_bucket = ex ? bucket_of(ex->ns) : sh_nb, per = 1 << sh_schema;
 	__u64 cum = 0;
 
 	if (!esc)
 		return -1;
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		cum += t->buckets[i];
+		/* at each power of two: every per-th edge of the grid */
+		if (i % per)
+			continue;
 		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64, labels, esc,
-			le[i], (uint64_t)cum);
+			le[i / per], (uint64_t)cum);
 		/* the first line whose count holds the wait's bucket */
 		if (i >= ex_bucket) {
 			put_exemplar(f, ex);
-			ex_bucket = SH_NBUCKETS;
+			ex_bucket = sh_nb;
 		}
 		fputc('\n', f);
 	}
@@ -413,10 +420,10 @@ static int put_samples(FILE *f, const struct prom_view *views, size_t nv, int fi
 
 int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 {
-	char le[SH_NBUCKETS][32], help[PROM_HELP_MAX];
+	char le[SH_NBUCKETS(0)][32], help[PROM_HELP_MAX];
 	int i;
 
-	for (i = 0; i < SH_NBUCKETS; i++)
+	for (i = 0; i < SH_NBUCKETS(0); i++)
 		fmt_le(le[i], sizeof(le[i]), i);
 	for (i = 0; i < PROM_FAMILY_NR; i++) {
 		if (!prom_family_present(views, nv, i))

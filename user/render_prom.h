@@ -15,8 +15,11 @@
 #define PROM_TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define PROM_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
-/* Series lines per exported key, classic: SH_NBUCKETS "le" buckets (the last one +Inf), _sum, _count. */
-#define PROM_LINES_PER_KEY (SH_NBUCKETS + 2)
+/*
+ * Series lines per exported key, classic: one "le" bucket per power of
+ * two at any schema, SH_NBUCKETS(0) (the last one +Inf), _sum, _count.
+ */
+#define PROM_LINES_PER_KEY (SH_NBUCKETS(0) + 2)
 
 /*
  * Write the exposition of @nviews views (one per metric measured, each

@@ -46,7 +46,7 @@ static void print_histogram(struct outbuf *b, const struct totals *t,
 	const struct fmt_label *head, *labels;
 	__u64 below = 0, max = 0;
 
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		if (!t->buckets[i])
 			continue;
 		if (first < 0)
@@ -59,7 +59,7 @@ static void print_histogram(struct outbuf *b, const struct totals *t,
 	if (sp->min_wait_ns) {
 		int mb = bucket_of(sp->min_wait_ns);
 
-		for (i = 0; i < mb && i < SH_NBUCKETS; i++)
+		for (i = 0; i < mb && i < sh_nb; i++)
 			below += t->buckets[i];
 		if (mb > start)
 			start = mb;

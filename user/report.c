@@ -347,6 +347,7 @@ static void fold_rest(struct report *r, __u32 top)
 	size_t i;
 
 	memset(&r->rest, 0, sizeof(r->rest));
+	totals_init(&r->rest.t, r->rest_buckets);
 	r->nall = r->ngroups;
 	if (!top || r->ngroups <= top)
 		return;
@@ -406,7 +407,8 @@ static int add_rec(struct report *r, size_t *n, const struct snap_entry *e,
 	r->order[*n] = (struct rank_rec){
 		.key = sort_key(t, sp->sort == SH_SORT_P99 ? totals_pcts(t).p99 : 0, sp->sort),
 		.sum_ns = t->sum_ns, .count = t->count,
-		.below_min_count = sp->min_count && t->count < sp->min_count, .e = e, .t = t
+		.below_min_count = sp->min_count && t->count < sp->min_count, .e = e, .t = t,
+		.buckets = t->buckets
 	};
 	(*n)++;
 	return 0;
@@ -427,7 +429,7 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 		 const struct cgroups *cg, double span_s)
 {
 	struct rank_ctx ctx = { .key_type = sp->key_type, .cg = cg };
-	struct totals exited;
+	struct totals *exited = &r->exited_t;
 	struct snap_entry *e = NULL;
 	size_t it = 0, i, n = 0;
 
@@ -440,14 +442,14 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 	r->cumulative = sp->cumulative;
 	r->ngroups = 0;
 	r->nall = 0;
-	memset(&r->all, 0, sizeof(r->all));
+	totals_init(&r->all, r->all_buckets);
 	memcpy(r->stats, sp->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
 
 	r->live_keys = s->nlive;
 	r->kmem = s->kmem;
-	memset(&exited, 0, sizeof(exited));
+	totals_init(exited, r->exited_buckets);
 	if (sp->cumulative)
-		exited = s->exited_cum;
+		totals_add(exited, &s->exited_cum);
 	/*
 	 * Since start: every entry. The interval: only the entries read with
 	 * new counts in it (the others' delta is empty), in the order read,
@@ -472,13 +474,13 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 		}
 		if (e->key.id == SH_EXITED_ID) {
 			/* the kernel's folds: one [exited] with the poller's own */
-			totals_add(&exited, t);
+			totals_add(exited, t);
 			continue;
 		}
 		if (t->count && add_rec(r, &n, e, t, sp))
 			return -1;
 	}
-	if (exited.count && add_rec(r, &n, NULL, &exited, sp))
+	if (exited->count && add_rec(r, &n, NULL, exited, sp))
 		return -1;
 	if (n)	/* order is NULL until the first record */
 		sort_ranks(r->order, r->order + r->cap, n, &ctx);
@@ -492,13 +494,14 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 		 * the entries
 		 */
 		if (i + 4 < n) {
-			const char *t = (const char *)r->order[i + 4].t;
+			const char *b = (const char *)r->order[i + 4].buckets;
 			size_t o;
 
 			if (r->order[i + 4].e)
 				__builtin_prefetch(r->order[i + 4].e);
-			for (o = 0; o < sizeof(struct totals); o += 64)
-				__builtin_prefetch(t + o);
+			__builtin_prefetch(r->order[i + 4].t);
+			for (o = 0; o < (size_t)sh_nb * sizeof(__u64); o += 64)
+				__builtin_prefetch(b + o);
 		}
 
 		/* all but the totals and their percentiles, which are set whole below */
@@ -526,6 +529,14 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 	r->ngroups = n;
 	fold_rest(r, sp->top);
 	return 0;
+}
+
+void report_init(struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	totals_init(&r->all, r->all_buckets);
+	totals_init(&r->rest.t, r->rest_buckets);
+	totals_init(&r->exited_t, r->exited_buckets);
 }
 
 void report_free(struct report *r)

@@ -43,7 +43,7 @@ struct report_group {
 	bool is_cgroup;			/* key is a cgroup id (JSON adds cgroup_id) */
 	bool synthetic;			/* [rest] or [exited]: not a kernel key */
 	bool live;			/* its kernel key is still in the map (not pruned) */
-	struct totals t;		/* the waits of this report */
+	struct totals t;		/* the waits of this report (its buckets: the entry's, or the report's) */
 	struct pcts pct;		/* of @t */
 	__u64 nkeys;			/* [rest]: how many keys it folds */
 	bool below_min_count;		/* fewer waits than --min-count: ranked last */
@@ -67,6 +67,7 @@ struct rank_rec {
 	__u32 idx;			/* into groups (re-ranking) */
 	const struct snap_entry *e;	/* report_build: the key's entry, NULL for [exited] */
 	const struct totals *t;	/* report_build: its totals of the report's span */
+	const __u64 *buckets;		/* ... and their buckets (prefetched ahead without reading @t) */
 };
 
 struct report {
@@ -89,6 +90,11 @@ struct report {
 	__u64 stats[SH_STAT_NR];	/* event counters of the same span */
 	__u64 live_keys;		/* keys in the kernel map now */
 	struct kmem_usage kmem;		/* the kernel maps' memory and key capacity */
+	struct totals exited_t;	/* [exited]'s waits (a group's are a view of them) */
+	/* the buckets of @all, @rest and [exited]: one set per report, not per group */
+	__u64 all_buckets[SH_NBUCKETS_MAX];
+	__u64 rest_buckets[SH_NBUCKETS_MAX];
+	__u64 exited_buckets[SH_NBUCKETS_MAX];
 };
 
 /* The percentiles of @t. */
@@ -113,6 +119,9 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
  * with @min_count, groups of fewer waits after all the others.
  */
 void report_rank(struct report *r, int sort, __u32 top, __u64 min_count);
+
+/* An empty report (its all, rest and [exited] totals on its own buckets): what report_build() starts from. */
+void report_init(struct report *r);
 
 void report_free(struct report *r);
 

@@ -9,8 +9,17 @@
 #include "hugemem.h"
 
 #define INITIAL_SLOTS 1024
-/* an entry on cache lines of its own: the first holds what every pass reads */
-#define ENTRY_BYTES ((sizeof(struct snap_entry) + 63) / 64 * 64)
+/*
+ * An entry on cache lines of its own (the first holds what every pass
+ * reads), its buckets after it: sized by the grid in use, and without
+ * the buckets since start when no report reads them.
+ */
+static size_t entry_bytes(const struct snapshot *s)
+{
+	size_t b = sizeof(struct snap_entry) + (size_t)sh_nb * ((s->cum_buckets ? 16 : 8) + 4);
+
+	return (b + 63) / 64 * 64;
+}
 
 _Static_assert(sizeof(struct sh_key) % sizeof(__u64) == 0, "sh_key is whole 64-bit words");
 
@@ -26,6 +35,7 @@ int snapshot_init(struct snapshot *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->cum_buckets = true;
+	totals_init(&s->exited_cum, s->exited_cum_buckets);
 	/* a new entry's interval (0) is never the snapshot's: its delta starts empty */
 	s->interval = 1;
 	s->nslots = INITIAL_SLOTS;
@@ -73,6 +83,8 @@ static struct snap_entry *entry_alloc(struct snapshot *s)
 		s->free_entries = e->next;
 		return e;
 	}
+	if (!s->entry_bytes)	/* the first entry: cum_buckets and the grid are set */
+		s->entry_bytes = entry_bytes(s);
 	if (s->bump == s->bump_end) {
 		blocks = realloc(s->blocks, (s->nblocks + 1) * sizeof(*blocks));
 		if (!blocks)
@@ -83,10 +95,10 @@ static struct snap_entry *entry_alloc(struct snapshot *s)
 			return NULL;
 		s->blocks[s->nblocks++] = b;
 		s->bump = b;
-		s->bump_end = s->bump + HUGE_MIN / ENTRY_BYTES * ENTRY_BYTES;
+		s->bump_end = s->bump + HUGE_MIN / s->entry_bytes * s->entry_bytes;
 	}
 	e = (struct snap_entry *)s->bump;
-	s->bump += ENTRY_BYTES;
+	s->bump += s->entry_bytes;
 	return e;
 }
 
@@ -151,7 +163,7 @@ void snapshot_begin(struct snapshot *s, __u32 epoch)
 
 const struct totals *snapshot_delta(const struct snapshot *s, const struct snap_entry *e)
 {
-	static const struct totals zero;
+	static const struct totals zero = { .buckets = (__u64 *)sh_zero_buckets };
 
 	return e->interval == s->interval ? &e->delta : &zero;
 }
@@ -161,7 +173,7 @@ static void fold_gone(struct snapshot *s, struct snap_entry *e)
 {
 	int i;
 
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		s->gone.buckets[i] += e->raw_buckets[i];
 		e->raw_buckets[i] = 0;
 	}
@@ -193,6 +205,16 @@ static struct snap_entry *entry_get(struct snapshot *s, const struct sh_key *key
 	if (!(e = entry_alloc(s)))
 		return NULL;
 	memset(e, 0, sizeof(*e));
+	/* the raw counts first: every reading of a changed key reads them, then the delta's */
+	e->raw_buckets = (__u32 *)e->bucket_store;
+	memset(e->raw_buckets, 0, (size_t)sh_nb * sizeof(*e->raw_buckets));
+	totals_init(&e->delta, e->bucket_store + (sh_nb + 1) / 2);
+	if (s->cum_buckets) {
+		totals_init(&e->cum, e->delta.buckets + sh_nb);
+	} else {
+		/* never written: only the reports since start read them (zero) */
+		e->cum.buckets = (__u64 *)sh_zero_buckets;
+	}
 	e->key = *key;
 	h = key_hash(key) & (s->nslots - 1);
 	e->next = s->table[h];
@@ -236,11 +258,16 @@ static bool unchanged(const struct snap_entry *e, const void *vals, int ncpu, si
 	return count == e->raw_count;
 }
 
-struct snap_entry *snapshot_ingest_entry(struct snapshot *s, struct snap_entry *e,
-				       const void *vals, int ncpu, size_t stride, __u32 birth,
-				       bool final)
+/*
+ * snapshot_ingest_entry() for histograms of @nb buckets: inlined with
+ * the default schema's constant, its loops are unrolled and vectorized
+ * as they are for a fixed length (the other schemas take nb)
+ */
+static __attribute__((always_inline)) inline struct snap_entry *
+ingest_nb(struct snapshot *s, struct snap_entry *e, const void *vals, int ncpu, size_t stride,
+	  __u32 birth, bool final, const int nb)
 {
-	__u32 buckets[SH_NBUCKETS], dv[SH_NBUCKETS], count = 0;
+	__u32 buckets[SH_NBUCKETS_MAX], dv[SH_NBUCKETS_MAX], count = 0;
 	__u64 sum = 0;
 	struct totals d;	/* all but the buckets (added in place): cleared below */
 	bool exited = e->key.id == SH_EXITED_ID && !e->key.comm[0], seen_comm = false;
@@ -252,7 +279,7 @@ struct snap_entry *snapshot_ingest_entry(struct snapshot *s, struct snap_entry *
 	}
 	if (e->pruned && !final) {
 		/* removed, and made again since (a reused id): counts from zero */
-		memset(e->raw_buckets, 0, sizeof(e->raw_buckets));
+		memset(e->raw_buckets, 0, (size_t)nb * sizeof(*e->raw_buckets));
 		e->raw_count = 0;
 		e->raw_sum_ns = 0;
 		set_pruned(s, e, false);
@@ -266,23 +293,20 @@ struct snap_entry *snapshot_ingest_entry(struct snapshot *s, struct snap_entry *
 	}
 	e->birth = birth;
 
-	/*
-	 * only the fields before the buckets, which are copied whole: a
-	 * memset of all 400 bytes compiles to a "rep stos", slow per key
-	 */
+	/* (a memset of all 400 bytes, or of the buckets, was a slow "rep stos" per key) */
 	memset(&d, 0, offsetof(struct totals, buckets));
-	memcpy(buckets, ((const struct sh_hist *)vals)->buckets, sizeof(buckets));
+	memcpy(buckets, ((const struct sh_hist *)vals)->buckets, (size_t)nb * sizeof(*buckets));
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
 
 		/*
-		 * (CPU 0's are copied above) 40 buckets, then the last: a
-		 * multiple of the vector width, so -O2 vectorizes it
+		 * (CPU 0's are copied above) 40 << schema buckets, then the
+		 * last: a multiple of the vector width, so -O2 vectorizes it
 		 */
 		if (c) {
-			for (i = 0; i < SH_NBUCKETS - 1; i++)
+			for (i = 0; i < nb - 1; i++)
 				buckets[i] += v->buckets[i];
-			buckets[SH_NBUCKETS - 1] += v->buckets[SH_NBUCKETS - 1];
+			buckets[nb - 1] += v->buckets[nb - 1];
 		}
 		count += v->count;
 		sum += v->sum_ns;
@@ -304,9 +328,9 @@ struct snap_entry *snapshot_ingest_entry(struct snapshot *s, struct snap_entry *
 	 * already counted: exact across counter wrap-around as long as the
 	 * true difference stays below 2^32 (see SH_READ_PERIOD_S).
 	 */
-	for (i = 0; i < SH_NBUCKETS; i++)
+	for (i = 0; i < nb; i++)
 		dv[i] = buckets[i] - e->raw_buckets[i] - (exited ? s->gone.buckets[i] : 0);
-	memcpy(e->raw_buckets, buckets, sizeof(e->raw_buckets));
+	memcpy(e->raw_buckets, buckets, (size_t)nb * sizeof(*e->raw_buckets));
 	/*
 	 * The differences into the interval's buckets (set by the interval's
 	 * first reading of the entry, added by the others) and, when reports
@@ -316,14 +340,14 @@ struct snap_entry *snapshot_ingest_entry(struct snapshot *s, struct snap_entry *
 		memset(&e->delta, 0, offsetof(struct totals, buckets));
 		e->interval = s->interval;
 		s->touched[s->ntouched++] = e;
-		for (i = 0; i < SH_NBUCKETS; i++)
+		for (i = 0; i < nb; i++)
 			e->delta.buckets[i] = dv[i];
 	} else {
-		for (i = 0; i < SH_NBUCKETS; i++)
+		for (i = 0; i < nb; i++)
 			e->delta.buckets[i] += dv[i];
 	}
 	if (s->cum_buckets)
-		for (i = 0; i < SH_NBUCKETS; i++)
+		for (i = 0; i < nb; i++)
 			e->cum.buckets[i] += dv[i];
 	d.count = (__u32)(count - e->raw_count - (exited ? s->gone.count : 0));
 	d.sum_ns = sum - e->raw_sum_ns - (exited ? s->gone.sum_ns : 0);
@@ -345,6 +369,14 @@ struct snap_entry *snapshot_ingest_entry(struct snapshot *s, struct snap_entry *
 		s->newly_pruned++;
 	}
 	return e;
+}
+
+struct snap_entry *snapshot_ingest_entry(struct snapshot *s, struct snap_entry *e,
+				       const void *vals, int ncpu, size_t stride, __u32 birth,
+				       bool final)
+{
+	return sh_nb == SH_NBUCKETS(0) ? ingest_nb(s, e, vals, ncpu, stride, birth, final, SH_NBUCKETS(0))
+				       : ingest_nb(s, e, vals, ncpu, stride, birth, final, sh_nb);
 }
 
 struct snap_entry *snapshot_ingest(struct snapshot *s, const struct sh_key *key,

@@ -32,14 +32,19 @@ struct snap_entry {
 	 * every entry at its start (read it with snapshot_delta())
 	 */
 	struct totals delta;
-	__u32 raw_buckets[SH_NBUCKETS];	/* last reading, summed mod 2^32 */
+	__u32 *raw_buckets;		/* last reading, summed mod 2^32 */
 	char comm[SH_COMM_LEN];		/* pid/tid keys: latest task name */
 	struct totals cum;		/* since start */
+	/*
+	 * The buckets, sh_nb each, sized by the grid in use: the raw ones
+	 * (32-bit), the delta's, the cum's (with cum_buckets only)
+	 */
+	__u64 bucket_store[];
 };
 
 /* Raw (kernel-side, modulo 2^32) counts of keys the kernel folded. */
 struct snap_raw {
-	__u32 buckets[SH_NBUCKETS];
+	__u32 buckets[SH_NBUCKETS_MAX];
 	__u32 count;
 	__u64 sum_ns;
 };
@@ -59,6 +64,7 @@ struct snapshot {
 	__u64 stats_delta[SH_STAT_NR];	/* this interval */
 	__u64 stats_cum[SH_STAT_NR];	/* since start */
 	struct totals exited_cum;	/* cumulative totals of pruned keys */
+	__u64 exited_cum_buckets[SH_NBUCKETS_MAX];
 	bool keep_pruned;		/* keep pruned entries (cgroups, since start) */
 	/*
 	 * Keep each entry's buckets since start (snap_entry::cum.buckets; by
@@ -95,6 +101,7 @@ struct snapshot {
 	 * A freed entry is kept for the next new key; the blocks are given
 	 * back by snapshot_free() (the most entries ever live at once)
 	 */
+	size_t entry_bytes;		/* an entry and its buckets, whole cache lines */
 	void **blocks;			/* the mapped blocks */
 	size_t nblocks;
 	char *bump, *bump_end;		/* the newest block's unused part */

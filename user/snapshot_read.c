@@ -28,7 +28,7 @@ int reader_init(struct snap_reader *r, int ncpus, int nmetrics)
 	memset(r, 0, sizeof(*r));
 	r->ncpus = ncpus;
 	r->nmetrics = nmetrics;
-	r->vsize = (size_t)nmetrics * sizeof(struct sh_hist);
+	r->vsize = (size_t)nmetrics * hist_bytes();
 	r->keys = calloc(BATCH, sizeof(struct sh_key));
 	r->vals = calloc((size_t)BATCH * ncpus, r->vsize);
 	r->exited = calloc(ncpus, r->vsize);
@@ -92,7 +92,7 @@ static int ingest_ents(struct snapshot *snaps, int n, struct snap_reader *r,
 		r->dead[r->ndead++].slot = slot;
 	}
 	for (i = 0; i < n; i++) {
-		const void *v = (const char *)vals + i * sizeof(struct sh_hist);
+		const void *v = (const char *)vals + i * hist_bytes();
 
 		if (!(ents ? snapshot_ingest_entry(&snaps[i], ents[i], v, ncopies, stride, birth,
 						   final)
@@ -224,8 +224,9 @@ static void hists_add(struct sh_hist *dst, const struct sh_hist *src, int n)
 {
 	int m, b;
 
-	for (m = 0; m < n; m++, dst++, src++) {
-		for (b = 0; b < SH_NBUCKETS; b++)
+	for (m = 0; m < n; m++, dst = (struct sh_hist *)((char *)dst + hist_bytes()),
+	     src = (const struct sh_hist *)((const char *)src + hist_bytes())) {
+		for (b = 0; b < sh_nb; b++)
 			dst->buckets[b] += src->buckets[b];
 		dst->count += src->count;
 		dst->sum_ns += src->sum_ns;
@@ -385,7 +386,7 @@ static int read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
 			size_t o;
 
 			for (x = 0; x < n; x++)
-				for (o = 0; o < sizeof(struct snap_entry); o += 64)
+				for (o = 0; o < snaps[x].entry_bytes; o += 64)	/* with its buckets */
 					__builtin_prefetch((char *)r->slot_ent[(size_t)a * n + x] + o, 1);
 		}
 		i = r->slot_used[j];
@@ -424,24 +425,30 @@ static bool claim_slot(struct snap_reader *r, const struct read_maps *m, __u32 i
 	__sync_fetch_and_add(&q->seq, SH_SEQ_OPEN);
 	for (c = 0; c < r->ncpus; c++) {
 		struct sh_cent *e = cache_at(r, m, c * m->cache_entries + (i & (m->cache_entries - 1)));
-		struct sh_hist *src = e->h;
+		struct sh_hist *src = (struct sh_hist *)e->h;
 
 		if (!__sync_bool_compare_and_swap(&e->idx, i, SH_CENT_CLAIMED))
 			continue;
 		for (x = 0; x < r->nmetrics; x++) {
-			for (b = 0; b < SH_NBUCKETS; b++)
-				__sync_fetch_and_add(&dst[x].buckets[b], src[x].buckets[b]);
-			__sync_fetch_and_add(&dst[x].count, src[x].count);
-			__sync_fetch_and_add(&dst[x].sum_ns, src[x].sum_ns);
-			if (src[x].comm[0])
-				memcpy(dst[x].comm, src[x].comm, sizeof(dst[x].comm));
+			struct sh_hist *d = (struct sh_hist *)((char *)dst + x * hist_bytes());
+			const struct sh_hist *sx = (const struct sh_hist *)((char *)src + x * hist_bytes());
+
+			for (b = 0; b < sh_nb; b++)
+				__sync_fetch_and_add(&d->buckets[b], sx->buckets[b]);
+			__sync_fetch_and_add(&d->count, sx->count);
+			__sync_fetch_and_add(&d->sum_ns, sx->sum_ns);
+			if (sx->comm[0])
+				memcpy(d->comm, sx->comm, sizeof(d->comm));
 		}
 		/* the max lock: its holder is a flush in the kernel, which ends */
 		while (!__sync_bool_compare_and_swap(&q->lock, 0, 1))
 			sched_yield();
 		for (x = 0; x < r->nmetrics; x++) {
-			max_merge(&dst[x].max[0], &src[x].max[0]);
-			max_merge(&dst[x].max[1], &src[x].max[1]);
+			struct sh_hist *d = (struct sh_hist *)((char *)dst + x * hist_bytes());
+			const struct sh_hist *sx = (const struct sh_hist *)((char *)src + x * hist_bytes());
+
+			max_merge(&d->max[0], &sx->max[0]);
+			max_merge(&d->max[1], &sx->max[1]);
 		}
 		__sync_lock_test_and_set(&q->lock, 0);
 		memset(src, 0, r->vsize);
@@ -569,7 +576,7 @@ int snapshot_read(struct snapshot *snaps, int n, struct snap_reader *r,
 		struct sh_key k = {};
 
 		for (i = 0; i < n; i++)
-			if (!snapshot_ingest(&snaps[i], &k, &r->pcpu[0].hist[i], r->ncpus,
+			if (!snapshot_ingest(&snaps[i], &k, (char *)r->pcpu[0].hist + i * hist_bytes(), r->ncpus,
 					     sizeof(struct sh_pcpu), false))
 				return -ENOMEM;
 	} else if (m->key_type == SH_KEY_CPU) {
@@ -577,7 +584,7 @@ int snapshot_read(struct snapshot *snaps, int n, struct snap_reader *r,
 			struct sh_key k = { .id = (__u64)c };
 
 			for (i = 0; i < n; i++)
-				if (!snapshot_ingest(&snaps[i], &k, &r->pcpu[c].hist[i], 1,
+				if (!snapshot_ingest(&snaps[i], &k, (char *)r->pcpu[c].hist + i * hist_bytes(), 1,
 						     sizeof(struct sh_pcpu), false))
 					return -ENOMEM;
 		}
@@ -608,7 +615,7 @@ int snapshot_read(struct snapshot *snaps, int n, struct snap_reader *r,
 
 			for (i = 0; i < n; i++)
 				if (!snapshot_ingest(&snaps[i], &ex,
-						     (char *)r->exited + i * sizeof(struct sh_hist),
+						     (char *)r->exited + i * hist_bytes(),
 						     r->ncpus, r->vsize, false))
 					return -ENOMEM;
 		}

@@ -70,6 +70,12 @@ SCHEDHIST_CACHE_ENTRIES=1 start_sh c1 -M runq -k tid -j --method sched_info
 C1=$SH_PID
 remember_ids
 ids="$ids $SH_IDS"
+# ... and at --schema 3, whose store entries, cache entries and flushes
+# carry 321 buckets per histogram: the same waits, to the nanosecond
+SCHEDHIST_CACHE_ENTRIES=1 start_sh c3 -M runq -k tid -j --method sched_info --schema 3
+C3=$SH_PID
+remember_ids
+ids="$ids $SH_IDS"
 start_sh wk -M runq -k tid -j --method wakeup
 WK=$SH_PID
 remember_ids
@@ -106,12 +112,13 @@ stop_sh "$SI" || fail "sched_info instance exited with $?"
 stop_sh "$ST" || fail "sched_info instance with a task table of 4 exited with $?"
 stop_sh "$AL" || fail "sched_info instance of three metrics exited with $?"
 stop_sh "$C1" || fail "sched_info instance with a cache of one entry exited with $?"
+stop_sh "$C3" || fail "sched_info instance with a cache of one entry at --schema 3 exited with $?"
 stop_sh "$WK" || fail "wakeup instance exited with $?"
 stop_sh "$KT" || fail "wakeup instance with --clock ktime exited with $?"
 assert_unloaded $ids
 
 python3 - "$TMP/si.out" "$TMP/st.out" "$TMP/wk.out" "$TMP/kt.out" "$TMP/final" \
-	"$TMP/al.out" "$TMP/c1.out" <<'PY' || fail "oracle"
+	"$TMP/al.out" "$TMP/c1.out" "$TMP/c3.out" <<'PY' || fail "oracle"
 import json, sys
 def report(path, method, name, clock="rq", metrics=1):
     rs = [json.loads(l) for l in open(path)]
@@ -133,6 +140,22 @@ c1, gc = report(sys.argv[7], "sched_info", "sched_info, cache of one entry")
 km = c1["kernel_memory"]
 print(f"cache of one entry: {km['cache_hits']} hits, {km['cache_misses']} misses")
 assert km["cache_entries"] == 1 and km["cache_misses"] > 0, km
+c3, g3 = report(sys.argv[8], "sched_info", "sched_info, cache of one entry, schema 3")
+km3 = c3["kernel_memory"]
+assert c3["bucket_schema"] == 3 and si["bucket_schema"] == 0, "the grids' schemas"
+def s0_index(lo_ns):
+    """schema 0's bucket that holds a bucket starting at lo_ns (its upper
+    edges floor(1e9 * 2^(i - 20)) ns are schema 3's every eighth)"""
+    i = 0
+    while i < 40 and int(1e9 * 2.0 ** (i - 20)) < lo_ns:
+        i += 1
+    return i
+def folded(g):
+    f = {}
+    for b in g["buckets"]:
+        f[s0_index(b["lo_ns"])] = f.get(s0_index(b["lo_ns"]), 0) + b["count"]
+    return f
+assert km3["cache_entries"] == 1 and km3["cache_misses"] > 0, km3
 assert si["kernel_memory"]["cache_entries"] == 16, si["kernel_memory"]
 final = [l.split() for l in open(sys.argv[5])]
 assert len(final) == 6, f"{len(final)} threads, want 6"
@@ -142,8 +165,8 @@ extra = {"wakeup": 0, "wakeup, clock ktime": 0}
 for tid, run_delay, pcount in final:
     run_delay, pcount = int(run_delay), int(pcount)
     s, t, w, k, a = gs.get(tid), gt.get(tid), gw.get(tid), gk.get(tid), ga.get(tid)
-    c = gc.get(tid)
-    if s is None or t is None or w is None or k is None or a is None or c is None:
+    c, c3t = gc.get(tid), g3.get(tid)
+    if s is None or t is None or w is None or k is None or a is None or c is None or c3t is None:
         print(f"tid {tid} missing from a report"); bad += 1; continue
     print(f"tid {tid} ({s['comm']}): pcount {pcount}, run_delay {run_delay}; sched_info "
           f"count {s['count']} sum {s['sum_ns']}; task table 4 count {t['count']} sum "
@@ -160,10 +183,15 @@ for tid, run_delay, pcount in final:
             # short only by the last arrivals, unseen, each at most a wait
             print(f"  {name}: sum_ns short of run_delay by {run_delay - g['sum_ns']} ns with "
                   f"{missing} arrival(s) unseen"); bad += 1
-    for name, g in (("task table 4", t), ("three metrics", a), ("cache of one entry", c)):
+    for name, g in (("task table 4", t), ("three metrics", a), ("cache of one entry", c),
+                    ("cache of one entry, schema 3", c3t)):
         if (g["count"], g["sum_ns"], g["max_ns"]) != (s["count"], s["sum_ns"], s["max_ns"]):
             print(f"  {name}: count {g['count']} sum {g['sum_ns']} max {g['max_ns']}: not the "
                   "same waits as sched_info"); bad += 1
+    # schema 3's buckets, 8 to a power of two, summed back onto schema 0's
+    if folded(c3t) != folded(s):
+        print(f"  schema 3: buckets {folded(c3t)} do not fold onto sched_info's "
+              f"{folded(s)}"); bad += 1
     short += pcount - s["count"]
     for name, g in (("wakeup", w), ("wakeup, clock ktime", k)):
         if g["count"] < s["count"]:

@@ -8,6 +8,24 @@
 #define SH_CHECK_H
 
 #include <stdio.h>
+#include <string.h>
+#include "hist.h"
+
+/*
+ * Buckets for the totals of a test's groups declared zero (struct
+ * totals keeps its buckets in its owner's storage): the finest grid's
+ * room, from a pool used round robin.
+ */
+static __u64 check_buckets[256][SH_NBUCKETS_MAX];
+static unsigned check_nbuckets;
+
+static inline __u64 *test_buckets(void)
+{
+	__u64 *b = check_buckets[check_nbuckets++ % 256];
+
+	memset(b, 0, sizeof(check_buckets[0]));
+	return b;
+}
 
 static int check_failures;	/* failed CHECKs in the current test */
 static int tests_passed, tests_failed;

@@ -173,11 +173,12 @@ static void fake_report(struct report *r, struct report_group *g, const __u64 *i
 {
 	size_t i;
 
-	memset(r, 0, sizeof(*r));
+	report_init(r);
 	memset(g, 0, n * sizeof(*g));
 	for (i = 0; i < n; i++) {
 		g[i].key.id = ids[i];
 		g[i].name = "k";
+		g[i].t.buckets = test_buckets();
 	}
 	r->metric = SH_METRIC_RUNQ;
 	r->groups = g;

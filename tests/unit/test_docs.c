@@ -3,7 +3,7 @@
  * The docs quote the size of a histogram, struct sh_hist, in several
  * places (man page: --max-keys and OVERHEAD; docs/overhead.md: "Kernel
  * memory of the maps"; docs/guarantees.md: "Memory is bounded"):
- * every one of them must be sizeof(struct sh_hist).
+ * every one of them must be SH_HIST_SIZE(SH_NBUCKETS(0)), schema 0's (the default).
  * Run from the source tree (as make unit does).
  */
 #include <regex.h>
@@ -50,11 +50,11 @@ static int sizes(const char *path, const char *text, const char *re)
 	while (!regexec(&rx, p, 2, m, 0)) {
 		unsigned long v = strtoul(p + m[1].rm_so, NULL, 10);
 
-		if (v != sizeof(struct sh_hist))
-			fprintf(stderr, "  %s: '%.*s' says %lu, sizeof(struct sh_hist) is %zu\n", path,
+		if (v != SH_HIST_SIZE(SH_NBUCKETS(0)))
+			fprintf(stderr, "  %s: '%.*s' says %lu, SH_HIST_SIZE(SH_NBUCKETS(0)) is %zu\n", path,
 				(int)(m[0].rm_eo - m[0].rm_so), p + m[0].rm_so, v,
-				sizeof(struct sh_hist));
-		CHECK(v == sizeof(struct sh_hist));
+				SH_HIST_SIZE(SH_NBUCKETS(0)));
+		CHECK(v == SH_HIST_SIZE(SH_NBUCKETS(0)));
 		n++;
 		p += m[0].rm_eo;
 	}

@@ -316,12 +316,12 @@ static void test_labels(void)
 		snprintf(want, sizeof(want), "%10s%-5s%13s : count      distribution\n", "",
 			 unit_name(u), "");
 		CHECK(!strcmp(head->s, want) && head->len == strlen(want));
-		for (i = 0; i < SH_NBUCKETS; i++) {
+		for (i = 0; i < sh_nb; i++) {
 			if (i == 0)
 				strcpy(lo, "0");
 			else
 				fmt_wait(lo, sizeof(lo), bucket_floor(i), u);
-			if (i == SH_NBUCKETS - 1)
+			if (i == sh_nb - 1)
 				strcpy(hi, "longer");
 			else
 				fmt_wait(hi, sizeof(hi), bucket_edge(i), u);
@@ -334,8 +334,8 @@ static void test_labels(void)
 				CHECK_EQ_U64(bucket_floor(i), bucket_edge(i - 1));
 		}
 	}
-	for (i = 0; i < SH_NBUCKETS; i++) {
-		if (i == SH_NBUCKETS - 1)
+	for (i = 0; i < sh_nb; i++) {
+		if (i == sh_nb - 1)
 			snprintf(want, sizeof(want), ",{\"lo_ns\":%llu,\"hi_ns\":null,\"count\":",
 				 (unsigned long long)bucket_lo(i));
 		else

@@ -77,6 +77,7 @@ static void test_bounded(void)
 {
 	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], err[512];
 	struct report r = {};
+	report_init(&r);
 	struct heatmap hm;
 	struct options o;
 	struct stat st;
@@ -93,7 +94,7 @@ static void test_bounded(void)
 		r.when.tv_sec = 1700000000 + i;
 		r.span_s = i;		/* marks the column */
 		/* the worst case for the size: every bucket, 20-digit counts */
-		for (b = 0; b < SH_NBUCKETS; b++)
+		for (b = 0; b < sh_nb; b++)
 			r.all.buckets[b] = UINT64_MAX - (__u64)b;
 		CHECK(!heatmap_add(&hm, &r));
 	}
@@ -135,7 +136,10 @@ static void test_key_escaped(void)
 {
 	char err[512];
 	struct report_group g[2] = {};
+	for (int gi_ = 0; gi_ < 2; gi_++)
+		g[gi_].t.buckets = test_buckets();
 	struct report r = {};
+	report_init(&r);
 	struct heatmap hm;
 	struct options o;
 	size_t len;
@@ -194,6 +198,7 @@ static bool has_label(const char *svg, const char *label)
 static void test_labels(void)
 {
 	struct report r = {};
+	report_init(&r);
 	struct heatmap hm;
 	struct options o;
 	char err[512], want[96];
@@ -205,7 +210,7 @@ static void test_labels(void)
 	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
 	r.when.tv_sec = 1700000000;
 	r.span_s = 1;
-	for (b = 0; b < SH_NBUCKETS; b++)
+	for (b = 0; b < sh_nb; b++)
 		r.all.buckets[b] = 1;
 	CHECK(!heatmap_add(&hm, &r));
 	svg = svg_of(&hm, &len);
@@ -215,11 +220,11 @@ static void test_labels(void)
 	CHECK(has_label(svg, "954 ns-1.91 us"));
 	CHECK(has_label(svg, "0-954 ns"));
 	/* the open-ended last bucket */
-	snprintf(want, sizeof(want), "\u2265 %.0f s", (double)bucket_lo(SH_NBUCKETS - 1) / 1e9);
+	snprintf(want, sizeof(want), "\u2265 %.0f s", (double)bucket_lo(sh_nb - 1) / 1e9);
 	CHECK(has_label(svg, want));
 	CHECK(strstr(svg, "us</text>") && strstr(svg, "ms</text>"));
 	/* one row per bucket in the range shown */
-	CHECK_EQ_U64(count(svg, "text-anchor=\"end\">"), SH_NBUCKETS);
+	CHECK_EQ_U64(count(svg, "text-anchor=\"end\">"), sh_nb);
 	CHECK(strstr(svg, "id=\"legend\"") && strstr(svg, "id=\"plot\""));
 	CHECK(strstr(svg, "host ") != NULL);
 	free(svg);
@@ -248,6 +253,7 @@ static double line_y(const char *svg, const char *cls)
 static void test_lines(void)
 {
 	struct report r = {};
+	report_init(&r);
 	struct heatmap hm;
 	struct options o;
 	char err[512];
@@ -329,6 +335,7 @@ static double lightness(const char *hex)
 static void test_readable(void)
 {
 	struct report r = {};
+	report_init(&r);
 	struct heatmap hm;
 	struct options o;
 	char err[512], fill[8][8];
@@ -375,7 +382,9 @@ static void test_readable(void)
 static void test_missing_key(void)
 {
 	struct report_group g = {};
+	g.t.buckets = test_buckets();
 	struct report r = {};
+	report_init(&r);
 	struct heatmap hm;
 	struct options o;
 	char err[512];
@@ -411,7 +420,9 @@ static int write_worst(const char *dir, int n, double step)
 {
 	char path[4096], err[512], key[200];
 	struct report_group g = {};
+	g.t.buckets = test_buckets();
 	struct report r = {};
+	report_init(&r);
 	struct heatmap hm;
 	struct options o;
 	int i, b;
@@ -434,7 +445,7 @@ static int write_worst(const char *dir, int n, double step)
 		r.when.tv_sec = (time_t)t;
 		r.when.tv_nsec = (long)((t - (double)(time_t)t) * 1e9);
 		r.span_s = step;
-		for (b = 0; b < SH_NBUCKETS; b++)
+		for (b = 0; b < sh_nb; b++)
 			g.t.buckets[b] = (UINT64_MAX >> (b % 7)) - (__u64)i;
 		CHECK(!heatmap_add(&hm, &r));
 	}

@@ -29,7 +29,7 @@ static void test_formula(void)
 	int i;
 
 	kmem_layout(&c, &p);
-	CHECK_EQ_U64(sizeof(struct sh_hist), 296);
+	CHECK_EQ_U64(SH_HIST_SIZE(SH_NBUCKETS(0)), 296);
 	CHECK_EQ_U64(p.entry_bytes[KMEM_HISTS], 56 + 24 + 8 + 384 * (296 + 8));
 	/* every key in the store, one entry for all CPUs; the key map holds [other] and [exited] */
 	CHECK_EQ_U64(p.nr_slots, 1000);

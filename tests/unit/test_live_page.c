@@ -31,8 +31,12 @@ static void test_page(void)
 	char *argv[] = { "schedhist", "-M", "runq", "-k", "comm", "-i", "1.5", "--listen", "9999",
 			 NULL };
 	struct report_group g[LIVE_PAGE_ROWS + 5] = {};
+	for (int gi_ = 0; gi_ < LIVE_PAGE_ROWS + 5; gi_++)
+		g[gi_].t.buckets = test_buckets();
 	char names[LIVE_PAGE_ROWS + 5][16];
 	struct report r = {};
+	report_init(&r);
+	report_init(&r);
 	struct live_page lp;
 	struct live_page_spec sp;
 	struct options o;
@@ -102,7 +106,10 @@ static void test_json_cells(void)
 {
 	char *argv[] = { "schedhist", "-k", "comm", "--listen", "9999", NULL };
 	struct report_group g = {};
+	g.t.buckets = test_buckets();
 	struct report r = {};
+	report_init(&r);
+	report_init(&r);
 	struct live_page lp;
 	struct live_page_spec sp;
 	struct options o;
@@ -143,7 +150,10 @@ static void test_summary_columns(void)
 			 "9999", NULL };
 	struct culprit_list l = { .n = 1 };
 	struct report_group g = {};
+	g.t.buckets = test_buckets();
 	struct report r = {};
+	report_init(&r);
+	report_init(&r);
 	struct live_page lp;
 	struct live_page_spec sp;
 	struct options o;

@@ -134,7 +134,7 @@ struct metric {
 	double sum, zero_threshold;
 	__s64 schema;
 	bool has_schema;
-	__u64 buckets[SH_NBUCKETS];	/* rebuilt: slot = native index - SH_NATIVE_INDEX0 */
+	__u64 buckets[SH_NBUCKETS_MAX];	/* rebuilt: slot = native index - SH_NATIVE_INDEX0(schema) */
 	int nspans;
 	bool bad_index;			/* a bucket outside the grid */
 	int nclassic;			/* classic buckets: the exemplar's, if any */
@@ -194,9 +194,9 @@ static void decode_bucket(struct rd *r, struct metric *m)
 
 static void decode_histogram(struct rd *r, struct metric *m)
 {
-	__s32 offs[SH_NBUCKETS + 1];
-	__u32 lens[SH_NBUCKETS + 1];
-	__s64 deltas[SH_NBUCKETS + 1], count = 0;
+	__s32 offs[SH_NBUCKETS_MAX + 1];
+	__u32 lens[SH_NBUCKETS_MAX + 1];
+	__s64 deltas[SH_NBUCKETS_MAX + 1], count = 0;
 	int nd = 0, i, k, idx = 0, d = 0;
 	struct field f;
 
@@ -212,7 +212,7 @@ static void decode_histogram(struct rd *r, struct metric *m)
 			m->zero_threshold = as_double(f.u);
 		else if (f.num == 7)
 			m->zero_count = f.u;
-		else if (f.num == 12 && m->nspans <= SH_NBUCKETS) {
+		else if (f.num == 12 && m->nspans <= SH_NBUCKETS_MAX) {
 			struct field g;
 
 			offs[m->nspans] = 0;
@@ -224,7 +224,7 @@ static void decode_histogram(struct rd *r, struct metric *m)
 					lens[m->nspans] = (__u32)g.u;
 			}
 			m->nspans++;
-		} else if (f.num == 13 && nd <= SH_NBUCKETS)
+		} else if (f.num == 13 && nd <= SH_NBUCKETS_MAX)
 			deltas[nd++] = unzigzag(f.u);
 		else if (f.num == 3)
 			decode_bucket(&f.sub, m);
@@ -232,12 +232,12 @@ static void decode_histogram(struct rd *r, struct metric *m)
 			m->bad_index = true;	/* a field this exposition never writes */
 	}
 	m->buckets[0] = m->zero_count;
-	for (i = 0; i < m->nspans && i <= SH_NBUCKETS; i++) {
+	for (i = 0; i < m->nspans && i <= SH_NBUCKETS_MAX; i++) {
 		idx += offs[i];
 		for (k = 0; k < (int)lens[i]; k++, idx++) {
-			int slot = idx - SH_NATIVE_INDEX0;
+			int slot = idx - SH_NATIVE_INDEX0(sh_schema);
 
-			if (d >= nd || slot < 1 || slot >= SH_NBUCKETS) {
+			if (d >= nd || slot < 1 || slot >= sh_nb) {
 				m->bad_index = true;
 				return;
 			}
@@ -328,7 +328,10 @@ static int opts(struct options *o, const char *const *args)
 struct fake {
 	__u64 id;
 	const char *comm;
-	struct sh_hist h;
+	union {	/* with its buckets: room for the finest grid */
+		struct sh_hist h;
+		char h_room[SH_HIST_SIZE(SH_NBUCKETS_MAX)];
+	};
 };
 
 static void add_waits(struct fake *k, __u64 ns, __u32 n)
@@ -572,9 +575,9 @@ static int same_as_text(const struct prom_view *v, size_t nv, struct family *fam
 			}
 			nh++;
 			CHECK(!m->bad_index);
-			CHECK(m->has_schema && m->schema == 0);
+			CHECK(m->has_schema && m->schema == sh_schema);
 			CHECK(m->zero_threshold == 0x1p-20);
-			for (cum = 0, j = 0; j < SH_NBUCKETS; j++)
+			for (cum = 0, j = 0; j < sh_nb; j++)
 				cum += (double)m->buckets[j];
 			series(s, sizeof(s), "schedhist_wait_seconds_count", m, NULL);
 			CHECK(text_sample(text, s) == (double)m->count);
@@ -594,7 +597,11 @@ static int same_as_text(const struct prom_view *v, size_t nv, struct family *fam
 	return nh;
 }
 
-/* The cumulative count of the text's classic bucket of @m with upper edge 2^(j-30) s. */
+/*
+ * The cumulative count of the text's classic bucket of @m that ends where
+ * bucket @j of the grid does, 2^(j/2^s - 20) s: one at each power of two
+ * (NAN for the others, which the classic exposition does not have).
+ */
 static double text_bucket(const char *text, const struct metric *m, int j)
 {
 	char pre[512];
@@ -610,7 +617,8 @@ static double text_bucket(const char *text, const struct metric *m, int j)
 			continue;
 		q = p + strlen(pre);
 		le = !strncmp(q, "+Inf", 4) ? INFINITY : strtod(q, NULL);
-		if ((j == SH_NBUCKETS - 1 && isinf(le)) || le == ldexp(1, j + SH_NATIVE_INDEX0)) {
+		if ((j == sh_nb - 1 && isinf(le)) ||
+		    (j % (1 << sh_schema) == 0 && le == ldexp(1, j / (1 << sh_schema) - 20))) {
 			q = strchr(q, ' ');
 			return q ? strtod(q + 1, NULL) : NAN;
 		}
@@ -688,16 +696,16 @@ static void test_none(void)
 	CHECK_EQ_U64(m->count, 10);
 	CHECK_EQ_U64(m->zero_count, 2);
 	CHECK_EQ_U64(m->nspans, 3);	/* {-19, 2}, {1}, {19, 2} */
-	for (j = 0; j < SH_NBUCKETS; j++)
+	for (j = 0; j < sh_nb; j++)
 		CHECK_EQ_U64(m->buckets[j], all.h.buckets[j]);
 	CHECK_EQ_U64(m->buckets[bucket_of(UINT64_MAX)], 1);
-	CHECK_EQ_U64(bucket_of(UINT64_MAX) + SH_NATIVE_INDEX0, 20);
+	CHECK_EQ_U64(bucket_of(UINT64_MAX) + SH_NATIVE_INDEX0(0), 20);
 	/* and the text's classic buckets are the cumulative native ones */
 	text = render(&r.v, 1, false, &tlen);
 	{
 		double cum = 0;
 
-		for (j = 0; j < SH_NBUCKETS; j++) {
+		for (j = 0; j < sh_nb; j++) {
 			cum += (double)m->buckets[j];
 			CHECK(text_bucket(text, m, j) == cum);
 		}
@@ -761,9 +769,10 @@ static void test_keys(void)
 	for (i = 0; i < 3; i++) {
 		double cum = 0;
 
-		for (j = 0; j < SH_NBUCKETS; j++) {
+		for (j = 0; j < sh_nb; j++) {
 			cum += (double)fams[0].m[i].buckets[j];
-			CHECK(text_bucket(text, &fams[0].m[i], j) == cum);
+			if (j % (1 << sh_schema) == 0 || j == sh_nb - 1)
+				CHECK(text_bucket(text, &fams[0].m[i], j) == cum);
 		}
 	}
 	free(text);

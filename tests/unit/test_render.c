@@ -41,7 +41,7 @@ struct spec {
 	__u32 max_tid;
 	__u32 max_cpu;
 	const char *max_comm;
-	__u32 buckets[SH_NBUCKETS];
+	__u32 buckets[SH_NBUCKETS(0)];	/* the goldens' grid: schema 0 */
 };
 
 #define MAX_ARGS 16
@@ -66,7 +66,11 @@ static void opts(struct options *o, const char *const *args)
 static void ingest_spec(struct snapshot *s, int key_type, const struct spec *p, __u32 epoch,
 			bool final)
 {
-	struct sh_hist h = {};
+	union {	/* a kernel histogram with its buckets */
+		struct sh_hist h;
+		char room[SH_HIST_SIZE(SH_NBUCKETS_MAX)];
+	} u = {};
+	struct sh_hist *hp = &u.h;
 	struct sh_key k = { .id = p->id };
 	int i;
 
@@ -74,13 +78,13 @@ static void ingest_spec(struct snapshot *s, int key_type, const struct spec *p, 
 		k.id = 0;
 		memcpy(k.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
 	}
-	for (i = 0; i < SH_NBUCKETS; i++) {
-		h.buckets[i] = p->buckets[i];
-		h.count += p->buckets[i];
+	for (i = 0; i < SH_NBUCKETS(0); i++) {
+		hp->buckets[i] = p->buckets[i];
+		hp->count += p->buckets[i];
 	}
-	h.sum_ns = p->sum_ns;
+	hp->sum_ns = p->sum_ns;
 	if (p->max_ns) {
-		struct sh_max *m = &h.max[epoch & 1];
+		struct sh_max *m = &hp->max[epoch & 1];
 
 		m->epoch = epoch;
 		m->ns = p->max_ns;
@@ -89,13 +93,13 @@ static void ingest_spec(struct snapshot *s, int key_type, const struct spec *p, 
 		m->cpu = p->max_cpu;
 		memcpy(m->comm, p->max_comm, strnlen(p->max_comm, SH_COMM_LEN - 1));
 		/* the exact min: the lowest non-empty bucket's lower bound */
-		for (i = 0; i < SH_NBUCKETS && !p->buckets[i]; i++)
+		for (i = 0; i < SH_NBUCKETS(0) && !p->buckets[i]; i++)
 			;
-		m->min_ns = i < SH_NBUCKETS ? bucket_lo(i) : 0;
+		m->min_ns = i < SH_NBUCKETS(0) ? bucket_lo(i) : 0;
 	}
 	if ((key_type == SH_KEY_PID || key_type == SH_KEY_TID) && p->comm)
-		memcpy(h.comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
-	CHECK(snapshot_ingest(s, &k, &h, 1, sizeof(h), final) != NULL);
+		memcpy(hp->comm, p->comm, strnlen(p->comm, SH_COMM_LEN - 1));
+	CHECK(snapshot_ingest(s, &k, hp, 1, hist_bytes(), final) != NULL);
 }
 
 /* One reading of @n keys and counters @stats, then the report of it. */
@@ -212,19 +216,24 @@ static void test_bucket_labels_distinct(void)
 	static const int units[] = { SH_UNIT_NS, SH_UNIT_US, SH_UNIT_MS };
 	char a[32], b[32];
 	size_t u;
-	int i, same = 0;
+	int i, sc, same = 0;
 
-	for (u = 0; u < 3; u++) {
-		for (i = 0; i + 1 < SH_NBUCKETS; i++) {
-			fmt_wait(a, sizeof(a), bucket_lo(i), units[u]);
-			fmt_wait(b, sizeof(b), bucket_lo(i + 1), units[u]);
-			if (!strcmp(a, b)) {
-				fprintf(stderr, "  %s: buckets %d and %d both start at %s\n",
-					unit_name(units[u]), i, i + 1, a);
-				same++;
+	/* at every schema: 2^(1/8) = 1.09 apart, three digits tell them apart */
+	for (sc = 0; sc <= SH_SCHEMA_MAX; sc++) {
+		grid_set(sc);
+		for (u = 0; u < 3; u++) {
+			for (i = 0; i + 1 < sh_nb; i++) {
+				fmt_wait(a, sizeof(a), bucket_lo(i), units[u]);
+				fmt_wait(b, sizeof(b), bucket_lo(i + 1), units[u]);
+				if (!strcmp(a, b)) {
+					fprintf(stderr, "  %s, schema %d: buckets %d and %d both start at %s\n",
+						unit_name(units[u]), sc, i, i + 1, a);
+					same++;
+				}
 			}
 		}
 	}
+	grid_set(0);
 	CHECK_EQ_U64(same, 0);
 }
 
@@ -243,6 +252,7 @@ static void test_text_none(void)
 {
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 
 	OPTS(&o, "-i", "1");
@@ -266,7 +276,7 @@ static void test_text_none(void)
 	/* the zero bucket reads "0 -> 0.953" (us); the next one its edges; the last "longer" */
 	{
 		static const struct spec tiny = { .sum_ns = 1, .buckets = { [0] = 3, [1] = 1,
-									 [SH_NBUCKETS - 1] = 2 } };
+									 [SH_NBUCKETS(0) - 1] = 2 } };
 		char *t;
 
 		OPTS(&o, "-i", "1");
@@ -295,6 +305,7 @@ static void test_text_min_wait(void)
 	};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 
 	/* 100 us lies in [65.5, 131) us: that row first, 295 waits below it */
@@ -332,6 +343,7 @@ static void test_text_tid(void)
 				    [SH_STAT_MAP_FULL] = 5 };
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 
 	OPTS(&o, "-M", "runq", "-L", "-v", "-i", "2");
@@ -366,6 +378,7 @@ static void test_text_summary(void)
 	};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 
 	OPTS(&o, "-M", "runq", "-k", "comm", "--summary", "-i", "5");
@@ -401,6 +414,7 @@ static void test_text_cumulative(void)
 	};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct report_spec rspec;
 	struct options o;
 	int i;
@@ -553,6 +567,7 @@ static void test_json_fields(void)
 				    [SH_STAT_MAP_FULL] = 5 };
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 	char *j;
 
@@ -627,7 +642,7 @@ static void test_json_edges(void)
 		.max_tid = 1,
 		.max_cpu = 0,
 		.max_comm = "init",
-		.buckets = { [SH_NBUCKETS - 1] = 1 },
+		.buckets = { [SH_NBUCKETS(0) - 1] = 1 },
 	};
 	static const struct spec huge = {
 		.sum_ns = 3 * 600000000000ULL + 1000,
@@ -639,6 +654,7 @@ static void test_json_edges(void)
 	};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 	char *j;
 
@@ -695,6 +711,7 @@ static void test_json_escapes(void)
 	};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 	char *j;
 
@@ -745,6 +762,7 @@ static void test_text_escapes(void)
 	};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 	char *t;
 
@@ -787,6 +805,7 @@ static void test_json_cgroup(void)
 	};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 	char *j;
 
@@ -836,6 +855,7 @@ static void test_text_cgroup(void)
 	};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 	char *buf;
 
@@ -948,6 +968,7 @@ static char *example_text(const char *args)
 	char copy[512], *argv[MAX_ARGS], *tok, *save;
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 	char *t;
 	int argc = 0;
@@ -971,7 +992,7 @@ static bool is_row_label(const char *lo, const char *hi, int unit)
 	char a[32], b[32];
 	int i;
 
-	for (i = 0; i < SH_NBUCKETS; i++) {
+	for (i = 0; i < sh_nb; i++) {
 		fmt_wait(a, sizeof(a), bucket_floor(i), unit);
 		if (!i)
 			snprintf(a, sizeof(a), "0");
@@ -1116,6 +1137,7 @@ static void test_summary_dash_footnote(void)
 	};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 	char *t;
 

@@ -66,7 +66,10 @@ static void opts(struct options *o, const char *const *args)
 struct fake_key {
 	__u64 id;
 	const char *comm;	/* key comm (-k comm) or task name (pid/tid) */
-	struct sh_hist h;
+	union {	/* with its buckets: room for the finest grid */
+		struct sh_hist h;
+		char h_room[SH_HIST_SIZE(SH_NBUCKETS_MAX)];
+	};
 };
 
 /* Add @n waits of @ns to @k, and make @ns its max in @epoch if larger. */
@@ -170,6 +173,7 @@ static void test_rank(void)
 {
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct fake_key k[4];
 	struct options o;
 
@@ -232,6 +236,7 @@ static void test_rank_ties(void)
 {
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct fake_key k[3] = {};
 	struct options o;
 	int i;
@@ -289,6 +294,7 @@ static void test_names_after_sort(void)
 	enum { N = 300 };
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct fake_key *k = calloc(N, sizeof(*k));
 	struct options o;
 	char want[32];
@@ -337,6 +343,7 @@ static void test_top(void)
 	enum { N = 10 };
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct fake_key k[N] = {};
 	struct options o;
 	__u64 total = 0, rest_sum = 0, rest_max = 0;
@@ -406,6 +413,7 @@ static void test_cumulative(void)
 {
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct fake_key k[3] = {};
 	struct options o;
 	__u64 st1[SH_STAT_NR] = { 100, 3, 4, 0, 0 }, st2[SH_STAT_NR] = { 160, 5, 4, 1, 0 };
@@ -494,6 +502,7 @@ static void test_key_names(void)
 {
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct fake_key k[3] = {};
 	struct options o;
 	const struct report_group *g;
@@ -602,6 +611,7 @@ static void test_rerank(void)
 {
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct fake_key k[4];
 	struct options o;
 	size_t i;
@@ -653,6 +663,7 @@ static void test_rank_many(void)
 	struct report_group *gs = calloc(N, sizeof(*gs)), *spare = calloc(N, sizeof(*spare));
 	struct rank_rec *order = calloc(2 * N, sizeof(*order));
 	struct report r = {};
+	report_init(&r);
 	int bad = 0, shape;
 
 	CHECK(gs && spare && order);
@@ -723,6 +734,7 @@ static void test_cgroup_names(void)
 	struct cgroups cg = {};
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct fake_key k[4] = {};
 	struct options o;
 	struct stat st;
@@ -793,6 +805,7 @@ static void test_empty(void)
 {
 	struct snapshot s;
 	struct report r = {};
+	report_init(&r);
 	struct options o;
 
 	CHECK(!snapshot_init(&s));

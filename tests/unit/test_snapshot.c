@@ -161,13 +161,13 @@ static void check_sums(int ncpu, size_t stride)
 
 static void test_sum_and_delta(void)
 {
-	check_sums(1, sizeof(struct sh_hist));
-	check_sums(2, sizeof(struct sh_hist));
-	check_sums(4, sizeof(struct sh_hist));
+	check_sums(1, hist_bytes());
+	check_sums(2, hist_bytes());
+	check_sums(4, hist_bytes());
 	/* the key-none layout: the histogram inside struct sh_pcpu */
 	check_sums(2, sizeof(struct sh_pcpu));
 	check_sums(4, sizeof(struct sh_pcpu));
-	check_sums(4, sizeof(struct sh_hist) + 40);
+	check_sums(4, hist_bytes() + 40);
 }
 
 /* The key-none reading: &pcpu[0].hist with the stride of struct sh_pcpu. */
@@ -181,13 +181,15 @@ static void test_pcpu_layout(void)
 
 	for (c = 0; c < 3; c++) {
 		pc[c].stats[SH_METRIC_OFFCPU][SH_STAT_SEEN] = 999;	/* must not leak into the histogram */
-		pc[c].hist[0].buckets[12] = 7;
-		pc[c].hist[0].count = 7;
-		pc[c].hist[0].sum_ns = 7 * 5000;
+		struct sh_hist *h = (struct sh_hist *)pc[c].hist;
+
+		h->buckets[12] = 7;
+		h->count = 7;
+		h->sum_ns = 7 * 5000;
 	}
 	CHECK(!snapshot_init(&s));
 	snapshot_begin(&s, 1);
-	e = snapshot_ingest(&s, &k, &pc[0].hist[0], 3, sizeof(pc[0]), false);
+	e = snapshot_ingest(&s, &k, pc[0].hist, 3, sizeof(pc[0]), false);
 	CHECK(e && e->delta.count == 21);
 	CHECK(e && e->delta.buckets[12] == 21);
 	CHECK(e && e->delta.sum_ns == 21 * 5000);
@@ -202,8 +204,8 @@ static void test_new_key_mid_run(void)
 	struct snap_entry *e;
 
 	CHECK(!snapshot_init(&s));
-	vals_init(&a, 2, sizeof(struct sh_hist));
-	vals_init(&b, 2, sizeof(struct sh_hist));
+	vals_init(&a, 2, hist_bytes());
+	vals_init(&b, 2, hist_bytes());
 	record(&a, 0, 2000, 3);
 	snapshot_begin(&s, 1);
 	ingest(&s, 1, &a, false);
@@ -244,7 +246,7 @@ static void test_wraparound(void)
 	int i;
 
 	CHECK(!snapshot_init(&s));
-	vals_init(&v, 2, sizeof(struct sh_hist));
+	vals_init(&v, 2, hist_bytes());
 	/* first reading: a key made since the last one, well under 2^32 */
 	cpu(&v, 0)->buckets[5] = 3;
 	cpu(&v, 0)->count = 3;
@@ -308,10 +310,10 @@ static void test_reclaim(void)
 	struct snap_entry *e;
 
 	CHECK(!snapshot_init(&s));
-	vals_init(&a, 2, sizeof(struct sh_hist));
-	vals_init(&c, 2, sizeof(struct sh_hist));
-	vals_init(&d, 2, sizeof(struct sh_hist));
-	vals_init(&ex, 2, sizeof(struct sh_hist));
+	vals_init(&a, 2, hist_bytes());
+	vals_init(&c, 2, hist_bytes());
+	vals_init(&d, 2, hist_bytes());
+	vals_init(&ex, 2, hist_bytes());
 
 	/* reading 1: A has 10 waits, C (birth 5) 7, D 4; [exited] nothing */
 	record(&a, 0, 1000000, 6);
@@ -399,7 +401,7 @@ static void test_max_survives_next_epoch(void)
 	struct snap_entry *e;
 
 	CHECK(!snapshot_init(&s));
-	vals_init(&v, 2, sizeof(struct sh_hist));
+	vals_init(&v, 2, hist_bytes());
 	record(&v, 0, 5000, 1);
 	set_max(&v, 0, 10, 5000, 11, "old");
 	/* after the advance to 11, before the read: a smaller wait */
@@ -427,7 +429,7 @@ static void test_max_epoch(void)
 	struct snap_entry *e;
 
 	CHECK(!snapshot_init(&s));
-	vals_init(&v, 4, sizeof(struct sh_hist));
+	vals_init(&v, 4, hist_bytes());
 	record(&v, 0, 5000, 1);
 	record(&v, 1, 9000, 1);
 	record(&v, 2, 4000, 1);
@@ -498,7 +500,7 @@ static void test_cum_accumulates(void)
 	int r;
 
 	CHECK(!snapshot_init(&s));
-	vals_init(&v, 2, sizeof(struct sh_hist));
+	vals_init(&v, 2, hist_bytes());
 	for (r = 1; r <= 10; r++) {
 		record(&v, r % 2, 1000ULL * r, (__u32)r);
 		total += r;
@@ -562,9 +564,9 @@ static void test_prune_gc(void)
 	size_t it = 0, n = 0;
 
 	CHECK(!snapshot_init(&s));
-	vals_init(&v1, 2, sizeof(struct sh_hist));
-	vals_init(&v2, 2, sizeof(struct sh_hist));
-	vals_init(&v3, 2, sizeof(struct sh_hist));
+	vals_init(&v1, 2, hist_bytes());
+	vals_init(&v2, 2, hist_bytes());
+	vals_init(&v3, 2, hist_bytes());
 	record(&v1, 0, 1000, 4);
 	record(&v2, 1, 2000, 6);
 	record(&v3, 0, 3000, 8);
@@ -657,7 +659,7 @@ static void test_keep_pruned(void)
 	CHECK(!snapshot_init(&s));
 	s.keep_pruned = true;
 	s.keep_limit = 1;
-	vals_init(&v, 2, sizeof(struct sh_hist));
+	vals_init(&v, 2, hist_bytes());
 	record(&v, 0, 1000, 4);
 	snapshot_begin(&s, 1);
 	ingest(&s, 8, &v, false);
@@ -703,7 +705,7 @@ static void test_comm_keys(void)
 	struct sh_key a = {}, b = {}, c = {};
 
 	CHECK(!snapshot_init(&s));
-	vals_init(&v, 1, sizeof(struct sh_hist));
+	vals_init(&v, 1, hist_bytes());
 	record(&v, 0, 1000, 1);
 	strcpy(a.comm, "bash");
 	strcpy(b.comm, "bas");
@@ -731,7 +733,7 @@ static void test_growth(void)
 	__u64 id, idsum = 0, bad = 0;
 
 	CHECK(!snapshot_init(&s));
-	vals_init(&v, 2, sizeof(struct sh_hist));
+	vals_init(&v, 2, hist_bytes());
 	snapshot_begin(&s, 1);
 	for (id = 1; id <= N; id++) {
 		memset(v.buf, 0, 2 * v.stride);
@@ -790,7 +792,7 @@ static void test_unchanged(void)
 	struct pcpu_vals v;
 	struct snap_entry *e;
 
-	vals_init(&v, 2, sizeof(struct sh_hist));
+	vals_init(&v, 2, hist_bytes());
 	CHECK(snapshot_init(&s) == 0);
 	record(&v, 0, 1500, 3);
 	record(&v, 1, 70000, 2);
@@ -848,7 +850,7 @@ static void test_no_cum_buckets(void)
 	struct pcpu_vals v;
 	struct snap_entry *e;
 
-	vals_init(&v, 2, sizeof(struct sh_hist));
+	vals_init(&v, 2, hist_bytes());
 	CHECK(snapshot_init(&s) == 0);
 	s.cum_buckets = false;
 	record(&v, 0, 1500, 3);
