@@ -27,7 +27,8 @@
 #           lintian, systemd (systemd-analyze) and man-db (the Debian package
 #           test: lint, the unit's verification and its security score),
 #           podman, buildah and runc (the container image, built and run, and
-#           the Kubernetes pod under podman kube play), python3-yaml (the
+#           the Kubernetes pod under podman kube play; catatonit, the init of
+#           its pause container, which podman only recommends), python3-yaml (the
 #           manifests parsed), libcap2-bin (capsh: runs without a capability)
 set -eu
 build="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
@@ -35,7 +36,7 @@ libmicrohttpd-dev libcap-ng-dev libncurses-dev"
 deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
 test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
 prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
-systemd man-db tmux podman buildah runc python3-yaml libcap2-bin \
+systemd man-db tmux podman buildah runc catatonit python3-yaml libcap2-bin \
 libbpf-tools util-linux binutils"
 pkgs=$build
 case "${1:-}" in
