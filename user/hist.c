@@ -22,7 +22,7 @@ static double grid_mid[SH_NBUCKETS_MAX];
 /* floor(1e9 * 2^(k/2^s)) ns, native index @k of schema @s, for k < 20 << s */
 static __u64 native_edge(int s, int k)
 {
-	int K = (k << (3 - s)) - SH_EDGE_K0;
+	int K = k * (1 << (3 - s)) - SH_EDGE_K0;	/* k < 0 below 1 s: a multiply, not a shift */
 	/* K = 8q + m, 0 <= m < 8: the edge is sh_edge_top[m] / 2^-q, q <= 0 */
 	int q = K >= 0 ? K / 8 : -((-K + 7) / 8);
 

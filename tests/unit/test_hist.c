@@ -230,7 +230,7 @@ static void test_grid(void)
 			/* a finer schema's every 2^(s'-s)th edge is this one's */
 			if (s < SH_SCHEMA_MAX)
 				bad += bucket_edge(i) !=
-				       e3[(k << (SH_SCHEMA_MAX - s)) - SH_NATIVE_INDEX0(SH_SCHEMA_MAX)];
+				       e3[k * (1 << (SH_SCHEMA_MAX - s)) - SH_NATIVE_INDEX0(SH_SCHEMA_MAX)];
 		}
 	}
 	CHECK_EQ_U64(bad, 0);
@@ -423,6 +423,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static void check_shape(const __u64 *w, int n)
 {
+	static const char comm[SH_COMM_LEN] = "x";	/* a task name is SH_COMM_LEN bytes */
 	static const double qs[] = { 0.5, 0.9, 0.99 };
 	static __u64 sorted[4096];
 	struct totals t;
@@ -439,7 +440,7 @@ static void check_shape(const __u64 *w, int n)
 			t.buckets[bucket_of(w[i])]++;
 			t.count++;
 			t.sum_ns += w[i];
-			totals_merge_max(&t, w[i], 1, 1, 0, "x");
+			totals_merge_max(&t, w[i], 1, 1, 0, comm);
 			totals_merge_min(&t, w[i]);
 		}
 		for (k = 0; k < 3; k++) {
