@@ -100,7 +100,11 @@ if command -v strace >/dev/null; then
 		fail "schedhist under strace failed"
 	nth() { grep -nE "$1" "$TMP/trace" | head -1 | cut -d: -f1; }
 	map=$(nth 'BPF_MAP_CREATE.*map_name="hists"')
-	fd=$(sed -n "${map}p" "$TMP/trace" | sed -E 's/.*= ([0-9]+)$/\1/')
+	# its fd: the create that succeeded (a per-schema value size differs from
+	# its BTF type's, so libbpf's first try, with BTF, fails and its retry
+	# without BTF makes the map)
+	fd=$(grep -E 'BPF_MAP_CREATE.*map_name="hists".*= [0-9]+$' "$TMP/trace" | head -1 |
+		sed -E 's/.*= ([0-9]+)$/\1/')
 	prog=$(nth 'BPF_PROG_LOAD.*prog_name="schedhist_swi')
 	att=$(nth 'BPF_RAW_TRACEPOINT_OPEN|BPF_LINK_CREATE')
 	other=$(nth "BPF_MAP_UPDATE_ELEM, \\{map_fd=$fd,")
