@@ -16,6 +16,23 @@ free_port() {
 	fail "no free TCP port in 19000-19999"
 }
 
+# prom_config FILE PORT...: a Prometheus configuration that scrapes the
+# schedhist instances on 127.0.0.1:PORT every second (one job).
+prom_config() {
+	local file=$1 t
+	shift
+	t=$(printf "'127.0.0.1:%s', " "$@")
+	cat >"$file" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: schedhist
+    static_configs:
+      - targets: [${t%, }]
+EOF
+}
+
 # start_prometheus PORT [FLAGS...]: Debian's prometheus with the config
 # $TMP/prometheus.yml, its data in $TMP/tsdb, its log in
 # $TMP/prometheus.log, listening on 127.0.0.1:PORT (FLAGS: more of its

@@ -38,15 +38,7 @@ CHILD_PIDS+=($!)
 in_cgroup "$PARENT/u" taskset -c 0 "$HELPERS/spinners" -n 2 -c 0 -t 1000 -N grafU >/dev/null &
 CHILD_PIDS+=($!)
 
-cat >"$TMP/prometheus.yml" <<EOF2
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: schedhist
-    static_configs:
-      - targets: ['127.0.0.1:$p1', '127.0.0.1:$p2']
-EOF2
+prom_config "$TMP/prometheus.yml" "$p1" "$p2"
 start_prometheus "$pp" --enable-feature=native-histograms,exemplar-storage
 prometheus_ready
 # wait until both targets have 10 scrapes (rates over 30 s need two; a hang guard of 60 s)

@@ -32,15 +32,7 @@ prom_port=$(free_port)
 start_sh cul -M runq -k cgroup --culprits -j --print -i 0.5 --listen ":$port" "${HIER[@]}"
 sh=$SH_PID
 
-cat >"$TMP/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: schedhist
-    static_configs:
-      - targets: ['127.0.0.1:$port']
-EOF
+prom_config "$TMP/prometheus.yml" "$port"
 start_prometheus "$prom_port" --enable-feature=native-histograms
 # query NAME PROMQL [TIME]: Prometheus' JSON answer into $TMP/NAME.json
 query() {

@@ -43,15 +43,7 @@ start_sh ex -M runq -k comm --stacks -p "$WL" --listen "127.0.0.1:$sh_port" -i 1
 sh=$SH_PID
 
 for name in om pb; do
-	cat >"$TMP/$name.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: schedhist
-    static_configs:
-      - targets: ['127.0.0.1:$sh_port']
-EOF
+	prom_config "$TMP/$name.yml" "$sh_port"
 done
 PROM_NAME=om start_prometheus "$om_port" --enable-feature=exemplar-storage
 om_pid=$prom om_api=$API

@@ -35,15 +35,7 @@ start_sh fleet -M runq -p "$WL" --schema 3 --listen "127.0.0.1:$sh_port" -i 1 --
 	--cumulative
 sh=$SH_PID
 
-cat >"$TMP/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: schedhist
-    static_configs:
-      - targets: ['127.0.0.1:$sh_port']
-EOF
+prom_config "$TMP/prometheus.yml" "$sh_port"
 start_prometheus "$prom_port" --enable-feature=native-histograms
 prometheus_ready
 
