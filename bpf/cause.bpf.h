@@ -204,10 +204,13 @@ static __always_inline __u64 cause_delta(__u64 a, __u64 b)
 
 /*
  * @t, switched in at @now on CPU @cpu after a runq wait of @wait ns
- * recorded under @key: split it and add it to the key's causes.
+ * recorded under @key: split it and add it to the key's causes. A
+ * subprogram, not inlined: its locals (the split, the key [other]) stay
+ * off the switch program's frame; with --culprit-mode time's calls the
+ * frames of one call chain must fit the verifier's 512 bytes together.
  */
-static __always_inline void cause_end(struct task_struct *t, const struct sh_key *key,
-				      __u32 cpu, __u64 now, __u64 wait)
+static __noinline void cause_end(struct task_struct *t, const struct sh_key *key, __u32 cpu,
+				 __u64 now, __u64 wait)
 {
 	struct sh_causes add = { .count = 1 };
 	__u64 lq = t->sched_info.last_queued;

@@ -123,16 +123,25 @@ static long blame_run(__u64 i, void *arg)
  * run_ring_note() has just set): each run of the ring that overlaps
  * [now - d, now] is blamed its overlap, the latest first, back to the run
  * the wait began in; the rest of the wait is [unattributed]. bpf_loop():
- * a walk of up to SH_RUN_RING runs, verified once.
+ * a walk of up to SH_RUN_RING runs, verified once. A global function
+ * (returns 0), verified once too, apart from its callers: inlined, or as
+ * a static subprogram verified at each caller state, it was walked once
+ * per path through the recording of the metrics before it, past the
+ * verifier's million instructions in the --causes program of
+ * -M offcpu,runq,blocked --culprits --culprit-mode time.
  */
-static __always_inline void blame_time(struct sh_pcpu *pc, const struct sh_key *waiter, __u64 d)
+__noinline int blame_time(struct sh_pcpu *pc, const struct sh_key *waiter, __u64 d)
 {
-	struct blame_ctx c = { .pc = pc, .ck.waiter = *waiter };
+	struct blame_ctx c = {};
 	__u32 cpu = bpf_get_smp_processor_id();
 
+	if (!pc || !waiter)
+		return 0;
+	c.pc = pc;
+	c.ck.waiter = *waiter;
 	c.r = bpf_map_lookup_elem(&run_ring, &cpu);
 	if (!c.r)
-		return;
+		return 0;
 	c.now = c.r->cur_start;
 	c.t0 = c.now > d ? c.now - d : 0;
 	bpf_loop(c.r->head < SH_RUN_RING ? (__u32)c.r->head : SH_RUN_RING, blame_run, &c, 0);
@@ -140,6 +149,7 @@ static __always_inline void blame_time(struct sh_pcpu *pc, const struct sh_key *
 		c.ck.culprit = (struct sh_key){ .id = SH_UNATTRIBUTED_ID };
 		blame_pair(pc, &c.ck, c.ck.culprit.comm, d - c.covered);
 	}
+	return 0;
 }
 
 #endif /* __SCHEDHIST_CULPRIT_TIME_BPF_H */

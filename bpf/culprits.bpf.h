@@ -73,14 +73,10 @@ static __always_inline __u32 ccache_index(const struct sh_culprit_key *ck)
 static __always_inline void blame_pair(struct sh_pcpu *pc, const struct sh_culprit_key *pair,
 				       const char *comm, __u64 d)
 {
-	const struct sh_culprit_key ck = *pair;
-	struct sh_culprit_ent *e;
+	struct sh_culprit_ent *e = &pc->ccache[ccache_index(pair)];
 	bool named = key_type == SH_KEY_PID || key_type == SH_KEY_TID;
-	const __u64 *a, *b;
+	const __u64 *a = (const __u64 *)&e->key, *b = (const __u64 *)pair;
 
-	e = &pc->ccache[ccache_index(&ck)];
-	a = (const __u64 *)&e->key;
-	b = (const __u64 *)&ck;
 	if (e->v.count && a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] &&
 	    a[4] == b[4] && a[5] == b[5]) {
 		e->v.count++;
@@ -89,13 +85,10 @@ static __always_inline void blame_pair(struct sh_pcpu *pc, const struct sh_culpr
 			copy_comm(e->v.comm, comm);
 		return;
 	}
-	if (e->v.count) {
-		struct sh_culprit_val old = e->v;
-
-		if (!blame_map(&e->key, &old))
-			pc->culprit_lost += old.count;
-	}
-	e->key = ck;
+	/* (the entry is moved out before it is overwritten: no copy on the stack) */
+	if (e->v.count && !blame_map(&e->key, &e->v))
+		pc->culprit_lost += e->v.count;
+	e->key = *pair;
 	e->v.count = 1;
 	e->v.sum_ns = d;
 	if (named)
