@@ -47,6 +47,12 @@
  */
 #define SH_CELL_BITS 5
 #define SH_CELLS (1 << SH_CELL_BITS)
+/*
+ * At schema 0 each octave holds one edge, at the same mantissa (the
+ * edges are 1e9 ns times powers of two): 1e9's, with its leading one at
+ * bit 63. The bucket is then (l - 9) plus one above it, with no cell.
+ */
+#define SH_EDGE_1S_MANT 0xee6b280000000000ULL
 
 /* Key id of the overflow entry that takes new keys once the map is full. */
 #define SH_OTHER_ID (~0ULL)

@@ -9,7 +9,7 @@
 
 const __u64 sh_edge_top[8] = {
 	0x81ffa7a9549ca6e3ULL, 0x8dc3b8960164a7d9ULL, 0x9a9867054d512391ULL, 0xa8965f74bf065071ULL,
-	0xb7d88a12d0dd9ea0ULL, 0xc87c3e7d03cdbec3ULL, 0xdaa17c2cd19555dbULL, 0xee6b280000000000ULL,
+	0xb7d88a12d0dd9ea0ULL, 0xc87c3e7d03cdbec3ULL, 0xdaa17c2cd19555dbULL, SH_EDGE_1S_MANT,
 };
 
 const __u64 sh_zero_buckets[SH_NBUCKETS_MAX];
