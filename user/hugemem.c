@@ -75,3 +75,13 @@ void heap_map_big(void)
 	/* (a fixed threshold: glibc's own stops moving once it is set) */
 	mallopt(M_MMAP_THRESHOLD, (int)HEAP_MAP_MIN);
 }
+
+void heap_trim(unsigned long long now_ns)
+{
+	static unsigned long long last;
+
+	if (last && now_ns - last < HEAP_TRIM_NS)
+		return;
+	last = now_ns;
+	malloc_trim(0);
+}

@@ -425,6 +425,7 @@ static int run(struct poller *p)
 		if (end < 0)
 			break;
 		period = read_period(p->snaps[0].stats_cum[SH_STAT_SEEN] - seen_last, t, &seen_last);
+		heap_trim(t);
 		last = t;
 		printed++;
 		if (end || final || (o->count && printed >= o->count))

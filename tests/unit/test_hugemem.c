@@ -146,9 +146,86 @@ static void test_heap_map_big(void)
 #endif
 }
 
+/* kB of this process's anonymous memory resident (/proc/self/status RssAnon) */
+static long rss_anon_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+#define TRIM_CHUNKS 8192
+#define TRIM_CHUNK 1000	/* below the mmap threshold: from the heap */
+
+/* TRIM_CHUNKS chunks written, then freed below a chunk still in use: free pages inside the heap */
+static void *heap_hole(void **chunks)
+{
+	void *pin;
+	int i;
+
+	for (i = 0; i < TRIM_CHUNKS; i++) {
+		chunks[i] = malloc(TRIM_CHUNK);
+		CHECK(chunks[i] != NULL);
+		memset(chunks[i], 1, TRIM_CHUNK);
+	}
+	pin = malloc(64);
+	for (i = 0; i < TRIM_CHUNKS; i++)
+		free(chunks[i]);
+	return pin;
+}
+
+/*
+ * heap_trim(): the whole free pages inside the heap (8 MB freed below a
+ * chunk in use, which glibc's trim at the top never reaches) go back to
+ * the kernel: at the first call, then at most once every HEAP_TRIM_NS.
+ * The bound, half of what was freed: what glibc keeps of it (its bins'
+ * headers, partial pages) is far less.
+ */
+static void test_heap_trim(void)
+{
+#ifndef __SANITIZE_ADDRESS__
+	static void *chunks[TRIM_CHUNKS];
+	const long freed_kb = (long)TRIM_CHUNKS * TRIM_CHUNK / 1024;
+	unsigned long long t0 = 1000000000ULL;
+	long before, after;
+	void *pin1, *pin2, *pin3;
+
+	heap_map_big();
+	pin1 = heap_hole(chunks);
+	before = rss_anon_kb();
+	heap_trim(t0);
+	after = rss_anon_kb();
+	CHECK(before > 0 && after >= 0);
+	CHECK(before - after > freed_kb / 2);
+	/* within HEAP_TRIM_NS of the last trim: nothing given back */
+	pin2 = heap_hole(chunks);
+	before = rss_anon_kb();
+	heap_trim(t0 + HEAP_TRIM_NS - 1);
+	after = rss_anon_kb();
+	CHECK(before - after < freed_kb / 2);
+	/* then, once it has passed, all of it */
+	heap_trim(t0 + HEAP_TRIM_NS);
+	after = rss_anon_kb();
+	CHECK(before - after > freed_kb / 2);
+	pin3 = malloc(1);
+	free(pin1);
+	free(pin2);
+	free(pin3);
+#endif
+}
+
 int main(void)
 {
 	TEST(test_heap_map_big);
+	TEST(test_heap_trim);
 	TEST(test_map);
 	TEST(test_realloc);
 	return test_summary();
