@@ -139,15 +139,16 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 					   false);
 	p->bytes[KMEM_HISTS] = hash_bytes(n[KMEM_HISTS], sizeof(struct sh_key), vsize, c->ncpus,
 					  true);
+	/* shared by the CPUs (atomic adds, or a lock per stack): O(keys), whatever the CPUs */
 	p->bytes[KMEM_CULPRITS] = hash_bytes(n[KMEM_CULPRITS], sizeof(struct sh_culprit_key),
-					     sizeof(struct sh_culprit_val), c->ncpus, true);
+					     sizeof(struct sh_culprit_val), c->ncpus, false);
 	p->bytes[KMEM_STACKS] = hash_bytes(n[KMEM_STACKS], sizeof(struct sh_key),
-					   sizeof(struct sh_stacks), c->ncpus, true);
-	p->bytes[KMEM_STACK_ZERO] = array_bytes(1, sizeof(struct sh_stacks), c->ncpus, true, false);
+					   sizeof(struct sh_stacks), c->ncpus, false);
+	p->bytes[KMEM_STACK_ZERO] = array_bytes(1, sizeof(struct sh_stacks), c->ncpus, false, false);
 	p->bytes[KMEM_RUN_RING] = array_bytes(n[KMEM_RUN_RING], sizeof(struct sh_run_ring),
 					      c->ncpus, false, false);
 	p->bytes[KMEM_CAUSES] = hash_bytes(n[KMEM_CAUSES], sizeof(struct sh_key),
-					   sizeof(struct sh_causes), c->ncpus, true);
+					   sizeof(struct sh_causes), c->ncpus, false);
 	p->bytes[KMEM_CAUSE_CPUS] = array_bytes(1, KMEM_CAUSE_CPU, c->ncpus, true, false);
 	p->bytes[KMEM_CAUSE_SELF] = lru_percpu_bytes(n[KMEM_CAUSE_SELF], 8, 8, c->ncpus);
 	p->bytes[KMEM_GLOBALS] = KMEM_GLOBAL_SECTIONS * (page_align(KMEM_ARRAY_HEAD) + KMEM_PAGE);
@@ -156,11 +157,11 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->entry_bytes[KMEM_KEYDIR] = hash_entry(sizeof(struct sh_key), 4, c->ncpus, false);
 	p->entry_bytes[KMEM_HISTS] = hash_entry(sizeof(struct sh_key), vsize, c->ncpus, true);
 	p->entry_bytes[KMEM_CULPRITS] = hash_entry(sizeof(struct sh_culprit_key),
-						   sizeof(struct sh_culprit_val), c->ncpus, true);
+						   sizeof(struct sh_culprit_val), c->ncpus, false);
 	p->entry_bytes[KMEM_STACKS] = hash_entry(sizeof(struct sh_key), sizeof(struct sh_stacks),
-						 c->ncpus, true);
+						 c->ncpus, false);
 	p->entry_bytes[KMEM_CAUSES] = hash_entry(sizeof(struct sh_key), sizeof(struct sh_causes),
-						 c->ncpus, true);
+						 c->ncpus, false);
 	p->total = 0;
 	for (i = 0; i < KMEM_NR; i++)
 		p->total += p->bytes[i];
