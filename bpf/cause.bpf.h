@@ -262,8 +262,7 @@ static __noinline void cause_end(struct task_struct *t, const struct sh_key *key
 	}
 	/* other CPUs add to the same key: atomic adds */
 	for (i = 0; i < SH_CAUSE_NR; i++)
-		if (add.ns[i])
-			__sync_fetch_and_add(&v->ns[i], add.ns[i]);
+		__sync_fetch_and_add(&v->ns[i], add.ns[i]);
 	__sync_fetch_and_add(&v->count, 1);
 }
 
