@@ -12,12 +12,12 @@
  * kernel stack is still the one it left the CPU with (bpf_get_task_stack
  * on it).
  * stack_map is one hash shared by the CPUs: its memory is O(keys)
- * whatever the CPU count (a per-CPU hash, keys x possible CPUs x 1.3 kB,
- * leaves under a hundred keys with --culprits at 384 CPUs in the default
- * 64 MiB: bench/kmem). Each stack has a try-lock word (struct sh_stack):
- * a CPU takes it with a compare-and-swap before writing the stack and
- * never waits for it; a capture that finds it taken is counted
- * (stack_lost), and the poller does not use a stack read while locked.
+ * whatever the CPU count, 1.4 kB a key where a per-CPU hash takes 482 kB
+ * at 384 possible CPUs (bench/kmem). Each stack has a try-lock word
+ * (struct sh_stack): a CPU takes it with a compare-and-swap before
+ * writing the stack and never waits for it; a capture that finds it
+ * taken is counted (stack_lost), and the poller does not use a stack
+ * read while locked (user/stacks.c).
  * Cost: the max and min are within the run-to-run noise (step "+ the
  * epoch's max and min", bench/results/2026-12-03-0635.md; 1 ns in
  * 2026-12-02-1548.md); --stacks adds 2 ns per switch to -k comm
