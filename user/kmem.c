@@ -19,9 +19,11 @@
 #define KMEM_PAGE 4096ULL
 /* struct bpf_array, struct bpf_queue_stack (the struct bpf_map they begin with, and theirs) */
 #define KMEM_ARRAY_HEAD 312ULL
-/* struct bpf_htab, and its per-CPU busy counters (HASHTAB_MAP_LOCK_COUNT ints per CPU) */
+/*
+ * struct bpf_htab; a hash has no per-CPU part besides per-CPU values (no
+ * per-CPU busy counters on 6.18: bpftool map show here, every hash type)
+ */
 #define KMEM_HTAB_HEAD 896ULL
-#define KMEM_HTAB_LOCKS 32ULL
 /*
  * struct htab_elem before the key (hash node, free-list/LRU node, hash),
  * and the allocator's list node; a per-CPU value has one per CPU too
@@ -87,7 +89,7 @@ static __u64 hash_entry(__u64 ksize, __u64 vsize, int ncpus, bool percpu)
 /* A preallocated LRU per-CPU hash: every element made at creation. */
 static __u64 lru_percpu_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus)
 {
-	return KMEM_HTAB_HEAD + KMEM_HTAB_LOCKS * ncpus + pow2_ceil(entries) * KMEM_HTAB_BUCKET +
+	return KMEM_HTAB_HEAD + pow2_ceil(entries) * KMEM_HTAB_BUCKET +
 	       entries * (KMEM_HTAB_PREALLOC_ELEM + round8(ksize) + 8) +
 	       entries * round8(vsize) * ncpus;
 }
@@ -95,7 +97,7 @@ static __u64 lru_percpu_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus
 static __u64 hash_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus, bool percpu)
 {
 
-	return KMEM_HTAB_HEAD + KMEM_HTAB_LOCKS * ncpus + pow2_ceil(entries) * KMEM_HTAB_BUCKET +
+	return KMEM_HTAB_HEAD + pow2_ceil(entries) * KMEM_HTAB_BUCKET +
 	       entries * hash_entry(ksize, vsize, ncpus, percpu);
 }
 
