@@ -3,14 +3,18 @@
  * --culprits: each run-queue wait is also counted against the task that
  * held the CPU when it ended, per (waiter key, culprit key) pair, count
  * and sum. Each CPU first adds a wait to its pair cache in pcpu (struct
- * sh_culprit_ent): a pair goes to culprit_map (a per-CPU hash) only when
- * another pair takes its cache entry, so most waits touch no hash. The
- * poller removes idle entries; a pair that finds the map full is counted
- * (culprit_lost) and shows under [rest]. Cost: 4 ns per switch with
- * -k comm, 10 ns with -k cgroup ("Pairs" in
- * bench/results/2026-12-03-0635.md); a per-CPU hash update per wait
- * would cost about a hash lookup's 66 ns (step "max with the histogram
- * in a per-CPU hash keyed by tid").
+ * sh_culprit_ent): a pair goes to culprit_map only when another pair
+ * takes its cache entry, so most waits touch no hash. The poller removes
+ * idle entries; a pair that finds the map full is counted (culprit_lost)
+ * and shows under [rest]. Cost: 4 ns per switch with -k comm, 10 ns with
+ * -k cgroup ("Pairs" in bench/results/2026-12-03-0635.md); a hash update
+ * per wait would cost about a hash lookup's 66 ns (step "max with the
+ * histogram in a per-CPU hash keyed by tid").
+ * culprit_map is one hash shared by the CPUs, its counts added with
+ * atomic adds: its memory is O(pairs) whatever the CPU count, 136 bytes a
+ * pair where a per-CPU hash takes 15.5 kB at 384 possible CPUs
+ * (bench/kmem). The atomic adds cost only at an eviction from a pair
+ * cache, which is rare.
  */
 #ifndef __SCHEDHIST_CULPRITS_BPF_H
 #define __SCHEDHIST_CULPRITS_BPF_H
@@ -19,7 +23,7 @@
 
 /* --culprits: max_entries set by the poller */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
 	__type(key, struct sh_culprit_key);
@@ -43,12 +47,17 @@ static __noinline bool blame_map(const struct sh_culprit_key *ck, const struct s
 		err = bpf_map_update_elem(&culprit_map, ck, add, BPF_NOEXIST);
 		if (!err)
 			return true;
-		/* made meanwhile on another CPU: this CPU's copy is zero */
+		/* made meanwhile on another CPU: add to it */
 		if (err != -EEXIST || !(v = bpf_map_lookup_elem(&culprit_map, ck)))
 			return false;
 	}
-	v->count += add->count;
-	v->sum_ns += add->sum_ns;
+	/* other CPUs add to the same pair: atomic adds */
+	__sync_fetch_and_add(&v->count, add->count);
+	__sync_fetch_and_add(&v->sum_ns, add->sum_ns);
+	/*
+	 * the latest name, a plain copy: two CPUs copying at once may
+	 * interleave, which only mixes two names of this pair's culprit
+	 */
 	if (key_type == SH_KEY_PID || key_type == SH_KEY_TID)
 		copy_comm(v->comm, add->comm);
 	return true;

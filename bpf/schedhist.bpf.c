@@ -503,8 +503,8 @@ static __always_inline void record(const struct cfg *cf, const struct rec_ctx *x
 		mx->pid = t->tgid;
 		mx->cpu = x->cpu;
 		copy_comm(mx->comm, t->comm);
-		if (cfg_stacks(cf))
-			capture_stack(&x->key, m, ep, t, d);
+		if (cfg_stacks(cf) && !capture_stack(&x->key, m, ep, t, d))
+			x->pc->stack_lost++;
 	} else if (d < mx->min_ns) {
 		mx->min_ns = d;
 	}

@@ -396,7 +396,10 @@ struct sh_run_ring {
 	struct sh_run runs[SH_RUN_RING];
 };
 
-/* Value of the culprit map, per CPU; cumulative, 64-bit: never wraps. */
+/*
+ * Value of the culprit map (shared by the CPUs: atomic adds);
+ * cumulative, 64-bit: never wraps.
+ */
 struct sh_culprit_val {
 	__u64 count;			/* waits that ended behind the culprit */
 	__u64 sum_ns;			/* their sum, ns */
@@ -444,6 +447,12 @@ struct sh_pcpu {
 	 * its lock stayed taken (another flusher of the slot stalled)
 	 */
 	__u64 max_lost;
+	/*
+	 * --stacks: a wait longer than the stack kept for its key, metric
+	 * and epoch whose stack was not taken: another CPU held the entry's
+	 * lock (was writing a stack there)
+	 */
+	__u64 stack_lost;
 	struct sh_culprit_ent ccache[SH_CCACHE];	/* --culprits: see above */
 	/*
 	 * one sh_hist per metric measured, SH_HIST_SIZE(nbuckets) apart: room
@@ -468,12 +477,18 @@ struct sh_stack {
 	__u64 ns;			/* the max it belongs to (sh_max::ns) */
 	__u32 epoch;			/* ... and its epoch */
 	__u32 nr;			/* frames in @ip */
+	/*
+	 * 1 while a CPU writes this stack (a try-lock, cmpxchg 0 -> 1): the
+	 * poller does not use a stack read with it set
+	 */
+	__u32 lock;
+	__u32 pad;
 	__u64 ip[SH_STACK_DEPTH];	/* return addresses, innermost first */
 };
 
 /*
- * Value of the stack map (keyed like the key map, per CPU): one stack
- * per metric and epoch parity, as sh_hist::max.
+ * Value of the stack map (keyed like the key map, one entry shared by
+ * the CPUs): one stack per metric and epoch parity, as sh_hist::max.
  */
 struct sh_stacks {
 	struct sh_stack s[SH_METRIC_NR][2];
@@ -499,8 +514,8 @@ enum sh_cause {
 };
 
 /*
- * Value of the cause map (per CPU, keyed like the key map, [other]
- * included): cumulative, 64-bit, never wraps.
+ * Value of the cause map (keyed like the key map, [other] included; one
+ * entry shared by the CPUs: atomic adds): cumulative, 64-bit, never wraps.
  */
 struct sh_causes {
 	__u64 ns[SH_CAUSE_NR];		/* waited ns per cause */

@@ -58,6 +58,7 @@ OPTIONAL = {
     'schedhist_cgroup_throttled_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),
     'schedhist_cgroup_pressure_some_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),
     'schedhist_cgroup_pressure_full_seconds_total': ('metric=', 'key_type="cgroup"', 'key='),
+    'schedhist_stacks_lost_total': (),
 }
 
 # The interval's exact max: a gauge, exported once a key had a wait.

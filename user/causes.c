@@ -73,18 +73,14 @@ void causes_begin(struct cause_table *t, bool fresh)
 	t->gen += fresh;
 }
 
-int causes_ingest(struct cause_table *t, const struct sh_key *key, const struct sh_causes *vals,
-		  int ncpus)
+int causes_ingest(struct cause_table *t, const struct sh_key *key, const struct sh_causes *val)
 {
 	struct cause_entry *e = find(t, key);
-	struct cause_sums sum = {};
-	int cpu, i;
+	struct cause_sums sum = { .count = val->count };
+	int i;
 
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		for (i = 0; i < SH_CAUSE_NR; i++)
-			sum.ns[i] += vals[cpu].ns[i];
-		sum.count += vals[cpu].count;
-	}
+	for (i = 0; i < SH_CAUSE_NR; i++)
+		sum.ns[i] = val->ns[i];
 	if (!e) {
 		size_t s;
 

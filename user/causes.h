@@ -2,8 +2,9 @@
 /*
  * --causes: the poller's copy of the kernel's cause map (per key, the
  * waited ns of its run-queue waits split by cause, schedhist.h enum
- * sh_cause), summed over CPUs and diffed per reading like the key map;
- * gives each group of a runq report its causes of the report's span.
+ * sh_cause; one value per key, shared by the CPUs), diffed per reading
+ * like the key map; gives each group of a runq report its causes of the
+ * report's span.
  * Pure: extra_read.c does the map I/O.
  */
 #ifndef SH_CAUSES_H
@@ -25,7 +26,7 @@ struct cause_sums {
 struct cause_entry {
 	struct sh_key key;
 	struct cause_entry *next;	/* hash chain */
-	struct cause_sums raw;	/* last reading, summed over CPUs */
+	struct cause_sums raw;	/* last reading */
 	struct cause_sums d;	/* this interval (valid when gen is the table's) */
 	struct cause_sums c;	/* since start */
 	__u32 gen;			/* interval it was last read in */
@@ -46,9 +47,8 @@ void causes_free(struct cause_table *t);
  * after this.
  */
 void causes_begin(struct cause_table *t, bool fresh);
-/* The @ncpus values @vals of key @key at this reading. 0, or -1 (no memory). */
-int causes_ingest(struct cause_table *t, const struct sh_key *key, const struct sh_causes *vals,
-		  int ncpus);
+/* The value @val of key @key at this reading. 0, or -1 (no memory). */
+int causes_ingest(struct cause_table *t, const struct sh_key *key, const struct sh_causes *val);
 /* Forget key @key (its kernel entry is removed: the key is gone). */
 void causes_forget(struct cause_table *t, const struct sh_key *key);
 

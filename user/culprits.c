@@ -23,15 +23,14 @@ static size_t pair_hash(const struct sh_culprit_key *k)
 	return (size_t)(h ^ (h >> 29));
 }
 
-int culprits_init(struct culprits *c, int ncpus, bool cumulative)
+int culprits_init(struct culprits *c, bool cumulative)
 {
 	memset(c, 0, sizeof(*c));
-	c->ncpus = ncpus;
 	c->cumulative = cumulative;
 	c->nslots = INITIAL_SLOTS;
 	c->table = calloc(c->nslots, sizeof(*c->table));
 	c->keys = calloc(SH_CULPRIT_BATCH, sizeof(*c->keys));
-	c->vals = calloc((size_t)SH_CULPRIT_BATCH * ncpus, sizeof(*c->vals));
+	c->vals = calloc(SH_CULPRIT_BATCH, sizeof(*c->vals));
 	return c->table && c->keys && c->vals ? 0 : -1;
 }
 
@@ -113,11 +112,10 @@ static struct cpair *pair_get(struct culprits *c, const struct sh_culprit_key *k
 }
 
 int culprits_ingest(struct culprits *c, const struct sh_culprit_key *key,
-		    const struct sh_culprit_val *vals, bool final)
+		    const struct sh_culprit_val *val, bool final)
 {
 	struct cpair *p = pair_get(c, key);
-	__u64 n = 0, s = 0;
-	int i;
+	__u64 n = val->count, s = val->sum_ns;
 
 	if (!p)
 		return -ENOMEM;
@@ -126,12 +124,8 @@ int culprits_ingest(struct culprits *c, const struct sh_culprit_key *key,
 		p->raw_count = p->raw_sum = 0;
 		p->gone = false;
 	}
-	for (i = 0; i < c->ncpus; i++) {
-		n += vals[i].count;
-		s += vals[i].sum_ns;
-		if (vals[i].comm[0])
-			memcpy(p->comm, vals[i].comm, SH_COMM_LEN);
-	}
+	if (val->comm[0])
+		memcpy(p->comm, val->comm, SH_COMM_LEN);
 	p->comm[SH_COMM_LEN - 1] = '\0';
 	/* 64-bit cumulative values: a plain difference */
 	p->d_count += n - p->raw_count;
@@ -152,10 +146,9 @@ void culprits_begin(struct culprits *c)
 }
 
 int culprits_add(struct culprits *c, const struct sh_culprit_key *key,
-		 const struct sh_culprit_val *vals, int nvals, bool cached)
+		 const struct sh_culprit_val *val, bool cached)
 {
 	struct cpair *p = pair_get(c, key);
-	int i;
 
 	if (!p)
 		return -ENOMEM;
@@ -164,12 +157,10 @@ int culprits_add(struct culprits *c, const struct sh_culprit_key *key,
 		p->acc_count = p->acc_sum = 0;
 		p->acc_cached = false;
 	}
-	for (i = 0; i < nvals; i++) {
-		p->acc_count += vals[i].count;
-		p->acc_sum += vals[i].sum_ns;
-		if (vals[i].comm[0])
-			memcpy(p->comm, vals[i].comm, SH_COMM_LEN);
-	}
+	p->acc_count += val->count;
+	p->acc_sum += val->sum_ns;
+	if (val->comm[0])
+		memcpy(p->comm, val->comm, SH_COMM_LEN);
 	p->comm[SH_COMM_LEN - 1] = '\0';
 	p->acc_cached |= cached;
 	return 0;

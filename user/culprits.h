@@ -65,11 +65,10 @@ struct cpair {
 struct culprits {
 	struct cpair **table;
 	size_t nslots, npairs;
-	int ncpus;
 	bool cumulative;		/* reports since start: keep removed pairs' totals */
 	int mode;			/* enum sh_culprit_mode (culprits_init(): switch) */
 	__u32 gen;
-	struct sh_culprit_key *keys;	/* batch buffers */
+	struct sh_culprit_key *keys;	/* batch buffers (the map is shared: one value a key) */
 	struct sh_culprit_val *vals;
 	bool no_batch;
 	struct cpair **sorted;	/* attach scratch: pairs by waiter */
@@ -82,27 +81,28 @@ struct culprits {
 	__u64 lost;			/* ... this interval */
 };
 
-int culprits_init(struct culprits *c, int ncpus, bool cumulative);
+int culprits_init(struct culprits *c, bool cumulative);
 void culprits_free(struct culprits *c);
 
 /*
  * Feed pair values directly (the unit tests' way in, and read's): @vals
- * holds ncpus values of the pair @key.
+ * is the value of the pair @key (the culprit map is shared by the CPUs:
+ * one value).
  */
 int culprits_ingest(struct culprits *c, const struct sh_culprit_key *key,
-		    const struct sh_culprit_val *vals, bool final);
+		    const struct sh_culprit_val *val, bool final);
 
 /*
  * One reading: culprits_begin(), then culprits_add() for every pair of
- * the culprit map (@cached false, @vals its ncpus values) and every
- * non-empty entry of every CPU's pair cache (@cached true, one value),
+ * the culprit map (@cached false, @val its value) and every non-empty
+ * entry of every CPU's pair cache (@cached true),
  * then culprits_end(): a pair's total is the sum of what was added for
  * it. The map is read before the caches, so a count the kernel moves from
  * a cache to the map in between is added at the next reading, never twice.
  */
 void culprits_begin(struct culprits *c);
 int culprits_add(struct culprits *c, const struct sh_culprit_key *key,
-		 const struct sh_culprit_val *vals, int nvals, bool cached);
+		 const struct sh_culprit_val *val, bool cached);
 void culprits_end(struct culprits *c);
 
 /*
@@ -128,11 +128,11 @@ int culprits_each(struct culprits *c, const struct report *r, struct cgroups *cg
 		  __u64 gen, culprit_group_fn fn, void *ctx);
 
 /*
- * Removes a pair from the kernel map, its final values (ncpus of them)
- * into @vals, atomically: 0, or a negative errno (nothing removed).
+ * Removes a pair from the kernel map, its final value into @val,
+ * atomically: 0, or a negative errno (nothing removed).
  */
 typedef int (*culprit_remove_fn)(void *ctx, const struct sh_culprit_key *key,
-				 struct sh_culprit_val *vals);
+				 struct sh_culprit_val *val);
 
 /*
  * After the report: remove the pairs that did not change this interval

@@ -44,6 +44,7 @@ int exporter_open(struct exporter *x, const struct exporter_spec *sp)
 		/* the kernel blames runq waits only */
 		x->view[x->nviews].culprits = sp->culprits && m == SH_METRIC_RUNQ;
 		x->view[x->nviews].causes = sp->causes && m == SH_METRIC_RUNQ;
+		x->view[x->nviews].stacks = sp->stacks;
 		x->view[x->nviews].culprit_mode = sp->culprit_mode;
 		x->nviews++;
 	}

@@ -51,6 +51,7 @@ struct exporter_spec {
 	bool prom_classic;		/* --prom-classic: no native histograms (protobuf) */
 	bool culprits;			/* --culprits: the runq view exports culprit series */
 	bool causes;			/* --causes: the runq view exports cause series */
+	bool stacks;			/* --stacks: schedhist_stacks_lost_total */
 	int culprit_mode;		/* --culprit-mode: their culprit_mode label */
 	__u64 interval_ns;		/* -i: /healthz calls a reading older than 3 stale */
 };

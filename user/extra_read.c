@@ -25,7 +25,7 @@ static int read_one_by_one(struct culprits *c, int fd)
 		prev = &cur;
 		if (bpf_map_lookup_elem(fd, &cur, c->vals))
 			continue;	/* removed meanwhile */
-		err = culprits_add(c, &cur, c->vals, c->ncpus, false);
+		err = culprits_add(c, &cur, c->vals, false);
 		if (err)
 			return err;
 	}
@@ -52,8 +52,7 @@ static int read_map(struct culprits *c, int fd)
 			return -errno;
 		}
 		for (i = 0; i < n; i++) {
-			err = culprits_add(c, &c->keys[i], c->vals + (size_t)i * c->ncpus,
-					   c->ncpus, false);
+			err = culprits_add(c, &c->keys[i], &c->vals[i], false);
 			if (err)
 				return err;
 		}
@@ -86,7 +85,7 @@ int culprits_read(struct culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu,
 			const struct sh_culprit_ent *e = &pcpu[cpu].ccache[i];
 
 			if (e->v.count)
-				err = culprits_add(c, &e->key, &e->v, 1, true);
+				err = culprits_add(c, &e->key, &e->v, true);
 		}
 	if (!err)
 		culprits_end(c);
@@ -94,10 +93,10 @@ int culprits_read(struct culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu,
 }
 
 
-/* lookup-and-delete: the pair's final values, atomically with its removal */
-static int remove_pair(void *ctx, const struct sh_culprit_key *key, struct sh_culprit_val *vals)
+/* lookup-and-delete: the pair's final value, atomically with its removal */
+static int remove_pair(void *ctx, const struct sh_culprit_key *key, struct sh_culprit_val *val)
 {
-	return bpf_map_lookup_and_delete_elem(*(int *)ctx, key, vals) ? -errno : 0;
+	return bpf_map_lookup_and_delete_elem(*(int *)ctx, key, val) ? -errno : 0;
 }
 
 void culprits_sweep_map(struct culprits *c, int fd)
@@ -105,9 +104,9 @@ void culprits_sweep_map(struct culprits *c, int fd)
 	culprits_sweep(c, remove_pair, &fd);
 }
 
-static int lookup_stack(void *ctx, const struct sh_key *key, struct sh_stacks *vals)
+static int lookup_stack(void *ctx, const struct sh_key *key, struct sh_stacks *val)
 {
-	return bpf_map_lookup_elem(*(int *)ctx, key, vals) ? -errno : 0;
+	return bpf_map_lookup_elem(*(int *)ctx, key, val) ? -errno : 0;
 }
 
 int stacks_attach_map(struct stacks_state *st, int fd, const struct ksyms *k,
@@ -126,9 +125,10 @@ void stacks_prune(int fd, struct snapshot *s)
 			bpf_map_delete_elem(fd, &e->key);
 }
 
-int causes_read(struct cause_table *t, int fd, struct sh_causes *vals, int ncpus, bool fresh)
+int causes_read(struct cause_table *t, int fd, bool fresh)
 {
 	struct sh_key key, next;
+	struct sh_causes val;
 	void *prev = NULL;
 
 	causes_begin(t, fresh);
@@ -136,9 +136,9 @@ int causes_read(struct cause_table *t, int fd, struct sh_causes *vals, int ncpus
 		key = next;
 		prev = &key;
 		/* a key removed meanwhile (causes_prune() only: gone keys) */
-		if (bpf_map_lookup_elem(fd, &key, vals))
+		if (bpf_map_lookup_elem(fd, &key, &val))
 			continue;
-		if (causes_ingest(t, &key, vals, ncpus))
+		if (causes_ingest(t, &key, &val))
 			return -ENOMEM;
 	}
 	return errno == ENOENT ? 0 : -errno;
@@ -169,7 +169,7 @@ void causes_prune(struct cause_table *t, int fd, struct snapshot *s)
 }
 
 int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
-		bool causes, bool cumulative, int ncpus, int culprit_fd, int stack_fd, int cause_fd)
+		bool causes, bool cumulative, int culprit_fd, int stack_fd, int cause_fd)
 {
 	int i;
 
@@ -181,24 +181,21 @@ int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, 
 	x->culprit_fd = culprit_fd;
 	x->stack_fd = stack_fd;
 	x->cause_fd = cause_fd;
-	x->ncpus = ncpus;
-	if (x->causes && (causes_init(&x->ctab) ||
-			  !(x->cvals = calloc(ncpus, sizeof(*x->cvals))))) {
+	if (x->causes && causes_init(&x->ctab)) {
 		pr_warn("out of memory\n");
 		return -1;
 	}
 	x->cgs.cumulative = cumulative;
-	if (x->culprits && culprits_init(&x->cul, ncpus, cumulative)) {
+	if (x->culprits && culprits_init(&x->cul, cumulative)) {
 		pr_warn("out of memory\n");
 		return -1;
 	}
 	x->cul.mode = culprit_mode;
 	if (x->stacks) {
-		for (i = 0; i < SH_METRIC_NR; i++)
-			if (stacks_init(&x->st[i], ncpus) || stacks_init(&x->xst[i], ncpus)) {
-				pr_warn("out of memory\n");
-				return -1;
-			}
+		for (i = 0; i < SH_METRIC_NR; i++) {
+			stacks_init(&x->st[i]);
+			stacks_init(&x->xst[i]);
+		}
 		if (ksyms_load(&x->ksyms, "/proc/kallsyms")) {
 			pr_warn("--stacks: cannot read kernel symbols from /proc/kallsyms (%s): run "
 				"as root, with kernel.kptr_restrict below 2\n",
@@ -216,7 +213,7 @@ int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus, 
 	if (x->culprits)
 		err = culprits_read(&x->cul, x->culprit_fd, pcpu_fd, pcpu, ncpus);
 	if (!err && x->causes)
-		err = causes_read(&x->ctab, x->cause_fd, x->cvals, ncpus, fresh);
+		err = causes_read(&x->ctab, x->cause_fd, fresh);
 	return err;
 }
 
@@ -278,5 +275,4 @@ void extras_free(struct extras *x)
 	cgstats_free(&x->cgs);
 	if (x->causes)
 		causes_free(&x->ctab);
-	free(x->cvals);
 }

@@ -27,11 +27,8 @@ int stacks_attach_map(struct stacks_state *st, int fd, const struct ksyms *k,
 /* After the reports: the keys snapshot @s pruned lose their stack entry too. */
 void stacks_prune(int fd, struct snapshot *s);
 
-/*
- * --causes: a reading of cause map @fd (@ncpus values per key, into
- * @vals) into @t. 0 or a negative errno.
- */
-int causes_read(struct cause_table *t, int fd, struct sh_causes *vals, int ncpus, bool fresh);
+/* --causes: a reading of cause map @fd (one value per key) into @t. 0 or a negative errno. */
+int causes_read(struct cause_table *t, int fd, bool fresh);
 /*
  * After the reports: the keys snapshot @s pruned lose their kernel cause
  * entry, and their copy in @t unless the snapshot keeps them.
@@ -42,9 +39,7 @@ void causes_prune(struct cause_table *t, int fd, struct snapshot *s);
 struct extras {
 	bool culprits, stacks, cgstat, causes;	/* which are on */
 	int culprit_fd, stack_fd, cause_fd;
-	int ncpus;
 	struct cause_table ctab;
-	struct sh_causes *cvals;	/* a key's per-CPU values */
 	struct culprits cul;
 	struct ksyms ksyms;
 	struct stacks_state st[SH_METRIC_NR];	/* per report (metric measured) */
@@ -57,11 +52,11 @@ struct cgroups;
 
 /*
  * Set up what is on (@culprit_mode: enum sh_culprit_mode; @cumulative:
- * reports since start; ncpus possible CPUs; the maps' fds). Loads the
+ * reports since start; the maps' fds). Loads the
  * kernel's symbols for --stacks: call before privileges are dropped. 0, or -1 after saying why.
  */
 int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
-		bool causes, bool cumulative, int ncpus, int culprit_fd, int stack_fd, int cause_fd);
+		bool causes, bool cumulative, int culprit_fd, int stack_fd, int cause_fd);
 /*
  * At every reading, after the key map's: the culprit map, then the pair
  * caches of per-CPU array @pcpu_fd (read into @pcpu); the cause map

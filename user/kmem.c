@@ -19,9 +19,11 @@
 #define KMEM_PAGE 4096ULL
 /* struct bpf_array, struct bpf_queue_stack (the struct bpf_map they begin with, and theirs) */
 #define KMEM_ARRAY_HEAD 312ULL
-/* struct bpf_htab, and its per-CPU busy counters (HASHTAB_MAP_LOCK_COUNT ints per CPU) */
+/*
+ * struct bpf_htab; a hash has no per-CPU part besides per-CPU values (no
+ * per-CPU busy counters on 6.18: bpftool map show here, every hash type)
+ */
 #define KMEM_HTAB_HEAD 896ULL
-#define KMEM_HTAB_LOCKS 32ULL
 /*
  * struct htab_elem before the key (hash node, free-list/LRU node, hash),
  * and the allocator's list node; a per-CPU value has one per CPU too
@@ -87,7 +89,7 @@ static __u64 hash_entry(__u64 ksize, __u64 vsize, int ncpus, bool percpu)
 /* A preallocated LRU per-CPU hash: every element made at creation. */
 static __u64 lru_percpu_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus)
 {
-	return KMEM_HTAB_HEAD + KMEM_HTAB_LOCKS * ncpus + pow2_ceil(entries) * KMEM_HTAB_BUCKET +
+	return KMEM_HTAB_HEAD + pow2_ceil(entries) * KMEM_HTAB_BUCKET +
 	       entries * (KMEM_HTAB_PREALLOC_ELEM + round8(ksize) + 8) +
 	       entries * round8(vsize) * ncpus;
 }
@@ -95,7 +97,7 @@ static __u64 lru_percpu_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus
 static __u64 hash_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus, bool percpu)
 {
 
-	return KMEM_HTAB_HEAD + KMEM_HTAB_LOCKS * ncpus + pow2_ceil(entries) * KMEM_HTAB_BUCKET +
+	return KMEM_HTAB_HEAD + pow2_ceil(entries) * KMEM_HTAB_BUCKET +
 	       entries * hash_entry(ksize, vsize, ncpus, percpu);
 }
 
@@ -139,15 +141,16 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 					   false);
 	p->bytes[KMEM_HISTS] = hash_bytes(n[KMEM_HISTS], sizeof(struct sh_key), vsize, c->ncpus,
 					  true);
+	/* shared by the CPUs (atomic adds, or a lock per stack): O(keys), whatever the CPUs */
 	p->bytes[KMEM_CULPRITS] = hash_bytes(n[KMEM_CULPRITS], sizeof(struct sh_culprit_key),
-					     sizeof(struct sh_culprit_val), c->ncpus, true);
+					     sizeof(struct sh_culprit_val), c->ncpus, false);
 	p->bytes[KMEM_STACKS] = hash_bytes(n[KMEM_STACKS], sizeof(struct sh_key),
-					   sizeof(struct sh_stacks), c->ncpus, true);
-	p->bytes[KMEM_STACK_ZERO] = array_bytes(1, sizeof(struct sh_stacks), c->ncpus, true, false);
+					   sizeof(struct sh_stacks), c->ncpus, false);
+	p->bytes[KMEM_STACK_ZERO] = array_bytes(1, sizeof(struct sh_stacks), c->ncpus, false, false);
 	p->bytes[KMEM_RUN_RING] = array_bytes(n[KMEM_RUN_RING], sizeof(struct sh_run_ring),
 					      c->ncpus, false, false);
 	p->bytes[KMEM_CAUSES] = hash_bytes(n[KMEM_CAUSES], sizeof(struct sh_key),
-					   sizeof(struct sh_causes), c->ncpus, true);
+					   sizeof(struct sh_causes), c->ncpus, false);
 	p->bytes[KMEM_CAUSE_CPUS] = array_bytes(1, KMEM_CAUSE_CPU, c->ncpus, true, false);
 	p->bytes[KMEM_CAUSE_SELF] = lru_percpu_bytes(n[KMEM_CAUSE_SELF], 8, 8, c->ncpus);
 	p->bytes[KMEM_GLOBALS] = KMEM_GLOBAL_SECTIONS * (page_align(KMEM_ARRAY_HEAD) + KMEM_PAGE);
@@ -156,11 +159,11 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	p->entry_bytes[KMEM_KEYDIR] = hash_entry(sizeof(struct sh_key), 4, c->ncpus, false);
 	p->entry_bytes[KMEM_HISTS] = hash_entry(sizeof(struct sh_key), vsize, c->ncpus, true);
 	p->entry_bytes[KMEM_CULPRITS] = hash_entry(sizeof(struct sh_culprit_key),
-						   sizeof(struct sh_culprit_val), c->ncpus, true);
+						   sizeof(struct sh_culprit_val), c->ncpus, false);
 	p->entry_bytes[KMEM_STACKS] = hash_entry(sizeof(struct sh_key), sizeof(struct sh_stacks),
-						 c->ncpus, true);
+						 c->ncpus, false);
 	p->entry_bytes[KMEM_CAUSES] = hash_entry(sizeof(struct sh_key), sizeof(struct sh_causes),
-						 c->ncpus, true);
+						 c->ncpus, false);
 	p->total = 0;
 	for (i = 0; i < KMEM_NR; i++)
 		p->total += p->bytes[i];

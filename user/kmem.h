@@ -40,11 +40,11 @@ enum kmem_map {
 	KMEM_FREE_SLOTS,	/* stack: the free slots */
 	KMEM_KEYDIR,		/* hash: key -> slot */
 	KMEM_HISTS,		/* per-CPU hash: the key map */
-	KMEM_CULPRITS,		/* per-CPU hash: --culprits pairs */
-	KMEM_STACKS,		/* per-CPU hash: --stacks */
-	KMEM_STACK_ZERO,	/* per-CPU array: a new stack entry's value */
+	KMEM_CULPRITS,		/* hash, shared by the CPUs: --culprits pairs */
+	KMEM_STACKS,		/* hash, shared by the CPUs: --stacks */
+	KMEM_STACK_ZERO,	/* array of one: a new stack entry's value */
 	KMEM_RUN_RING,		/* array, an entry per CPU: --culprit-mode time's runs */
-	KMEM_CAUSES,		/* per-CPU hash: --causes, per key */
+	KMEM_CAUSES,		/* hash, shared by the CPUs: --causes, per key */
 	KMEM_CAUSE_CPUS,	/* per-CPU array: --causes, each CPU's counters */
 	KMEM_CAUSE_SELF,	/* LRU per-CPU hash (preallocated): --causes, each group's run time */
 	KMEM_GLOBALS,		/* .rodata, .data, .bss (arrays of one page each) */
@@ -60,6 +60,7 @@ struct kmem_usage {
 	/* since the start, all CPUs: keyed switch-ins whose slot was in the CPU's cache, or not */
 	__u64 cache_hits, cache_misses;
 	__u64 max_lost;		/* flushed max records not merged (the slot's lock stayed taken) */
+	__u64 stack_lost;	/* --stacks: a new max's stack not kept (another CPU was writing it) */
 };
 
 /* What sizes the maps (the loader's settings). */

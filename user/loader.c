@@ -203,7 +203,7 @@ static int make_entry(struct loader *l, __u64 id, const char *what, size_t vsize
 static int make_cause_other(struct loader *l)
 {
 	struct sh_key k = { .id = SH_OTHER_ID };
-	void *zero = calloc(l->ncpus, sizeof(struct sh_causes));
+	void *zero = calloc(1, sizeof(struct sh_causes));
 	int err = 0;
 
 	if (!zero || bpf_map_update_elem(l->cause_fd, &k, zero, BPF_NOEXIST)) {

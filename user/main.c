@@ -268,8 +268,8 @@ static int setup(struct poller *p)
 				    .free_fd = p->l.free_fd, .grace_period = loader_grace_period };
 	/* --stacks reads /proc/kallsyms: before any privilege drop */
 	if (extras_init(&p->xt, o->culprits, o->culprit_mode, o->stacks,
-			o->key_type == SH_KEY_CGROUP, o->causes, o->cumulative, p->l.ncpus,
-			p->l.culprit_fd, p->l.stack_fd, p->l.cause_fd))
+			o->key_type == SH_KEY_CGROUP, o->causes, o->cumulative, p->l.culprit_fd,
+			p->l.stack_fd, p->l.cause_fd))
 		return SH_EXIT_FAIL;
 	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)

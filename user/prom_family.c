@@ -87,6 +87,11 @@ const struct prom_family prom_families[PROM_FAMILY_NR] = {
 		"(other tasks), kernel (kernel threads), throttled (its CFS quota), steal "
 		"(hypervisor), other (idle, migrated, start unseen); they add up to the key's "
 		"waited seconds.", "seconds", PROM_FROM_CAUSE },
+	[PROM_STACKS_LOST] = {
+		"schedhist_stacks_lost_total", PROM_TYPE_COUNTER,
+		"Waits longer than the stack kept for their key, metric and interval whose "
+		"kernel stack was not taken (--stacks): another CPU was writing that stack at "
+		"the instant; the key's max then has no stack.", NULL, PROM_FROM_STACKS },
 	[PROM_BUILD_INFO] = {
 		"schedhist_build_info", PROM_TYPE_INFO,
 		"The schedhist version; always 1.", NULL, PROM_FROM_VIEW },

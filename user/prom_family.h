@@ -39,6 +39,7 @@ enum prom_family_id {
 	PROM_PRESSURE_SOME,		/* schedhist_cgroup_pressure_some_seconds_total */
 	PROM_PRESSURE_FULL,		/* schedhist_cgroup_pressure_full_seconds_total */
 	PROM_CAUSE_SECONDS,		/* schedhist_wait_cause_seconds_total */
+	PROM_STACKS_LOST,		/* schedhist_stacks_lost_total */
 	PROM_BUILD_INFO,		/* schedhist_build_info */
 	PROM_FAMILY_NR,
 };
@@ -49,6 +50,7 @@ enum prom_source {
 	PROM_FROM_CGROUP,		/* -k cgroup: each series' cpu.stat / cpu.pressure */
 	PROM_FROM_CULPRIT,		/* --culprits: each culprit of each series */
 	PROM_FROM_CAUSE,		/* --causes: each cause of each series */
+	PROM_FROM_STACKS,		/* --stacks: one counter */
 };
 
 struct prom_family {

@@ -509,6 +509,9 @@ static int put_samples(struct enc *e, const struct prom_view *views, size_t nv, 
 		label(e, "key_type", key_name(views[0].key_type));
 		value(e, M_GAUGE, views[0].kmem.keys);
 		return 0;
+	case PROM_STACKS_LOST:
+		value(e, M_COUNTER, views[0].kmem.stack_lost);
+		return 0;
 	case PROM_BUILD_INFO:
 		label(e, "version", SCHEDHIST_VERSION);
 		value(e, M_GAUGE, 1);

@@ -493,6 +493,8 @@ bool prom_family_present(const struct prom_view *views, size_t nv, int f)
 				return true;
 		return false;
 	}
+	if (prom_families[f].source == PROM_FROM_STACKS)
+		return nv && views[0].stacks;
 	return prom_families[f].source == PROM_FROM_VIEW || counter_present(views, nv, f);
 }
 

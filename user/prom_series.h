@@ -116,6 +116,7 @@ struct prom_view {
 	__u64 updates;			/* prom_view_update() calls */
 	bool culprits;			/* export the culprit families (--culprits, runq) */
 	bool causes;			/* export the cause family (--causes, runq) */
+	bool stacks;			/* export schedhist_stacks_lost_total (--stacks) */
 	bool other_has_causes;		/* key="[other]"'s causes have data */
 	struct cause_sums other_causes;
 	int culprit_mode;		/* ... with this label culprit_mode (enum sh_culprit_mode) */

@@ -171,9 +171,11 @@ void render_json(struct outbuf *b, const struct report *r)
 	ob_printf(b, ",\"recorded\":%" PRIu64 ",\"live_keys\":%" PRIu64 "},\"kernel_memory\":{"
 		     "\"bytes\":%" PRIu64 ",\"budget\":%" PRIu64 ",\"keys\":%" PRIu64
 		     ",\"cache_entries\":%" PRIu64 ",\"cache_hits\":%" PRIu64
-		     ",\"cache_misses\":%" PRIu64 ",\"max_lost\":%" PRIu64 "}}\n",
+		     ",\"cache_misses\":%" PRIu64 ",\"max_lost\":%" PRIu64
+		     ",\"stack_lost\":%" PRIu64 "}}\n",
 		  (uint64_t)r->all.count, (uint64_t)r->live_keys, (uint64_t)r->kmem.bytes,
 		  (uint64_t)r->kmem.budget, (uint64_t)r->kmem.keys,
 		  (uint64_t)r->kmem.cache_entries, (uint64_t)r->kmem.cache_hits,
-		  (uint64_t)r->kmem.cache_misses, (uint64_t)r->kmem.max_lost);
+		  (uint64_t)r->kmem.cache_misses, (uint64_t)r->kmem.max_lost,
+		  (uint64_t)r->kmem.stack_lost);
 }

@@ -408,6 +408,10 @@ static int put_samples(FILE *f, const struct prom_view *views, size_t nv, int fi
 		fprintf(f, "schedhist_kernel_memory_keys{key_type=\"%s\"} %" PRIu64 "\n",
 			key_name(views[0].key_type), (uint64_t)views[0].kmem.keys);
 		return 0;
+	case PROM_STACKS_LOST:
+		fprintf(f, "schedhist_stacks_lost_total %" PRIu64 "\n",
+			(uint64_t)views[0].kmem.stack_lost);
+		return 0;
 	case PROM_BUILD_INFO:
 		fprintf(f, "schedhist_build_info{version=");
 		label_value(f, SCHEDHIST_VERSION);

@@ -371,6 +371,10 @@ void render_text(struct outbuf *b, const struct report *r, const struct render_s
 		ob_printf(b, "overflow: no kernel memory for a new key at the time, %" PRIu64
 			     " waits counted under [other] (transient, under heavy task churn)\n",
 			  (uint64_t)r->stats[SH_STAT_NO_MEM]);
+	if (r->kmem.stack_lost)
+		ob_printf(b, "stacks: %" PRIu64 " longer waits since the start without their stack "
+			     "(another CPU was writing the key's stack at the instant)\n",
+			  (uint64_t)r->kmem.stack_lost);
 	if (sp->counters) {
 		ob_printf(b, "events: seen %" PRIu64 "  recorded %" PRIu64,
 			  (uint64_t)r->stats[SH_STAT_SEEN], (uint64_t)r->all.count);

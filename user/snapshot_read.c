@@ -559,12 +559,14 @@ int snapshot_read(struct snapshot *snaps, int n, struct snap_reader *r,
 		return -errno;
 	r->reclaimed = 0;
 	for (i = 0; i < n; i++)
-		snaps[i].kmem.cache_hits = snaps[i].kmem.cache_misses = snaps[i].kmem.max_lost = 0;
+		snaps[i].kmem.cache_hits = snaps[i].kmem.cache_misses = snaps[i].kmem.max_lost =
+			snaps[i].kmem.stack_lost = 0;
 	for (c = 0; c < r->ncpus; c++) {
 		for (i = 0; i < n; i++) {
 			snaps[i].kmem.cache_hits += r->pcpu[c].cache_hit;
 			snaps[i].kmem.cache_misses += r->pcpu[c].cache_miss;
 			snaps[i].kmem.max_lost += r->pcpu[c].max_lost;
+			snaps[i].kmem.stack_lost += r->pcpu[c].stack_lost;
 		}
 		for (i = 0; i < SH_METRIC_NR; i++)
 			for (j = 0; j < SH_STAT_NR; j++)

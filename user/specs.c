@@ -43,7 +43,7 @@ struct exporter_spec exporter_spec_of(const struct options *o)
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
 				       .prom_classic = o->prom_classic, .culprits = o->culprits,
-				       .causes = o->causes,
+				       .causes = o->causes, .stacks = o->stacks,
 				       .culprit_mode = o->culprit_mode,
 				       .interval_ns = o->interval_ns };
 }

@@ -141,39 +141,53 @@ void ksyms_format(const struct ksyms *k, __u64 addr, char *buf, size_t len)
 			 (uint64_t)(addr - k->syms[i].addr), (uint64_t)size);
 }
 
-int stacks_init(struct stacks_state *st, int ncpus)
+void stacks_init(struct stacks_state *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->ncpus = ncpus;
-	st->vals = calloc(ncpus, sizeof(*st->vals));
-	return st->vals ? 0 : -1;
 }
 
 void stacks_free(struct stacks_state *st)
 {
-	free(st->vals);
 	free(st->frames);
 	memset(st, 0, sizeof(*st));
 }
 
-/* The CPU copy holding the stack of @g's max: that CPU's first, then any. */
-static const struct sh_stack *stack_of(const struct stacks_state *st, const struct report_group *g,
+/*
+ * The stack of @g's max, in the value @v of its key: the one of the
+ * max's epoch parity, when it is that max's (same epoch and ns), has
+ * frames and was not being written (its lock free).
+ */
+static const struct sh_stack *stack_of(const struct sh_stacks *v, const struct report_group *g,
 				       int metric)
 {
 	const struct totals *t = &g->t;
-	int c, i;
+	const struct sh_stack *s = &v->s[metric][t->max_epoch & 1];
 
-	for (i = -1; i < st->ncpus; i++) {
-		const struct sh_stack *s;
+	if (s->lock || s->epoch != t->max_epoch || s->ns != t->max_ns || !s->nr)
+		return NULL;
+	return s;
+}
 
-		c = i < 0 ? (int)t->max_cpu : i;
-		if (c >= st->ncpus || (i >= 0 && c == (int)t->max_cpu))
-			continue;
-		s = &st->vals[c].s[metric][t->max_epoch & 1];
-		if (s->epoch == t->max_epoch && s->ns == t->max_ns && s->nr)
-			return s;
-	}
-	return NULL;
+/*
+ * Read the value of @key (two lookups) and give the stack of @g's max,
+ * in @st->val, or NULL. The kernel writes an entry in place, from any
+ * CPU, under the stack's lock, while a lookup copies it: a copy may
+ * hold a stack half written. A stack is used when both copies hold it
+ * with the lock free and the same bytes: a write that overlaps the
+ * first copy is still under way at the second (the lock is taken), or
+ * has ended, leaving another ns or epoch (a capture only writes a
+ * longer wait of its epoch, or a new epoch) or other frames.
+ */
+static const struct sh_stack *read_stack(struct stacks_state *st, stack_lookup_fn lookup,
+					 void *ctx, const struct report_group *g, int metric)
+{
+	const struct sh_stack *s, *again;
+
+	if (lookup(ctx, &g->key, &st->val) || !(s = stack_of(&st->val, g, metric)))
+		return NULL;
+	if (lookup(ctx, &g->key, &st->again) || !(again = stack_of(&st->again, g, metric)))
+		return NULL;
+	return memcmp(s, again, sizeof(*s)) ? NULL : s;
 }
 
 __u64 frames_id(const struct frames *s)
@@ -211,9 +225,7 @@ int stacks_attach(struct stacks_state *st, stack_lookup_fn lookup, void *ctx,
 		/* [exited] and [rest] fold many keys: no one key's stack */
 		if (g->synthetic || !g->t.max_ns || !g->t.count)
 			continue;
-		if (lookup(ctx, &g->key, st->vals))
-			continue;
-		sk = stack_of(st, g, r->metric);
+		sk = read_stack(st, lookup, ctx, g, r->metric);
 		if (!sk)
 			continue;
 		st->frames[i].n = sk->nr < SH_STACK_DEPTH ? sk->nr : SH_STACK_DEPTH;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * --stacks: the kernel stack captured with each key's longest wait (see
- * the stack map in bpf/schedhist.bpf.c), symbolized from /proc/kallsyms
+ * the stack map in bpf/maxstack.bpf.h), symbolized from /proc/kallsyms
  * as "function+0xoff/0xsize", innermost first.
  */
 #ifndef SH_STACKS_H
@@ -55,24 +55,25 @@ struct report;
 
 /* Per metric: the frames of the groups of its last report. */
 struct stacks_state {
-	int ncpus;
-	struct sh_stacks *vals;		/* one lookup: every CPU's value */
+	struct sh_stacks val, again;	/* a key's value, read twice (stacks_attach()) */
 	struct frames *frames;	/* one per group of the last attach */
 	size_t cap;
 };
 
-int stacks_init(struct stacks_state *st, int ncpus);
+void stacks_init(struct stacks_state *st);
 void stacks_free(struct stacks_state *st);
 
 /*
  * Each group of @r gets the stack of its max wait (g->max_stack), from
- * the stack map's value of its key that @lookup(@ctx, key, vals) reads
- * (every CPU's; 0 or a negative errno), when the map still holds the one of that max: the
- * map keeps the stacks of the last two epochs (readings), so a max from
- * an earlier reading of a long interval (-i above SH_READ_PERIOD_S) may
- * have none. 0 or -1 (no memory).
+ * the stack map's value of its key that @lookup(@ctx, key, val) reads
+ * (one value, shared by the CPUs; 0 or a negative errno), twice: the
+ * kernel writes it in place, so a stack is used when both readings hold
+ * the one of that max, the same, not being written. The map keeps the
+ * stacks of the last two epochs (readings), so a max from an earlier
+ * reading of a long interval (-i above SH_READ_PERIOD_S) may have none.
+ * 0 or -1 (no memory).
  */
-typedef int (*stack_lookup_fn)(void *ctx, const struct sh_key *key, struct sh_stacks *vals);
+typedef int (*stack_lookup_fn)(void *ctx, const struct sh_key *key, struct sh_stacks *val);
 
 int stacks_attach(struct stacks_state *st, stack_lookup_fn lookup, void *ctx,
 		  const struct ksyms *k, struct report *r);

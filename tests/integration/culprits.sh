@@ -128,8 +128,8 @@ pairs = {}
 for e in json.load(open(f"{tmp}/map.json")):
     k = e["key"]
     w, cu = u64(k[0:8]), u64(k[24:32])
-    n = sum(v["value"]["count"] if isinstance(v["value"], dict) else u64(v["value"][0:8])
-            for v in e["values"])
+    # one value for all CPUs (struct sh_culprit_val: count first)
+    n = u64(e["value"][0:8])
     pairs[(w, cu)] = pairs.get((w, cu), 0) + n
 for v in json.load(open(f"{tmp}/pcpu.json"))[0]["formatted"]["values"]:
     for e in v["value"]["ccache"]:

@@ -3,7 +3,9 @@
 # --stacks: the kernel stack of each key's longest wait is the one the task
 # left the CPU with. A thread blocking in nanosleep shows a nanosleep frame
 # in its worst wait's stack; a thread blocked in a pipe read shows the pipe
-# read path. Text shows the frames indented under the summary line.
+# read path. Text shows the frames indented under the summary line. No
+# capture is lost (JSON kernel_memory.stack_lost 0): a tid's stack entry
+# is written by one CPU at a time.
 # Both instances trace only the workload's cgroup: host-wide, a busy host's
 # new tids drain the key map's allocator and a new key's waits go to
 # [other] (no_mem, counted), the workload's too.
@@ -55,6 +57,14 @@ for tid, name, want in ((sleeper, "nanosleep", r"nanosleep"), (cat, "pipe read",
     hit = [i for i, f in enumerate(st) if re.search(want, f)]
     if entry and hit and not hit[0] < entry[0]:
         bad.append(f"{name}: {want} is not inside the syscall entry (frames out of order)")
+# one stack entry per key for all CPUs, written under its lock: a tid is
+# switched in on one CPU at a time, so its stack is never written by two
+# CPUs at once and no capture is lost (the field is there, at 0)
+for l in open(f"{tmp}/js.out").read().splitlines():
+    k = json.loads(l)["kernel_memory"]
+    if k.get("stack_lost") != 0:
+        bad.append(f"kernel_memory.stack_lost {k.get('stack_lost')}, want 0 (-k tid)")
+        break
 # text: the frames, indented, under the sleeper's summary line
 txt = open(f"{tmp}/txt.out").read()
 m = re.search(r"^tid = %s \(stk_sleep\)\n(?:.*\n)*?count .*\n  stack of the max wait \(tid %s\):\n((?:    \S.*\n)+)"

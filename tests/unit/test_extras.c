@@ -29,12 +29,13 @@ static struct sh_culprit_key pair(__u64 w, __u64 c)
 	return k;
 }
 
-static void feed(struct culprits *c, __u64 w, __u64 cu, __u64 n0, __u64 s0, __u64 n1, __u64 s1)
+/* The culprit map's value of pair (@w, @cu): @n waits summing @s ns. */
+static void feed(struct culprits *c, __u64 w, __u64 cu, __u64 n, __u64 s)
 {
-	struct sh_culprit_val v[NCPU] = { { .count = n0, .sum_ns = s0 }, { .count = n1, .sum_ns = s1 } };
+	struct sh_culprit_val v = { .count = n, .sum_ns = s };
 	struct sh_culprit_key k = pair(w, cu);
 
-	CHECK(!culprits_ingest(c, &k, v, false));
+	CHECK(!culprits_ingest(c, &k, &v, false));
 }
 
 /* A report of one group (tid key 10) with @count waits summing @sum. */
@@ -61,12 +62,12 @@ static void test_culprits_rank(void)
 	char buf[64];
 	int i;
 
-	CHECK(!culprits_init(&c, NCPU, false));
+	CHECK(!culprits_init(&c, false));
 	/* seven culprits of waiter 10, sums 100..700 over two CPUs; one of waiter 11 */
 	for (i = 1; i <= 7; i++)
-		feed(&c, 10, 100 + i, 1, 50 * i, 1, 50 * i);
-	feed(&c, 11, 101, 5, 5000, 0, 0);
-	feed(&c, 10, SH_IDLE_ID, 0, 0, 0, 0);
+		feed(&c, 10, 100 + i, 2, 100 * i);
+	feed(&c, 11, 101, 5, 5000);
+	feed(&c, 10, SH_IDLE_ID, 0, 0);
 	one_group(&r, &g, 20, 3000);
 	CHECK(!culprits_attach(&c, &r, NULL, 1));
 	l = g.culprits;
@@ -85,7 +86,7 @@ static void test_culprits_rank(void)
 
 	/* a second reading: deltas only; the idle pair is removed at the sweep */
 	culprits_sweep(&c, NULL, NULL);
-	feed(&c, 10, 107, 3, 550, 1, 550);	/* +2 waits, +400 ns */
+	feed(&c, 10, 107, 4, 1100);	/* +2 waits, +400 ns */
 	one_group(&r, &g, 2, 400);
 	CHECK(!culprits_attach(&c, &r, NULL, 2));
 	l = g.culprits;
@@ -111,12 +112,12 @@ static void test_culprits_time(void)
 	struct outbuf b = {};
 	int i;
 
-	CHECK(!culprits_init(&c, NCPU, false));
+	CHECK(!culprits_init(&c, false));
 	c.mode = SH_CULPRIT_TIME;
 	/* 4 waits of 1000 ns in all: six culprits with 3 runs each, and the ring's miss */
 	for (i = 1; i <= 6; i++)
-		feed(&c, 10, 100 + i, 2, 20 * i, 1, 20 * i);
-	feed(&c, 10, SH_UNATTRIBUTED_ID, 1, 100, 0, 0);
+		feed(&c, 10, 100 + i, 3, 40 * i);
+	feed(&c, 10, SH_UNATTRIBUTED_ID, 1, 100);
 	one_group(&r, &g, 4, 1000);
 	CHECK(!culprits_attach(&c, &r, NULL, 1));
 	l = g.culprits;
@@ -146,13 +147,13 @@ static void test_culprits_time(void)
 /* A pair the kernel made again after its removal counts from zero. */
 static int removed;
 
-static int fake_remove(void *ctx, const struct sh_culprit_key *key, struct sh_culprit_val *vals)
+static int fake_remove(void *ctx, const struct sh_culprit_key *key, struct sh_culprit_val *val)
 {
 	(void)ctx;
 	(void)key;
-	memset(vals, 0, NCPU * sizeof(*vals));
-	vals[0].count = 6;	/* 1 more than read: it came after the reading */
-	vals[0].sum_ns = 60;
+	memset(val, 0, sizeof(*val));
+	val->count = 6;	/* 1 more than read: it came after the reading */
+	val->sum_ns = 60;
 	removed++;
 	return 0;
 }
@@ -163,15 +164,15 @@ static void test_culprits_remove(void)
 	struct report r;
 	struct report_group g;
 
-	CHECK(!culprits_init(&c, NCPU, true));
-	feed(&c, 10, 200, 5, 50, 0, 0);
+	CHECK(!culprits_init(&c, true));
+	feed(&c, 10, 200, 5, 50);
 	culprits_sweep(&c, fake_remove, NULL);	/* active this interval: kept */
 	CHECK_EQ_U64(removed, 0);
-	feed(&c, 10, 200, 5, 50, 0, 0);		/* idle now */
+	feed(&c, 10, 200, 5, 50);		/* idle now */
 	culprits_sweep(&c, fake_remove, NULL);
 	CHECK_EQ_U64(removed, 1);
 	/* made again by the kernel: 2 waits from zero */
-	feed(&c, 10, 200, 2, 20, 0, 0);
+	feed(&c, 10, 200, 2, 20);
 	one_group(&r, &g, 8, 80);
 	CHECK(!culprits_attach(&c, &r, NULL, 3));
 	/* cumulative: 5 + 1 (read at the removal) + 2 */
@@ -209,31 +210,31 @@ static int each_fn(void *ctx, const struct report_group *g, const struct culprit
  */
 static int removed_plain;
 
-static int plain_remove(void *ctx, const struct sh_culprit_key *key, struct sh_culprit_val *vals)
+static int plain_remove(void *ctx, const struct sh_culprit_key *key, struct sh_culprit_val *val)
 {
 	(void)key;
-	memcpy(vals, ctx, NCPU * sizeof(*vals));	/* what the map held */
+	memcpy(val, ctx, sizeof(*val));	/* what the map held */
 	removed_plain++;
 	return 0;
 }
 
 static void add(struct culprits *c, __u64 w, __u64 cu, __u64 n, __u64 s, bool cached)
 {
-	struct sh_culprit_val v[NCPU] = { { .count = n, .sum_ns = s } };
+	struct sh_culprit_val v = { .count = n, .sum_ns = s };
 	struct sh_culprit_key k = pair(w, cu);
 
-	CHECK(!culprits_add(c, &k, v, cached ? 1 : NCPU, cached));
+	CHECK(!culprits_add(c, &k, &v, cached));
 }
 
 static void test_culprits_cache(void)
 {
-	struct sh_culprit_val map200[NCPU] = { { .count = 5, .sum_ns = 50 } };
+	struct sh_culprit_val map200 = { .count = 5, .sum_ns = 50 };
 	struct culprits c;
 	struct report r;
 	struct report_group g;
 	const struct culprit_list *l;
 
-	CHECK(!culprits_init(&c, NCPU, false));
+	CHECK(!culprits_init(&c, false));
 	/* reading 1: (10,200) in the map and in CPU 0's cache, (10,201) in CPU 1's cache only */
 	culprits_begin(&c);
 	add(&c, 10, 200, 3, 30, false);
@@ -248,7 +249,7 @@ static void test_culprits_cache(void)
 		return;
 	CHECK(!strcmp(l->c[0].name, "200") && l->c[0].count == 5 && l->c[0].sum_ns == 50);
 	CHECK(!strcmp(l->c[1].name, "201") && l->c[1].count == 4 && l->c[1].sum_ns == 40);
-	culprits_sweep(&c, plain_remove, map200);
+	culprits_sweep(&c, plain_remove, &map200);
 	CHECK_EQ_U64(removed_plain, 0);
 
 	/* reading 2: CPU 0 moved (10,200) into the map; nothing new anywhere */
@@ -260,7 +261,7 @@ static void test_culprits_cache(void)
 	CHECK(!culprits_attach(&c, &r, NULL, 2));
 	CHECK(g.culprits == NULL);
 	/* both idle: (10,200) leaves the map, (10,201) is in a cache and stays */
-	culprits_sweep(&c, plain_remove, map200);
+	culprits_sweep(&c, plain_remove, &map200);
 	CHECK_EQ_U64(removed_plain, 1);
 
 	/* reading 3: one more wait behind 201 (in the cache), one behind 200 (a new map entry) */
@@ -286,10 +287,10 @@ static void test_culprits_each(void)
 	struct report_group g;
 	int i;
 
-	CHECK(!culprits_init(&c, NCPU, true));	/* reports since start: each gives deltas still */
+	CHECK(!culprits_init(&c, true));	/* reports since start: each gives deltas still */
 	for (i = 1; i <= 7; i++)
-		feed(&c, 10, 100 + i, 1, 50 * i, 0, 0);
-	feed(&c, 11, 101, 5, 5000, 0, 0);
+		feed(&c, 10, 100 + i, 1, 50 * i);
+	feed(&c, 11, 101, 5, 5000);
 	one_group(&r, &g, 20, 3000);
 	CHECK(!culprits_each(&c, &r, NULL, 1, each_fn, NULL));
 	CHECK_EQ_U64(each_n, 7);
@@ -298,7 +299,7 @@ static void test_culprits_each(void)
 	CHECK(!strcmp(each_last, "101"));
 	/* the next interval: only what changed */
 	culprits_sweep(&c, NULL, NULL);
-	feed(&c, 10, 103, 3, 450, 0, 0);
+	feed(&c, 10, 103, 3, 450);
 	one_group(&r, &g, 2, 300);
 	CHECK(!culprits_each(&c, &r, NULL, 2, each_fn, NULL));
 	CHECK_EQ_U64(each_n, 1);
@@ -337,47 +338,72 @@ static void test_ksyms(void)
 }
 
 
-static int fake_lookup(void *ctx, const struct sh_key *key, struct sh_stacks *vals)
-{
-	struct sh_stack *s = &vals[1].s[SH_METRIC_RUNQ][7 & 1];
+/* How fake_lookup() answers: as the kernel's entry can be read. */
+enum fake_stack { STACK_KEPT, STACK_LOCKED, STACK_MOVING };
 
-	(void)ctx;
+static int fake_lookup(void *ctx, const struct sh_key *key, struct sh_stacks *val)
+{
+	static unsigned int reads;
+	struct sh_stack *s = &val->s[SH_METRIC_RUNQ][7 & 1];
+	enum fake_stack how = *(enum fake_stack *)ctx;
+
 	(void)key;
-	memset(vals, 0, NCPU * sizeof(*vals));
+	memset(val, 0, sizeof(*val));
 	s->ns = 200;
 	s->epoch = 7;
 	s->nr = 2;
 	s->ip[0] = 0xffffffff81000104ULL;
 	s->ip[1] = 0xffffffff81000010ULL;
-	/* CPU 0 holds a stale one of another epoch */
-	vals[0].s[SH_METRIC_RUNQ][1].epoch = 5;
-	vals[0].s[SH_METRIC_RUNQ][1].nr = 1;
+	/* the other parity holds a stale one of another epoch */
+	val->s[SH_METRIC_RUNQ][1 - (7 & 1)].epoch = 5;
+	val->s[SH_METRIC_RUNQ][1 - (7 & 1)].nr = 1;
+	/* a CPU writing the stack: its lock taken */
+	if (how == STACK_LOCKED)
+		s->lock = 1;
+	/* a write between the two readings: the frames differ, ns and epoch too soon to tell */
+	if (how == STACK_MOVING && reads++ % 2)
+		s->ip[1] = 0xffffffff81000020ULL;
 	return 0;
 }
 
 static void test_stacks_pick(void)
 {
 	static const char text[] = "ffffffff81000000 T a\nffffffff81000100 T b\n";
+	enum fake_stack how = STACK_KEPT;
 	struct stacks_state st;
 	struct ksyms k;
 	struct report r;
 	struct report_group g;
 
 	CHECK(!ksyms_parse(&k, text));
-	CHECK(!stacks_init(&st, NCPU));
+	stacks_init(&st);
 	one_group(&r, &g, 3, 300);
 	g.t.max_ns = 200;
 	g.t.max_cpu = 1;
 	g.t.max_epoch = 7;
-	CHECK(!stacks_attach(&st, fake_lookup, NULL, &k, &r));
+	CHECK(!stacks_attach(&st, fake_lookup, &how, &k, &r));
 	CHECK(g.max_stack && g.max_stack->n == 2);
 	if (g.max_stack) {
 		CHECK(!strcmp(g.max_stack->f[0], "b+0x4/0x0"));
 		CHECK(!strcmp(g.max_stack->f[1], "a+0x10/0x100"));
 	}
+	/* a stack being written (its lock taken): none */
+	how = STACK_LOCKED;
+	CHECK(!stacks_attach(&st, fake_lookup, &how, &k, &r));
+	CHECK(g.max_stack == NULL);
+	/* a stack written between the two readings: none */
+	how = STACK_MOVING;
+	CHECK(!stacks_attach(&st, fake_lookup, &how, &k, &r));
+	CHECK(g.max_stack == NULL);
 	/* a max the map no longer holds (another ns): no stack */
+	how = STACK_KEPT;
 	g.t.max_ns = 201;
-	CHECK(!stacks_attach(&st, fake_lookup, NULL, &k, &r));
+	CHECK(!stacks_attach(&st, fake_lookup, &how, &k, &r));
+	CHECK(g.max_stack == NULL);
+	/* nor of another epoch of the same parity */
+	g.t.max_ns = 200;
+	g.t.max_epoch = 9;
+	CHECK(!stacks_attach(&st, fake_lookup, &how, &k, &r));
 	CHECK(g.max_stack == NULL);
 	stacks_free(&st);
 	ksyms_free(&k);

@@ -137,9 +137,39 @@ static void test_run_ring(void)
 	CHECK_EQ_U64(q.total - p.total, 63 * sizeof(struct sh_run_ring));
 }
 
+/*
+ * The culprit, stack and cause maps are shared by the CPUs: an entry is
+ * an element, its key and one value, at 2 CPUs as at 384, and fleet mode
+ * keeps thousands of keys in the default budget on a big host.
+ */
+static void test_shared(void)
+{
+	struct kmem_cfg c = cfg(384, 3, 1000), d = cfg(2, 3, 1000);
+	struct kmem_plan p, q;
+
+	c.culprits = c.stacks = c.causes = d.culprits = d.stacks = d.causes = true;
+	kmem_layout(&c, &p);
+	kmem_layout(&d, &q);
+	CHECK_EQ_U64(p.entry_bytes[KMEM_CULPRITS],
+		     56 + sizeof(struct sh_culprit_key) + sizeof(struct sh_culprit_val));
+	CHECK_EQ_U64(p.entry_bytes[KMEM_STACKS], 56 + sizeof(struct sh_key) + sizeof(struct sh_stacks));
+	CHECK_EQ_U64(p.entry_bytes[KMEM_CAUSES], 56 + sizeof(struct sh_key) + sizeof(struct sh_causes));
+	CHECK_EQ_U64(p.bytes[KMEM_STACK_ZERO], 312 + sizeof(struct sh_stacks));
+	/* the same bytes on 2 CPUs as on 384 */
+	CHECK_EQ_U64(p.bytes[KMEM_CULPRITS], q.bytes[KMEM_CULPRITS]);
+	CHECK_EQ_U64(p.bytes[KMEM_STACKS], q.bytes[KMEM_STACKS]);
+	CHECK_EQ_U64(p.bytes[KMEM_CAUSES], q.bytes[KMEM_CAUSES]);
+	/* -M offcpu,runq,blocked --culprits --stacks at 384 CPUs in 64 MiB: every key of 10240 */
+	c = cfg(384, 3, 10240);
+	c.culprits = c.stacks = true;
+	CHECK(!kmem_fit(&c, 64 * MIB, false, &p));
+	CHECK_EQ_U64(c.max_keys, 10240);
+}
+
 int main(void)
 {
 	TEST(test_formula);
+	TEST(test_shared);
 	TEST(test_run_ring);
 	TEST(test_fit);
 	TEST(test_monotone);

@@ -469,6 +469,19 @@ static void test_render(void)
 	CHECK(!strstr(om, "# TYPE schedhist_events_total"));
 	CHECK(strlen(om) > 6 && !strcmp(om + strlen(om) - 6, "# EOF\n"));
 	CHECK(count_lines(om, "# EOF") == 1);
+	CHECK(!strstr(t, "schedhist_stacks_lost") && !strstr(om, "schedhist_stacks_lost"));
+	free(t);
+	free(om);
+	/* --stacks: the stacks not kept, one counter, before the build info */
+	r.v.stacks = true;
+	r.v.kmem.stack_lost = 3;
+	t = expose(&r.v, false);
+	om = expose(&r.v, true);
+	CHECK(has_line(t, "# TYPE schedhist_stacks_lost_total counter"));
+	CHECK(has_line(t, "schedhist_stacks_lost_total 3"));
+	CHECK(has_line(om, "# TYPE schedhist_stacks_lost counter"));
+	CHECK(has_line(om, "schedhist_stacks_lost_total 3"));
+	CHECK(strstr(t, "schedhist_stacks_lost_total 3") < strstr(t, "schedhist_build_info{"));
 	free(t);
 	free(om);
 	rig_free(&r);

@@ -413,12 +413,21 @@ static char *render(const struct prom_view *v, size_t nv, bool pb, size_t *len)
 	return render_as(v, nv, pb, false, len);
 }
 
-/* The series of @m in text syntax, name{l="v",...}: values in label syntax (\\ and \"). */
+/*
+ * The series of @m in text syntax, name{l="v",...} (the name alone
+ * without labels): values in label syntax (\\ and \").
+ */
 static void series(char *buf, size_t n, const char *name, const struct metric *m,
 		   const char *extra)
 {
 	size_t o = (size_t)snprintf(buf, n, "%s{", name);
 	int i;
+
+	/* a family without labels (schedhist_stacks_lost_total): the bare name */
+	if (!m->nlabels && !extra) {
+		snprintf(buf, n, "%s", name);
+		return;
+	}
 
 	for (i = 0; i < m->nlabels && o + 8 < n; i++) {
 		const char *v;
@@ -865,6 +874,9 @@ static void test_counters(void)
 	}
 	CHECK(!prom_view_update(&r.v, &r.iv, &r.since));
 	CHECK(!prom_view_culprits(&r.v, paths[0], 5, 2000000000, in, 2));
+	/* --stacks: the stacks not kept, one counter */
+	r.v.stacks = true;
+	r.v.kmem.stack_lost = 2;
 	CHECK(same_as_text(&r.v, 1, fams, &nf) == 3);
 	/* the histogram carries the unit label in protobuf too */
 	CHECK(!strcmp(fams[0].m[1].lval[2], paths[0]));
@@ -894,9 +906,14 @@ static void test_counters(void)
 		if (!strcmp(fa->name, "schedhist_cgroup_throttled_periods_total") ||
 		    !strcmp(fa->name, "schedhist_cgroup_pressure_some_seconds_total"))
 			found++;
+		if (!strcmp(fa->name, "schedhist_stacks_lost_total")) {
+			found++;
+			CHECK(fa->type == 0 && fa->nmetrics == 1 && fa->m[0].nlabels == 0 &&
+			      fa->m[0].value == 2);
+		}
 		CHECK(strcmp(fa->name, "schedhist_cgroup_pressure_full_seconds_total"));
 	}
-	CHECK(found == 5);
+	CHECK(found == 6);
 	CHECK(!strcmp(fams[nf - 1].name, "schedhist_build_info"));
 	rig_free(&r);
 }

@@ -285,6 +285,13 @@ static void test_text_none(void)
 		CHECK(strstr(t, "\n            0 -> 0.953       : 3 ") != NULL);
 		CHECK(strstr(t, "\n        0.953 -> 1.91        : 1 ") != NULL);
 		CHECK(strstr(t, " -> longer      : 2 ") != NULL);
+		CHECK(strstr(t, "stacks:") == NULL);
+		free(t);
+		/* --stacks: new maxima whose stack another CPU was writing, said when there are */
+		r.kmem.stack_lost = 4;
+		t = text_of(&r, &o);
+		CHECK(strstr(t, "\nstacks: 4 longer waits since the start without their stack "
+				"(another CPU was writing the key's stack at the instant)\n") != NULL);
 		free(t);
 		report_free(&r);
 		snapshot_free(&s);
