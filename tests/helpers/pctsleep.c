@@ -10,10 +10,12 @@
  * call), unless the thread was preempted inside it (then the span holds
  * two waits, each shorter).
  * Prints "ready PID" once the threads run; when all are done, per thread:
- *   thread TID COMM n N nivcsw P p50 A p90 B p99 C own D1,... cpu C1,...
+ *   thread TID COMM n N nivcsw P nvcsw V p50 A p90 B p99 C own D1,... cpu C1,...
  * (A, B, C: the thread's own quantiles of its spans, the rank ceil(q * N)
  * of the sorted spans, as schedhist ranks; D: each span, C: its CPU time,
- * in order; P: the thread's involuntary switches in its loop). Then the
+ * in order; P and V: the thread's involuntary and voluntary switches in
+ * its loop: a sleep whose timer fires before the thread gets to block
+ * makes none, so V can be below N). Then the
  * threads block until a signal ends the process, so they stay keys of
  * their own (no exit) and record nothing more while a tracer reads them.
  * usage: pctsleep [-n N1] [-m N10] [-c N100]
@@ -34,7 +36,7 @@ struct sleeper {
 	long lo_ns, hi_ns;		/* each sleep uniform in [lo, hi] */
 	long n;
 	pid_t tid;
-	long nivcsw;
+	long nivcsw, nvcsw;
 	unsigned long long *own, *cpu;
 	pthread_t th;
 };
@@ -73,6 +75,7 @@ static void *run(void *arg)
 	}
 	getrusage(RUSAGE_THREAD, &r1);
 	s->nivcsw = r1.ru_nivcsw - r0.ru_nivcsw;
+	s->nvcsw = r1.ru_nvcsw - r0.ru_nvcsw;
 	sem_post(&done);
 	for (;;)
 		pause();
@@ -143,8 +146,9 @@ int main(int argc, char **argv)
 			return 1;
 		memcpy(sorted, s[i].own, (size_t)s[i].n * sizeof(*sorted));
 		qsort(sorted, (size_t)s[i].n, sizeof(*sorted), cmp);
-		printf("thread %d %s n %ld nivcsw %ld p50 %llu p90 %llu p99 %llu own ", s[i].tid,
-		       s[i].comm, s[i].n, s[i].nivcsw, quantile(sorted, s[i].n, 0.50),
+		printf("thread %d %s n %ld nivcsw %ld nvcsw %ld p50 %llu p90 %llu p99 %llu own ",
+		       s[i].tid, s[i].comm, s[i].n, s[i].nivcsw, s[i].nvcsw,
+		       quantile(sorted, s[i].n, 0.50),
 		       quantile(sorted, s[i].n, 0.90), quantile(sorted, s[i].n, 0.99));
 		for (j = 0; j < s[i].n; j++)
 			printf("%s%llu", j ? "," : "", s[i].own[j]);

@@ -13,10 +13,13 @@
 # system call, which the helper measures per sleep with its thread CPU
 # clock), and a preemption inside the span splits it into two waits.
 # So each sleep's wait lies in [own - cpu, own], and the instance's key
-# holds those waits plus k others (k = its count less the sleeps: a
-# preemption's, the first switch-in's); the rank r = ceil(q * count) of
-# the key then lies between the (r - k)-th shortest own - cpu and the r-th
-# shortest own. Both ends come from this run's own numbers, whatever the
+# holds those waits plus k others (k = its count less the sleeps that
+# blocked: a preemption's, the first switch-in's). A sleep whose timer
+# fires before the thread gets to block (a preemption or an interrupt
+# between arming it and schedule()) makes no wait: s = N less the
+# thread's voluntary switches in its loop (the helper's nvcsw). The rank
+# r = ceil(q * count) of the key then lies between the (r - k)-th
+# shortest own - cpu and the (r + s)-th shortest own. Both ends come from this run's own numbers, whatever the
 # host's load (a wakeup's run-queue delay is in the span and in the wait).
 # Checks, for each thread and p50, p90, p99:
 #  - --schema 3 (8 buckets per power of two): the estimate within 10 % of
@@ -63,8 +66,9 @@ for line in open(sys.argv[1]):
         continue
     own = [int(x) for x in f[f.index("own") + 1].split(",")]
     cpu = [int(x) for x in f[f.index("cpu") + 1].split(",")]
-    threads[f[1]] = dict(comm=f[2], n=int(f[4]), nivcsw=int(f[6]), own=own, cpu=cpu,
-                         mine={50: int(f[8]), 90: int(f[10]), 99: int(f[12])})
+    v = lambda name: int(f[f.index(name) + 1])
+    threads[f[1]] = dict(comm=f[2], n=v("n"), nivcsw=v("nivcsw"), nvcsw=v("nvcsw"), own=own,
+                         cpu=cpu, mine={50: v("p50"), 90: v("p90"), 99: v("p99")})
 
 def report(path, schema):
     rs = [json.loads(l) for l in open(path)]
@@ -92,19 +96,24 @@ for schema, path in ((3, sys.argv[2]), (0, sys.argv[3])):
         g = gs.get(tid)
         if g is None:
             print(f"schema {schema}: thread {tid} ({t['comm']}) missing"); bad += 1; continue
+        # b: the sleeps that blocked (a voluntary switch each); the other
+        # s = n - b ended before the thread got to block and made no wait
         n, count = t["n"], g["count"]
-        if count < n:
-            print(f"schema {schema}: {t['comm']}: {count} waits, fewer than its {n} sleeps")
+        b = min(t["nvcsw"], n)
+        s = n - b
+        if count < b:
+            print(f"schema {schema}: {t['comm']}: {count} waits, fewer than its {b} "
+                  f"sleeps that blocked (of {n})")
             bad += 1; continue
-        k = count - n
+        k = count - b
         own = sorted(t["own"])
         low = sorted(o - c for o, c in zip(t["own"], t["cpu"]))
         for q in (50, 90, 99):
             r = math.ceil(q / 100 * count)
-            lo, hi = low[max(r - k, 1) - 1], own[min(r, n) - 1]
+            lo, hi = low[max(r - k, 1) - 1], own[min(r + s, n) - 1]
             est = g[f"p{q}_ns"]
             line = (f"schema {schema}: {t['comm']} p{q} {est} ns, own {t['mine'][q]} ns, "
-                    f"true in [{lo}, {hi}] ({count} waits, {k} not sleeps, "
+                    f"true in [{lo}, {hi}] ({count} waits, {k} not sleeps, {s} sleeps not blocked, "
                     f"{t['nivcsw']} preemptions)")
             if schema == 3:
                 ok = 0.9 * lo <= est <= 1.1 * hi
