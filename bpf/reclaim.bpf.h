@@ -62,7 +62,6 @@ struct fold_ctx {
 	struct sh_key *key;
 	struct sh_hist *dst;	/* this CPU's copy of [exited] */
 	__u32 slot;		/* claim_slot_cpu(): the slot folded ... */
-	struct sh_hist *store;	/* ... its store entry ... */
 	struct sh_slot_seq *q;	/* ... and its seq bracket */
 	struct sh_pcpu *pc;	/* this CPU's counters */
 };
@@ -104,7 +103,7 @@ static long fold_cpu(__u32 cpu, struct fold_ctx *c)
 /* CPU @cpu's cache entry for the slot folded, if it holds it, into the slot's store entry. */
 static long claim_slot_cpu(__u32 cpu, struct fold_ctx *c)
 {
-	cache_claim(cpu, c->slot, c->store, c->q, c->pc);
+	cache_claim(cpu, c->slot);
 	return 0;
 }
 
@@ -136,7 +135,6 @@ static __always_inline bool recycle_slot(struct sh_key *key, __u32 i)
 	__u32 zero = 0;
 
 	h0 = store_hists(i);
-	c.store = h0;
 	c.q = store_seq(i);
 	sk = bpf_map_lookup_elem(&slot_keys, &i);
 	c.dst = bpf_map_lookup_elem(&hists, &ex);

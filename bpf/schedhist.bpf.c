@@ -466,7 +466,7 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 			unrecorded(pc, SH_METRIC_BLOCKED, b_err);
 	}
 	if (spare)
-		store_spare_flush(slot, pc);
+		store_spare_flush(slot);
 }
 
 /*

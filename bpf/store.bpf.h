@@ -20,8 +20,8 @@
  * reading is O(keys + CPUs x cache) instead of O(keys x CPUs).
  * Costs: a hit is two array lookups and a compare more than a per-CPU
  * slot (bench/run.sh's sh:runq:tid and sh:runq:comm rows); a miss is a
- * flush of up to nmetrics x (nbuckets + 2) atomic adds, 43 at schema 0, the
- * buckets in a bpf_loop() (a callback call each; bench/run.sh's arm
+ * flush: a look at each bucket and an atomic add for each one not 0 and
+ * for the count and the sum, in store_move() (bench/run.sh's arm
  * sh:runq:tid:auto:allmiss, SCHEDHIST_CACHE_ENTRIES=1, every switch a miss,
  * and its pair with sh:runq:tid; the hit rates of the pipe, messaging and
  * churn workloads in the section "The key store's cache").
@@ -85,10 +85,15 @@ static __always_inline struct sh_slot_seq *store_seq(__u32 i)
 	return bpf_map_lookup_elem(&slot_seq, &i);
 }
 
-/* CPU @cpu's cache entry for slot @i (the only one of that CPU that can hold it). */
+/* The index in the cache map of CPU @cpu's entry for slot @i (the only one of that CPU that can hold it). */
+static __always_inline __u32 cache_index(__u32 cpu, __u32 i)
+{
+	return cpu * (cache_mask + 1) + (i & cache_mask);
+}
+
 static __always_inline struct sh_cent *cache_ent(__u32 cpu, __u32 i)
 {
-	__u32 j = cpu * (cache_mask + 1) + (i & cache_mask);
+	__u32 j = cache_index(cpu, i);
 
 	return bpf_map_lookup_elem(&cache, &j);
 }
@@ -110,41 +115,24 @@ static __always_inline void max_merge(struct sh_max *d, const struct sh_max *s)
 	}
 }
 
-/* The two histograms of a bucket move (move_bucket(), a bpf_loop() body). */
-struct bucket_move {
-	struct sh_hist *dst, *src;
-};
-
-/* Bucket @b of the move @ctx: added to the store's atomically, zeroed in the cache entry. */
-static long move_bucket(__u32 b, void *ctx)
-{
-	struct bucket_move *m = ctx;
-	__u32 v;
-
-	if (b >= nbuckets || b >= SH_NBUCKETS_MAX)
-		return 1;
-	v = m->src->buckets[b];
-	if (v) {
-		__sync_fetch_and_add(&m->dst->buckets[b], v);
-		m->src->buckets[b] = 0;
-	}
-	return 0;
-}
-
 /*
  * One metric's counts of @src into the store's @dst, with atomic adds
  * (several CPUs flush one slot); @src's buckets are zeroed as they move
  * (its header is zeroed by the caller, after the max records are merged).
- * The buckets in a bpf_loop(): its body is verified once whatever the
- * schema's length; an open loop, verified over every bucket at each of
- * the flush's call sites, takes the switch program of three metrics with
- * --culprit-mode time past the verifier's million instructions.
+ * A plain loop over the buckets, most of them 0: it runs in store_move(),
+ * a global function, verified once whatever its callers.
  */
 static __always_inline void hist_add_atomic(struct sh_hist *dst, struct sh_hist *src)
 {
-	struct bucket_move m = { dst, src };
+	__u32 b, v;
 
-	bpf_loop(nbuckets, move_bucket, &m, 0);
+	for (b = 0; b < SH_NBUCKETS_MAX && b < nbuckets; b++) {
+		v = src->buckets[b];
+		if (v) {
+			__sync_fetch_and_add(&dst->buckets[b], v);
+			src->buckets[b] = 0;
+		}
+	}
 	if (src->count)
 		__sync_fetch_and_add(&dst->count, src->count);
 	if (src->sum_ns)
@@ -235,26 +223,49 @@ static __always_inline void move_counts(struct sh_hist *dst, struct sh_hist *src
 }
 
 /*
- * Flush this CPU's cache entry @e, which caches slot @j, into the store,
- * in @j's seq bracket. The bracket opens before the entry is taken (a
- * compare-and-swap of its idx to SH_CENT_FLUSHING): a reclaim that takes
- * the entry first moves the counts itself, and one that takes the other
- * entries of @j then sees this flush under way until it is done.
+ * The counts of cache entry @ci (@spare: this CPU's spare entry instead)
+ * into slot @j's store entry (move_counts()); its caller holds the entry
+ * (its idx FLUSHING or CLAIMED) and @j's seq bracket open. A global
+ * function (returns 0): verified once, apart from its callers, so its
+ * loops over the buckets are plain loops; verified at each call site,
+ * they took the switch program of three metrics with --culprit-mode time
+ * past the verifier's million instructions, and a bpf_loop() instead
+ * (a callback call per bucket) made a miss cost about 10 ns a bucket:
+ * bench/run.sh's arm sh:runq:tid:auto:allmiss, every switch a miss.
  */
-static __noinline void cache_flush(struct sh_cent *e, __u32 j, struct sh_pcpu *pc)
+__noinline int store_move(__u32 ci, __u32 spare, __u32 j)
+{
+	__u32 zero = 0;
+	struct sh_cent *e = spare ? bpf_map_lookup_elem(&cache_spare, &zero)
+				  : bpf_map_lookup_elem(&cache, &ci);
+	struct sh_hist *s = store_hists(j);
+	struct sh_slot_seq *q = store_seq(j);
+
+	if (e && s && q)
+		move_counts(s, (struct sh_hist *)e->h, q, bpf_map_lookup_elem(&pcpu, &zero));
+	return 0;
+}
+
+/*
+ * Flush this CPU's cache entry @e (cache map index @ci; @spare: its spare
+ * entry), which caches slot @j, into the store, in @j's seq bracket. The
+ * bracket opens before the entry is taken (a compare-and-swap of its idx
+ * to SH_CENT_FLUSHING): a reclaim that takes the entry first moves the
+ * counts itself, and one that takes the other entries of @j then sees
+ * this flush under way until it is done.
+ */
+static __always_inline void cache_flush(struct sh_cent *e, __u32 ci, __u32 spare, __u32 j)
 {
 	struct sh_slot_seq *q;
-	struct sh_hist *s;
 
 	if (!e || j >= nr_slots)
 		return;
 	q = store_seq(j);
-	s = store_hists(j);
-	if (!q || !s)
+	if (!q)
 		return;	/* never: j is below nr_slots */
 	__sync_fetch_and_add(&q->seq, SH_SEQ_OPEN);
 	if (__sync_val_compare_and_swap(&e->idx, j, SH_CENT_FLUSHING) == j)
-		move_counts(s, (struct sh_hist *)e->h, q, pc);
+		store_move(ci, spare, j);
 	__sync_fetch_and_add(&q->seq, SH_SEQ_CLOSE);
 }
 
@@ -268,8 +279,8 @@ static __noinline void cache_flush(struct sh_cent *e, __u32 j, struct sh_pcpu *p
 static __always_inline struct sh_hist *cache_hists(__u32 i, __u32 cpu, struct sh_pcpu *pc,
 						   bool *spare)
 {
-	struct sh_cent *e = cache_ent(cpu, i);
-	__u32 old, zero = 0;
+	__u32 old, zero = 0, ci = cache_index(cpu, i);
+	struct sh_cent *e = bpf_map_lookup_elem(&cache, &ci);
 
 	if (!e)
 		return 0;
@@ -280,7 +291,7 @@ static __always_inline struct sh_hist *cache_hists(__u32 i, __u32 cpu, struct sh
 	}
 	pc->cache_miss++;
 	if (old < nr_slots)
-		cache_flush(e, old, pc);
+		cache_flush(e, ci, 0, old);
 	/* zero: ours (FLUSHING), empty, or a reclaim's for an instant (CLAIMED) */
 	if (e->idx == SH_CENT_CLAIMED) {
 		e = bpf_map_lookup_elem(&cache_spare, &zero);
@@ -293,11 +304,11 @@ static __always_inline struct sh_hist *cache_hists(__u32 i, __u32 cpu, struct sh
 }
 
 /* The spare entry's waits, recorded for slot @i, into the store. */
-static __always_inline void store_spare_flush(__u32 i, struct sh_pcpu *pc)
+static __always_inline void store_spare_flush(__u32 i)
 {
 	__u32 zero = 0;
 
-	cache_flush(bpf_map_lookup_elem(&cache_spare, &zero), i, pc);
+	cache_flush(bpf_map_lookup_elem(&cache_spare, &zero), 0, 1, i);
 }
 
 /*
@@ -305,14 +316,14 @@ static __always_inline void store_spare_flush(__u32 i, struct sh_pcpu *pc)
  * @i, and moves its counts into the store (inside @i's seq bracket, which
  * the caller holds open): the entry is then empty, and no cache holds @i.
  */
-static __always_inline void cache_claim(__u32 cpu, __u32 i, struct sh_hist *dst,
-					struct sh_slot_seq *q, struct sh_pcpu *pc)
+static __always_inline void cache_claim(__u32 cpu, __u32 i)
 {
-	struct sh_cent *e = cache_ent(cpu, i);
+	__u32 ci = cache_index(cpu, i);
+	struct sh_cent *e = bpf_map_lookup_elem(&cache, &ci);
 
 	if (!e || __sync_val_compare_and_swap(&e->idx, i, SH_CENT_CLAIMED) != i)
 		return;
-	move_counts(dst, (struct sh_hist *)e->h, q, pc);
+	store_move(ci, 0, i);
 	__sync_lock_test_and_set(&e->idx, SH_CENT_EMPTY);
 }
 
