@@ -91,12 +91,6 @@ static __always_inline __u32 cache_index(__u32 cpu, __u32 i)
 	return cpu * (cache_mask + 1) + (i & cache_mask);
 }
 
-static __always_inline struct sh_cent *cache_ent(__u32 cpu, __u32 i)
-{
-	__u32 j = cache_index(cpu, i);
-
-	return bpf_map_lookup_elem(&cache, &j);
-}
 
 /* @d merged with @s: per epoch parity the newer epoch, or the same epoch's longer max and shorter min. */
 static __always_inline void max_merge(struct sh_max *d, const struct sh_max *s)
