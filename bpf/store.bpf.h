@@ -91,7 +91,6 @@ static __always_inline __u32 cache_index(__u32 cpu, __u32 i)
 	return cpu * (cache_mask + 1) + (i & cache_mask);
 }
 
-
 /* @d merged with @s: per epoch parity the newer epoch, or the same epoch's longer max and shorter min. */
 static __always_inline void max_merge(struct sh_max *d, const struct sh_max *s)
 {
@@ -224,8 +223,10 @@ static __always_inline void move_counts(struct sh_hist *dst, struct sh_hist *src
  * loops over the buckets are plain loops; verified at each call site,
  * they took the switch program of three metrics with --culprit-mode time
  * past the verifier's million instructions, and a bpf_loop() instead
- * (a callback call per bucket) made a miss cost about 10 ns a bucket:
- * bench/run.sh's arm sh:runq:tid:auto:allmiss, every switch a miss.
+ * (a callback call per bucket) made a miss cost about 6 ns a bucket
+ * more (bench/run.sh's arm sh:runq:tid:auto:allmiss, every switch a
+ * miss: 395 ns over the floor in bench/results/2026-12-05-0755.md, 150
+ * in 2026-12-05-0835.md, the same host).
  */
 __noinline int store_move(__u32 ci, __u32 spare, __u32 j)
 {

@@ -56,9 +56,10 @@ void heap_map_big(void);
  * top), at most once every HEAP_TRIM_NS of @now_ns; called after each
  * report. A long run under key churn (series admitted and withdrawn,
  * names rebuilt every interval) frees memory in the middle of the heap
- * faster than it reuses it: with the live bytes flat (heaptrack), the
- * heap's resident memory in fleet mode under bench/soak.sh's churn grew
- * about 160 kB a minute without this and stays flat with it.
+ * faster than it reuses it: of two instances side by side for 12
+ * minutes under bench/soak.sh's churn, the one without this grew 36 kB a
+ * minute, the one with it not at all. It does not give back partly used
+ * pages: the soak's heap still grows with it (docs/overhead.md, "Soak").
  */
 #define HEAP_TRIM_NS (60ULL * 1000000000ULL)
 void heap_trim(unsigned long long now_ns);
