@@ -134,11 +134,14 @@ static int open_tmp(int dirfd, const char *base, char *name, size_t n)
 	return -EEXIST;
 }
 
-int atomic_file_write(struct atomic_file *f, const void *data, size_t len)
+/* A new version: @len bytes at @data, or (@fill) what it writes. 0 or -errno. */
+static int replace(struct atomic_file *f, const void *data, size_t len, atomic_fill fill,
+		   void *ctx)
 {
 	size_t n = strlen(f->base) + 32;
 	char *tmp = malloc(n);
 	int dirfd = current_dir(f), fd, err;
+	FILE *out = NULL;
 
 	if (!tmp)
 		return -ENOMEM;
@@ -149,10 +152,25 @@ int atomic_file_write(struct atomic_file *f, const void *data, size_t len)
 	}
 	/* the umask must not make it unreadable for the collector */
 	err = fchmod(fd, FILE_MODE) ? -errno : 0;
-	if (!err)
+	if (!err && !fill)
 		err = write_all(fd, data, len);
-	if (close(fd) && !err)
+	if (!err && fill) {
+		out = fdopen(fd, "w");
+		errno = 0;
+		if (!out)
+			err = -errno;
+		else
+			err = fill(out, ctx);
+		/* a write that failed in the fill: the stream keeps its error, errno its cause */
+		if (!err && (fflush(out) || ferror(out)))
+			err = errno ? -errno : -EIO;
+	}
+	if (out) {
+		if (fclose(out) && !err)
+			err = -errno;
+	} else if (close(fd) && !err) {
 		err = -errno;
+	}
 	/* rename replaces the entry at base, even a symlink, without following it */
 	if (!err && renameat(dirfd, tmp, dirfd, f->base))
 		err = -errno;
@@ -162,11 +180,19 @@ int atomic_file_write(struct atomic_file *f, const void *data, size_t len)
 	return err;
 }
 
-int atomic_file_update(struct atomic_file *f, const void *data, size_t len)
+int atomic_file_write(struct atomic_file *f, const void *data, size_t len)
 {
-	int err = atomic_file_write(f, data, len);
+	return replace(f, data, len, NULL, NULL);
+}
 
-	/* a long run outlives a full disk: say so once, and once when it is over */
+int atomic_file_write_fill(struct atomic_file *f, atomic_fill fill, void *ctx)
+{
+	return replace(f, NULL, 0, fill, ctx);
+}
+
+/* A long run outlives a full disk: say so once, and once when it is over. @err returned. */
+static int updated(struct atomic_file *f, int err)
+{
 	if (err && err != f->err)
 		pr_warn("cannot write %s %s: %s (the last good file stays; will retry every "
 			"interval)\n", f->what, f->path, strerror(-err));
@@ -174,6 +200,16 @@ int atomic_file_update(struct atomic_file *f, const void *data, size_t len)
 		pr_warn("%s %s written again\n", f->what, f->path);
 	f->err = err;
 	return err;
+}
+
+int atomic_file_update(struct atomic_file *f, const void *data, size_t len)
+{
+	return updated(f, atomic_file_write(f, data, len));
+}
+
+int atomic_file_update_fill(struct atomic_file *f, atomic_fill fill, void *ctx)
+{
+	return updated(f, atomic_file_write_fill(f, fill, ctx));
 }
 
 void atomic_file_close(struct atomic_file *f)

@@ -22,6 +22,7 @@
 #define SH_ATOMIC_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct atomic_file {
 	int dirfd;		/* the file's directory, -1 when closed */
@@ -50,6 +51,20 @@ int atomic_file_write(struct atomic_file *f, const void *data, size_t len);
  * same return value.
  */
 int atomic_file_update(struct atomic_file *f, const void *data, size_t len);
+
+/*
+ * What @fill writes to @out, a stdio stream on the new version, as the
+ * contents (a picture written as it is drawn, never whole in memory: the
+ * heatmap's grows with its window, to MiBs, and the poller's memory with
+ * it). @fill returns 0 or -errno of its own; a write to @out that
+ * failed (a full disk) is found here. The same return value as
+ * atomic_file_write().
+ */
+typedef int (*atomic_fill)(FILE *out, void *ctx);
+int atomic_file_write_fill(struct atomic_file *f, atomic_fill fill, void *ctx);
+
+/* atomic_file_update() of atomic_file_write_fill(). */
+int atomic_file_update_fill(struct atomic_file *f, atomic_fill fill, void *ctx);
 
 /* Close the directory (the file stays). */
 void atomic_file_close(struct atomic_file *f);

@@ -64,22 +64,23 @@ int exporter_open(struct exporter *x, const struct exporter_spec *sp)
 	return 0;
 }
 
-/* Render the view into a malloc()ed buffer: text, OpenMetrics or (@pb) protobuf. */
-static char *render(const struct exporter *x, bool om, bool pb, size_t *len)
+/*
+ * Render the view into @x's buffer @fmt (text, OpenMetrics or protobuf),
+ * its memory kept from one reading to the next. 0, or -1 when out of memory.
+ */
+static int render(struct exporter *x, enum exporter_format fmt)
 {
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
+	struct outbuf *b = &x->page[fmt];
+	FILE *f;
 	int bad;
 
+	ob_reset(b);
+	f = ob_stream(b);
 	if (!f)
-		return NULL;
-	bad = pb ? render_prom_native(f, x->view, x->nviews)
-		 : render_prom(f, x->view, x->nviews, om);
-	if (fclose(f) || bad) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+		return -1;
+	bad = fmt == EXPORT_PROTOBUF ? render_prom_native(f, x->view, x->nviews)
+				     : render_prom(f, x->view, x->nviews, fmt == EXPORT_OM);
+	return fclose(f) || bad || b->failed ? -1 : 0;
 }
 
 /*
@@ -89,31 +90,26 @@ static char *render(const struct exporter *x, bool om, bool pb, size_t *len)
  */
 static int publish(struct exporter *x, bool first)
 {
-	size_t text_len = 0, om_len = 0, pb_len = 0;
-	char *text = render(x, false, false, &text_len), *om = NULL, *pb;
+	struct outbuf *text = &x->page[EXPORT_TEXT], *om = &x->page[EXPORT_OM];
 	int err = 0;
 
-	if (!text)
+	if (render(x, EXPORT_TEXT))
 		return -ENOMEM;
 	if (x->filing)
-		err = first ? atomic_file_write(&x->file, text, text_len)
-			    : atomic_file_update(&x->file, text, text_len);
+		err = first ? atomic_file_write(&x->file, text->p, text->len)
+			    : atomic_file_update(&x->file, text->p, text->len);
 	if (x->listening) {
-		om = render(x, true, false, &om_len);
-		if (!om) {
-			free(text);
+		if (render(x, EXPORT_OM))
 			return -ENOMEM;
-		}
-		http_publish(&x->http, text, text_len, om, om_len);
+		/* the server copies them: the buffers are ours to render into again */
+		http_publish(&x->http, text->p, text->len, om->p, om->len);
 		/* native histograms for the scrapers that ask, unless --prom-classic */
 		if (x->native) {
-			pb = render(x, false, true, &pb_len);
-			if (!pb)
+			if (render(x, EXPORT_PROTOBUF))
 				return -ENOMEM;
-			http_publish_protobuf(&x->http, pb, pb_len);
+			http_publish_protobuf(&x->http, x->page[EXPORT_PROTOBUF].p,
+					      x->page[EXPORT_PROTOBUF].len);
 		}
-	} else {
-		free(text);
 	}
 	return err;
 }
@@ -241,5 +237,7 @@ void exporter_close(struct exporter *x)
 	report_free(&x->interval);
 	report_free(&x->since_start);
 	cgstats_free(&x->cgs);
+	for (i = 0; i < EXPORT_FORMAT_NR; i++)
+		ob_free(&x->page[i]);
 	memset(x, 0, sizeof(*x));
 }

@@ -19,8 +19,17 @@
 #include "http_server.h"
 #include "atomic_file.h"
 #include "privdrop.h"
+#include "outbuf.h"
 
 struct extras;
+
+/* The expositions rendered every reading. */
+enum exporter_format {
+	EXPORT_TEXT,			/* Prometheus text 0.0.4 (also --prom-file) */
+	EXPORT_OM,			/* OpenMetrics text */
+	EXPORT_PROTOBUF,		/* protobuf, with native histograms */
+	EXPORT_FORMAT_NR,
+};
 
 struct exporter {
 	bool on;			/* --listen or --prom-file given */
@@ -37,6 +46,7 @@ struct exporter {
 	bool native;			/* serve native histograms (not --prom-classic) */
 	struct cgstats cgs;		/* -k cgroup: the readings of the view's counters, its
 					 * own (interval deltas whatever the reports' span) */
+	struct outbuf page[EXPORT_FORMAT_NR];	/* the view rendered, by enum exporter_format */
 };
 
 /* Fleet mode's settings. */

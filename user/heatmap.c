@@ -726,25 +726,17 @@ void heatmap_svg(FILE *f, const struct heatmap *hm)
 	fputs("</svg>\n", f);
 }
 
-/* Render into memory, then one atomic rewrite. */
+static int svg_fill(FILE *out, void *hm)
+{
+	heatmap_svg(out, hm);
+	return 0;
+}
+
+/* One atomic rewrite, the picture written as it is drawn (atomic_file_write_fill()). */
 static int write_svg(struct heatmap *hm, bool first)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int err;
-
-	if (!f)
-		return -ENOMEM;
-	heatmap_svg(f, hm);
-	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
-	}
-	err = first ? atomic_file_write(&hm->file, buf, len)
-		    : atomic_file_update(&hm->file, buf, len);
-	free(buf);
-	return err;
+	return first ? atomic_file_write_fill(&hm->file, svg_fill, hm)
+		     : atomic_file_update_fill(&hm->file, svg_fill, hm);
 }
 
 int heatmap_write_first(struct heatmap *hm)

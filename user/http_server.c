@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
@@ -210,9 +211,13 @@ static void *reaper_main(void *arg)
 	return NULL;
 }
 
-/* A rendered exposition, shared by the server and the responses in flight. */
+/*
+ * A rendered exposition, shared by the server and the responses in
+ * flight: on a mapping of its own, this header then the bytes
+ * (http_publish()).
+ */
 struct http_page {
-	char *data;
+	char *data;			/* right after the header */
 	size_t len;
 	unsigned int refs;		/* under @owner's lock */
 	struct http_server *owner;
@@ -228,10 +233,8 @@ static const char index_html[] =
 
 static void page_unref(struct http_page *p)
 {
-	if (p && !--p->refs) {
-		free(p->data);
-		free(p);
-	}
+	if (p && !--p->refs)
+		munmap(p, sizeof(*p) + p->len);
 }
 
 /* libmicrohttpd frees a response's buffer through this. */
@@ -482,22 +485,25 @@ int http_start(struct http_server *h)
 	return 0;
 }
 
-static struct http_page *new_page(struct http_server *h, char *data, size_t len)
+/* A copy of @data as a page of its own (struct http_page); NULL when out of memory. */
+static struct http_page *new_page(struct http_server *h, const char *data, size_t len)
 {
-	struct http_page *p = calloc(1, sizeof(*p));
+	struct http_page *p = mmap(NULL, sizeof(*p) + len, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (!p) {
-		free(data);
+	if (p == MAP_FAILED)
 		return NULL;
-	}
-	p->data = data;
+	p->data = (char *)(p + 1);
+	if (len)
+		memcpy(p->data, data, len);
 	p->len = len;
 	p->refs = 1;
 	p->owner = h;
 	return p;
 }
 
-void http_publish(struct http_server *h, char *text, size_t text_len, char *om, size_t om_len)
+void http_publish(struct http_server *h, const char *text, size_t text_len, const char *om,
+		  size_t om_len)
 {
 	struct http_page *fresh[2] = { new_page(h, text, text_len), new_page(h, om, om_len) };
 	struct http_page *old[2];
@@ -523,7 +529,7 @@ void http_reading_done(struct http_server *h)
 	pthread_mutex_unlock(&h->lock);
 }
 
-void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len)
+void http_publish_protobuf(struct http_server *h, const char *pb, size_t pb_len)
 {
 	struct http_page *fresh = new_page(h, pb, pb_len), *old;
 
@@ -536,8 +542,8 @@ void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len)
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* Make @data (taken over) page @which from now on; out of memory: keep the old one. */
-static void publish_one(struct http_server *h, int which, char *data, size_t len)
+/* Make a copy of @data page @which from now on; out of memory: keep the old one. */
+static void publish_one(struct http_server *h, int which, const char *data, size_t len)
 {
 	struct http_page *fresh = new_page(h, data, len), *old;
 
@@ -550,7 +556,7 @@ static void publish_one(struct http_server *h, int which, char *data, size_t len
 	pthread_mutex_unlock(&h->lock);
 }
 
-void http_publish_live(struct http_server *h, char *html, size_t len, char *json,
+void http_publish_live(struct http_server *h, const char *html, size_t len, const char *json,
 		       size_t json_len)
 {
 	publish_one(h, HTTP_PAGE_LIVE, html, len);

@@ -80,18 +80,23 @@ int http_bind(struct http_server *h, const struct listen_addr *a);
 int http_start(struct http_server *h);
 
 /*
- * Make @text (the text format) and @om (OpenMetrics), both malloc()ed,
- * the pages served from now on. Takes them over, even on failure.
+ * Make copies of @text (the text format) and @om (OpenMetrics) the pages
+ * served from now on; out of memory, the previous ones stay. Each page
+ * has a mapping of its own (with its header), unmapped when its last
+ * response is sent: pages of changing sizes made every reading left holes
+ * in the heap, which the long-lived small objects allocated meanwhile
+ * pinned (bench/soak.sh, docs/overhead.md).
  */
-void http_publish(struct http_server *h, char *text, size_t text_len, char *om, size_t om_len);
+void http_publish(struct http_server *h, const char *text, size_t text_len, const char *om,
+		  size_t om_len);
 
 /*
- * Make @html and @json (malloc()ed) the pages served at "/" and
- * /live.json from now on (the live page and its table, live_page.h);
- * until the first call "/" links to /metrics and /live.json is not
- * found. Takes them over, even on failure.
+ * Make copies of @html and @json the pages served at "/" and /live.json
+ * from now on (the live page and its table, live_page.h), as
+ * http_publish(); until the first call "/" links to /metrics and
+ * /live.json is not found.
  */
-void http_publish_live(struct http_server *h, char *html, size_t len, char *json,
+void http_publish_live(struct http_server *h, const char *html, size_t len, const char *json,
 		       size_t json_len);
 
 /* Stop serving (waits for the server thread) and free everything. */
@@ -112,11 +117,12 @@ bool http_accept_openmetrics(const char *accept);
 bool http_accept_protobuf(const char *accept);
 
 /*
- * Make @pb (the protobuf exposition, malloc()ed) the page served to the
- * scrapers that ask for it (http_accept_protobuf()); until the first one,
- * and without it (--prom-classic), they get a text format. Takes it over.
+ * Make a copy of @pb (the protobuf exposition) the page served to the
+ * scrapers that ask for it (http_accept_protobuf()), as http_publish();
+ * until the first one, and without it (--prom-classic), they get a text
+ * format.
  */
-void http_publish_protobuf(struct http_server *h, char *pb, size_t pb_len);
+void http_publish_protobuf(struct http_server *h, const char *pb, size_t pb_len);
 
 /*
  * The pages just published hold a reading of the maps (not the zeros of

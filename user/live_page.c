@@ -182,16 +182,17 @@ static const char live_script[] =
 	"})();\n"
 	"</script>\n";
 
-int live_page_render(const struct live_page *lp, char **buf, size_t *len)
+int live_page_render(const struct live_page *lp, struct outbuf *out)
 {
 	const struct live_page_spec *o = &lp->spec;
-	FILE *f = open_memstream(buf, len);
+	FILE *f;
 	char host[72] = "?", hv[160];
 	unsigned int refresh = refresh_s(o);
 	struct lp_cells cells;
 	size_t i, j;
 
-	if (!f)
+	ob_reset(out);
+	if (!(f = ob_stream(out)))
 		return -1;
 	gethostname(host, sizeof(host) - 1);
 	name_escape(hv, sizeof(hv), host);
@@ -241,21 +242,17 @@ int live_page_render(const struct live_page *lp, char **buf, size_t *len)
 	fputs("</table>\n", f);
 	fprintf(f, live_script, LIVE_PAGE_RELOAD_S);
 	fputs("</body></html>\n", f);
-	if (fclose(f)) {
-		free(*buf);
-		*buf = NULL;
-		return -1;
-	}
-	return 0;
+	return fclose(f) || out->failed ? -1 : 0;
 }
 
-int live_page_render_json(const struct live_page *lp, char **buf, size_t *len)
+int live_page_render_json(const struct live_page *lp, struct outbuf *out)
 {
-	FILE *f = open_memstream(buf, len);
 	struct lp_cells cells;
 	size_t i, j;
+	FILE *f;
 
-	if (!f)
+	ob_reset(out);
+	if (!(f = ob_stream(out)))
 		return -1;
 	fputs("{\"reading\":\"", f);
 	reading_attr(f, lp);
@@ -273,10 +270,5 @@ int live_page_render_json(const struct live_page *lp, char **buf, size_t *len)
 		fputc(']', f);
 	}
 	fputs("]}\n", f);
-	if (fclose(f)) {
-		free(*buf);
-		*buf = NULL;
-		return -1;
-	}
-	return 0;
+	return fclose(f) || out->failed ? -1 : 0;
 }

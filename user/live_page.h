@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include "heatmap.h"
 #include "report.h"
+#include "outbuf.h"
 
 #define LIVE_PAGE_COLUMNS 120	/* intervals in the page's heatmap (10 minutes at 5 s) */
 #define LIVE_PAGE_ROWS 20	/* keys in its table */
@@ -60,16 +61,16 @@ int live_page_init(struct live_page *lp, const struct live_page_spec *sp);
 /* Add report @r (a column of the heatmap, the table). */
 int live_page_add(struct live_page *lp, const struct report *r);
 
-/* The page as it stands, malloc()ed, into *@buf and *@len. 0, or -1 when out of memory. */
-int live_page_render(const struct live_page *lp, char **buf, size_t *len);
+/* The page as it stands, into @out (emptied first). 0, or -1 when out of memory. */
+int live_page_render(const struct live_page *lp, struct outbuf *out);
 
 /*
  * /live.json, what the page's script fetches: {"reading": RFC 3339 time of
  * the latest reading or "", "status": the status line, "rows": the table's
- * rows, each an array of its cells as the page shows them}, malloc()ed.
- * 0, or -1 when out of memory.
+ * rows, each an array of its cells as the page shows them}, into @out
+ * (emptied first). 0, or -1 when out of memory.
  */
-int live_page_render_json(const struct live_page *lp, char **buf, size_t *len);
+int live_page_render_json(const struct live_page *lp, struct outbuf *out);
 
 void live_page_free(struct live_page *lp);
 

@@ -92,6 +92,27 @@ void ob_printf(struct outbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+static ssize_t stream_write(void *cookie, const char *buf, size_t n)
+{
+	struct outbuf *b = cookie;
+
+	ob_mem(b, buf, n);
+	return b->failed ? -1 : (ssize_t)n;
+}
+
+FILE *ob_stream(struct outbuf *b)
+{
+	cookie_io_functions_t io = { .write = stream_write };
+	FILE *f = fopencookie(b, "w", io);
+
+	/* no stdio buffer: each call's bytes go to @b at once */
+	if (f && setvbuf(f, NULL, _IONBF, 0)) {
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}
+
 const char *ob_cstr(struct outbuf *b)
 {
 	if (!ob_room(b, 1))

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/types.h>
 
@@ -89,6 +90,19 @@ static inline void ob_reset(struct outbuf *b)
 	b->len = 0;
 	b->failed = false;
 }
+
+/*
+ * A stdio stream that appends to @b, for the writers built on FILE (the
+ * Prometheus text, the live page): unbuffered, so nothing
+ * waits in stdio's buffer and fclose() only ends the stream. Where a
+ * buffer is written again every reading, this one keeps its memory (with
+ * ob_reset() first), which open_memstream() cannot: its buffers, 8 KiB
+ * and up, made and freed every second in changing sizes, left holes in
+ * the heap that long-lived small objects then pinned (bench/soak.sh's
+ * heap grew about 150 kB a minute, docs/overhead.md). NULL when out of
+ * memory; a failed append makes the stream's ferror() true.
+ */
+FILE *ob_stream(struct outbuf *b);
 
 /* The contents NUL-terminated (for tests and string consumers); NULL when out of memory. */
 const char *ob_cstr(struct outbuf *b);

@@ -191,21 +191,15 @@ int exporter_output_open(struct output *out, const struct exporter_spec *sp,
 struct live_page_out {
 	struct live_page lp;
 	struct exporter *x;		/* whose HTTP server serves it */
+	struct outbuf html, json;	/* the page and its table, rendered (kept for the next) */
 };
 
 /* The page as it stands, to "/", and its table to /live.json. 0, or -1 when out of memory. */
 static int live_page_publish(struct live_page_out *w)
 {
-	char *buf, *json;
-	size_t len, json_len;
-
-	if (live_page_render(&w->lp, &buf, &len))
+	if (live_page_render(&w->lp, &w->html) || live_page_render_json(&w->lp, &w->json))
 		return -1;
-	if (live_page_render_json(&w->lp, &json, &json_len)) {
-		free(buf);
-		return -1;
-	}
-	http_publish_live(&w->x->http, buf, len, json, json_len);
+	http_publish_live(&w->x->http, w->html.p, w->html.len, w->json.p, w->json.len);
 	return 0;
 }
 
@@ -235,8 +229,11 @@ static void live_page_close(void *ctx)
 {
 	struct live_page_out *w = ctx;
 
-	if (w)
+	if (w) {
 		live_page_free(&w->lp);
+		ob_free(&w->html);
+		ob_free(&w->json);
+	}
 	free(w);
 }
 

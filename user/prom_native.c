@@ -538,21 +538,23 @@ static void encode(struct enc *e, const struct prom_view *views, size_t nv)
 
 int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
 {
-	struct enc e = {};
-	int err;
+	/*
+	 * The encoder's buffers, emptied each time and their memory kept: the
+	 * exposition is made every reading (and rendered on one thread), and
+	 * buffers made and freed in changing sizes left holes in the heap
+	 * (ob_stream() in outbuf.h).
+	 */
+	static struct enc e;
+	struct outbuf *all[] = { &e.out, &e.fam, &e.met, &e.sub, &e.span, &e.ex, &e.leaf };
+	size_t i;
+	int err = 0;
 
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		ob_reset(all[i]);
 	encode(&e, views, nv);
-	err = e.out.failed || e.fam.failed || e.met.failed || e.sub.failed || e.span.failed ||
-	      e.ex.failed || e.leaf.failed;
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		err |= all[i]->failed;
 	if (!err && e.out.len && fwrite(e.out.p, 1, e.out.len, f) != e.out.len)
 		err = -1;
-	ob_free(&e.out);
-	ob_free(&e.fam);
-	ob_free(&e.met);
-	ob_free(&e.sub);
-	ob_free(&e.span);
-	ob_free(&e.ex);
-	ob_free(&e.leaf);
 	return err || ferror(f);
 }
-

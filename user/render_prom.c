@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "render_prom.h"
+#include "outbuf.h"
 #include "escape.h"
 #include "names.h"
 #include "cgroup_names.h"
@@ -111,23 +112,26 @@ static void cgroup_labels(FILE *f, const char *path)
 		fprintf(f, ",qos=\"%s\"", qos);
 }
 
-/* The key label's value and the labels read from it, escaped, malloc()ed; NULL: no memory. */
-static char *key_labels(const char *key, int key_type)
+/*
+ * The key label's value and the labels read from it, escaped, in a buffer
+ * kept from one call to the next (a series at a time; the poller renders
+ * on one thread): valid until the next call. NULL: no memory.
+ */
+static const char *key_labels(const char *key, int key_type)
 {
-	char *esc = NULL;
-	size_t esc_len = 0;
-	FILE *m = open_memstream(&esc, &esc_len);
+	static struct outbuf esc;
+	FILE *m;
 
+	ob_reset(&esc);
+	m = ob_stream(&esc);
 	if (!m)
 		return NULL;
 	label_value(m, key);
 	if (key_type == SH_KEY_CGROUP)
 		cgroup_labels(m, key);
-	if (fclose(m)) {
-		free(esc);
+	if (fclose(m) || esc.failed)
 		return NULL;
-	}
-	return esc;
+	return ob_cstr(&esc);
 }
 
 /*
@@ -160,7 +164,8 @@ static int put_series(FILE *f, const char *labels, const char *key, int key_type
 		      const struct totals *t, const struct prom_max *ex,
 		      char le[SH_NBUCKETS(0)][32])
 {
-	char *esc = key_labels(key, key_type), sum[32];
+	const char *esc = key_labels(key, key_type);
+	char sum[32];
 	int i, ex_bucket = ex ? bucket_of(ex->ns) : sh_nb, per = 1 << sh_schema;
 	__u64 cum = 0;
 
@@ -184,7 +189,6 @@ static int put_series(FILE *f, const char *labels, const char *key, int key_type
 	fprintf(f, "schedhist_wait_seconds_sum{%s%s} %s\n", labels, esc, sum);
 	/* the +Inf bucket, so the two always agree */
 	fprintf(f, "schedhist_wait_seconds_count{%s%s} %" PRIu64 "\n", labels, esc, (uint64_t)cum);
-	free(esc);
 	return 0;
 }
 
@@ -242,7 +246,7 @@ static int put_counters(FILE *f, const struct prom_view *views, size_t nv, int f
 			return -1;
 		for (i = 0; i < n; i++) {
 			struct prom_culprit c[SH_CULPRIT_TOP + 1];
-			char *esc;
+			const char *esc;
 			__u64 val;
 
 			if (per_culprit ? !(nc = prom_series_culprits(sorted[i], c))
@@ -266,8 +270,7 @@ static int put_counters(FILE *f, const struct prom_view *views, size_t nv, int f
 				put_value(f, seconds,
 					  fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
 			}
-			free(esc);
-		}
+				}
 		free(sorted);
 	}
 	return 0;
@@ -282,7 +285,7 @@ struct cause_put {
 static int put_cause_series(void *ctx, const char *key, const struct cause_sums *c)
 {
 	struct cause_put *p = ctx;
-	char *esc = key_labels(key, p->v->key_type);
+	const char *esc = key_labels(key, p->v->key_type);
 	int i;
 
 	if (!esc)
@@ -293,7 +296,6 @@ static int put_cause_series(void *ctx, const char *key, const struct cause_sums 
 			key_name(p->v->key_type), esc, cause_name(i));
 		put_value(p->f, true, c->ns[i]);
 	}
-	free(esc);
 	return 0;
 }
 
@@ -314,7 +316,7 @@ static int put_causes(FILE *f, const struct prom_view *views, size_t nv)
 static int put_max_sample(FILE *f, const struct prom_view *v, const char *key,
 			  const struct prom_max *m)
 {
-	char *esc = key_labels(key, v->key_type);
+	const char *esc = key_labels(key, v->key_type);
 
 	if (!esc)
 		return -1;
@@ -324,7 +326,6 @@ static int put_max_sample(FILE *f, const struct prom_view *v, const char *key,
 	label_value(f, m->comm);
 	fputc('}', f);
 	put_value(f, true, m->ns);
-	free(esc);
 	return 0;
 }
 

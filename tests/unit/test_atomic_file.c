@@ -6,7 +6,9 @@
  * through; nothing created at open; a name planted where a predictable
  * temporary name would be does not stop it; a removed and recreated
  * directory is written again, the failures meanwhile warned once and the
- * recovery once; bad paths refused at open. A full or read-only disk:
+ * recovery once; bad paths refused at open; a version written through a
+ * stream (atomic_file_write_fill()) whole, and a failed one leaving the
+ * last good file and nothing beside it. A full or read-only disk:
  * tests/integration/file_outputs.sh.
  */
 #include <dirent.h>
@@ -182,9 +184,60 @@ static void test_dir_recreated(void)
 	CHECK(!rmdir(base));
 }
 
+/* @ctx's lines "%05d\n" of its count: past stdio's buffer, so written in several pieces. */
+static int fill_lines(FILE *out, void *ctx)
+{
+	int n = *(int *)ctx, i;
+
+	for (i = 0; i < n; i++)
+		fprintf(out, "%05d\n", i);
+	return 0;
+}
+
+static int fill_fails(FILE *out, void *ctx)
+{
+	(void)ctx;
+	fputs("half a picture", out);
+	return -ENOSPC;
+}
+
+static void test_fill(void)
+{
+	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], err[512];
+	struct atomic_file f;
+	struct stat st;
+	int n = 2000, i, bad = 0;
+	char line[16], got[16];
+	FILE *in;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/heatmap.svg", dir);
+	CHECK(!atomic_file_open(&f, "--heatmap", path, err, sizeof(err)));
+	CHECK(atomic_file_write_fill(&f, fill_lines, &n) == 0);
+	CHECK(!lstat(path, &st) && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0644);
+	CHECK_EQ_U64(st.st_size, 6 * n);
+	in = fopen(path, "r");
+	CHECK(in != NULL);
+	for (i = 0; in && i < n; i++) {
+		snprintf(line, sizeof(line), "%05d\n", i);
+		bad += !fgets(got, sizeof(got), in) || strcmp(got, line);
+	}
+	if (in)
+		fclose(in);
+	CHECK_EQ_U64(bad, 0);
+	/* the fill fails: the last good version stays, no temporary file */
+	CHECK(atomic_file_update_fill(&f, fill_fails, NULL) == -ENOSPC);
+	CHECK(!lstat(path, &st) && st.st_size == 6 * n);
+	CHECK(entries(dir) == 1);
+	atomic_file_close(&f);
+	unlink(path);
+	CHECK(!rmdir(dir));
+}
+
 int main(void)
 {
 	TEST(test_rewrites);
+	TEST(test_fill);
 	TEST(test_planted_names);
 	TEST(test_dir_recreated);
 	return test_summary();

@@ -26,6 +26,28 @@ static size_t count(const char *s, const char *what)
 	return n;
 }
 
+/*
+ * The page (or with @json its table) rendered twice into one buffer, as
+ * the live page output renders every reading: the second rendering
+ * replaces the first, byte for byte. A malloc()ed copy, its length in *@len.
+ */
+static char *page_of(const struct live_page *lp, bool json, size_t *len)
+{
+	struct outbuf b = {};
+	char *first, *s = NULL;
+
+	CHECK(!(json ? live_page_render_json(lp, &b) : live_page_render(lp, &b)));
+	first = strndup(b.p, b.len);
+	CHECK(!(json ? live_page_render_json(lp, &b) : live_page_render(lp, &b)));
+	CHECK(first && b.len == strlen(first) && !memcmp(b.p, first, b.len));
+	*len = b.len;
+	s = strndup(b.p, b.len);
+	CHECK(s != NULL);
+	free(first);
+	ob_free(&b);
+	return s;
+}
+
 static void test_page(void)
 {
 	char *argv[] = { "schedhist", "-M", "runq", "-k", "comm", "-i", "1.5", "--listen", "9999",
@@ -46,7 +68,7 @@ static void test_page(void)
 	CHECK(parse_options(9, argv, &o) == -1);
 	sp = live_page_spec_of(&o);	/* as main builds it */
 	CHECK(!live_page_init(&lp, &sp));
-	CHECK(!live_page_render(&lp, &page, &len));
+	page = page_of(&lp, false, &len);
 	CHECK(strstr(page, "no reading yet") != NULL);
 	/* the table every interval, 1.5 s rounded up; the whole page without scripts only */
 	CHECK(strstr(page, "<noscript><meta http-equiv=\"refresh\" content=\"2\"></noscript>"));
@@ -55,7 +77,7 @@ static void test_page(void)
 	CHECK(count(page, "<script") == 1 && !strstr(page, "src="));
 	CHECK(count(page, "<tr class=\"key\">") == 0);
 	free(page);
-	CHECK(!live_page_render_json(&lp, &json, &jlen));
+	json = page_of(&lp, true, &jlen);
 	CHECK(!strcmp(json, "{\"reading\":\"\",\"status\":\"no reading yet\",\"rows\":[]}\n"));
 	free(json);
 
@@ -73,7 +95,7 @@ static void test_page(void)
 		r.when.tv_sec = 1700000000 + (time_t)i;
 		CHECK(!live_page_add(&lp, &r));
 	}
-	CHECK(!live_page_render(&lp, &page, &len));
+	page = page_of(&lp, false, &len);
 	CHECK(strstr(page, "no reading yet") == NULL);
 	CHECK_EQ_U64(count(page, "<g class=\"column\""), LIVE_PAGE_COLUMNS);
 	CHECK_EQ_U64(count(page, "<tr class=\"key\">"), LIVE_PAGE_ROWS);
@@ -85,7 +107,7 @@ static void test_page(void)
 	CHECK(strstr(page, "<table id=\"top\" data-reading=\"2023-11-14T22:15:22") != NULL);
 
 	/* /live.json: the same rows, cell for cell, the names in JSON syntax */
-	CHECK(!live_page_render_json(&lp, &json, &jlen));
+	json = page_of(&lp, true, &jlen);
 	CHECK(!strncmp(json, "{\"reading\":\"2023-11-14T22:15:22", strlen("{\"reading\":\"2023-11-14T22:15:22")));
 	CHECK(strstr(json, "\"status\":\"latest reading 2023-11-14T22:15:22") != NULL);
 	CHECK_EQ_U64(count(json, "[\"k"), LIVE_PAGE_ROWS - 1);
@@ -128,11 +150,11 @@ static void test_json_cells(void)
 	r.groups = &g;
 	r.ngroups = r.nall = 1;
 	CHECK(!live_page_add(&lp, &r));
-	CHECK(!live_page_render(&lp, &page, &len));
+	page = page_of(&lp, false, &len);
 	CHECK(strstr(page, "<td>q&quot;b\\\\s\\xff</td><td>3</td>") != NULL);
 	CHECK(strstr(page, "<td>42 w&quot;x</td></tr>") != NULL);
 	free(page);
-	CHECK(!live_page_render_json(&lp, &page, &len));
+	page = page_of(&lp, true, &len);
 	CHECK(strstr(page, "[\"q\\\"b\\\\\\\\s\\\\xff\",\"3\",") != NULL);
 	CHECK(strstr(page, ",\"42 w\\\"x\"]]}") != NULL);
 	free(page);
@@ -177,7 +199,7 @@ static void test_summary_columns(void)
 	r.ngroups = r.nall = 1;
 	r.span_s = 1.0;
 	CHECK(!live_page_add(&lp, &r));
-	CHECK(!live_page_render(&lp, &page, &len));
+	page = page_of(&lp, false, &len);
 	CHECK(strstr(page, "<th>p90 us</th><th>p99 us</th><th>p99.9 us</th>") != NULL);
 	CHECK(strstr(page, "<th>throttled</th><th>psi some</th><th>top culprit</th>") != NULL);
 	CHECK(strstr(page, "<td>1500</td>") && strstr(page, "<td>2500</td>"));
