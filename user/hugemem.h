@@ -37,14 +37,15 @@ void *big_realloc(void *p, size_t old, size_t size);
 void big_free(void *p, size_t size);
 
 /*
- * Buffers of HEAP_MAP_MIN bytes or more that malloc() gives (the heatmap
- * and the live page rendered every interval, the exposition, a report)
- * each on a mapping of its own, given back to the kernel when freed.
- * glibc's threshold for that rises to the size of the largest such
- * buffer once it is freed, and from then on they are carved from the
- * heap, where the small allocations made meanwhile (a series, a name)
- * keep it from shrinking back: in bench/soak.sh's hour with --heatmap
- * (a 3 MiB picture at 1000 columns) the heap grew in steps of megabytes.
+ * Buffers of HEAP_MAP_MIN bytes or more that malloc() gives (an outbuf
+ * growing past it, a table of keys) each on a mapping of its own, given
+ * back to the kernel when freed. glibc's threshold for that rises to the
+ * size of the largest such buffer once it is freed, and from then on they
+ * are carved from the heap, where the small allocations made meanwhile
+ * (a series, a name) keep it from shrinking back: in bench/soak.sh's hour
+ * with --heatmap, when its picture was built in memory (3 MiB at 1000
+ * columns), the heap grew in steps of megabytes. What is made every
+ * reading is not on the heap at all now (ob_stream(), http_publish()).
  * Called once, at start.
  */
 #define HEAP_MAP_MIN ((size_t)256 << 10)

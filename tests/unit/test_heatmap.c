@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -70,6 +71,37 @@ static size_t count(const char *s, const char *what)
 	for (; (s = strstr(s, what)); s++)
 		n++;
 	return n;
+}
+
+/*
+ * The columns' block resident from the start, every page of it (mincore):
+ * the poller's memory does not creep up while the window fills.
+ */
+static void test_resident(void)
+{
+	char dir[] = "/tmp/schedhist-unit.XXXXXX", path[256], err[512];
+	struct heatmap hm;
+	struct options o;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size, first, last, n, i, absent = 0;
+	unsigned char *vec;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/h.svg", dir);
+	OPTS(&o, "-i", "1", "--heatmap", path);
+	CHECK(!hm_init(&hm, &o, err, sizeof(err)));
+	size = hm.max_cols * (sizeof(*hm.cols) + (size_t)sh_nb * sizeof(__u64));
+	first = (uintptr_t)hm.cols / page * page;
+	last = ((uintptr_t)hm.cols + size - 1) / page * page;
+	n = (last - first) / page + 1;
+	vec = calloc(n, 1);
+	CHECK(vec && !mincore((void *)first, last - first + page, vec));
+	for (i = 0; vec && i < n; i++)
+		absent += !(vec[i] & 1);
+	printf("  columns' block: %zu bytes, %zu pages, %zu not resident\n", size, n, absent);
+	CHECK_EQ_U64(absent, 0);
+	free(vec);
+	heatmap_free(&hm);
+	CHECK(!rmdir(dir));
 }
 
 /* 1500 reports: the latest 1000 stay, in order; the worst case stays under the stated size. */
@@ -465,6 +497,7 @@ int main(int argc, char **argv)
 		       write_worst(argv[2], 1000, 1);
 	}
 	TEST(test_bounded);
+	TEST(test_resident);
 	TEST(test_key_escaped);
 	TEST(test_labels);
 	TEST(test_lines);
