@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Fleet mode (--listen, --prom-file): after each reading, the Prometheus
- * view (render_prom.h) is updated, rendered into fresh buffers and
- * published to the HTTP server and to the file. Set up in two steps
+ * view (render_prom.h) is updated, rendered into the exporter's buffers
+ * (kept from one reading to the next) and published to the HTTP server
+ * (which copies it) and to the file. Set up in two steps
  * around the loader: what needs privileges (binding the socket, opening
  * the file's directory, looking up --user) before loading, and the
  * privilege drop and the server thread once the programs are attached.

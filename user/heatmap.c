@@ -100,6 +100,7 @@ static int alloc_cols(struct heatmap *hm)
 	touch = (volatile char *)hm->cols;
 	for (c = 0; c < size; c += page > 0 ? (size_t)page : 4096)
 		touch[c] = 0;
+	touch[size - 1] = 0;	/* the last page, where the block does not start on one */
 	for (c = 0; c < hm->max_cols; c++)
 		hm->cols[c].buckets = (__u64 *)(hm->cols + hm->max_cols) + c * (size_t)sh_nb;
 	return 0;

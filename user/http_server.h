@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * --listen: GET /metrics over HTTP, served by libmicrohttpd in its own
- * thread. The poller renders each reading into fresh buffers and swaps
- * them in under a mutex; a scrape takes a reference to the current ones
+ * thread. The poller publishes each reading's pages, copied onto
+ * mappings of their own, and swaps them in under a mutex; a scrape takes a reference to the current ones
  * and sends them without holding the lock, so scrapes never block the
  * poller and a slow client never sees a half-updated page.
  */

@@ -9,6 +9,52 @@
 
 #define INITIAL_SLOTS 256
 
+/*
+ * The series' pool: slots of one size (the struct and its buckets, its
+ * name inside when short) in blocks of PROM_SLOTS_PER_BLOCK, a freed slot
+ * reused by the next series, the blocks freed with the view. Series come
+ * and go with keys: under a cgroup churn (bench/soak.sh, 10 a second) 30
+ * a second, each remembered PROM_REMEMBER_NS once its cgroup is gone. On
+ * the heap a freed one was carved up by the small allocations made
+ * meanwhile, too small for the next series, which came from the heap's
+ * top: the heap grew 25 kB a minute with its used bytes flat.
+ */
+#define PROM_SLOTS_PER_BLOCK 64
+
+static size_t slot_bytes(void)
+{
+	return sizeof(struct prom_series) + (size_t)sh_nb * sizeof(__u64);
+}
+
+/* A zeroed slot; NULL when out of memory. */
+static struct prom_series *slot_get(struct prom_view *v)
+{
+	struct prom_series *s;
+
+	if (!v->free_slots) {
+		char **blocks = realloc(v->blocks, (v->nblocks + 1) * sizeof(*blocks));
+		char *b;
+		size_t i;
+
+		if (!blocks)
+			return NULL;
+		v->blocks = blocks;
+		b = malloc(PROM_SLOTS_PER_BLOCK * slot_bytes());
+		if (!b)
+			return NULL;
+		v->blocks[v->nblocks++] = b;
+		for (i = PROM_SLOTS_PER_BLOCK; i-- > 0;) {
+			s = (struct prom_series *)(b + i * slot_bytes());
+			s->next = v->free_slots;
+			v->free_slots = s;
+		}
+	}
+	s = v->free_slots;
+	v->free_slots = s->next;
+	memset(s, 0, slot_bytes());
+	return s;
+}
+
 static size_t name_hash(const char *s)
 {
 	return hash_bytes(s, strlen(s));
@@ -56,13 +102,14 @@ static struct prom_series *admit(struct prom_view *v, const char *key)
 	if (v->nexported + v->nwithdrawn >= v->nslots)
 		grow(v);
 	/* its buckets after it, sh_nb of them: sized by the grid in use */
-	s = calloc(1, sizeof(*s) + (size_t)sh_nb * sizeof(__u64));
+	s = slot_get(v);
 	if (!s)
 		return NULL;
 	s->t.buckets = s->bucket_store;
-	s->key = strdup(key);
+	s->key = strlen(key) < sizeof(s->key_inline) ? strcpy(s->key_inline, key) : strdup(key);
 	if (!s->key) {
-		free(s);
+		s->next = v->free_slots;
+		v->free_slots = s;
 		return NULL;
 	}
 	h = name_hash(key) & (v->nslots - 1);
@@ -88,14 +135,17 @@ static void list_unlink(struct prom_view *v, struct prom_series *s)
 	v->nwithdrawn--;
 }
 
-static void series_free(struct prom_series *s)
+/* Its names freed, its slot back in the pool. */
+static void series_free(struct prom_view *v, struct prom_series *s)
 {
 	size_t i;
 
 	for (i = 0; i < s->nculprits; i++)
 		free(s->culprits[i].name);
-	free(s->key);
-	free(s);
+	if (s->key != s->key_inline)
+		free(s->key);
+	s->next = v->free_slots;
+	v->free_slots = s;
 }
 
 /* Drop a withdrawn name for good. */
@@ -107,7 +157,7 @@ static void forget(struct prom_view *v, struct prom_series *s)
 	while (*pp != s)
 		pp = &(*pp)->next;
 	*pp = s->next;
-	series_free(s);
+	series_free(v, s);
 }
 
 static void withdraw(struct prom_view *v, struct prom_series *s, __u64 now_ns)
@@ -166,9 +216,12 @@ void prom_view_free(struct prom_view *v)
 
 		for (; s; s = next) {
 			next = s->next;
-			series_free(s);
+			series_free(v, s);
 		}
 	}
+	for (i = 0; i < v->nblocks; i++)
+		free(v->blocks[i]);
+	free(v->blocks);
 	free(v->table);
 	memset(v, 0, sizeof(*v));
 }

@@ -73,8 +73,11 @@ struct prom_max {
 	__u64 update;			/* prom_view_update() call it belongs to */
 };
 
+/* Key names up to this long are kept in their series' slot, not on their own. */
+#define PROM_KEY_INLINE 96
+
 struct prom_series {
-	char *key;			/* the key label */
+	char *key;			/* the key label: @key_inline, or malloc()ed */
 	struct totals t;		/* its waits since it was first exported */
 	__u64 seen;			/* last update in which a kernel key had this name */
 	__u64 admitted;			/* update in which it was (re)admitted */
@@ -92,6 +95,7 @@ struct prom_series {
 	struct prom_series *next;	/* hash chain */
 	struct prom_series *older;	/* withdrawn list, oldest first */
 	struct prom_series *newer;
+	char key_inline[PROM_KEY_INLINE];
 	__u64 bucket_store[];		/* @t's buckets, sh_nb */
 };
 
@@ -107,6 +111,9 @@ struct prom_view {
 					 * (0: until @limit newer ones are) */
 	struct prom_series *oldest;	/* withdrawn list */
 	struct prom_series *newest;
+	struct prom_series *free_slots;	/* the series' pool (prom_series.c): slots to reuse, */
+	char **blocks;			/* ... in these blocks of PROM_SLOTS_PER_BLOCK */
+	size_t nblocks;
 	struct totals other;		/* key="[other]" (every key type but none) */
 	__u64 other_buckets[SH_NBUCKETS_MAX];	/* its buckets (one set per view) */
 	struct prom_max other_max;	/* its last interval's exact max */
