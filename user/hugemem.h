@@ -60,7 +60,8 @@ void heap_map_big(void);
  * faster than it reuses it: of two instances side by side for 12
  * minutes under bench/soak.sh's churn, the one without this grew 36 kB a
  * minute, the one with it not at all. It does not give back partly used
- * pages: the soak's heap still grows with it (docs/overhead.md, "Soak").
+ * pages: what kept the soak's heap growing was its layout, mended where
+ * it was made (ob_stream(), the series' pool; docs/overhead.md, "Soak").
  */
 #define HEAP_TRIM_NS (60ULL * 1000000000ULL)
 void heap_trim(unsigned long long now_ns);
