@@ -156,13 +156,14 @@ static int replace(struct atomic_file *f, const void *data, size_t len, atomic_f
 		err = write_all(fd, data, len);
 	if (!err && fill) {
 		out = fdopen(fd, "w");
-		errno = 0;
-		if (!out)
+		if (!out) {
 			err = -errno;
-		else
+		} else {
+			errno = 0;
 			err = fill(out, ctx);
+		}
 		/* a write that failed in the fill: the stream keeps its error, errno its cause */
-		if (!err && (fflush(out) || ferror(out)))
+		if (!err && out && (fflush(out) || ferror(out)))
 			err = errno ? -errno : -EIO;
 	}
 	if (out) {
