@@ -2,9 +2,10 @@
 /*
  * --listen: GET /metrics over HTTP, served by libmicrohttpd in its own
  * thread. The poller publishes each reading's pages, copied onto
- * mappings of their own, and swaps them in under a mutex; a scrape takes a reference to the current ones
- * and sends them without holding the lock, so scrapes never block the
- * poller and a slow client never sees a half-updated page.
+ * mappings of their own, and swaps them in under a mutex; a scrape takes
+ * a reference to the current ones and sends them without holding the
+ * lock, so scrapes never block the poller and a slow client never sees a
+ * half-updated page.
  */
 #ifndef SH_HTTP_SERVER_H
 #define SH_HTTP_SERVER_H

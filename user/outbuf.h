@@ -93,8 +93,8 @@ static inline void ob_reset(struct outbuf *b)
 
 /*
  * A stdio stream that appends to @b, for the writers built on FILE (the
- * Prometheus text, the live page): unbuffered, so nothing
- * waits in stdio's buffer and fclose() only ends the stream. Where a
+ * Prometheus text, the live page): unbuffered, so nothing waits in
+ * stdio's buffer and fclose() only ends the stream. Where a
  * buffer is written again every reading, this one keeps its memory (with
  * ob_reset() first), which open_memstream() cannot: its buffers, 8 KiB
  * and up, made and freed every second in changing sizes, left holes in

@@ -26,6 +26,12 @@ static size_t slot_bytes(void)
 	return sizeof(struct prom_series) + (size_t)sh_nb * sizeof(__u64);
 }
 
+static void slot_put(struct prom_view *v, struct prom_series *s)
+{
+	s->next = v->free_slots;
+	v->free_slots = s;
+}
+
 /* A zeroed slot; NULL when out of memory. */
 static struct prom_series *slot_get(struct prom_view *v)
 {
@@ -43,11 +49,8 @@ static struct prom_series *slot_get(struct prom_view *v)
 		if (!b)
 			return NULL;
 		v->blocks[v->nblocks++] = b;
-		for (i = PROM_SLOTS_PER_BLOCK; i-- > 0;) {
-			s = (struct prom_series *)(b + i * slot_bytes());
-			s->next = v->free_slots;
-			v->free_slots = s;
-		}
+		for (i = PROM_SLOTS_PER_BLOCK; i-- > 0;)
+			slot_put(v, (struct prom_series *)(b + i * slot_bytes()));
 	}
 	s = v->free_slots;
 	v->free_slots = s->next;
@@ -108,8 +111,7 @@ static struct prom_series *admit(struct prom_view *v, const char *key)
 	s->t.buckets = s->bucket_store;
 	s->key = strlen(key) < sizeof(s->key_inline) ? strcpy(s->key_inline, key) : strdup(key);
 	if (!s->key) {
-		s->next = v->free_slots;
-		v->free_slots = s;
+		slot_put(v, s);
 		return NULL;
 	}
 	h = name_hash(key) & (v->nslots - 1);
@@ -144,8 +146,7 @@ static void series_free(struct prom_view *v, struct prom_series *s)
 		free(s->culprits[i].name);
 	if (s->key != s->key_inline)
 		free(s->key);
-	s->next = v->free_slots;
-	v->free_slots = s;
+	slot_put(v, s);
 }
 
 /* Drop a withdrawn name for good. */
