@@ -104,12 +104,15 @@ if tasks and a.minutes:
 cg_per_min = cg["rate"] * 60
 leak_per_min = cg_per_min / 100
 
-# scrapes: "epoch path status bytes seconds"
+# scrapes: "epoch path status bytes seconds connect_s first_byte_s
+# server_cpu_us server_wait_us steal_us" (see scrape() in bench/soak.sh)
 scr = []
 for line in read("scrapes.log").splitlines():
     f = line.split()
-    if len(f) == 5:
-        scr.append((float(f[0]), f[1], f[2], int(f[3]), float(f[4]) * 1000))
+    if len(f) == 10:
+        scr.append((float(f[0]), f[1], f[2], int(f[3]), float(f[4]) * 1000,
+                    float(f[5]) * 1000, float(f[6]) * 1000,
+                    int(f[7]) / 1000, int(f[8]) / 1000, int(f[9]) / 1000))
 t0 = scr[0][0] if scr else 0
 bad_status = [s for s in scr if s[2] != "200"]
 metrics_ms = [s[4] for s in scr if s[1] == "/metrics"]
@@ -298,6 +301,10 @@ L.append(f"- scrapes: {len(metrics_ms)} of /metrics (p50 {pct(metrics_ms, .5):.2
          f"{sum(1 for s in scr if s[1] == '/live.json')} of /live.json, "
          f"{sum(1 for s in scr if s[1] == '/')} of the live page; "
          f"{len(over)} over {SCRAPE_MAX_MS:.0f} ms, {len(bad_status)} not 200.")
+for s in over:
+    L.append(f"  - {s[1]} at {s[0] - t0:.0f} s: {s[4]:.1f} ms (connected at {s[5]:.1f} ms, "
+             f"first byte at {s[6]:.1f} ms); meanwhile the server thread ran {s[7]:.1f} ms and "
+             f"waited for a CPU {s[8]:.1f} ms, the hypervisor stole {s[9]:.0f} ms.")
 if load1:
     L.append(f"- host load (1-min average, the host shared with other builds and tests): "
              f"mean {sum(load1) / len(load1):.2f}, max {max(load1):.2f} on {os.cpu_count()} CPUs; "

@@ -146,21 +146,41 @@ PIDS+=($!)
 CGCHURN=$!
 PIDS+=($CGCHURN)
 
-# Scrapes: every second /metrics and /live.json, every minute the page;
-# one line each: time, path, HTTP status, bytes, seconds.
+# The server's thread: libmicrohttpd's, the one neither the poller nor
+# the reaper ("schedhist-reap").
+HTTP_TID=
+for t in /proc/"$SH"/task/*; do
+	[ "${t##*/}" = "$SH" ] || [ "$(cat "$t/comm")" = schedhist-reap ] || HTTP_TID=${t##*/}
+done
+[ -n "$HTTP_TID" ] || { echo "bench/soak.sh: no HTTP server thread in schedhist" >&2; exit 1; }
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+
+# One scrape of PATH into FILE, one line: time, path, HTTP status, bytes,
+# seconds in all, to connect and to the first byte (curl's), then where
+# the time went, in microseconds: the server thread's time on a CPU and
+# waiting for one (its schedstat), and the time the hypervisor stole
+# from the guest's CPUs (/proc/stat, in ticks). A slow scrape is then
+# the server's (CPU), the host's load (run-queue wait), the hypervisor's
+# (steal) or the client's (none of these). Builtins only around curl.
+scrape() {
+	local path=$1 file=$2 w r0 q0 r1 q1 st0 st1 _
+	read -r r0 q0 _ <"/proc/$SH/task/$HTTP_TID/schedstat"
+	read -r _ _ _ _ _ _ _ _ st0 _ </proc/stat
+	w=$(curl -s -o "$file" -w '%{http_code} %{size_download} %{time_total} %{time_connect} %{time_starttransfer}' \
+		--max-time 5 "http://127.0.0.1:$PORT$path")
+	read -r r1 q1 _ <"/proc/$SH/task/$HTTP_TID/schedstat"
+	read -r _ _ _ _ _ _ _ _ st1 _ </proc/stat
+	echo "$EPOCHREALTIME $path $w $(((r1 - r0) / 1000)) $(((q1 - q0) / 1000)) $(((st1 - st0) * TICK_US))"
+}
+
+# Scrapes: every second /metrics and /live.json, every minute the page.
 scraper() {
-	local next=${EPOCHREALTIME/./} n=0 path w d
+	local next=${EPOCHREALTIME/./} n=0 path d
 	while :; do
 		for path in /metrics /live.json; do
-			w=$(curl -s -o "$RUN/last${path//\//_}" -w '%{http_code} %{size_download} %{time_total}' \
-				--max-time 5 "http://127.0.0.1:$PORT$path")
-			echo "$EPOCHREALTIME $path $w"
+			scrape "$path" "$RUN/last${path//\//_}"
 		done
-		if [ $((n % 60)) -eq 0 ]; then
-			w=$(curl -s -o "$RUN/last_page" -w '%{http_code} %{size_download} %{time_total}' \
-				--max-time 5 "http://127.0.0.1:$PORT/")
-			echo "$EPOCHREALTIME / $w"
-		fi
+		[ $((n % 60)) -eq 0 ] && scrape / "$RUN/last_page"
 		# the copy the sampler reads is never half written
 		cp "$RUN/last_metrics" "$RUN/metrics.tmp" 2>/dev/null && mv "$RUN/metrics.tmp" "$RUN/metrics.prom"
 		n=$((n + 1))

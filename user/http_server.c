@@ -472,8 +472,11 @@ int http_start(struct http_server *h)
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 		MHD_OPTION_END);
-	if (h->daemon && !pthread_create(&h->reaper, NULL, reaper_main, h))
+	if (h->daemon && !pthread_create(&h->reaper, NULL, reaper_main, h)) {
+		/* libmicrohttpd names its thread ("MHD-single"): top -H tells all three apart */
+		pthread_setname_np(h->reaper, "schedhist-reap");
 		h->reaping = true;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!h->daemon || !h->reaping) {
 		pr_warn("cannot start the HTTP server on %s (%s; -vv says why)\n", h->where,
