@@ -71,7 +71,7 @@ endif
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 # fleet mode: the HTTP server and the capability drop
 FLEET_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcap-ng 2>/dev/null)
-# --live: the terminal view (only user/live.c includes curses.h)
+# --live: the terminal view (only user/output/live.c includes curses.h)
 CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng ncursesw \
 	2>/dev/null) -lpthread -lm
@@ -96,16 +96,17 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-# The pure userspace modules: unit-tested without the kernel.
-CORE_SRCS := user/hugemem.c user/fmt.c user/outbuf.c user/names.c user/parse.c user/log.c user/options.c user/hist.c user/snapshot.c user/report.c \
-	user/culprits.c user/causes.c user/stacks.c user/cgstat.c user/cgstats.c user/render_extra.c \
-	user/render_text.c user/render_json.c user/cgroup.c user/heatmap.c \
-	user/prom_family.c user/prom_series.c user/render_prom.c user/prom_native.c user/http_accept.c user/listen_addr.c user/atomic_file.c user/escape.c user/loop.c \
-	user/specs.c user/live_page.c user/kmem.c \
-	user/cgroup_names.c user/flamegraph.c
-APP_SRCS := $(CORE_SRCS) user/loader.c user/snapshot_read.c user/extra_read.c user/main.c \
-	user/http_server.c user/privdrop.c user/exporter.c user/outputs.c user/live.c \
-	user/symbolize.c user/profile.c
+# The poller's folders, by stage (docs/architecture.md). The pure ones touch
+# no kernel: they are linked into the unit tests and fuzz targets.
+PURE_DIRS := lib cli model output prom
+KERNEL_DIRS := kernel profile
+# not yet pure: they reach the kernel maps or a terminal
+PURE_EXCEPT := user/prom/http_server.c user/prom/exporter.c user/output/outputs.c \
+	user/output/live.c
+CORE_SRCS := $(filter-out $(PURE_EXCEPT),$(foreach d,$(PURE_DIRS),$(wildcard user/$(d)/*.c)))
+APP_SRCS := $(CORE_SRCS) $(PURE_EXCEPT) $(foreach d,$(KERNEL_DIRS),$(wildcard user/$(d)/*.c)) \
+	user/main.c
+USER_HDRS := $(wildcard user/*/*.h)
 APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))
 CORE_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
 
@@ -152,12 +153,13 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | $(OUTPUT)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/user/%.o: user/%.c $(wildcard user/*.h) include/schedhist.h $(SKELS) | $(OUTPUT)/user
+$(OUTPUT)/user/%.o: user/%.c $(USER_HDRS) include/schedhist.h $(SKELS)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # ncursesw's flags (-D_XOPEN_SOURCE=600 among them) for live.c alone
-$(OUTPUT)/user/live.o: ALL_CFLAGS += $(CURSES_CFLAGS)
+$(OUTPUT)/user/output/live.o: ALL_CFLAGS += $(CURSES_CFLAGS)
 
 $(OUTPUT)/schedhist: $(APP_OBJS)
 	$(call msg,BINARY,$@)
@@ -167,11 +169,11 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h include/bits.bpf.h $(CORE_O
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) -lm -o $@
 
-# test_symbolize: user/symbolize.c (libelf) and the ELF files it builds with $(CC)
+# test_symbolize: user/profile/symbolize.c (libelf) and the ELF files it builds with $(CC)
 $(OUTPUT)/tests/test_symbolize: tests/unit/test_symbolize.c tests/unit/check.h $(CORE_OBJS) \
-		$(OUTPUT)/user/symbolize.o | $(OUTPUT)/tests
+		$(OUTPUT)/user/profile/symbolize.o | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(OUTPUT)/user/symbolize.o \
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(OUTPUT)/user/profile/symbolize.o \
 		$(ALL_LDFLAGS) $(LIBS) -lm -o $@
 
 # helpers keep frame pointers: --profile's tests walk their user stacks
@@ -207,9 +209,9 @@ $(OUTPUT)/bench/keys: bench/keys.c | $(OUTPUT)/bench
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $< -pthread -o $@
 
-$(OUTPUT)/bench/kmem: bench/kmem.c $(OUTPUT)/user/kmem.o | $(OUTPUT)/bench
+$(OUTPUT)/bench/kmem: bench/kmem.c $(OUTPUT)/user/model/kmem.o | $(OUTPUT)/bench
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/user/kmem.o -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/user/model/kmem.o -o $@
 
 bench: $(OUTPUT)/schedhist $(BENCH_BINS) $(OUTPUT)/tests/helpers/churn
 
@@ -226,8 +228,9 @@ integration: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/tests/test_heatmap $(O
 test: $(OUTPUT)/schedhist $(UNIT_BINS) $(HELPER_BINS) $(OUTPUT)/bench/kmem asan fuzz
 	$(Q)OUTPUT=$(OUTPUT) tests/run-all.sh
 
-$(OUTPUT)/fuzz/obj/%.o: user/%.c $(wildcard user/*.h) include/schedhist.h | $(OUTPUT)/fuzz/obj
+$(OUTPUT)/fuzz/obj/%.o: user/%.c $(USER_HDRS) include/schedhist.h
 	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz/obj

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The kernel memory of every schedhist map from its definition
- * (user/kmem.c), for a few numbers of possible CPUs: what bench/run.sh
+ * (user/model/kmem.c), for a few numbers of possible CPUs: what bench/run.sh
  * prints next to bpftool map show's bytes_memlock, and what
  * tests/integration/kmem_bpftool.sh compares with it.
  *
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "schedhist.h"
-#include "kmem.h"
+#include "model/kmem.h"
 
 static unsigned long num(const char *s, const char *what)
 {

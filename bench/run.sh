@@ -658,7 +658,7 @@ python3 bench/summarize.py "$CSV" \
 	--workloads "best of $BEST_OF runs each of pipe pinned: taskset -c 0 perf bench sched pipe -l $PIPE_PINNED_LOOPS; pipe: perf bench sched pipe -l $PIPE_LOOPS; messaging: perf bench sched messaging -g $MSG_GROUPS -l $MSG_LOOPS; ns/event: taskset -c 0 perf bench sched pipe -l $STATS_LOOPS with kernel.bpf_stats_enabled=1; poller: bench/keys -p $KEY_PERIOD_MS, schedhist -M offcpu -k tid -p KEYS -i 1, CPU over $POLL_INTERVALS intervals" \
 	--hist-bytes "$HIST_BYTES" --pcpu-bytes "$PCPU_BYTES" \
 	--elapsed "$elapsed" >"$MD" || die "summarize.py failed"
-# every map's kernel memory from its definition (bench/kmem, user/kmem.c)
+# every map's kernel memory from its definition (bench/kmem, user/model/kmem.c)
 # for 2, 64 and 384 possible CPUs at the bench's key counts, beside what
 # bpftool map show said here in the poller runs (default --max-keys, so
 # also the definition at that capacity on this host's CPUs)

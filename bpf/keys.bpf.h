@@ -16,7 +16,7 @@
  * and the store's cache its own (store.bpf.h); a per-CPU hash in place of
  * the slots costs 66 ns more (step "max with the histogram in a per-CPU
  * hash keyed by tid"). Memory: slots x 296 B per metric at schema 0,
- * SH_HIST_SIZE(nbuckets) at --schema (user/kmem.c).
+ * SH_HIST_SIZE(nbuckets) at --schema (user/model/kmem.c).
  */
 #ifndef __SCHEDHIST_KEYS_BPF_H
 #define __SCHEDHIST_KEYS_BPF_H

@@ -36,7 +36,7 @@ static __always_inline __u32 sh_log2(__u64 v)
 
 /*
  * The grid of the run (schedhist.h), set by the loader before load
- * (user/hist.c grid_cells()); the defaults are schema 0's. The histogram
+ * (user/model/hist.c grid_cells()); the defaults are schema 0's. The histogram
  * length, nbuckets, is the one place the kernel side reads it. (A unit
  * test compiling this in userspace defines SH_RODATA as plain volatile,
  * to set them per schema.)

@@ -30,7 +30,7 @@
  * 0, 954-1907 ns, 1908-3814 ns, ..., 1 s is the last wait of bucket 20
  * (native index 0, (0.5, 1] s). At schema 0 a histogram is as small as the
  * 40 log2 buckets it replaced; each finer schema doubles the buckets
- * (the kernel memory budget, user/kmem.c, counts them).
+ * (the kernel memory budget, user/model/kmem.c, counts them).
  */
 #define SH_SCHEMA_MAX 3
 #define SH_NBUCKETS(s) (1 + (40 << (s)))	/* buckets at schema @s */
@@ -98,7 +98,7 @@ enum sh_metric {
 /*
  * The sched_switch programs compiled for one configuration each, as
  * X(name suffix, configuration bits): bpf/schedhist.bpf.c defines
- * schedhist_switch_<suffix> for each line, user/loader.c loads the one
+ * schedhist_switch_<suffix> for each line, user/kernel/loader.c loads the one
  * whose bits match the run's. A new variant is one line here.
  */
 #define SH_SWITCH_VARIANTS(X)							\
@@ -464,7 +464,7 @@ struct sh_pcpu {
 /*
  * --stacks: kernel stack frames kept of the task that had an epoch's
  * longest wait (innermost first); text shows the first SH_TEXT_FRAMES
- * (user/render_extra.h), JSON all of them.
+ * (user/output/render_extra.h), JSON all of them.
  */
 #define SH_STACK_DEPTH 24
 

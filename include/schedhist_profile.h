@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Types shared by the profile's kernel side (bpf/profile.bpf.c) and its
- * poller (user/profile.c): wait time and count per (task, kernel stack,
+ * poller (user/profile/profile.c): wait time and count per (task, kernel stack,
  * user stack), summed in the kernel, read and diffed every interval.
  */
 #ifndef SH_PROFILE_H

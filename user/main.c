@@ -16,22 +16,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "extra_read.h"
+#include "kernel/extra_read.h"
 #include "schedhist.h"
-#include "options.h"
-#include "specs.h"
-#include "loader.h"
-#include "snapshot_read.h"
-#include "hugemem.h"
-#include "report.h"
-#include "hist.h"
-#include "outputs.h"
-#include "live.h"
-#include "cgroup.h"
-#include "cgroup_names.h"
-#include "loop.h"
-#include "profile.h"
-#include "log.h"
+#include "cli/options.h"
+#include "cli/specs.h"
+#include "kernel/loader.h"
+#include "kernel/snapshot_read.h"
+#include "lib/hugemem.h"
+#include "model/report.h"
+#include "model/hist.h"
+#include "output/outputs.h"
+#include "output/live.h"
+#include "model/cgroup.h"
+#include "model/cgroup_names.h"
+#include "lib/loop.h"
+#include "profile/profile.h"
+#include "lib/log.h"
 
 /* Outputs at most: stdout, heatmap, exporter, live page, live view. */
 #define MAX_OUTPUTS 5

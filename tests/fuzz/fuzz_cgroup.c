@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "model/cgroup.h"
 
 
 static char root[PATH_MAX];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * libFuzzer target: labels from cgroup paths (user/cgroup_names.c). Any
+ * libFuzzer target: labels from cgroup paths (user/model/cgroup_names.c). Any
  * user with a delegated subtree names cgroups, so the path is untrusted.
  * For any bytes (up to a NUL): a unit is one whole component of the path,
  * a container id 64 lower-case hex digits that appear in the path, its
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup_names.h"
+#include "model/cgroup_names.h"
 
 
 static int is_hex(const char *s, size_t n)

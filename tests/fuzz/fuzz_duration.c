@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "schedhist.h"
-#include "options.h"
-#include "parse.h"
+#include "cli/options.h"
+#include "lib/parse.h"
 
 
 typedef unsigned __int128 u128;

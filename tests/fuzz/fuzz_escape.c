@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * libFuzzer target: the escaping rule for names (user/escape.c), whose
+ * libFuzzer target: the escaping rule for names (user/lib/escape.c), whose
  * reverse parses --heatmap-key. For any bytes (up to a NUL): the escaped
  * form has no byte below 0x20 and no DEL, fits the length name_escape()
  * returns, and unescapes to the input; name_write() in every syntax
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "lib/escape.h"
 
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)

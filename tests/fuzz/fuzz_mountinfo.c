@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
+#include "model/cgroup.h"
 
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)

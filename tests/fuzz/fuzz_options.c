@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "schedhist.h"
-#include "options.h"
-#include "parse.h"
-#include "log.h"
+#include "cli/options.h"
+#include "lib/parse.h"
+#include "lib/log.h"
 
 
 #define MAX_ARGS 64

@@ -116,11 +116,11 @@ if [ -f .ci/run ]; then
 	grep -qxF -- "$ci_cmd" "$README" || problem ".ci/run runs '$ci_cmd', which $README does not show"
 fi
 
-# docs/architecture.md names every source file: user/*.c (and each header
+# docs/architecture.md names every source file: user/*.c, user/*/*.c (and each header
 # without a .c of its own), bpf/*, include/*.
 arch=docs/architecture.md
 if [ -f "$arch" ]; then
-	for src in user/*.c user/*.h bpf/* include/*; do
+	for src in user/*.c user/*/*.c user/*/*.h bpf/* include/*; do
 		[ -e "$src" ] || continue
 		[[ $src == *.h && -e ${src%.h}.c ]] && continue
 		grep -qF -- "\`${src##*/}\`" "$arch" || grep -qF -- "\`$src\`" "$arch" ||
@@ -173,15 +173,15 @@ for c in $codes; do
 done
 
 # JSON: every field name render_json.c writes is documented in OUTPUT.
-if [ -f user/render_json.c ]; then
+if [ -f user/output/render_json.c ]; then
 	output=$(man_section OUTPUT | untroff)
-	fields=$( { grep -oE '\\"[a-z0-9_]+\\":' user/render_json.c | tr -d '\\":'
-		    grep -oE '\] = "[a-z0-9_]+"' user/render_json.c | cut -d'"' -f2; } | sort -u)
-	[ -n "$fields" ] || problem "found no JSON field names in user/render_json.c"
+	fields=$( { grep -oE '\\"[a-z0-9_]+\\":' user/output/render_json.c | tr -d '\\":'
+		    grep -oE '\] = "[a-z0-9_]+"' user/output/render_json.c | cut -d'"' -f2; } | sort -u)
+	[ -n "$fields" ] || problem "found no JSON field names in user/output/render_json.c"
 	for f in $fields; do
-		grep -qw -- "$f" <<<"$output" || problem "JSON field '$f' (user/render_json.c) not in $MAN_PAGE OUTPUT"
+		grep -qw -- "$f" <<<"$output" || problem "JSON field '$f' (user/output/render_json.c) not in $MAN_PAGE OUTPUT"
 		grep -q "\"$f\": *{" docs/report.schema.json ||
-			problem "JSON field '$f' (user/render_json.c) not in docs/report.schema.json"
+			problem "JSON field '$f' (user/output/render_json.c) not in docs/report.schema.json"
 	done
 fi
 

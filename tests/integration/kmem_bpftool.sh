@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# The kernel memory schedhist reports (user/kmem.c, from the maps'
+# The kernel memory schedhist reports (user/model/kmem.c, from the maps'
 # definitions) is what the kernel accounts (bpftool map show's
 # bytes_memlock), map by map: equal for the arrays, the stack and the
 # global sections (allocated whole); for a hash (entries allocated as

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "hist.h"
+#include "model/hist.h"
 
 /*
  * Buckets for the totals of a test's groups declared zero (struct

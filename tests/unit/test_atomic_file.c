@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of the one file writer (user/atomic_file.c), used by
+ * Unit tests of the one file writer (user/lib/atomic_file.c), used by
  * --prom-file and --heatmap: whole rewrites, mode 0644 whatever the umask,
  * nothing left beside the file, a symlink replaced and never written
  * through; nothing created at open; a name planted where a predictable
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "atomic_file.h"
+#include "lib/atomic_file.h"
 
 
 static char *slurp(const char *path)

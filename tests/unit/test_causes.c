@@ -3,7 +3,7 @@
  * Unit tests of --causes: the kernel's split of one wait
  * (include/cause_split.h, compiled here as plain C), steal included,
  * which this machine cannot produce on demand (the hypervisor decides);
- * the poller's cause table (user/causes.c: sums over CPUs, interval and
+ * the poller's cause table (user/model/causes.c: sums over CPUs, interval and
  * since-start deltas, [rest]); the JSON of a report with causes against
  * docs/report.schema.json; the Prometheus samples of both expositions.
  */
@@ -14,12 +14,12 @@
 #include <unistd.h>
 
 #include "cause_split.h"
-#include "causes.h"
-#include "report.h"
-#include "render.h"
-#include "prom_series.h"
-#include "render_prom.h"
-#include "names.h"
+#include "model/causes.h"
+#include "model/report.h"
+#include "output/render.h"
+#include "prom/prom_series.h"
+#include "prom/render_prom.h"
+#include "lib/names.h"
 #include "check.h"
 
 static __u64 split_sum(const __u64 out[SH_CAUSE_NR])

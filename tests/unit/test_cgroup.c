@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/cgroup.c: cg_find_mount on mountinfo texts (hybrid
+ * Unit tests of user/model/cgroup.c: cg_find_mount on mountinfo texts (hybrid
  * v1+v2 host, pure v2, none, combined v1 controllers, optional fields,
  * escaped mount points, bind mounts, garbage lines), and id <-> path
  * resolution on a scratch directory tree standing in for cgroupfs.
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "model/cgroup.h"
 #include "check.h"
 
 

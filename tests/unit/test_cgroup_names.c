@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/cgroup_names.c: a table of cgroup paths as systemd,
+ * Unit tests of user/model/cgroup_names.c: a table of cgroup paths as systemd,
  * Docker, Podman, containerd, CRI-O and the kubelet (systemd and cgroupfs
  * drivers, kind's nested nodes, a kubelet with its own cgroup root) make
  * them, each with the labels it must give, and near misses that must give
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "cgroup_names.h"
+#include "model/cgroup_names.h"
 #include "check.h"
 
 

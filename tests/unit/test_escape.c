@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of the escaping rule for names (user/escape.c): the cases the
+ * Unit tests of the escaping rule for names (user/lib/escape.c): the cases the
  * man page lists, the round trip on random bytes (reversible, valid UTF-8,
  * no control character out), cutting into a short buffer, and the same
  * name decoding to the same string from every syntax (text, JSON, label,
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "escape.h"
+#include "lib/escape.h"
 
 
 /* @name written in @syn; name_put() (the renderers' buffer) writes the same bytes. */

@@ -10,13 +10,13 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "culprits.h"
-#include "stacks.h"
-#include "cgstats.h"
-#include "report.h"
-#include "render_extra.h"
-#include "cgroup.h"
-#include "outbuf.h"
+#include "model/culprits.h"
+#include "model/stacks.h"
+#include "model/cgstats.h"
+#include "model/report.h"
+#include "output/render_extra.h"
+#include "model/cgroup.h"
+#include "lib/outbuf.h"
 
 #define NCPU 2
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "flamegraph.h"
+#include "output/flamegraph.h"
 
 static char *svg_of(const struct fg_stack *s, size_t n)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/fmt.c: every formatter writes what snprintf writes,
+ * Unit tests of user/lib/fmt.c: every formatter writes what snprintf writes,
  * over every digit count and width, ties of the rounding (to even on the
  * exact tie, as printf rounds the double), zero, the tiniest and the
  * largest values, and a million pseudo-random ones.
@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "hist.h"
-#include "names.h"
+#include "lib/fmt.h"
+#include "model/hist.h"
+#include "lib/names.h"
 #include "check.h"
 
 /* A 64-bit xorshift: values with every digit in every place, the same every run. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of the heatmap (user/heatmap.c): bounded to the latest
+ * Unit tests of the heatmap (user/output/heatmap.c): bounded to the latest
  * HEATMAP_MAX_COLUMNS reports however long the run, with a size bound
  * that the man page states; a --heatmap-key given as the reports print it
  * (escaped) selects the raw name, and the SVG stays well-formed XML in
@@ -26,9 +26,9 @@
 #include <sys/wait.h>
 
 #include "check.h"
-#include "options.h"
-#include "heatmap.h"
-#include "specs.h"
+#include "cli/options.h"
+#include "output/heatmap.h"
+#include "cli/specs.h"
 
 
 

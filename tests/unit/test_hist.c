@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/hist.c: the bucket grid (against the kernel's
+ * Unit tests of user/model/hist.c: the bucket grid (against the kernel's
  * sh_bucket() and the definition in exact integers), bucket_of, the percentile
  * estimate (interpolation, the max rules, monotonicity) and merging.
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
+#include "model/hist.h"
 #include "check.h"
 
 

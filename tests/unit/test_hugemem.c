@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/hugemem.c: mappings aligned to HUGE_MIN, and
+ * Unit tests of user/lib/hugemem.c: mappings aligned to HUGE_MIN, and
  * big_realloc() keeping the contents as an array grows from malloc()'s
  * memory to a mapping of its own and back.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hugemem.h"
+#include "lib/hugemem.h"
 #include "check.h"
 
 /* @n bytes at @p hold the pattern of their offsets from @seed. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/kmem.c: the maps' kernel memory from their
+ * Unit tests of user/model/kmem.c: the maps' kernel memory from their
  * definitions, and fitting the key capacity into --max-kernel-mem (the
  * largest that fits, a capacity given that does not fit refused, a
  * budget too small for one key refused). The per-map figures against
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "schedhist.h"
-#include "kmem.h"
+#include "model/kmem.h"
 #include "check.h"
 
 #define MIB (1ULL << 20)

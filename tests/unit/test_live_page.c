@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of the live page of --listen (user/live_page.c): before the
+ * Unit tests of the live page of --listen (user/output/live_page.c): before the
  * first report it says so; afterwards it has one heatmap column per
  * report (at most LIVE_PAGE_COLUMNS) and the top LIVE_PAGE_ROWS keys in
  * rank order, names escaped for HTML; its script fetches /live.json every
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "culprits.h"
+#include "model/culprits.h"
 #include "check.h"
-#include "options.h"
-#include "live_page.h"
-#include "specs.h"
+#include "cli/options.h"
+#include "output/live_page.h"
+#include "cli/specs.h"
 
 
 static size_t count(const char *s, const char *what)

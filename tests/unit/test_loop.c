@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/loop.c: the schedule skips missed readings in O(1);
+ * Unit tests of user/lib/loop.c: the schedule skips missed readings in O(1);
  * write_whole() into a one-page pipe delivers every byte to a reader that
  * reads only after a stop signal, gives up on a second stop signal, ends
  * with EPIPE when the reader is gone, and never sets O_NONBLOCK.
@@ -16,7 +16,7 @@
 #include <sys/ioctl.h>
 
 #include "check.h"
-#include "loop.h"
+#include "lib/loop.h"
 
 
 #define MS 1000000ULL

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/options.c: the strict number and duration parsers,
+ * Unit tests of user/cli/options.c: the strict number and duration parsers,
  * and parse_options on argv arrays (defaults, runqlat positionals, every
  * usage error exits 2 with one "schedhist: " line on stderr, --help and
  * --version exit 0 on stdout).
@@ -13,10 +13,10 @@
 
 #include "schedhist.h"
 #include "schedhist_profile.h"
-#include "options.h"
-#include "names.h"
-#include "parse.h"
-#include "log.h"
+#include "cli/options.h"
+#include "lib/names.h"
+#include "lib/parse.h"
+#include "lib/log.h"
 #include "check.h"
 
 

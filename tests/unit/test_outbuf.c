@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/outbuf.c's stream (ob_stream()): what stdio writes
+ * Unit tests of user/lib/outbuf.c's stream (ob_stream()): what stdio writes
  * lands in the buffer at once, in order, and a buffer written again every
  * reading keeps its memory.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outbuf.h"
+#include "lib/outbuf.h"
 #include "check.h"
 
 /* fprintf, fputs, fputc and fwrite append, each at once (no stdio buffer to flush). */

@@ -18,14 +18,14 @@
 #include <netinet/in.h>
 
 #include "schedhist.h"
-#include "options.h"
-#include "snapshot.h"
-#include "report.h"
-#include "specs.h"
-#include "render_prom.h"
-#include "stacks.h"
-#include "http_server.h"
-#include "listen_addr.h"
+#include "cli/options.h"
+#include "model/snapshot.h"
+#include "model/report.h"
+#include "cli/specs.h"
+#include "prom/render_prom.h"
+#include "model/stacks.h"
+#include "prom/http_server.h"
+#include "prom/listen_addr.h"
 #include "check.h"
 
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/prom_native.c: Accept negotiation of the protobuf
+ * Unit tests of user/prom/prom_native.c: Accept negotiation of the protobuf
  * format, and the exposition decoded by a protobuf reader of this file's
  * own (independent of the encoder): delimited MetricFamily messages, the
  * native histogram of each key (zero bucket, spans, deltas) rebuilt into
@@ -16,13 +16,13 @@
 #include <string.h>
 
 #include "schedhist.h"
-#include "options.h"
-#include "snapshot.h"
-#include "report.h"
-#include "specs.h"
-#include "render_prom.h"
-#include "prom_native.h"
-#include "http_server.h"
+#include "cli/options.h"
+#include "model/snapshot.h"
+#include "model/report.h"
+#include "cli/specs.h"
+#include "prom/render_prom.h"
+#include "prom/prom_native.h"
+#include "prom/http_server.h"
 #include "check.h"
 
 

@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "schedhist.h"
-#include "options.h"
-#include "report.h"
-#include "render.h"
-#include "specs.h"
+#include "cli/options.h"
+#include "model/report.h"
+#include "output/render.h"
+#include "cli/specs.h"
 #include "check.h"
 
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/report.c: snapshot -> named, ranked groups. Ranking
+ * Unit tests of user/model/report.c: snapshot -> named, ranked groups. Ranking
  * by each --sort, --top folding into [rest], cumulative totals with
  * [exited], the [other] key, key names (decimal ids that stay right after
  * the groups move), totals and percentiles of the whole report.
@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "schedhist.h"
-#include "options.h"
-#include "report.h"
-#include "specs.h"
+#include "cli/options.h"
+#include "model/report.h"
+#include "cli/specs.h"
 #include "check.h"
 
 

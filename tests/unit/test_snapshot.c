@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Unit tests of user/snapshot.c on synthetic per-CPU readings: sums over
+ * Unit tests of user/model/snapshot.c on synthetic per-CPU readings: sums over
  * CPUs at any stride, deltas between readings (also across 32-bit
  * wrap-around), per-epoch maxes, totals since start, event counters,
  * pruning into [exited], and a table grown far past its first size.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "schedhist.h"
-#include "snapshot.h"
+#include "model/snapshot.h"
 #include "check.h"
 
 

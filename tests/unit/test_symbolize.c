@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * user/symbolize.c against ELF files built here, at test time, with the
+ * user/profile/symbolize.c against ELF files built here, at test time, with the
  * compiler ($CC, else cc): a tiny program with two functions, linked PIE
  * and not, stripped (strip(1), binutils), without a build id and with one
  * given on the link line. Each fixture runs once and writes its own /proc/self/maps and the
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "symbolize.h"
+#include "profile/symbolize.h"
 
 static char dir[64];		/* the fixtures and the fake /proc */
 static char proc[128];

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* Unit tests of user/util.h: ARRAY_SIZE, and array_reserve() growing an array and keeping it. */
+/* Unit tests of user/lib/util.h: ARRAY_SIZE, and array_reserve() growing an array and keeping it. */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "lib/util.h"
 #include "check.h"
 
 static void test_array_size(void)

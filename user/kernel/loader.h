@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Loader: opens, configures, loads and attaches the BPF side. */
+#ifndef SH_LOADER_H
+#define SH_LOADER_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include <sys/types.h>
+#include "lib/names.h"
+#include "schedhist.h"
+
+struct schedhist_bpf;
+struct bpf_link;
+
+/* Task table entries at most (48 B each: 1.5 MiB); see bpf/task_state.bpf.h "tasks". */
+#define SH_TASK_ENTRIES_MAX 32768U
+
+struct loader {
+	struct schedhist_bpf *skel;
+	int ncpus;		/* possible CPUs: per-CPU values per key */
+	int hists_fd;		/* per-CPU hash: key -> histogram */
+	int pcpu_fd;		/* per-CPU array: counters + key-none histogram */
+	int culprit_fd;		/* --culprits: per-CPU hash (waiter, culprit), else -1 */
+	int stack_fd;		/* --stacks: per-CPU hash key -> stacks, else -1 */
+	int cause_fd;		/* --causes: per-CPU hash key -> struct sh_causes, else -1 */
+	__u32 nr_slots;		/* slots of the store, 0 = none */
+	__u32 cache_entries;	/* cache entries per CPU (a power of two) */
+	int slots_fd;		/* array: slot -> histograms (the store) */
+	int slot_keys_fd;	/* array: slot -> its key (SH_FREE_ID: free) */
+	int slot_seq_fd;	/* array: slot -> its seq bracket and max lock */
+	int cache_fd;		/* array: (CPU, entry) -> cached histograms */
+	void *slots_mem;	/* the four arrays, mapped (NULL without slots) */
+	struct sh_key *slot_keys_mem;
+	struct sh_slot_seq *slot_seq_mem;
+	void *cache_mem;
+	size_t slots_len, slot_keys_len, slot_seq_len, cache_len;	/* their mappings' lengths */
+	int keydir_fd;		/* hash: key -> slot or SH_SLOT_HASH */
+	int free_fd;		/* stack: the free slots */
+	int nlinks;		/* programs attached */
+	struct bpf_link **switch_link;	/* the sched_switch program's (NULL once detached) */
+	__u32 task_entries;	/* task table entries (1 with the wakeup method: unused) */
+	int method;		/* enum sh_method in use */
+	int clock;		/* enum sh_clock in use */
+	__u32 metrics;		/* bit per enum sh_metric measured */
+	int nmetrics;		/* histograms per key (one per metric) */
+	bool reclaims;		/* the kernel folds gone keys into [exited] */
+	__u32 *live_keys;	/* the BPF side's count of its keys (its .bss) */
+	__u32 *slots_taken;	/* ... and of its slots taken (sh_slots_taken) */
+	__u32 max_keys;		/* keys the maps hold (--max-keys, or what the budget fits) */
+	__u64 kmem_bytes;	/* kernel memory of the maps at the worst (user/model/kmem.h) */
+	__u64 kmem_budget;	/* --max-kernel-mem, bytes */
+};
+
+/* What the cgroup options resolved to (see user/model/cgroup.h). */
+struct cgroup_cfg {
+	int hier;		/* SH_CGROUP_V2 or a v1 cgroup_subsys_id */
+	__u64 filter_id;	/* -c subtree root id, 0 = none */
+	__u32 filter_level;	/* its level */
+};
+
+/* What the kernel side measures, set before load. */
+struct loader_spec {
+	__u32 metrics;		/* bit per enum sh_metric */
+	int method;		/* enum sh_method, or SH_METHOD_AUTO */
+	int clock;		/* enum sh_clock, or SH_CLOCK_AUTO */
+	int key_type;		/* enum sh_key_type */
+	pid_t pid;		/* only this process, 0 = all */
+	__u32 cgroup_depth;	/* -k cgroup roll-up depth, 0 = none */
+	__u32 max_keys;		/* key map capacity, [other] beyond */
+	bool max_keys_set;	/* ... given: refused, not lowered, when over the budget */
+	__u64 max_kernel_mem;	/* the maps' kernel memory at most, bytes */
+	__u32 task_table;	/* task table entries (a power of two), 0 = from pid_max */
+	bool culprits;		/* --culprits: the culprit map (runq waits blamed on prev) */
+	int culprit_mode;	/* --culprit-mode: enum sh_culprit_mode */
+	bool stacks;		/* --stacks: the stack map (the max wait's kernel stack) */
+	bool causes;		/* --causes: the cause map (runq waits split by cause) */
+	struct cgroup_cfg cg; /* hierarchy and -c filter */
+};
+
+/*
+ * What loading needs from the host and the process, checked before
+ * anything is loaded: the kernel's BTF and the capabilities CAP_BPF and
+ * CAP_PERFMON (or CAP_SYS_ADMIN). 0, or -1 after one line naming what is
+ * missing.
+ */
+int loader_preflight(void);
+/*
+ * Load and attach. On failure prints one line saying what failed and why,
+ * cleans up, and returns -1 (nothing stays loaded), or -2 when the maps
+ * do not fit --max-kernel-mem (a usage error).
+ */
+int loader_start(struct loader *l, const struct loader_spec *sp);
+/* Detach the programs (the maps stay readable for a final snapshot). */
+void loader_detach(struct loader *l);
+void loader_close(struct loader *l);
+
+/*
+ * Wait until every tracepoint program run that began before now has
+ * ended (an RCU grace period).
+ */
+void loader_grace_period(void);
+
+/* Advance the max epoch; returns the epoch that just ended. */
+__u32 loader_next_epoch(struct loader *l);
+
+/*
+ * Around a reading of the key map: from loader_read_begin() to
+ * loader_read_end() no fold runs (docs/key-lifecycle.md, "No fold while
+ * the poller reads").
+ */
+void loader_read_begin(struct loader *l);
+void loader_read_end(struct loader *l);
+
+/*
+ * Which method the running kernel allows for run-queue waits: its BTF
+ * has task_struct::sched_info (last_queued, run_delay, pcount) and the
+ * run queue clock through se.cfs_rq->rq->clock. SH_METHOD_SCHED_INFO or
+ * SH_METHOD_WAKEUP; @why says what is missing for the former. *@clock:
+ * SH_CLOCK_RQ where that clock is reachable (the wakeup method then
+ * reads it too), else SH_CLOCK_KTIME.
+ */
+int loader_probe_method(const char **why, int *clock);
+
+
+/* Keys the kernel side has made in the key map since the start. */
+__u64 loader_keys_made(const struct loader *l);
+
+/* The cgroup_subsys_id of v1 controller @name from kernel BTF, or -1. */
+int loader_cgroup_subsys_id(const char *name);
+
+#endif /* SH_LOADER_H */

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The poller's fast number formatting, in one place: decimal integers and
+ * waits in a unit, written as printf writes them but several times faster.
+ * printf's formatting was most of the poller's CPU at thousands of keys
+ * (bench/results/2026-12-03-0635.md: 10 000 keys, --summary 7.9 ms and
+ * -j 10.4 ms a reading); tests/unit/test_fmt.c checks every function
+ * here against snprintf. Code that formats a few numbers a report uses
+ * snprintf.
+ */
+#ifndef SH_FMT_H
+#define SH_FMT_H
+
+#include <stddef.h>
+#include <string.h>
+#include <linux/types.h>
+#include "lib/names.h"
+
+/*
+ * The 8 decimal digits of @x (< 10^8) at once, one per byte (0 to 9, not
+ * yet ASCII), the first digit in the lowest byte: the halves of 4 digits,
+ * then the pairs, then the digits, each split in every lane of the word
+ * together by multiplying with a fixed-point reciprocal (10486 / 2^20 for
+ * 100 below 10^4, 103 / 2^10 for 10 below 10^2: exact over those ranges).
+ * No division chain from one digit to the next, as a loop of "/ 100" is.
+ */
+static inline __u64 digits8(__u32 x)
+{
+	__u64 halves = x / 10000 | (__u64)(x % 10000) << 32;
+	__u64 hundreds = (halves * 10486 >> 20) & (0x7FULL << 32 | 0x7F);
+	__u64 pairs = (halves - 100 * hundreds) << 16 | hundreds;
+	__u64 tens = (pairs * 103 >> 10) & (0xFULL << 48 | 0xFULL << 32 | 0xFULL << 16 | 0xF);
+
+	return tens | (pairs - 10 * tens) << 8;
+}
+
+/* @d (digits8()'s bytes) as 8 ASCII digits at @buf. */
+static inline void put8(char *buf, __u64 d)
+{
+	d |= 0x3030303030303030ULL;
+	memcpy(buf, &d, 8);
+}
+
+/* The leading zeros of @d, digits8(@x): zero bytes at the low end; 0 is one digit. */
+static inline int digits8_zeros(__u32 x, __u64 d)
+{
+	return x ? __builtin_ctzll(d) >> 3 : 7;
+}
+
+/* @x (< 10^8) without leading zeros at @buf, which has room for 8 bytes; returns the length. */
+static inline int put_upto8(char *buf, __u32 x)
+{
+	__u64 d = digits8(x);
+	int zeros = digits8_zeros(x, d);
+
+	put8(buf, d >> (8 * zeros));
+	return 8 - zeros;
+}
+
+/* fmt_u64() of 9 digits and more. */
+int fmt_u64_big(char *buf, __u64 v);
+
+/* What fmt_u64() may write: 20 digits and the NUL. */
+#define FMT_U64_ROOM 21
+
+/*
+ * @v in decimal into @buf (at least FMT_U64_ROOM bytes), NUL-terminated;
+ * returns the length. The renderers' number formatting: several times faster than
+ * printf's, which dominated the poller's CPU at thousands of keys; inline
+ * up to 8 digits (counts, ids, waits in us): a call per number cost more
+ * than its digits.
+ */
+static inline int fmt_u64(char *buf, __u64 v)
+{
+	int n;
+
+	if (v >= 100000000)
+		return fmt_u64_big(buf, v);
+	n = put_upto8(buf, (__u32)v);
+	buf[n] = '\0';
+	return n;
+}
+
+/* What fmt_u64_right() may write: 16 columns of padding and 20 digits, with slack. */
+#define FMT_RIGHT_ROOM 48
+
+/* fmt_u64_right() of 9 digits and more. */
+int fmt_u64_right_big(char *buf, __u64 v, int width);
+
+/*
+ * @v in decimal right-aligned in @width columns (at most 16) at @buf,
+ * which has FMT_RIGHT_ROOM bytes of room, written in place (no copy from
+ * a scratch buffer); not NUL-terminated. Returns the bytes written: the
+ * larger of @width and the digits.
+ */
+static inline int fmt_u64_right(char *buf, __u64 v, int width)
+{
+	__u64 d;
+	int zeros, len, pad;
+
+	if (v >= 100000000)
+		return fmt_u64_right_big(buf, v, width);
+	d = digits8((__u32)v);
+	zeros = digits8_zeros((__u32)v, d);
+	len = 8 - zeros;
+	pad = width > len ? width - len : 0;
+	memset(buf, ' ', 16);
+	put8(buf + pad, d >> (8 * zeros));
+	return pad + len;
+}
+
+/*
+ * @ns / @u with @dec decimals (at most 8) into @buf (at least 32 bytes),
+ * NUL-terminated, as printf("%.*f", dec, (double)ns / u) writes it,
+ * rounding included, but in integers; returns the length. The same bytes
+ * as printf while ns * 10^dec < 2^52 (every wait fmt_wait() shows):
+ * beyond, the double's own error shows in printf's digits, and these are
+ * the exact quotient's, rounded to nearest.
+ */
+int fmt_fixed(char *buf, __u64 ns, __u64 u, int dec);
+
+/*
+ * A wait of @ns in @unit (enum unit), 3 significant digits ("16.8",
+ * "131", "1.02", "0.0640"): no decimals from 100 units and in ns.
+ */
+void fmt_wait(char *buf, size_t n, __u64 ns, int unit);
+
+/* What fmt_wait_right() may write: 16 columns of padding, a wait of 31 bytes, slack for its copies. */
+#define FMT_WAIT_ROOM 64
+
+/* fmt_wait_right() of any wait (the out-of-line part). */
+char *fmt_wait_right_any(char *d, __u64 ns, int unit, int width);
+
+/*
+ * fmt_wait() right-aligned in @width columns (at most 16) at cursor @d,
+ * which has FMT_WAIT_ROOM bytes of room; not NUL-terminated. Returns the
+ * cursor after it. Inline for whole units (in ns, or from 100 units: most
+ * waits of a --summary table, six a row), with the units' divisors as
+ * constants; an exact tie (printf's double decides) and decimals out of line.
+ */
+static inline char *fmt_wait_right(char *d, __u64 ns, int unit, int width)
+{
+	__u64 u, q, r;
+
+	_Static_assert(SH_UNIT_NR == 3, "the units are ns, us and ms");
+	if (unit == SH_UNIT_NS)
+		return d + fmt_u64_right(d, ns, width);
+	u = unit == SH_UNIT_US ? 1000 : 1000000;
+	if (ns < 100 * u)
+		return fmt_wait_right_any(d, ns, unit, width);
+	q = unit == SH_UNIT_US ? ns / 1000 : ns / 1000000;
+	r = ns - q * u;
+	if (2 * r == u)
+		return fmt_wait_right_any(d, ns, unit, width);
+	return d + fmt_u64_right(d, q + (2 * r > u), width);
+}
+
+/*
+ * The renderers' fixed pieces of every bucket, the same in every report:
+ * built once, on first use (thread-safe), copied whole into each row.
+ * The bytes are snprintf's of the formats below (test_fmt.c checks).
+ */
+#define FMT_LABEL_MAX 80
+struct fmt_label {
+	unsigned char len;		/* bytes of @s, not counting its NUL */
+	char s[FMT_LABEL_MAX];
+};
+
+/*
+ * The text histogram's row labels in @unit, one per bucket of the grid in use (sh_nb):
+ * "%13s -> %-11s : " of its bounds as fmt_wait() writes them (the first
+ * row's low bound "0", the last's high "longer").
+ */
+const struct fmt_label *fmt_row_labels(int unit);
+
+/* The text histogram's head in @unit: "%10s%-5s%13s : count      distribution\n". */
+const struct fmt_label *fmt_hist_head(int unit);
+
+/*
+ * JSON: each bucket's object up to its count, one per bucket
+ * (sh_nb): ',{"lo_ns":LO,"hi_ns":HI,"count":' (HI null: unbounded).
+ */
+const struct fmt_label *fmt_json_buckets(void);
+
+#endif /* SH_FMT_H */

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* --culprits: the culprit map's pairs, diffed, ranked per group of a report. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/culprits.h"
+#include "model/report.h"
+#include "model/cgroup.h"
+
+#define INITIAL_SLOTS 1024
+
+static size_t pair_hash(const struct sh_culprit_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	__u64 h = 1469598103934665603ULL;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+int culprits_init(struct culprits *c, bool cumulative)
+{
+	memset(c, 0, sizeof(*c));
+	c->cumulative = cumulative;
+	c->nslots = INITIAL_SLOTS;
+	c->table = calloc(c->nslots, sizeof(*c->table));
+	c->keys = calloc(SH_CULPRIT_BATCH, sizeof(*c->keys));
+	c->vals = calloc(SH_CULPRIT_BATCH, sizeof(*c->vals));
+	return c->table && c->keys && c->vals ? 0 : -1;
+}
+
+static void free_lists(struct culprits *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->nlists; i++)
+		for (j = 0; j < c->lists[i].n; j++)
+			free(c->lists[i].c[j].name);
+	c->nlists = 0;
+}
+
+void culprits_free(struct culprits *c)
+{
+	size_t i;
+
+	for (i = 0; c->table && i < c->nslots; i++) {
+		struct cpair *p = c->table[i], *n;
+
+		for (; p; p = n) {
+			n = p->next;
+			free(p);
+		}
+	}
+	free_lists(c);
+	free(c->lists);
+	free(c->table);
+	free(c->keys);
+	free(c->vals);
+	free(c->sorted);
+	free(c->each);
+	memset(c, 0, sizeof(*c));
+}
+
+static void grow(struct culprits *c)
+{
+	size_t n = c->nslots * 2, i;
+	struct cpair **t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return;	/* longer chains: still correct */
+	for (i = 0; i < c->nslots; i++) {
+		struct cpair *p = c->table[i], *next;
+
+		for (; p; p = next) {
+			size_t h = pair_hash(&p->key) & (n - 1);
+
+			next = p->next;
+			p->next = t[h];
+			t[h] = p;
+		}
+	}
+	free(c->table);
+	c->table = t;
+	c->nslots = n;
+}
+
+static struct cpair *pair_get(struct culprits *c, const struct sh_culprit_key *key)
+{
+	size_t h = pair_hash(key) & (c->nslots - 1);
+	struct cpair *p;
+
+	for (p = c->table[h]; p; p = p->next)
+		if (!memcmp(&p->key, key, sizeof(*key)))
+			return p;
+	if (c->npairs >= c->nslots) {
+		grow(c);
+		h = pair_hash(key) & (c->nslots - 1);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->key = *key;
+	p->next = c->table[h];
+	c->table[h] = p;
+	c->npairs++;
+	return p;
+}
+
+int culprits_ingest(struct culprits *c, const struct sh_culprit_key *key,
+		    const struct sh_culprit_val *val, bool final)
+{
+	struct cpair *p = pair_get(c, key);
+	__u64 n = val->count, s = val->sum_ns;
+
+	if (!p)
+		return -ENOMEM;
+	if (p->gone) {
+		/* made again by the kernel since we removed it: from zero */
+		p->raw_count = p->raw_sum = 0;
+		p->gone = false;
+	}
+	if (val->comm[0])
+		memcpy(p->comm, val->comm, SH_COMM_LEN);
+	p->comm[SH_COMM_LEN - 1] = '\0';
+	/* 64-bit cumulative values: a plain difference */
+	p->d_count += n - p->raw_count;
+	p->d_sum += s - p->raw_sum;
+	p->c_count += n - p->raw_count;
+	p->c_sum += s - p->raw_sum;
+	p->raw_count = n;
+	p->raw_sum = s;
+	p->gen = c->gen;
+	if (final)
+		p->gone = true;
+	return 0;
+}
+
+void culprits_begin(struct culprits *c)
+{
+	c->gen++;
+}
+
+int culprits_add(struct culprits *c, const struct sh_culprit_key *key,
+		 const struct sh_culprit_val *val, bool cached)
+{
+	struct cpair *p = pair_get(c, key);
+
+	if (!p)
+		return -ENOMEM;
+	if (p->acc_gen != c->gen) {
+		p->acc_gen = c->gen;
+		p->acc_count = p->acc_sum = 0;
+		p->acc_cached = false;
+	}
+	p->acc_count += val->count;
+	p->acc_sum += val->sum_ns;
+	if (val->comm[0])
+		memcpy(p->comm, val->comm, SH_COMM_LEN);
+	p->comm[SH_COMM_LEN - 1] = '\0';
+	p->acc_cached |= cached;
+	return 0;
+}
+
+void culprits_end(struct culprits *c)
+{
+	struct cpair *p;
+	size_t i;
+
+	for (i = 0; i < c->nslots; i++)
+		for (p = c->table[i]; p; p = p->next) {
+			if (p->acc_gen != c->gen) {
+				p->cached = false;
+				continue;
+			}
+			if (p->gone) {
+				/* made again by the kernel since we removed it: from zero */
+				p->raw_count = p->raw_sum = 0;
+				p->gone = false;
+			}
+			p->d_count += p->acc_count - p->raw_count;
+			p->d_sum += p->acc_sum - p->raw_sum;
+			p->c_count += p->acc_count - p->raw_count;
+			p->c_sum += p->acc_sum - p->raw_sum;
+			p->raw_count = p->acc_count;
+			p->raw_sum = p->acc_sum;
+			p->gen = c->gen;
+			p->cached = p->acc_cached;
+		}
+}
+
+/* qsort: pairs by waiter key, then larger sum first, then culprit key */
+static bool sort_cum;
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct cpair *x = *(struct cpair *const *)a, *y = *(struct cpair *const *)b;
+	__u64 sx = sort_cum ? x->c_sum : x->d_sum, sy = sort_cum ? y->c_sum : y->d_sum;
+	int r = memcmp(&x->key.waiter, &y->key.waiter, sizeof(x->key.waiter));
+
+	if (r)
+		return r;
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return memcmp(&x->key.culprit, &y->key.culprit, sizeof(x->key.culprit));
+}
+
+/* --culprit-mode time: the part of the waits the run rings did not hold. */
+static bool is_unattributed(const struct sh_key *k)
+{
+	return k->id == SH_UNATTRIBUTED_ID && !k->comm[0];
+}
+
+/* The display name of culprit @k (as report.c names keys of @key_type). */
+static char *culprit_name(const struct sh_key *k, int key_type, struct cgroups *cg, __u64 gen)
+{
+	char buf[64], *s;
+	const char *path;
+
+	if (k->id == SH_IDLE_ID && !k->comm[0])
+		return strdup("[idle]");
+	if (is_unattributed(k))
+		return strdup("[unattributed]");
+	switch (key_type) {
+	case SH_KEY_COMM:
+		memcpy(buf, k->comm, SH_COMM_LEN);
+		buf[SH_COMM_LEN - 1] = '\0';
+		return strdup(buf);
+	case SH_KEY_CGROUP:
+		path = cg ? cg_path(cg, k->id, gen) : NULL;
+		if (path)
+			return strdup(path);
+		snprintf(buf, sizeof(buf), "[%s id=%" PRIu64 "]",
+			 cg && cg->partial ? "unresolved" : "removed", (uint64_t)k->id);
+		return strdup(buf);
+	default:
+		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)k->id);
+		s = strdup(buf);
+		return s;
+	}
+}
+
+/* The pairs of @w in @c->sorted[0..n): index of the first, or n. */
+static size_t first_of(struct culprits *c, size_t n, const struct sh_key *w)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (memcmp(&c->sorted[mid]->key.waiter, w, sizeof(*w)) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* @c->sorted: the pairs with waits in the span (@cum: since start), by waiter. -1 or how many. */
+static ssize_t sort_pairs(struct culprits *c, bool cum)
+{
+	struct cpair *p;
+	size_t n = 0, it;
+
+	if (c->npairs > c->sorted_cap) {
+		struct cpair **s = realloc(c->sorted, c->npairs * sizeof(*s));
+
+		if (!s)
+			return -1;
+		c->sorted = s;
+		c->sorted_cap = c->npairs;
+	}
+	for (it = 0; it < c->nslots; it++)
+		for (p = c->table[it]; p; p = p->next)
+			if (cum ? p->c_count : p->d_count)
+				c->sorted[n++] = p;
+	sort_cum = cum;
+	if (n)
+		qsort(c->sorted, n, sizeof(*c->sorted), cmp_pair);
+	return (ssize_t)n;
+}
+
+int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __u64 gen)
+{
+	size_t n, i, j, k;
+	struct cpair *p;
+	bool named = r->key_type == SH_KEY_PID || r->key_type == SH_KEY_TID;
+	ssize_t sn;
+
+	free_lists(c);
+	sn = sort_pairs(c, c->cumulative);
+	if (sn < 0)
+		return -1;
+	n = (size_t)sn;
+	if (r->ngroups > c->lists_cap) {
+		struct culprit_list *l = realloc(c->lists, r->ngroups * sizeof(*l));
+
+		if (!l)
+			return -1;
+		c->lists = l;
+		c->lists_cap = r->ngroups;
+	}
+	for (i = 0; i < r->ngroups; i++) {
+		struct report_group *g = &r->groups[i];
+		struct culprit_list *l;
+		__u64 cnt = 0, sum = 0;
+		const struct cpair *un = NULL;
+
+		g->culprits = NULL;
+		if (g->synthetic)
+			continue;
+		l = &c->lists[c->nlists];
+		memset(l, 0, sizeof(*l));
+		j = first_of(c, n, &g->key);
+		for (k = 0; j < n && k < SH_CULPRIT_TOP &&
+			    !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key)); j++, k++) {
+			struct culprit *e = &l->c[l->n];
+
+			p = c->sorted[j];
+			/* by time, [unattributed] comes after the top, never in it nor in [rest] */
+			if (c->mode == SH_CULPRIT_TIME && is_unattributed(&p->key.culprit)) {
+				un = p;
+				k--;
+				continue;
+			}
+			e->count = c->cumulative ? p->c_count : p->d_count;
+			e->sum_ns = c->cumulative ? p->c_sum : p->d_sum;
+			e->name = culprit_name(&p->key.culprit, r->key_type, cg, gen);
+			if (!e->name)
+				return -1;
+			l->n++;
+			if (named && p->key.culprit.id != SH_IDLE_ID &&
+			    p->key.culprit.id != SH_UNATTRIBUTED_ID) {
+				memcpy(e->commbuf, p->comm, SH_COMM_LEN);
+				e->comm = e->commbuf;
+			}
+			cnt += e->count;
+			sum += e->sum_ns;
+		}
+		l->mode = c->mode;
+		/*
+		 * [rest]: the culprits beyond the top and the waits no pair
+		 * could be made for (culprit_lost); the map is read just
+		 * after the key map, so a pair can be a few waits ahead of
+		 * its group: never below zero. By time, a wait is split
+		 * between culprits: [rest] is the time the others do not
+		 * hold, and the runs of the culprits beyond the top.
+		 */
+		if (c->mode == SH_CULPRIT_TIME) {
+			__u64 runs = 0;
+
+			for (; j < n && !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key));
+			     j++) {
+				p = c->sorted[j];
+				if (is_unattributed(&p->key.culprit))
+					un = p;
+				else
+					runs += c->cumulative ? p->c_count : p->d_count;
+			}
+			if (un) {
+				struct culprit *e = &l->c[l->n];
+
+				e->count = c->cumulative ? un->c_count : un->d_count;
+				e->sum_ns = c->cumulative ? un->c_sum : un->d_sum;
+				e->name = strdup("[unattributed]");
+				if (!e->name)
+					return -1;
+				l->n++;
+				sum += e->sum_ns;
+			}
+			if (g->t.sum_ns > sum) {
+				struct culprit *e = &l->c[l->n];
+
+				e->count = runs;
+				e->sum_ns = g->t.sum_ns - sum;
+				e->name = strdup("[rest]");
+				if (!e->name)
+					return -1;
+				l->n++;
+				l->rest = true;
+			}
+		} else if (g->t.count > cnt) {
+			struct culprit *e = &l->c[l->n];
+
+			e->count = g->t.count - cnt;
+			e->sum_ns = g->t.sum_ns > sum ? g->t.sum_ns - sum : 0;
+			e->name = strdup("[rest]");
+			if (!e->name)
+				return -1;
+			l->n++;
+			l->rest = true;
+		}
+		if (l->n) {
+			g->culprits = l;
+			c->nlists++;
+		}
+	}
+	return 0;
+}
+
+int culprits_each(struct culprits *c, const struct report *r, struct cgroups *cg,
+		  __u64 gen, culprit_group_fn fn, void *ctx)
+{
+	ssize_t sn = sort_pairs(c, false);
+	size_t n, i, j, k, m;
+	int err = 0;
+
+	if (sn < 0)
+		return -1;
+	n = (size_t)sn;
+	for (i = 0; i < r->ngroups && !err; i++) {
+		const struct report_group *g = &r->groups[i];
+
+		if (g->synthetic)
+			continue;
+		j = first_of(c, n, &g->key);
+		for (k = j; k < n && !memcmp(&c->sorted[k]->key.waiter, &g->key, sizeof(g->key)); k++)
+			;
+		if (k - j > c->each_cap) {
+			struct culprit *e = realloc(c->each, (k - j) * sizeof(*e));
+
+			if (!e)
+				return -1;
+			c->each = e;
+			c->each_cap = k - j;
+		}
+		for (m = 0; m < k - j; m++) {
+			const struct cpair *p = c->sorted[j + m];
+			struct culprit *e = &c->each[m];
+
+			memset(e, 0, sizeof(*e));
+			e->count = p->d_count;
+			e->sum_ns = p->d_sum;
+			e->name = culprit_name(&p->key.culprit, r->key_type, cg, gen);
+			if (!e->name) {
+				err = -1;
+				break;
+			}
+		}
+		if (!err)
+			err = fn(ctx, g, c->each, m);
+		while (m--)
+			free(c->each[m].name);
+	}
+	return err;
+}
+
+void culprits_sweep(struct culprits *c, culprit_remove_fn remove, void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < c->nslots; i++) {
+		struct cpair **pp = &c->table[i], *p;
+
+		while ((p = *pp)) {
+			bool idle = !p->d_count;
+
+			p->d_count = p->d_sum = 0;
+			/*
+			 * idle this interval: out of the kernel map, its final
+			 * values read with the removal (what came since the
+			 * reading belongs to the next interval)
+			 */
+			if (idle && !p->gone && !p->cached) {
+				if (!remove)
+					p->gone = true;
+				else if (!remove(ctx, &p->key, c->vals))
+					culprits_ingest(c, &p->key, c->vals, true);
+			}
+			if (p->gone && !c->cumulative && !p->d_count) {
+				*pp = p->next;
+				free(p);
+				c->npairs--;
+				continue;
+			}
+			pp = &p->next;
+		}
+	}
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Kernel memory of the BPF maps, from their definitions (type, key and
+ * value size, max_entries, per-CPU or not), as the kernel accounts it
+ * (each map type's map_mem_usage, shown by bpftool map show as
+ * bytes_memlock), at the worst: every hash entry taken. Pure arithmetic,
+ * so the bench can print it for any number of CPUs and the loader can
+ * fit the key capacity into --max-kernel-mem before loading.
+ */
+#ifndef SH_KMEM_H
+#define SH_KMEM_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+/* --culprits: culprit map entries per key map entry (see user/model/culprits.c). */
+#define SH_CULPRITS_PER_KEY 8
+/* --causes: groups whose run time each CPU keeps (bpf/cause.bpf.h cause_self) */
+#define SH_CAUSE_GROUPS 8192
+/*
+ * Slots of the store (see schedhist.h "Keys"): --max-keys, each one entry
+ * for all CPUs (bpf/store.bpf.h); the CPUs write them through their
+ * caches, SH_CACHE entries each (SCHEDHIST_CACHE_ENTRIES, a power of two
+ * up to SH_CACHE_MAX, overrides it: 1 makes every switch between two
+ * keys on a CPU a miss). The kernel frees the slots of gone keys itself
+ * during a storm of short-lived tasks.
+ */
+#define SH_CACHE_MAX 1024U
+
+/* The maps of bpf/schedhist.bpf.c, in the order printed. */
+enum kmem_map {
+	KMEM_TASKS,		/* array: the task table */
+	KMEM_PCPU,		/* per-CPU array: counters, keys none/cpu, pair cache */
+	KMEM_NEWVAL,		/* per-CPU array: a new key's value */
+	KMEM_SLOTS,		/* array (mmapable): the store, a slot's histograms per key */
+	KMEM_SLOT_SEQ,		/* array (mmapable): each slot's seq bracket and max lock */
+	KMEM_CACHE,		/* array (mmapable): each CPU's cache of the store */
+	KMEM_CACHE_SPARE,	/* per-CPU array: a cache entry for a miss that finds its entry claimed */
+	KMEM_SLOT_KEYS,		/* array (mmapable): each slot's key */
+	KMEM_FREE_SLOTS,	/* stack: the free slots */
+	KMEM_KEYDIR,		/* hash: key -> slot */
+	KMEM_HISTS,		/* per-CPU hash: the key map */
+	KMEM_CULPRITS,		/* hash, shared by the CPUs: --culprits pairs */
+	KMEM_STACKS,		/* hash, shared by the CPUs: --stacks */
+	KMEM_STACK_ZERO,	/* array of one: a new stack entry's value */
+	KMEM_RUN_RING,		/* array, an entry per CPU: --culprit-mode time's runs */
+	KMEM_CAUSES,		/* hash, shared by the CPUs: --causes, per key */
+	KMEM_CAUSE_CPUS,	/* per-CPU array: --causes, each CPU's counters */
+	KMEM_CAUSE_SELF,	/* LRU per-CPU hash (preallocated): --causes, each group's run time */
+	KMEM_GLOBALS,		/* .rodata, .data, .bss (arrays of one page each) */
+	KMEM_NR,
+};
+
+/* What a report says of the maps' memory (JSON kernel_memory, Prometheus schedhist_kernel_memory_*). */
+struct kmem_usage {
+	__u64 bytes;		/* reserved: the maps at the worst (every hash entry taken) */
+	__u64 budget;		/* --max-kernel-mem, bytes */
+	__u64 keys;		/* keys the maps hold (the key capacity; 0 for keys none and cpu) */
+	__u64 cache_entries;	/* the store's cache entries per CPU (0 for keys none and cpu) */
+	/* since the start, all CPUs: keyed switch-ins whose slot was in the CPU's cache, or not */
+	__u64 cache_hits, cache_misses;
+	__u64 max_lost;		/* flushed max records not merged (the slot's lock stayed taken) */
+	__u64 stack_lost;	/* --stacks: a new max's stack not kept (another CPU was writing it) */
+};
+
+/* What sizes the maps (the loader's settings). */
+struct kmem_cfg {
+	int ncpus;		/* possible CPUs */
+	int nmetrics;		/* histograms per key */
+	int schema;		/* --schema: SH_NBUCKETS(schema) buckets per histogram */
+	bool keyed;		/* -k comm, pid, tid, cgroup (the key maps are used) */
+	bool key_cpu;		/* -k cpu (--stacks keeps one entry per CPU) */
+	__u32 max_keys;		/* key capacity (slots and key map), [other] beyond */
+	__u32 task_entries;	/* task table entries */
+	bool culprits, stacks, causes;
+	__u32 cache_entries;	/* cache entries per CPU */
+	bool culprit_time;	/* --culprit-mode time: a run ring per CPU */
+};
+
+/* The sizes chosen and what they cost. */
+struct kmem_plan {
+	__u32 nr_slots;		/* slots of the store */
+	__u32 max_entries[KMEM_NR];
+	__u64 bytes[KMEM_NR];	/* each map at the worst */
+	/* a hash's bytes per entry taken (entries are allocated as made), 0 for the rest */
+	__u64 entry_bytes[KMEM_NR];
+	__u64 total;		/* their sum */
+};
+
+/* Map names as bpftool shows them (the first 15 characters of the BPF names). */
+extern const char *const kmem_map_names[KMEM_NR];
+
+/* Size every map for @c into *@p (a slot per key). */
+void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p);
+
+/*
+ * Fit the key capacity into @budget bytes: c->max_keys as asked if it
+ * fits; else, with !@exact, the largest capacity that does (at least 1).
+ * 0 with *@p the layout, or -1 (*@p: the layout asked for, its total
+ * above the budget).
+ */
+int kmem_fit(struct kmem_cfg *c, __u64 budget, bool exact, struct kmem_plan *p);
+
+#endif /* SH_KMEM_H */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Latency heatmap: time on x (one column per report), wait buckets on y
+ * (their edges from hist.h), colour by count, the per-interval p50 and p99
+ * drawn as lines over the cells; written as a self-contained SVG (no
+ * scripts), and rewritten atomically after every report (atomic_file.h).
+ * The layout adapts to what it shows: cell width to the number of columns
+ * (the plot stays about HM_PLOT_W px wide from 10 to 1000 columns), cell
+ * height to the number of rows, x ticks spaced so that their labels never
+ * meet, the legend beside the plot. It shows the latest
+ * HEATMAP_MAX_COLUMNS reports: the file and the time to rewrite it stay
+ * bounded however long the run.
+ */
+#ifndef SH_HEATMAP_H
+#define SH_HEATMAP_H
+
+#include <stdio.h>
+#include <time.h>
+#include "model/report.h"
+#include "lib/atomic_file.h"
+
+/* Columns kept: the latest reports (16 minutes at -i 1, 83 at -i 5). */
+#define HEATMAP_MAX_COLUMNS 1000
+/* Plot width aimed at: cells are HM_PLOT_W / columns px wide, 1 to HM_CELL_W_MAX. */
+#define HM_PLOT_W 900
+
+
+struct hm_column {
+	struct timespec when;		/* wall clock of the report */
+	double span_s;			/* seconds the column covers */
+	__u64 *buckets;			/* waits per bucket in that span (sh_nb) */
+	__u64 max_ns;			/* longest wait of the span, 0 if unknown */
+	bool seen;			/* the key was in the report */
+};
+
+struct heatmap {
+	const char *path;		/* SVG file */
+	const char *key;		/* group shown, NULL = all keys together */
+	char *key_raw;			/* @key with its escapes (escape.h) decoded */
+	int metric;			/* enum sh_metric, for the title */
+	int key_type;			/* enum sh_key_type, for the title */
+	int lines;			/* enum hm_lines bits (--heatmap-lines) */
+	bool cumulative;		/* reports are since start: columns are differences */
+	__u64 prev[SH_NBUCKETS_MAX];	/* cumulative mode: the previous report's totals */
+	double prev_span;		/* cumulative mode: the previous report's span */
+	struct hm_column *cols;		/* @max_cols of them, the oldest first */
+	size_t max_cols;		/* HEATMAP_MAX_COLUMNS, or fewer (the live page) */
+	size_t ncols;			/* in use */
+	__u64 total;			/* reports added since start */
+	bool key_seen;			/* @key was in some report */
+	bool warned;			/* the "no such key" warning was given */
+	bool inline_svg;		/* for an HTML page: no XML declaration */
+	char host[72];			/* the host name, for the title */
+	struct atomic_file file;	/* the writer of @path */
+};
+
+/* What the heatmap shows, and where. */
+struct heatmap_spec {
+	const char *path;		/* SVG file */
+	const char *key;		/* group shown (as reports print it), NULL = all */
+	int metric;			/* enum sh_metric, for the title */
+	int key_type;			/* enum sh_key_type, for the title */
+	int lines;			/* enum hm_lines bits: the percentile lines drawn */
+	bool cumulative;		/* reports are since start */
+};
+
+/*
+ * Set up from @sp: checks the path and opens its directory, writes
+ * nothing. 0, or -1 with the reason in @err.
+ */
+int heatmap_init(struct heatmap *hm, const struct heatmap_spec *sp, char *err,
+		 size_t errlen);
+/*
+ * The same for a heatmap kept in memory only (the live page; @sp's path
+ * and key are not used): all keys, the latest @max_cols reports. 0, or -1
+ * when out of memory.
+ */
+int heatmap_init_mem(struct heatmap *hm, const struct heatmap_spec *sp, size_t max_cols);
+/*
+ * Add a column from report @r (the group named hm->key, or all). The first
+ * report without hm->key, while no report had it, warns once on stderr.
+ */
+int heatmap_add(struct heatmap *hm, const struct report *r);
+/* Write the SVG to @f. */
+void heatmap_svg(FILE *f, const struct heatmap *hm);
+/* The first write, once privileges are final: 0 or -errno (the caller says why). */
+int heatmap_write_first(struct heatmap *hm);
+/*
+ * Rewrite hm->path (atomic_file_update(): a failure is warned once and the
+ * last good file stays). 0, or -ENOMEM.
+ */
+int heatmap_write(struct heatmap *hm);
+void heatmap_free(struct heatmap *hm);
+
+#endif /* SH_HEATMAP_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * --live: a full-screen terminal view (ncurses) redrawn in place after
+ * every report. A header (metric, key, interval, events seen and lost,
+ * host), then one line per key sorted like --summary (count, avg, p50,
+ * p99, max, who had the max) with a sparkline of the key's p99 over the
+ * last LIVE_SPARK intervals. Keys: Up/Down/PgUp/PgDn/Home/End scroll, "s"
+ * cycles the sort column, "p" pauses the display (readings go on), "q"
+ * quits as a stop signal does. It lays itself out again when the
+ * terminal is resized. It only reads reports: the poll loop feeds it
+ * (live_update) and serves its keyboard while sleeping (loop_watch).
+ * Warnings that come while it is up are held and printed once the
+ * terminal is back.
+ */
+#ifndef SH_LIVE_H
+#define SH_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+#include "model/report.h"
+#include "output/output.h"
+
+#define LIVE_SPARK 30		/* intervals of p99 history per key */
+#define LIVE_NAME 96		/* bytes of a key's escaped name kept */
+
+/* A key's p99 over the latest intervals, kept while it shows up. */
+struct live_hist {
+	struct live_hist *next;		/* hash chain */
+	char name[LIVE_NAME];		/* escaped, cut */
+	__u64 p99[LIVE_SPARK];		/* ring; 0: no waits that interval */
+	__u64 last;			/* the update it last had waits in */
+};
+
+/* One line of the table: a key of the latest report. */
+struct live_row {
+	char name[LIVE_NAME];		/* escaped (escape.h), cut */
+	__u64 sum, count, avg, p50, p99, max;	/* ns, as the report's */
+	__u32 max_tid;
+	char max_comm[64];		/* escaped */
+	char culprit[64];		/* --culprits: the top one and its share, else "" */
+	const struct live_hist *hist;	/* its sparkline */
+};
+
+/* What the view shows. */
+struct live_spec {
+	int key_type;			/* enum sh_key_type */
+	int unit;			/* enum unit of the values */
+	int sort;			/* enum sort_key to start with */
+	__u32 top;			/* show the first N keys, 0 = all */
+	__u64 interval_ns;		/* for the header */
+};
+
+struct live {
+	struct live_spec spec;
+	bool started;			/* the screen is ncurses' */
+	void *screen;			/* ncurses' SCREEN */
+	FILE *held;			/* stderr while the view is up, written out at the end */
+	int stderr_fd;			/* the real stderr meanwhile, -1 if not moved */
+	bool utf8;			/* the terminal takes block characters */
+	int sort;			/* enum sort_key, "s" cycles it */
+	bool paused;			/* "p": the display stays as it is */
+	size_t scroll;			/* the first row shown */
+	struct live_row *rows;		/* the latest report's keys, sorted by @sort */
+	size_t nrows, cap;
+	struct live_hist **table;	/* by name hash, @nbuckets chains */
+	size_t nbuckets, nhist;
+	__u64 updates;			/* reports seen; the histories' clock */
+	__u64 missed;			/* reports that came while paused, not taken yet */
+	/* the latest report's header */
+	struct timespec when;
+	double span_s;
+	__u64 seen, lost, waits;
+	int metric;
+	char host[72];
+};
+
+/*
+ * The view as an output of the poll loop (output.h). Opened before
+ * anything is loaded: it checks that standard output is a terminal of a
+ * known type (a usage error otherwise); started once attached (the
+ * screen taken over, the keyboard watched); fed the first metric's
+ * report every tick; closed, the terminal is given back. 0, or an exit
+ * code after printing why.
+ */
+int live_output_open(struct output *out, const struct live_spec *sp);
+
+#endif /* SH_LIVE_H */

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Names of stack frames for --profile. Kernel frames from /proc/kallsyms
+ * (stacks.h); user frames from the ELF symbol tables (.symtab, else
+ * .dynsym) of the files a process maps executable, read with libelf
+ * through /proc/PID/root (so files inside containers and other mount
+ * namespaces resolve), or /proc/PID/map_files (the very inode mapped,
+ * even if deleted or replaced under its path). A process's maps are read
+ * when it is first seen and kept, so frames of a process that exits
+ * before the reading still resolve; a process is told by its tgid and its
+ * start (/proc/PID/stat's starttime) and program (the kernel's execve()
+ * count), so a new process that reuses a tgid, or a new program after
+ * execve(), gets its own maps and the old ones are dropped. ELF files are read once
+ * per GNU build id (NT_GNU_BUILD_ID; files without one: per device and
+ * inode), so two paths to one file share an entry and a file rebuilt
+ * under an old path gets its own; a stripped copy of a build (which keeps
+ * its build id) is named from the unstripped file once that is seen. A frame nothing covers is named by its
+ * module and file offset ("libfoo.so+0x1a2b", with its file's build id),
+ * or its address ("[unknown]+0x7f12..."), never dropped.
+ */
+#ifndef SH_SYMBOLIZE_H
+#define SH_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "model/stacks.h"
+
+struct sym_cache;
+struct sym_proc;
+
+/* A cache over @k (kept by the caller, may be NULL: kernel frames as addresses). */
+struct sym_cache *sym_new(const struct ksyms *k, const char *proc_root);
+void sym_free(struct sym_cache *c);
+
+/*
+ * The maps of the program @exec_id (the kernel's execve() count) of the
+ * process @tgid that started at @start_ticks (field 22 of /proc/PID/stat;
+ * 0: whichever process has @tgid now, @exec_id unused), read unless known.
+ * A known tgid now another process's, or a known process that has run
+ * execve() since: the maps it has now replace the old ones (which are
+ * freed: use the result before the next call). NULL: that process or
+ * program is gone and its maps were never read (or are unreadable).
+ * Exact but for one case: a program whose first wait the caller names
+ * after the process has run execve() gets the later program's maps (the
+ * caller names entries while they are new, every second, newest first).
+ */
+const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
+				   __u32 exec_id);
+
+/*
+ * The name of user frame @addr of process @p (may be NULL) into @buf:
+ * "func", or "module+0xOFF", or "[unknown]+0xADDR"; *@build_id: the hex
+ * GNU build id of the frame's file, NULL if none. @ret: a return address
+ * (every frame but the innermost), looked up at @addr - 1 (the call).
+ */
+void sym_user(const struct sym_proc *p, __u64 addr, bool ret, char *buf, size_t len,
+	      const char **build_id);
+/* Kernel frame @addr: "func" or "[unknown]+0xADDR"; "func [module]" for modules. */
+void sym_kernel(const struct sym_cache *c, __u64 addr, bool ret, char *buf, size_t len);
+
+/* Processes seen, tgids seen again in a new process, execve()s seen, ELF files held. */
+size_t sym_nprocs(const struct sym_cache *c);
+size_t sym_nreused(const struct sym_cache *c);
+size_t sym_nexecs(const struct sym_cache *c);
+size_t sym_nfiles(const struct sym_cache *c);
+
+#endif /* SH_SYMBOLIZE_H */

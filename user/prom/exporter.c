@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Fleet mode: reading -> Prometheus view -> HTTP pages and --prom-file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "prom/exporter.h"
+#include "kernel/extra_read.h"
+#include "prom/prom_native.h"
+#include "lib/log.h"
+#include "lib/exit_codes.h"
+
+int exporter_open(struct exporter *x, const struct exporter_spec *sp)
+{
+	char err[512];
+	int m;
+
+	memset(x, 0, sizeof(*x));
+	if (!sp->listen && !sp->prom_file)
+		return 0;
+	x->on = true;
+	x->rspec = (struct report_spec){ .key_type = sp->key_type, .sort = sp->sort };
+	x->native = !sp->prom_classic;
+	/* started as root: a daemon does not stay root, nobody unless --user says */
+	if (sp->user ? privdrop_lookup(sp->user, &x->user)
+		    : !geteuid() && privdrop_lookup(PRIVDROP_DEFAULT_USER, &x->user)) {
+		if (!sp->user)
+			pr_warn("fleet mode switches to user %s once attached: pass --user NAME "
+				"to name another (--user root keeps root)\n", PRIVDROP_DEFAULT_USER);
+		return SH_EXIT_USAGE;
+	}
+	for (m = 0; m < SH_METRIC_NR; m++) {
+		if (!(sp->metrics & (1U << m)))
+			continue;
+		if (prom_view_init(&x->view[x->nviews], m, sp->key_type,
+				   sp->max_series)) {
+			pr_warn("out of memory\n");
+			return SH_EXIT_FAIL;
+		}
+		prom_view_remember(&x->view[x->nviews], PROM_REMEMBER_NS);
+		/* the kernel blames runq waits only */
+		x->view[x->nviews].culprits = sp->culprits && m == SH_METRIC_RUNQ;
+		x->view[x->nviews].causes = sp->causes && m == SH_METRIC_RUNQ;
+		x->view[x->nviews].stacks = sp->stacks;
+		x->view[x->nviews].culprit_mode = sp->culprit_mode;
+		x->nviews++;
+	}
+	if (sp->prom_file) {
+		if (atomic_file_open(&x->file, "--prom-file", sp->prom_file, err, sizeof(err))) {
+			pr_warn("%s\n", err);
+			return SH_EXIT_USAGE;
+		}
+		x->filing = true;
+	}
+	if (sp->listen) {
+		if (http_bind(&x->http, sp->listen))
+			return SH_EXIT_FAIL;
+		x->http.stale_ns = HTTP_STALE_READINGS * sp->interval_ns;
+		x->listening = true;
+	}
+	return 0;
+}
+
+/*
+ * Render the view into @x's buffer @fmt (text, OpenMetrics or protobuf),
+ * its memory kept from one reading to the next. 0, or -1 when out of memory.
+ */
+static int render(struct exporter *x, enum exporter_format fmt)
+{
+	struct outbuf *b = &x->page[fmt];
+	FILE *f;
+	int bad;
+
+	ob_reset(b);
+	f = ob_stream(b);
+	if (!f)
+		return -1;
+	bad = fmt == EXPORT_PROTOBUF ? render_prom_native(f, x->view, x->nviews)
+				     : render_prom(f, x->view, x->nviews, fmt == EXPORT_OM);
+	return fclose(f) || bad || b->failed ? -1 : 0;
+}
+
+/*
+ * 0, or -errno of a failed --prom-file write (-ENOMEM: rendering failed).
+ * @first: the write at start, whose failure the caller reports; later
+ * ones are warned once by atomic_file_update().
+ */
+static int publish(struct exporter *x, bool first)
+{
+	struct outbuf *text = &x->page[EXPORT_TEXT], *om = &x->page[EXPORT_OM];
+	int err = 0;
+
+	if (render(x, EXPORT_TEXT))
+		return -ENOMEM;
+	if (x->filing)
+		err = first ? atomic_file_write(&x->file, text->p, text->len)
+			    : atomic_file_update(&x->file, text->p, text->len);
+	if (x->listening) {
+		if (render(x, EXPORT_OM))
+			return -ENOMEM;
+		/* the server copies them: the buffers are ours to render into again */
+		http_publish(&x->http, text->p, text->len, om->p, om->len);
+		/* native histograms for the scrapers that ask, unless --prom-classic */
+		if (x->native) {
+			if (render(x, EXPORT_PROTOBUF))
+				return -ENOMEM;
+			http_publish_protobuf(&x->http, x->page[EXPORT_PROTOBUF].p,
+					      x->page[EXPORT_PROTOBUF].len);
+		}
+	}
+	return err;
+}
+
+struct map_probe {
+	int fd;
+	void *buf;
+};
+
+static int probe_map(void *arg)
+{
+	struct map_probe *p = arg;
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(p->fd, &zero, p->buf) ? -errno : 0;
+}
+
+int exporter_drop(struct exporter *x, int map_fd, void *buf)
+{
+	struct map_probe probe = { .fd = map_fd, .buf = buf };
+
+	if (x->on && privdrop(&x->user, probe_map, &probe))
+		return SH_EXIT_FAIL;
+	return 0;
+}
+
+const char *exporter_user(const struct exporter *x)
+{
+	return x->user.set ? x->user.name : NULL;
+}
+
+int exporter_start(struct exporter *x)
+{
+	int err;
+
+	if (!x->on)
+		return 0;
+	/* the first write tells at once whether the (new) user may write there */
+	err = publish(x, true);
+	if (err == -ENOMEM) {
+		pr_warn("out of memory\n");
+		return SH_EXIT_FAIL;
+	}
+	if (err) {
+		pr_warn("cannot write --prom-file %s: %s%s%s%s\n", x->file.path, strerror(-err),
+			x->user.set ? " (as user " : "", x->user.set ? x->user.name : "",
+			x->user.set ? "; --user names another)" : "");
+		return SH_EXIT_FAIL;
+	}
+	if (x->listening) {
+		if (http_start(&x->http))
+			return SH_EXIT_FAIL;
+		fprintf(stderr, "Serving Prometheus metrics on http://%s/metrics\n", x->http.where);
+	}
+	return 0;
+}
+
+/* culprits_each(): one group's culprits into the view, after its waits */
+static int add_culprits(void *ctx, const struct report_group *g, const struct culprit *list,
+			size_t n)
+{
+	return prom_view_culprits(ctx, g->name, g->t.count, g->t.sum_ns, list, n);
+}
+
+int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
+		     struct cgroups *cg, struct culprits *cul,
+		     const struct cause_table *causes, const struct timespec *when,
+		     struct extras *xt)
+{
+	int err, i;
+
+	if (!x->on)
+		return 0;
+	for (i = 0; i < n && i < x->nviews; i++) {
+		struct prom_view *v = &x->view[i];
+
+		x->rspec.cumulative = false;
+		if (report_build(&x->interval, &snaps[i], &x->rspec, cg, 0))
+			return -1;
+		/*
+		 * the exemplars' time and stack: the same reading's as the
+		 * other outputs'; only --listen serves the formats that carry them
+		 */
+		x->interval.when = *when;
+		if (xt && x->listening && extras_stacks(xt, i, &x->interval))
+			return -1;
+		x->rspec.cumulative = true;
+		if (report_build(&x->since_start, &snaps[i], &x->rspec, cg, 0))
+			return -1;
+		/*
+		 * every live cgroup of the view, read once per reading (the
+		 * views of other metrics share it: same gen); the stdout
+		 * reports read their own, which may span since start
+		 */
+		if (v->key_type == SH_KEY_CGROUP && cg &&
+		    cgstats_attach(&x->cgs, &x->since_start, cg, snaps[0].gen))
+			return -1;
+		if (v->causes && causes)
+			causes_attach(causes, &x->interval);
+		if (prom_view_update(v, &x->interval, &x->since_start))
+			return -1;
+		if (v->culprits && cul &&
+		    culprits_each(cul, &x->interval, cg, snaps[0].gen, add_culprits, v))
+			return -1;
+	}
+	/* a daemon outlives a full disk: atomic_file_update() warns, the next interval retries */
+	err = publish(x, false);
+	if (x->listening && err != -ENOMEM)
+		http_reading_done(&x->http);
+	return err == -ENOMEM ? -1 : 0;
+}
+
+void exporter_close(struct exporter *x)
+{
+	int i;
+
+	if (!x->on)
+		return;
+	if (x->listening)
+		http_stop(&x->http);
+	if (x->filing)
+		atomic_file_close(&x->file);
+	for (i = 0; i < x->nviews; i++)
+		prom_view_free(&x->view[i]);
+	report_free(&x->interval);
+	report_free(&x->since_start);
+	cgstats_free(&x->cgs);
+	for (i = 0; i < EXPORT_FORMAT_NR; i++)
+		ob_free(&x->page[i]);
+	memset(x, 0, sizeof(*x));
+}

@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The protobuf exposition of the Prometheus view, with native histograms
+ * (prom_native.h). Reads the view only.
+ *
+ * The messages are encoded by hand, not with protobuf-c (Debian's
+ * libprotobuf-c): an exposition only ever encodes, and only ten small
+ * messages of io.prometheus.client (MetricFamily, Metric, LabelPair,
+ * Counter, Gauge, Histogram, BucketSpan, Bucket, Exemplar and
+ * google.protobuf.Timestamp) with three wire types (varint,
+ * 64-bit, length-delimited). protobuf-c would take a vendored metrics.proto,
+ * protoc-c at build time and its runtime library on every production host
+ * for what is a hundred lines of varints here; the unit test decodes the
+ * output with a reader of its own, and Prometheus itself reads it in the
+ * integration test.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <ctype.h>
+#include <math.h>
+
+#include "prom/prom_native.h"
+#include "lib/outbuf.h"
+#include "lib/escape.h"
+#include "model/cgroup_names.h"
+#include "lib/util.h"
+
+/* Field numbers of io.prometheus.client (metrics.proto). */
+enum {
+	MF_NAME = 1, MF_HELP = 2, MF_TYPE = 3, MF_METRIC = 4,		/* MetricFamily */
+	M_LABEL = 1, M_GAUGE = 2, M_COUNTER = 3, M_HISTOGRAM = 7,	/* Metric */
+	LP_NAME = 1, LP_VALUE = 2,					/* LabelPair */
+	VALUE = 1,							/* Gauge, Counter */
+	H_COUNT = 1, H_SUM = 2, H_BUCKET = 3, H_SCHEMA = 5, H_ZERO_THRESHOLD = 6,
+	H_ZERO_COUNT = 7, H_POS_SPAN = 12, H_POS_DELTA = 13,		/* Histogram */
+	SPAN_OFFSET = 1, SPAN_LENGTH = 2,				/* BucketSpan */
+	B_CUMULATIVE = 1, B_UPPER_BOUND = 2, B_EXEMPLAR = 3,		/* Bucket */
+	EX_LABEL = 1, EX_VALUE = 2, EX_TIMESTAMP = 3,			/* Exemplar */
+	TS_SECONDS = 1, TS_NANOS = 2,				/* google.protobuf.Timestamp */
+};
+
+/* MetricType */
+enum { TYPE_COUNTER = 0, TYPE_GAUGE = 1, TYPE_HISTOGRAM = 4 };
+
+/* Wire types */
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
+
+/* The zero bucket's threshold: bucket 0's upper edge, 2^-20 s (schedhist.h). */
+#define ZERO_THRESHOLD_S 0x1p-20
+
+static void pb_varint(struct outbuf *b, __u64 v)
+{
+	unsigned char buf[10];
+	size_t n = 0;
+
+	do {
+		buf[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			buf[n] |= 0x80;
+		n++;
+	} while (v);
+	ob_mem(b, buf, n);
+}
+
+static void pb_tag(struct outbuf *b, int field, int wt)
+{
+	pb_varint(b, (__u64)field << 3 | (__u64)wt);
+}
+
+static void pb_uint(struct outbuf *b, int field, __u64 v)
+{
+	pb_tag(b, field, WT_VARINT);
+	pb_varint(b, v);
+}
+
+/* sint32/sint64: zigzag, so small negative numbers stay short */
+static void pb_sint(struct outbuf *b, int field, __s64 v)
+{
+	pb_uint(b, field, ((__u64)v << 1) ^ (__u64)(v >> 63));
+}
+
+static void pb_double(struct outbuf *b, int field, double d)
+{
+	unsigned char buf[8];
+	__u64 u;
+	int i;
+
+	memcpy(&u, &d, sizeof(u));
+	for (i = 0; i < 8; i++)
+		buf[i] = (unsigned char)(u >> (8 * i));	/* little-endian on the wire */
+	pb_tag(b, field, WT_I64);
+	ob_mem(b, buf, sizeof(buf));
+}
+
+static void pb_bytes(struct outbuf *b, int field, const void *data, size_t n)
+{
+	pb_tag(b, field, WT_LEN);
+	pb_varint(b, n);
+	ob_mem(b, data, n);
+}
+
+static void pb_string(struct outbuf *b, int field, const char *s)
+{
+	pb_bytes(b, field, s, strlen(s));
+}
+
+/* A sub-message: @child's bytes, then @child emptied for reuse. */
+static void pb_msg(struct outbuf *b, int field, struct outbuf *child)
+{
+	pb_bytes(b, field, child->p, child->len);
+	b->failed |= child->failed;
+	child->len = 0;
+}
+
+/* Scratch buffers, one per nesting level, reused for every message. */
+struct enc {
+	struct outbuf out;		/* the exposition */
+	struct outbuf fam;		/* MetricFamily */
+	struct outbuf met;		/* Metric */
+	struct outbuf sub;		/* LabelPair, Counter, Gauge, Histogram */
+	struct outbuf span;		/* BucketSpan, Bucket */
+	struct outbuf ex;		/* Exemplar */
+	struct outbuf leaf;		/* the Exemplar's LabelPair, Timestamp */
+};
+
+/*
+ * A label pair. The value is a name escaped by the rule of escape.h, as in
+ * the text formats (there in label syntax; protobuf needs none): valid
+ * UTF-8, which Prometheus requires, and the same series name in every format.
+ */
+static void pair(struct enc *e, struct outbuf *lp, struct outbuf *parent, int field,
+		 const char *name, const char *value)
+{
+	char buf[256], *esc = buf;
+	size_t n = name_escape(buf, sizeof(buf), value);
+
+	if (n >= sizeof(buf)) {
+		esc = malloc(n + 1);
+		if (!esc) {
+			e->out.failed = true;
+			return;
+		}
+		name_escape(esc, n + 1, value);
+	}
+	pb_string(lp, LP_NAME, name);
+	pb_string(lp, LP_VALUE, esc);
+	pb_msg(parent, field, lp);
+	if (esc != buf)
+		free(esc);
+}
+
+/* A label of the metric in progress. */
+static void label(struct enc *e, const char *name, const char *value)
+{
+	pair(e, &e->sub, &e->met, M_LABEL, name, value);
+}
+
+/* Start family @fi: its name, help and type; its metrics follow. */
+static void family(struct enc *e, int fi, const char *help)
+{
+	/* protobuf has no info type: a gauge of 1, as in the text format 0.0.4 */
+	static const int types[] = {
+		[PROM_TYPE_COUNTER] = TYPE_COUNTER, [PROM_TYPE_GAUGE] = TYPE_GAUGE,
+		[PROM_TYPE_HISTOGRAM] = TYPE_HISTOGRAM, [PROM_TYPE_INFO] = TYPE_GAUGE,
+	};
+
+	pb_string(&e->fam, MF_NAME, prom_families[fi].name);
+	pb_string(&e->fam, MF_HELP, help);
+	pb_uint(&e->fam, MF_TYPE, (__u64)types[prom_families[fi].type]);
+}
+
+/* End a family: length-delimited, as "encoding=delimited" says. */
+static void family_end(struct enc *e)
+{
+	pb_varint(&e->out, e->fam.len);
+	ob_mem(&e->out, e->fam.p, e->fam.len);
+	e->out.failed |= e->fam.failed;
+	e->fam.len = 0;
+}
+
+/* A Counter or Gauge sample of the metric in progress, which then ends. */
+static void value(struct enc *e, int field, __u64 v)
+{
+	pb_double(&e->sub, VALUE, (double)v);
+	pb_msg(&e->met, field, &e->sub);
+	pb_msg(&e->fam, MF_METRIC, &e->met);
+}
+
+static void span(struct enc *e, __s32 offset, __u32 length)
+{
+	pb_sint(&e->span, SPAN_OFFSET, offset);
+	pb_uint(&e->span, SPAN_LENGTH, length);
+	pb_msg(&e->sub, H_POS_SPAN, &e->span);
+}
+
+/*
+ * The labels of a key's series, as the text formats write them: metric,
+ * key_type, key, and for -k cgroup the names read from its path
+ * (cgroup_names.h), those found only.
+ */
+static void key_labels(struct enc *e, const char *metric, int key_type, const char *key)
+{
+	struct cg_labels l;
+	const char *qos;
+
+	label(e, "metric", metric);
+	label(e, "key_type", key_name(key_type));
+	label(e, "key", key);
+	if (key_type != SH_KEY_CGROUP || !cg_labels_parse(key, &l))
+		return;
+	if (l.unit[0])
+		label(e, "unit", l.unit);
+	if (l.container_id[0]) {
+		label(e, "container_id", l.container_id);
+		label(e, "container_id_short", l.container_id_short);
+	}
+	if (l.pod_uid[0])
+		label(e, "pod_uid", l.pod_uid);
+	if ((qos = cg_qos_name(l.qos)))
+		label(e, "qos", qos);
+}
+
+/* A Counter sample of @v ns as seconds (@seconds), or of a count; the metric ends. */
+static void counter(struct enc *e, bool seconds, __u64 v)
+{
+	if (seconds) {
+		pb_double(&e->sub, VALUE, (double)v / 1e9);
+		pb_msg(&e->met, M_COUNTER, &e->sub);
+		pb_msg(&e->fam, MF_METRIC, &e->met);
+	} else {
+		value(e, M_COUNTER, v);
+	}
+}
+
+/*
+ * The exemplar of the worst wait @m of the last interval, as the
+ * OpenMetrics one (render_prom.c): tid, comm, with --stacks stack_id; the
+ * wait in seconds; the reading's time. Prometheus 2.42 reads the
+ * exemplars of a native histogram from its classic buckets only (the
+ * first bucket that has one), so it comes in the one classic bucket of
+ * the wait's slot, with that bucket's true cumulative count and upper
+ * bound: a scraper that reads classic buckets too sees a coarse but
+ * correct histogram (the +Inf bucket is the count).
+ */
+static void exemplar_bucket(struct enc *e, const struct totals *t, const struct prom_max *m)
+{
+	int i, slot = bucket_of(m->ns);
+	char tid[16], id[20];
+	__u64 cum = 0;
+
+	for (i = 0; i <= slot; i++)
+		cum += t->buckets[i];
+	snprintf(tid, sizeof(tid), "%u", (unsigned)m->tid);
+	pair(e, &e->leaf, &e->ex, EX_LABEL, "tid", tid);
+	pair(e, &e->leaf, &e->ex, EX_LABEL, "comm", m->comm);
+	if (m->has_stack) {
+		snprintf(id, sizeof(id), "%016llx", (unsigned long long)m->stack_id);
+		pair(e, &e->leaf, &e->ex, EX_LABEL, "stack_id", id);
+	}
+	pb_double(&e->ex, EX_VALUE, (double)m->ns / 1e9);
+	pb_uint(&e->leaf, TS_SECONDS, (__u64)m->when.tv_sec);
+	if (m->when.tv_nsec)
+		pb_uint(&e->leaf, TS_NANOS, (__u64)m->when.tv_nsec);
+	pb_msg(&e->ex, EX_TIMESTAMP, &e->leaf);
+	pb_uint(&e->span, B_CUMULATIVE, cum);
+	/* the slot's upper edge, the native bucket's: 2^(index / 2^schema) s */
+	pb_double(&e->span, B_UPPER_BOUND,
+		  slot >= sh_nb - 1 ? INFINITY
+				    : exp2((double)(slot + SH_NATIVE_INDEX0(sh_schema)) /
+					   (double)(1 << sh_schema)));
+	pb_msg(&e->span, B_EXEMPLAR, &e->ex);
+	pb_msg(&e->sub, H_BUCKET, &e->span);
+}
+
+/*
+ * The native histogram of @t: bucket 0 is the zero bucket, the others
+ * positive buckets of the grid's schema at index slot + SH_NATIVE_INDEX0(schema), grouped in
+ * spans of consecutive non-empty buckets, counts as deltas to the previous
+ * bucket's (integer histogram).
+ */
+static void histogram(struct enc *e, const char *metric, int key_type, const char *key,
+		      const struct totals *t, const struct prom_max *ex)
+{
+	__u64 count = 0, prev = 0;
+	int i, start, last_end = 0;
+	bool first = true;
+
+	key_labels(e, metric, key_type, key);
+	for (i = 0; i < sh_nb; i++)
+		count += t->buckets[i];
+	pb_uint(&e->sub, H_COUNT, count);
+	pb_double(&e->sub, H_SUM, (double)t->sum_ns / 1e9);
+	pb_sint(&e->sub, H_SCHEMA, sh_schema);
+	/* > 0 also tells Prometheus that the histogram is native while it is empty */
+	pb_double(&e->sub, H_ZERO_THRESHOLD, ZERO_THRESHOLD_S);
+	pb_uint(&e->sub, H_ZERO_COUNT, t->buckets[0]);
+	for (i = 1; i < sh_nb; i++) {
+		if (!t->buckets[i])
+			continue;
+		for (start = i; i + 1 < sh_nb && t->buckets[i + 1]; i++)
+			;
+		/* the first span's offset is its index, the others' the gap before them */
+		span(e, first ? start + SH_NATIVE_INDEX0(sh_schema) : start - last_end,
+		     (__u32)(i - start + 1));
+		first = false;
+		last_end = i + 1;
+	}
+	for (i = 1; i < sh_nb; i++) {
+		if (!t->buckets[i])
+			continue;
+		pb_sint(&e->sub, H_POS_DELTA, (__s64)(t->buckets[i] - prev));
+		prev = t->buckets[i];
+	}
+	if (ex)
+		exemplar_bucket(e, t, ex);
+	pb_msg(&e->met, M_HISTOGRAM, &e->sub);
+	pb_msg(&e->fam, MF_METRIC, &e->met);
+}
+
+/* One view's series, sorted by key, [other] last (as the text formats). */
+static int put_view(struct enc *e, const struct prom_view *v)
+{
+	const char *metric = metric_name(v->metric);
+	int kt = v->key_type;
+	struct prom_series **sorted;
+	size_t n, i;
+
+	sorted = prom_view_sorted(v, &n);
+	if (!sorted)
+		return -1;
+	for (i = 0; i < n; i++)
+		histogram(e, metric, kt, sorted[i]->key, &sorted[i]->t,
+			  prom_max_now(v, &sorted[i]->max) ? &sorted[i]->max : NULL);
+	free(sorted);
+	if (v->key_type != SH_KEY_NONE)
+		histogram(e, metric, kt, PROM_OTHER, &v->other,
+			  prom_max_now(v, &v->other_max) ? &v->other_max : NULL);
+	return 0;
+}
+
+/* The per-series counter @fi (as render_prom() writes it): every exported series' sample. */
+static int put_counters(struct enc *e, const struct prom_view *views, size_t nv, int fi)
+{
+	bool per_culprit = prom_families[fi].source == PROM_FROM_CULPRIT;
+	bool seconds = prom_family_seconds(fi);
+	size_t j, i, k, n, nc;
+
+	for (j = 0; j < nv; j++) {
+		const struct prom_view *v = &views[j];
+		const char *metric = metric_name(v->metric);
+		struct prom_series **sorted;
+
+		if (per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
+			continue;
+		sorted = prom_view_sorted(v, &n);
+		if (!sorted)
+			return -1;
+		for (i = 0; i < n; i++) {
+			struct prom_culprit c[SH_CULPRIT_TOP + 1];
+			__u64 val;
+
+			if (!per_culprit) {
+				if (prom_series_cgstat(sorted[i], fi, &val)) {
+					key_labels(e, metric, v->key_type, sorted[i]->key);
+					counter(e, seconds, val);
+				}
+				continue;
+			}
+			nc = prom_series_culprits(sorted[i], c);
+			for (k = 0; k < nc; k++) {
+				key_labels(e, metric, v->key_type, sorted[i]->key);
+				label(e, "culprit", c[k].name);
+				label(e, "culprit_mode", culprit_mode_name(v->culprit_mode));
+				counter(e, seconds,
+					fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
+			}
+		}
+		free(sorted);
+	}
+	return 0;
+}
+
+/* --causes: the samples of one series, a cause each (prom_view_causes()). */
+struct cause_put {
+	struct enc *e;
+	const struct prom_view *v;
+};
+
+static int put_cause_series(void *ctx, const char *key, const struct cause_sums *c)
+{
+	struct cause_put *p = ctx;
+	int i;
+
+	for (i = 0; i < SH_CAUSE_NR; i++) {
+		key_labels(p->e, metric_name(p->v->metric), p->v->key_type, key);
+		label(p->e, "cause", cause_name(i));
+		counter(p->e, true, c->ns[i]);
+	}
+	return 0;
+}
+
+static int put_causes(struct enc *e, const struct prom_view *views, size_t nv)
+{
+	size_t j;
+
+	for (j = 0; j < nv; j++) {
+		struct cause_put p = { e, &views[j] };
+
+		if (prom_view_causes(&views[j], put_cause_series, &p))
+			return -1;
+	}
+	return 0;
+}
+
+/* One sample of schedhist_interval_max_wait_seconds: key @key's max @m. */
+static void max_sample(struct enc *e, const struct prom_view *v, const char *key,
+		       const struct prom_max *m)
+{
+	char tid[16];
+
+	snprintf(tid, sizeof(tid), "%u", (unsigned)m->tid);
+	key_labels(e, metric_name(v->metric), v->key_type, key);
+	label(e, "tid", tid);
+	label(e, "comm", m->comm);
+	pb_double(&e->sub, VALUE, (double)m->ns / 1e9);
+	pb_msg(&e->met, M_GAUGE, &e->sub);
+	pb_msg(&e->fam, MF_METRIC, &e->met);
+}
+
+/* The gauge of the interval's exact max, as render_prom() writes it. */
+static int put_max(struct enc *e, const struct prom_view *views, size_t nv)
+{
+	size_t j, i, n;
+
+	for (j = 0; j < nv; j++) {
+		const struct prom_view *v = &views[j];
+		struct prom_series **sorted = prom_view_sorted(v, &n);
+
+		if (!sorted)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (prom_max_now(v, &sorted[i]->max))
+				max_sample(e, v, sorted[i]->key, &sorted[i]->max);
+		free(sorted);
+		if (v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
+			max_sample(e, v, PROM_OTHER, &v->other_max);
+	}
+	return 0;
+}
+
+/* The "reason" counters @stats[0..n) of the family in progress, per view. */
+static void reasons(struct enc *e, const struct prom_view *views, size_t nv, const int *stats,
+		    size_t n)
+{
+	size_t i, j;
+
+	for (j = 0; j < nv; j++)
+		for (i = 0; i < n; i++) {
+			label(e, "metric", metric_name(views[j].metric));
+			label(e, "reason", stat_name(stats[i]));
+			value(e, M_COUNTER, views[j].stats[stats[i]]);
+		}
+}
+
+/* The samples of family @fi, as render_prom() writes them. */
+static int put_samples(struct enc *e, const struct prom_view *views, size_t nv, int fi)
+{
+	size_t j;
+
+	switch (fi) {
+	case PROM_WAIT_SECONDS:
+		for (j = 0; j < nv; j++)
+			if (put_view(e, &views[j]))
+				return -1;
+		return 0;
+	case PROM_EVENTS:
+		for (j = 0; j < nv; j++) {
+			label(e, "metric", metric_name(views[j].metric));
+			value(e, M_COUNTER, views[j].stats[SH_STAT_SEEN]);
+		}
+		return 0;
+	case PROM_LOST_EVENTS:
+		reasons(e, views, nv, sh_lost_stats, SH_NLOST);
+		return 0;
+	case PROM_OVERFLOW_EVENTS:
+		reasons(e, views, nv, sh_overflow_stats, SH_NOVERFLOW);
+		return 0;
+	case PROM_KEYS:
+		for (j = 0; j < nv; j++) {
+			label(e, "metric", metric_name(views[j].metric));
+			label(e, "key_type", key_name(views[j].key_type));
+			value(e, M_GAUGE, views[j].live_keys);
+		}
+		return 0;
+	case PROM_INTERVAL_MAX:
+		return put_max(e, views, nv);
+	case PROM_CAUSE_SECONDS:
+		return put_causes(e, views, nv);
+	case PROM_KMEM_BYTES:
+		label(e, "kind", "reserved");
+		value(e, M_GAUGE, views[0].kmem.bytes);
+		label(e, "kind", "budget");
+		value(e, M_GAUGE, views[0].kmem.budget);
+		return 0;
+	case PROM_KMEM_KEYS:
+		label(e, "key_type", key_name(views[0].key_type));
+		value(e, M_GAUGE, views[0].kmem.keys);
+		return 0;
+	case PROM_STACKS_LOST:
+		value(e, M_COUNTER, views[0].kmem.stack_lost);
+		return 0;
+	case PROM_BUILD_INFO:
+		label(e, "version", SCHEDHIST_VERSION);
+		value(e, M_GAUGE, 1);
+		return 0;
+	default:
+		return put_counters(e, views, nv, fi);
+	}
+}
+
+static void encode(struct enc *e, const struct prom_view *views, size_t nv)
+{
+	char help[PROM_HELP_MAX];
+	int i;
+
+	for (i = 0; i < PROM_FAMILY_NR; i++) {
+		if (!prom_family_present(views, nv, i))
+			continue;
+		family(e, i, prom_help(i, nv, views[0].metric, help));
+		if (put_samples(e, views, nv, i))
+			e->out.failed = true;
+		family_end(e);
+	}
+}
+
+int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
+{
+	/*
+	 * The encoder's buffers, emptied each time and their memory kept: the
+	 * exposition is made every reading (and rendered on one thread), and
+	 * buffers made and freed in changing sizes left holes in the heap
+	 * (ob_stream() in outbuf.h).
+	 */
+	static struct enc e;
+	struct outbuf *all[] = { &e.out, &e.fam, &e.met, &e.sub, &e.span, &e.ex, &e.leaf };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		ob_reset(all[i]);
+	encode(&e, views, nv);
+	for (i = 0; i < ARRAY_SIZE(all); i++)
+		err |= all[i]->failed;
+	if (!err && e.out.len && fwrite(e.out.p, 1, e.out.len, f) != e.out.len)
+		err = -1;
+	return err || ferror(f);
+}
