@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "kernel/extra_read.h"
 #include "schedhist.h"
 #include "cli/options.h"
@@ -53,14 +54,6 @@ struct poller {
 	struct exporter *ex;			/* fleet mode's output, for the privilege drop */
 	struct extras xt;			/* --culprits, --stacks, cgroup accounting */
 };
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
-}
 
 /*
  * The longest time between two readings: SH_READ_PERIOD_S, or less when

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "lib/clock.h"
 #include "lib/loop.h"
 #include "lib/names.h"
 #include "lib/util.h"
@@ -90,14 +91,6 @@ static void drain(void)
 
 	while (read(self_pipe[0], buf, sizeof(buf)) > 0)
 		;
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
 }
 
 void loop_watch(int fd, void (*fn)(void *arg), void *arg)

@@ -10,7 +10,7 @@
 
 #include <linux/types.h>
 
-#define NSEC_PER_SEC 1000000000ULL
+#include "lib/clock.h"
 
 /* Display unit of waits in text output. */
 enum unit {

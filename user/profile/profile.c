@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/clock.h"
 #include "schedhist.h"
 #include "schedhist_profile.h"
 #include "profile.skel.h"
@@ -59,14 +60,6 @@ struct profile {
 	struct atomic_file fg;
 	bool fg_open;
 };
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
-}
 
 static size_t key_hash(const struct sh_prof_key *k)
 {

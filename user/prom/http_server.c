@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
+#include "lib/clock.h"
 #include "prom/http_server.h"
 #include "lib/names.h"
 #include "prom/render_prom.h"
@@ -331,14 +332,6 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 
 	return none ? send_static(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
 				  "no reading yet\n", false) : ret;
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
 /*
