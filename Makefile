@@ -75,6 +75,8 @@ FLEET_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcap-ng 2>/dev/nu
 CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng ncursesw \
 	2>/dev/null) -lpthread -lm
+# what the pure code links beyond libc: the HTTP server and the terminal view
+PURE_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd ncursesw 2>/dev/null) -lpthread -lm
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
 # The poller, its tests and fuzz targets build with warnings as errors (as
@@ -100,12 +102,8 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 # no kernel: they are linked into the unit tests and fuzz targets.
 PURE_DIRS := lib cli model output prom
 KERNEL_DIRS := kernel profile
-# not yet pure: they reach the kernel maps or a terminal
-PURE_EXCEPT := user/prom/http_server.c user/prom/exporter.c user/output/outputs.c \
-	user/output/live.c
-CORE_SRCS := $(filter-out $(PURE_EXCEPT),$(foreach d,$(PURE_DIRS),$(wildcard user/$(d)/*.c)))
-APP_SRCS := $(CORE_SRCS) $(PURE_EXCEPT) $(foreach d,$(KERNEL_DIRS),$(wildcard user/$(d)/*.c)) \
-	user/main.c
+CORE_SRCS := $(foreach d,$(PURE_DIRS),$(wildcard user/$(d)/*.c))
+APP_SRCS := $(CORE_SRCS) $(foreach d,$(KERNEL_DIRS),$(wildcard user/$(d)/*.c)) user/main.c
 USER_HDRS := $(wildcard user/*/*.h)
 APP_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(APP_SRCS))
 CORE_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CORE_SRCS))
@@ -160,6 +158,7 @@ $(OUTPUT)/user/%.o: user/%.c $(USER_HDRS) include/schedhist.h $(SKELS)
 
 # ncursesw's flags (-D_XOPEN_SOURCE=600 among them) for live.c alone
 $(OUTPUT)/user/output/live.o: ALL_CFLAGS += $(CURSES_CFLAGS)
+$(OUTPUT)/fuzz/obj/output/live.o: FUZZ_CFLAGS += $(CURSES_CFLAGS)
 
 $(OUTPUT)/schedhist: $(APP_OBJS)
 	$(call msg,BINARY,$@)
@@ -167,7 +166,7 @@ $(OUTPUT)/schedhist: $(APP_OBJS)
 
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h include/bits.bpf.h $(CORE_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) -lm -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) $(PURE_LIBS) -o $@
 
 # test_symbolize: user/profile/symbolize.c (libelf) and the ELF files it builds with $(CC)
 $(OUTPUT)/tests/test_symbolize: tests/unit/test_symbolize.c tests/unit/check.h $(CORE_OBJS) \
@@ -235,7 +234,7 @@ $(OUTPUT)/fuzz/obj/%.o: user/%.c $(USER_HDRS) include/schedhist.h
 
 $(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz/obj
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) -lm -lpthread -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(PURE_LIBS) -o $@
 
 fuzz: $(FUZZ_BINS)
 

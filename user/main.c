@@ -16,23 +16,25 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/clock.h"
-#include "kernel/extra_read.h"
 #include "schedhist.h"
-#include "cli/options.h"
-#include "cli/specs.h"
-#include "kernel/loader.h"
-#include "kernel/snapshot_read.h"
+#include "lib/clock.h"
 #include "lib/hugemem.h"
-#include "model/report.h"
-#include "model/hist.h"
-#include "output/outputs.h"
-#include "output/live.h"
+#include "lib/log.h"
+#include "lib/loop.h"
 #include "model/cgroup.h"
 #include "model/cgroup_names.h"
-#include "lib/loop.h"
+#include "model/hist.h"
+#include "model/tick.h"
+#include "kernel/extra_read.h"
+#include "kernel/loader.h"
+#include "kernel/privdrop.h"
+#include "kernel/snapshot_read.h"
+#include "output/live.h"
+#include "output/outputs.h"
+#include "prom/prom_outputs.h"
 #include "profile/profile.h"
-#include "lib/log.h"
+#include "cli/options.h"
+#include "cli/specs.h"
 
 /* Outputs at most: stdout, heatmap, exporter, live page, live view. */
 #define MAX_OUTPUTS 5
@@ -40,19 +42,19 @@
 /* Everything the poller holds; zeroed at start, so teardown() frees any part made. */
 struct poller {
 	struct options o;
-	struct report_spec rspec;
 	struct loader l;
 	struct snap_reader rd;
 	struct snapshot snaps[SH_METRIC_NR];
-	struct report reps[SH_METRIC_NR];
 	int nsnap;				/* metrics measured: snapshots made */
+	struct tick tick;			/* the reports of the last reading, for every output */
 	struct cgroups cg;
 	bool use_cg;				/* cgroup names or the -c filter needed */
 	struct read_maps maps;
 	struct output outs[MAX_OUTPUTS];
 	int nout;
-	struct exporter *ex;			/* fleet mode's output, for the privilege drop */
-	struct extras xt;			/* --culprits, --stacks, cgroup accounting */
+	struct exporter *ex;			/* fleet mode's output */
+	struct user user;			/* fleet mode: whom to switch to once attached */
+	struct extras xt;			/* --culprits, --stacks, --causes */
 };
 
 /*
@@ -71,6 +73,14 @@ static __u64 read_period(__u64 seen, __u64 t, __u64 *seen_last)
 	if (seen && dt && (double)seen * p / dt > (double)(1ULL << 31))
 		p = (__u64)((double)(1ULL << 31) * dt / seen);
 	return p < NSEC_PER_SEC / 10 ? NSEC_PER_SEC / 10 : p;
+}
+
+/* privdrop()'s check that polling still works: a read of the per-CPU array. */
+static int probe_maps(void *arg)
+{
+	struct poller *p = arg;
+
+	return reader_probe(&p->rd, &p->maps);
 }
 
 /* Resolve the cgroup options; 0, or an exit code after printing why. */
@@ -158,8 +168,11 @@ static int setup_outputs(struct poller *p)
 		ret = print_output_open(&p->outs[p->nout++], &rs, o->json);
 	if (!ret && o->heatmap)
 		ret = heatmap_output_open(&p->outs[p->nout++], &hs);
-	if (!ret && (o->listen || o->prom_file))
-		ret = exporter_output_open(&p->outs[p->nout++], &es, &p->ex);
+	if (!ret && (o->listen || o->prom_file)) {
+		ret = privdrop_fleet_user(o->user, &p->user) ? SH_EXIT_USAGE : 0;
+		if (!ret)
+			ret = exporter_output_open(&p->outs[p->nout++], &es, &p->ex);
+	}
 	/* after the exporter: its server is started first, then serves the page */
 	if (!ret && o->listen)
 		ret = live_page_output_open(&p->outs[p->nout++], &lps, p->ex);
@@ -219,7 +232,10 @@ static int setup(struct poller *p)
 	log_set_level(o->verbose);
 	/* the bucket grid (--schema) first: every histogram, kernel or not, is sized by it */
 	grid_set((int)o->schema);
-	p->rspec = report_spec_of(o);
+	tick_init(&p->tick, &(struct tick_spec){
+		.report = report_spec_of(o), .every_key = o->listen || o->prom_file,
+		.every_key_stacks = o->stacks && o->listen, .culprits = o->culprits,
+		.stacks = o->stacks, .causes = o->causes, .cgstat = o->key_type == SH_KEY_CGROUP });
 	/* a host or container schedhist cannot run on is a usage error, like a bad option */
 	if (loader_preflight())
 		return SH_EXIT_USAGE;
@@ -251,33 +267,25 @@ static int setup(struct poller *p)
 		pr_warn("process %d exited while schedhist was starting\n", o->pid);
 		return SH_EXIT_FAIL;
 	}
-	p->maps = (struct read_maps){ .pcpu_fd = p->l.pcpu_fd, .hists_fd = p->l.hists_fd,
-				    .key_type = o->key_type, .live_keys = p->l.live_keys,
-				    .slots_taken = p->l.slots_taken,
-				    .nr_slots = p->l.nr_slots, .cache_entries = p->l.cache_entries,
-				    .slots_mem = p->l.slots_mem, .slot_keys_mem = p->l.slot_keys_mem,
-				    .slot_seq_mem = p->l.slot_seq_mem, .cache_mem = p->l.cache_mem,
-				    .keydir_fd = p->l.keydir_fd,
-				    .free_fd = p->l.free_fd, .grace_period = loader_grace_period };
+	p->maps = loader_maps(&p->l, o->key_type);
 	/* --stacks reads /proc/kallsyms: before any privilege drop */
-	if (extras_init(&p->xt, o->culprits, o->culprit_mode, o->stacks,
-			o->key_type == SH_KEY_CGROUP, o->causes, o->cumulative, p->l.culprit_fd,
-			p->l.stack_fd, p->l.cause_fd))
+	if (extras_init(&p->xt, o->culprits, o->culprit_mode, o->stacks, o->causes,
+			o->cumulative, p->l.culprit_fd, p->l.stack_fd, p->l.cause_fd))
 		return SH_EXIT_FAIL;
 	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)
 		cg_walk(&p->cg, 0);
 	/* and read their cpu.stat and cpu.pressure: the first report has deltas */
-	if (p->use_cg && extras_start(&p->xt, &p->cg)) {
+	if (p->use_cg && tick_start(&p->tick, &p->cg)) {
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;
 	}
-	/* fleet mode: drop privileges (the map fds stay usable), then serve */
-	if (p->ex && (ret = exporter_drop(p->ex, p->maps.pcpu_fd, p->rd.pcpu)))
-		return ret;
+	/* fleet mode: drop privileges (a map read checks the fds stay usable), then serve */
+	if (p->ex && privdrop(&p->user, probe_maps, p))
+		return SH_EXIT_FAIL;
 	for (i = 0; i < p->nout; i++)
 		if (p->outs[i].start &&
-		    (ret = p->outs[i].start(p->outs[i].ctx, p->ex ? exporter_user(p->ex) : NULL)))
+		    (ret = p->outs[i].start(p->outs[i].ctx, p->user.set ? p->user.name : NULL)))
 			return ret;
 
 	/* on stderr, so it never mixes with JSON; tests wait for this line */
@@ -289,57 +297,28 @@ static int setup(struct poller *p)
 }
 
 /*
- * The cgroup step of a report tick: learn the paths of cgroup ids not
- * named yet (at most one walk of the hierarchy per reading), so that the
- * reports only look names up.
- */
-static void name_cgroups(struct poller *p)
-{
-	struct snap_entry *e;
-	size_t it;
-	int i;
-
-	if (!p->use_cg)
-		return;
-	for (i = 0; i < p->nsnap; i++)
-		for (e = NULL, it = 0; (e = snapshot_next(&p->snaps[i], &it, e));)
-			if (e->key.id != SH_OTHER_ID && e->key.id != SH_EXITED_ID)
-				cg_path(&p->cg, e->key.id, p->snaps[0].gen);
-}
-
-/*
  * A report tick at @t, reports spanning @span_s seconds: build, feed the
  * outputs, forget what is gone. 0 to go on; 1 to end after it (an
  * output is done, or failed: *@ret says how); -1 to end now (*@ret set).
  */
 static int report_tick(struct poller *p, double span_s, int *ret)
 {
-	struct tick tick = { .reps = p->reps, .snaps = p->snaps, .n = p->nsnap,
-				.cg = p->use_cg ? &p->cg : NULL,
-				.culprits = p->xt.culprits ? &p->xt.cul : NULL,
-				.causes = p->xt.causes ? &p->xt.ctab : NULL, .extras = &p->xt };
+	struct tick_sources src = extras_sources(&p->xt);
 	int i, end = 0;
 
-	name_cgroups(p);
-	for (i = 0; i < p->nsnap; i++) {
+	for (i = 0; i < p->nsnap; i++)
 		if (p->snaps[i].wraps) {
 			pr_warn("more than 2^32 events between two readings: counts of "
 				"this interval may be short by multiples of 2^32\n");
 			p->snaps[i].wraps = 0;
 		}
-		if (report_build(&p->reps[i], &p->snaps[i], &p->rspec, tick.cg, span_s)) {
-			pr_warn("out of memory\n");
-			*ret = SH_EXIT_FAIL;
-			return -1;
-		}
-	}
-	if (extras_attach(&p->xt, p->reps, p->nsnap, p->use_cg ? &p->cg : NULL, p->snaps[0].gen)) {
+	if (tick_build(&p->tick, p->snaps, p->nsnap, p->use_cg ? &p->cg : NULL, &src, span_s)) {
 		pr_warn("out of memory\n");
 		*ret = SH_EXIT_FAIL;
 		return -1;
 	}
 	for (i = 0; i < p->nout; i++) {
-		switch (p->outs[i].emit(p->outs[i].ctx, &tick)) {
+		switch (p->outs[i].emit(p->outs[i].ctx, &p->tick)) {
 		case OUT_OK:
 			break;
 		case OUT_DONE:
@@ -458,10 +437,9 @@ static void teardown(struct poller *p)
 
 	for (i = p->nout - 1; i >= 0; i--)
 		p->outs[i].close(p->outs[i].ctx);
-	for (i = 0; i < p->nsnap; i++) {
-		report_free(&p->reps[i]);
+	tick_free(&p->tick);
+	for (i = 0; i < p->nsnap; i++)
 		snapshot_free(&p->snaps[i]);
-	}
 	extras_free(&p->xt);
 	reader_free(&p->rd);
 	loader_close(&p->l);

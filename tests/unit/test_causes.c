@@ -15,6 +15,7 @@
 
 #include "cause_split.h"
 #include "model/causes.h"
+#include "model/tick.h"
 #include "model/report.h"
 #include "output/render.h"
 #include "prom/prom_series.h"
@@ -201,7 +202,7 @@ static void test_table(void)
 	ingest(&t, 7, 15, 2);
 	ingest(&c, 7, 15, 2);
 	fake_report(&r, g, ids, 3, 2);
-	causes_attach(&t, &r);
+	tick_attach_causes(&t, &r);
 	CHECK(g[0].has_causes);
 	CHECK_EQ_U64(g[0].causes.ns[SH_CAUSE_SELF], 15);
 	CHECK_EQ_U64(g[0].causes.ns[SH_CAUSE_STEAL], 1);
@@ -220,7 +221,7 @@ static void test_table(void)
 	causes_begin(&c, false);
 	ingest(&t, 7, 35, 4);
 	ingest(&c, 7, 35, 4);
-	causes_attach(&t, &r);
+	tick_attach_causes(&t, &r);
 	CHECK_EQ_U64(g[0].causes.ns[SH_CAUSE_SELF], 20);
 	CHECK_EQ_U64(g[0].causes.count, 2);
 	/* [rest]: the keys not shown (9), read in this interval */
@@ -229,16 +230,16 @@ static void test_table(void)
 	CHECK_EQ_U64(r.rest.causes.count, 1);
 	/* since start: of either table, which keeps both */
 	r.cumulative = true;
-	causes_attach(&c, &r);
+	tick_attach_causes(&c, &r);
 	CHECK_EQ_U64(g[0].causes.ns[SH_CAUSE_SELF], 35);
 	CHECK_EQ_U64(g[0].causes.count, 4);
-	causes_attach(&t, &r);
+	tick_attach_causes(&t, &r);
 	CHECK_EQ_U64(g[0].causes.ns[SH_CAUSE_SELF], 35);
 	r.cumulative = false;
 	/* an interval in which nothing was read for 7: zero */
 	causes_begin(&t, true);
 	ingest(&t, 9, 4, 1);
-	causes_attach(&t, &r);
+	tick_attach_causes(&t, &r);
 	CHECK_EQ_U64(g[0].causes.ns[SH_CAUSE_SELF], 0);
 	/* a gone key is forgotten */
 	causes_forget(&t, &g[0].key);

@@ -12,7 +12,8 @@
 #include "check.h"
 #include "model/culprits.h"
 #include "model/stacks.h"
-#include "model/cgstats.h"
+#include "model/cgstat.h"
+#include "model/tick.h"
 #include "model/report.h"
 #include "output/render_extra.h"
 #include "model/cgroup.h"
@@ -181,17 +182,19 @@ static void test_culprits_remove(void)
 }
 
 
-/* culprits_each(): every culprit of the interval, not only the top 5, whatever the span. */
+/* culprits_every(): every culprit of the interval, not only the top 5, whatever the span. */
 static size_t each_n;
 static __u64 each_sum, each_first;
 static char each_last[16];
 
-static int each_fn(void *ctx, const struct report_group *g, const struct culprit *l, size_t n)
+/* Group 0 of @r's culprits in @set into the each_* figures. */
+static void each_of(const struct culprit_set *set, const struct report *r)
 {
-	size_t i;
+	const struct culprit *l;
+	size_t i, n;
 
-	(void)ctx;
-	CHECK(g->key.id == 10);
+	CHECK(r->ngroups == 1 && r->groups[0].key.id == 10);
+	l = culprit_set_of(set, 0, &n);
 	each_n = n;
 	each_sum = 0;
 	for (i = 0; i < n; i++) {
@@ -200,7 +203,6 @@ static int each_fn(void *ctx, const struct report_group *g, const struct culprit
 	}
 	each_first = n ? l[0].sum_ns : 0;
 	snprintf(each_last, sizeof(each_last), "%s", n ? l[n - 1].name : "");
-	return 0;
 }
 
 /*
@@ -280,8 +282,9 @@ static void test_culprits_cache(void)
 	culprits_free(&c);
 }
 
-static void test_culprits_each(void)
+static void test_culprits_every(void)
 {
+	struct culprit_set set = { 0 };
 	struct culprits c;
 	struct report r;
 	struct report_group g;
@@ -292,7 +295,8 @@ static void test_culprits_each(void)
 		feed(&c, 10, 100 + i, 1, 50 * i);
 	feed(&c, 11, 101, 5, 5000);
 	one_group(&r, &g, 20, 3000);
-	CHECK(!culprits_each(&c, &r, NULL, 1, each_fn, NULL));
+	CHECK(!culprits_every(&c, &r, NULL, 1, &set));
+	each_of(&set, &r);
 	CHECK_EQ_U64(each_n, 7);
 	CHECK_EQ_U64(each_sum, 50 * 28);
 	CHECK_EQ_U64(each_first, 350);
@@ -301,13 +305,16 @@ static void test_culprits_each(void)
 	culprits_sweep(&c, NULL, NULL);
 	feed(&c, 10, 103, 3, 450);
 	one_group(&r, &g, 2, 300);
-	CHECK(!culprits_each(&c, &r, NULL, 2, each_fn, NULL));
+	CHECK(!culprits_every(&c, &r, NULL, 2, &set));
+	each_of(&set, &r);
 	CHECK_EQ_U64(each_n, 1);
 	CHECK_EQ_U64(each_sum, 300);
-	/* a group with no pair is called too, with none */
+	/* a group with no pair has none */
 	culprits_sweep(&c, NULL, NULL);
-	CHECK(!culprits_each(&c, &r, NULL, 3, each_fn, NULL));
+	CHECK(!culprits_every(&c, &r, NULL, 3, &set));
+	each_of(&set, &r);
 	CHECK_EQ_U64(each_n, 0);
+	culprit_set_free(&set);
 	culprits_free(&c);
 }
 
@@ -572,7 +579,7 @@ static void test_cgstat_seed(void)
 	char root[] = "/tmp/sh-cgseed-XXXXXX", sub[600];
 	struct cg_name names[2];
 	struct cgroups cg = { 0 };
-	struct cgstats cs = { 0 };
+	struct cgstat_table cs = { 0 };
 	struct report r;
 	struct report_group g;
 
@@ -585,7 +592,13 @@ static void test_cgstat_seed(void)
 	names[1] = (struct cg_name){ .id = 9, .path = "/gone.slice" };
 	cg.names = names;
 	cg.nnames = 2;
-	CHECK(!cgstats_seed(&cs, &cg));
+	{
+		struct tick t;
+
+		tick_init(&t, &(struct tick_spec){ .cgstat = true });
+		CHECK(!tick_start(&t, &cg));
+		cs = t.cgstats;	/* the table tick_start() seeded, taken over */
+	}
 	CHECK_EQ_U64(cs.n, 2);
 	/* 1 ms more stall by the first report */
 	put_file(sub, "cpu.pressure", "some avg10=0 avg60=0 avg300=0 total=2000\n");
@@ -594,13 +607,14 @@ static void test_cgstat_seed(void)
 	g.is_cgroup = true;
 	g.key.id = 7;
 	g.name = "/a.slice";
-	CHECK(!cgstats_attach(&cs, &r, &cg, 1));
+	CHECK(!tick_attach_cgstat(&cs, &r, &cg, 1, false));
+	cgstat_table_end(&cs, 1);
 	CHECK(g.cgs.has_some);
 	CHECK_EQ_U64(g.cgs.pressure_some_ns, 1000000);
 	CHECK(!g.cgs.has_throttle);
 	/* the cgroup not in the report was dropped; the reported one kept */
 	CHECK_EQ_U64(cs.n, 1);
-	cgstats_free(&cs);
+	cgstat_table_free(&cs);
 	snprintf(sub, sizeof(sub), "%s/a.slice/cpu.pressure", root);
 	unlink(sub);
 	snprintf(sub, sizeof(sub), "%s/a.slice", root);
@@ -614,7 +628,7 @@ int main(void)
 	TEST(test_culprits_time);
 	TEST(test_culprits_remove);
 	TEST(test_culprits_cache);
-	TEST(test_culprits_each);
+	TEST(test_culprits_every);
 	TEST(test_ksyms);
 	TEST(test_stacks_pick);
 	TEST(test_cgstat);

@@ -1264,7 +1264,7 @@ static void test_culprits_off(void)
 /*
  * A reading of cgroups @k named @paths (by index) with the deltas
  * @cgs (by index) on the report since start's groups, as the exporter's
- * cgstats_attach() leaves them.
+ * tick_attach_cgstat() leaves them.
  */
 static void read_cgroups(struct rig *r, struct fake *k, int n, const char *const *paths,
 			 const struct cgstat *cgs)

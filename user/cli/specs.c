@@ -39,7 +39,7 @@ struct loader_spec loader_spec_of(const struct options *o, const struct cgroup_c
 struct exporter_spec exporter_spec_of(const struct options *o)
 {
 	return (struct exporter_spec){ .listen = o->listen ? &o->listen_addr : NULL, .prom_file = o->prom_file,
-				       .user = o->user, .metrics = o->metrics,
+				       .metrics = o->metrics,
 				       .key_type = o->key_type, .sort = o->sort,
 				       .max_series = o->top ? o->top : o->max_keys,
 				       .prom_classic = o->prom_classic, .culprits = o->culprits,

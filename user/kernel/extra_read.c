@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Map I/O of --culprits and --stacks (the modules themselves are pure and
- * unit-tested): batched reads of the culprit map, removal of idle pairs,
- * lookups and removals in the stack map.
+ * Map I/O of --culprits, --stacks and --causes (the modules themselves are
+ * pure and unit-tested): batched reads of the culprit map, removal of idle
+ * pairs, lookups and removals in the stack map, the cause map.
  */
 #include <errno.h>
 #include <bpf/bpf.h>
@@ -109,12 +109,6 @@ static int lookup_stack(void *ctx, const struct sh_key *key, struct sh_stacks *v
 	return bpf_map_lookup_elem(*(int *)ctx, key, val) ? -errno : 0;
 }
 
-int stacks_attach_map(struct stacks_state *st, int fd, const struct ksyms *k,
-		      struct report *r)
-{
-	return stacks_attach(st, lookup_stack, &fd, k, r);
-}
-
 void stacks_prune(int fd, struct snapshot *s)
 {
 	struct snap_entry *e;
@@ -168,15 +162,12 @@ void causes_prune(struct cause_table *t, int fd, struct snapshot *s)
 	}
 }
 
-int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
-		bool causes, bool cumulative, int culprit_fd, int stack_fd, int cause_fd)
+int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool causes,
+		bool cumulative, int culprit_fd, int stack_fd, int cause_fd)
 {
-	int i;
-
 	memset(x, 0, sizeof(*x));
 	x->culprits = culprits;
 	x->stacks = stacks;
-	x->cgstat = cgstat;
 	x->causes = causes;
 	x->culprit_fd = culprit_fd;
 	x->stack_fd = stack_fd;
@@ -185,23 +176,16 @@ int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, 
 		pr_warn("out of memory\n");
 		return -1;
 	}
-	x->cgs.cumulative = cumulative;
 	if (x->culprits && culprits_init(&x->cul, cumulative)) {
 		pr_warn("out of memory\n");
 		return -1;
 	}
 	x->cul.mode = culprit_mode;
-	if (x->stacks) {
-		for (i = 0; i < SH_METRIC_NR; i++) {
-			stacks_init(&x->st[i]);
-			stacks_init(&x->xst[i]);
-		}
-		if (ksyms_load(&x->ksyms, "/proc/kallsyms")) {
-			pr_warn("--stacks: cannot read kernel symbols from /proc/kallsyms (%s): run "
-				"as root, with kernel.kptr_restrict below 2\n",
-				errno ? strerror(errno) : "every address reads 0");
-			return -1;
-		}
+	if (x->stacks && ksyms_load(&x->ksyms, "/proc/kallsyms")) {
+		pr_warn("--stacks: cannot read kernel symbols from /proc/kallsyms (%s): run "
+			"as root, with kernel.kptr_restrict below 2\n",
+			errno ? strerror(errno) : "every address reads 0");
+		return -1;
 	}
 	return 0;
 }
@@ -217,35 +201,12 @@ int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus, 
 	return err;
 }
 
-int extras_start(struct extras *x, const struct cgroups *cg)
+struct tick_sources extras_sources(struct extras *x)
 {
-	return x->cgstat ? cgstats_seed(&x->cgs, cg) : 0;
-}
-
-int extras_attach(struct extras *x, struct report *reps, int n, struct cgroups *cg,
-		  __u64 gen)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		struct report *r = &reps[i];
-
-		if (x->culprits && r->metric == SH_METRIC_RUNQ &&
-		    culprits_attach(&x->cul, r, cg, gen))
-			return -1;
-		if (x->stacks && stacks_attach_map(&x->st[i], x->stack_fd, &x->ksyms, r))
-			return -1;
-		if (x->cgstat && cgstats_attach(&x->cgs, r, cg, gen))
-			return -1;
-		if (x->causes && r->metric == SH_METRIC_RUNQ)
-			causes_attach(&x->ctab, r);
-	}
-	return 0;
-}
-
-int extras_stacks(struct extras *x, int i, struct report *r)
-{
-	return x->stacks ? stacks_attach_map(&x->xst[i], x->stack_fd, &x->ksyms, r) : 0;
+	return (struct tick_sources){ .culprits = x->culprits ? &x->cul : NULL,
+				      .causes = x->causes ? &x->ctab : NULL,
+				      .ksyms = &x->ksyms, .stack_lookup = lookup_stack,
+				      .stack_ctx = &x->stack_fd };
 }
 
 void extras_done(struct extras *x, struct snapshot *snaps, int n)
@@ -263,16 +224,9 @@ void extras_done(struct extras *x, struct snapshot *snaps, int n)
 
 void extras_free(struct extras *x)
 {
-	int i;
-
 	if (x->culprits)
 		culprits_free(&x->cul);
-	for (i = 0; i < SH_METRIC_NR; i++) {
-		stacks_free(&x->st[i]);
-		stacks_free(&x->xst[i]);
-	}
 	ksyms_free(&x->ksyms);
-	cgstats_free(&x->cgs);
 	if (x->causes)
 		causes_free(&x->ctab);
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* Map I/O of --culprits and --stacks: the only place they touch kernel maps. */
+/* Map I/O of --culprits, --stacks and --causes: the only place they touch kernel maps. */
 #ifndef SH_EXTRA_READ_H
 #define SH_EXTRA_READ_H
 
 #include "model/culprits.h"
 #include "model/stacks.h"
-#include "model/cgstats.h"
 #include "model/causes.h"
+#include "model/tick.h"
 
 struct snapshot;
 
@@ -21,9 +21,6 @@ int culprits_read(struct culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu,
 /* culprits_sweep() removing idle pairs from map @fd. */
 void culprits_sweep_map(struct culprits *c, int fd);
 
-/* stacks_attach() with the stacks of map @fd. */
-int stacks_attach_map(struct stacks_state *st, int fd, const struct ksyms *k,
-		      struct report *r);
 /* After the reports: the keys snapshot @s pruned lose their stack entry too. */
 void stacks_prune(int fd, struct snapshot *s);
 
@@ -35,46 +32,30 @@ int causes_read(struct cause_table *t, int fd, bool fresh);
  */
 void causes_prune(struct cause_table *t, int fd, struct snapshot *s);
 
-/* Everything --culprits, --stacks, --causes and the cgroup accounting keep between reports. */
+/* Everything --culprits, --stacks and --causes keep between readings. */
 struct extras {
-	bool culprits, stacks, cgstat, causes;	/* which are on */
+	bool culprits, stacks, causes;	/* which are on */
 	int culprit_fd, stack_fd, cause_fd;
 	struct cause_table ctab;
 	struct culprits cul;
 	struct ksyms ksyms;
-	struct stacks_state st[SH_METRIC_NR];	/* per report (metric measured) */
-	struct stacks_state xst[SH_METRIC_NR];	/* the exporter's reports' (extras_stacks()) */
-	struct cgstats cgs;
 };
-
-struct report;
-struct cgroups;
 
 /*
  * Set up what is on (@culprit_mode: enum sh_culprit_mode; @cumulative:
  * reports since start; the maps' fds). Loads the
  * kernel's symbols for --stacks: call before privileges are dropped. 0, or -1 after saying why.
  */
-int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool cgstat,
-		bool causes, bool cumulative, int culprit_fd, int stack_fd, int cause_fd);
+int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool causes,
+		bool cumulative, int culprit_fd, int stack_fd, int cause_fd);
 /*
  * At every reading, after the key map's: the culprit map, then the pair
  * caches of per-CPU array @pcpu_fd (read into @pcpu); the cause map
  * (@fresh: the interval's first reading). 0 or a negative errno.
  */
 int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus, bool fresh);
-/* At start, once @cg is walked: the cgroups' first counters. 0 or -1 (no memory). */
-int extras_start(struct extras *x, const struct cgroups *cg);
-/* Give the groups of the @n reports what they carry. 0 or -1 (no memory). */
-int extras_attach(struct extras *x, struct report *reps, int n, struct cgroups *cg,
-		  __u64 gen);
-/*
- * --stacks: the groups of report @r of the @i-th metric measured, another
- * report of the same reading than extras_attach()'s (the exporter's),
- * get the stacks of their max waits. 0 or -1 (no memory); 0 without
- * --stacks.
- */
-int extras_stacks(struct extras *x, int i, struct report *r);
+/* What tick_build() takes from them: the tables read, the symbols, the stack map's reader. */
+struct tick_sources extras_sources(struct extras *x);
 /* After the reports: idle culprit pairs and pruned keys' stacks out of the maps. */
 void extras_done(struct extras *x, struct snapshot *snaps, int n);
 void extras_free(struct extras *x);

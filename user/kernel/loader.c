@@ -819,3 +819,14 @@ __u32 loader_next_epoch(struct loader *l)
 	__sync_synchronize();
 	return old;
 }
+
+struct read_maps loader_maps(const struct loader *l, int key_type)
+{
+	return (struct read_maps){ .pcpu_fd = l->pcpu_fd, .hists_fd = l->hists_fd,
+				   .key_type = key_type, .live_keys = l->live_keys,
+				   .slots_taken = l->slots_taken, .nr_slots = l->nr_slots,
+				   .cache_entries = l->cache_entries, .slots_mem = l->slots_mem,
+				   .slot_keys_mem = l->slot_keys_mem, .slot_seq_mem = l->slot_seq_mem,
+				   .cache_mem = l->cache_mem, .keydir_fd = l->keydir_fd,
+				   .free_fd = l->free_fd, .grace_period = loader_grace_period };
+}

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include "lib/names.h"
 #include "schedhist.h"
+#include "kernel/snapshot_read.h"
 
 struct schedhist_bpf;
 struct bpf_link;
@@ -90,6 +91,9 @@ int loader_preflight(void);
  * do not fit --max-kernel-mem (a usage error).
  */
 int loader_start(struct loader *l, const struct loader_spec *sp);
+/* The maps a reading reads (snapshot_read()), keyed by @key_type (enum sh_key_type). */
+struct read_maps loader_maps(const struct loader *l, int key_type);
+
 /* Detach the programs (the maps stay readable for a final snapshot). */
 void loader_detach(struct loader *l);
 void loader_close(struct loader *l);

@@ -153,3 +153,16 @@ int privdrop(const struct user *u, int (*probe)(void *arg), void *arg)
 	say_who("no capabilities");
 	return 0;
 }
+
+int privdrop_fleet_user(const char *name, struct user *u)
+{
+	/* started as root: a daemon does not stay root, nobody unless --user says */
+	if (name ? privdrop_lookup(name, u)
+		 : !geteuid() && privdrop_lookup(PRIVDROP_DEFAULT_USER, u)) {
+		if (!name)
+			pr_warn("fleet mode switches to user %s once attached: pass --user NAME "
+				"to name another (--user root keeps root)\n", PRIVDROP_DEFAULT_USER);
+		return -1;
+	}
+	return 0;
+}

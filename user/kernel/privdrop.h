@@ -28,6 +28,13 @@ struct user {
 int privdrop_lookup(const char *name, struct user *u);
 
 /*
+ * Fleet mode's user, before anything is loaded: --user @name (NULL: none
+ * given), else PRIVDROP_DEFAULT_USER when started as root. 0, or -1 after
+ * printing why.
+ */
+int privdrop_fleet_user(const char *name, struct user *u);
+
+/*
  * Drop privileges, in the only thread there is (threads started later
  * inherit the result): no new privileges (PR_SET_NO_NEW_PRIVS), an empty
  * bounding set when allowed to change it, no supplementary groups

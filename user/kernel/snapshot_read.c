@@ -36,6 +36,13 @@ int reader_init(struct snap_reader *r, int ncpus, int nmetrics)
 	return r->keys && r->vals && r->exited && r->pcpu ? 0 : -1;
 }
 
+int reader_probe(struct snap_reader *r, const struct read_maps *m)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(m->pcpu_fd, &zero, r->pcpu) ? -errno : 0;
+}
+
 void reader_free(struct snap_reader *r)
 {
 	free(r->keys);

@@ -67,6 +67,8 @@ struct read_maps {
 };
 
 int reader_init(struct snap_reader *r, int ncpus, int nmetrics);
+/* One lookup of @m's per-CPU array into @r (after a privilege drop: can it still poll?). 0 or -errno. */
+int reader_probe(struct snap_reader *r, const struct read_maps *m);
 void reader_free(struct snap_reader *r);
 
 /*

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* --causes: the cause map's entries, diffed per reading, into report groups (causes.h). */
+/* --causes: the cause map's entries, diffed per reading (causes.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/causes.h"
 #include "lib/hash.h"
-#include "model/report.h"
 
 int causes_init(struct cause_table *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->nslots = 256;
-	t->table = calloc(t->nslots, sizeof(*t->table));
+	t->nbuckets = 256;
+	t->table = calloc(t->nbuckets, sizeof(*t->table));
 	return t->table ? 0 : -1;
 }
 
@@ -20,7 +19,7 @@ void causes_free(struct cause_table *t)
 	struct cause_entry *e, *next;
 	size_t i;
 
-	for (i = 0; t->table && i < t->nslots; i++)
+	for (i = 0; t->table && i < t->nbuckets; i++)
 		for (e = t->table[i]; e; e = next) {
 			next = e->next;
 			free(e);
@@ -29,16 +28,16 @@ void causes_free(struct cause_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static size_t slot_of(const struct cause_table *t, const struct sh_key *k)
+static size_t bucket_of(const struct cause_table *t, const struct sh_key *k)
 {
-	return hash_words((const __u64 *)k, sizeof(*k) / 8) & (t->nslots - 1);
+	return hash_words((const __u64 *)k, sizeof(*k) / 8) & (t->nbuckets - 1);
 }
 
 static struct cause_entry *find(const struct cause_table *t, const struct sh_key *k)
 {
 	struct cause_entry *e;
 
-	for (e = t->table[slot_of(t, k)]; e; e = e->next)
+	for (e = t->table[bucket_of(t, k)]; e; e = e->next)
 		if (!memcmp(&e->key, k, sizeof(*k)))
 			return e;
 	return NULL;
@@ -48,17 +47,17 @@ static struct cause_entry *find(const struct cause_table *t, const struct sh_key
 static int grow(struct cause_table *t)
 {
 	struct cause_entry **old = t->table, *e, *next;
-	size_t i, n = t->nslots;
+	size_t i, n = t->nbuckets;
 
 	t->table = calloc(2 * n, sizeof(*t->table));
 	if (!t->table) {
 		t->table = old;
 		return -1;
 	}
-	t->nslots = 2 * n;
+	t->nbuckets = 2 * n;
 	for (i = 0; i < n; i++)
 		for (e = old[i]; e; e = next) {
-			size_t s = slot_of(t, &e->key);
+			size_t s = bucket_of(t, &e->key);
 
 			next = e->next;
 			e->next = t->table[s];
@@ -84,13 +83,13 @@ int causes_ingest(struct cause_table *t, const struct sh_key *key, const struct 
 	if (!e) {
 		size_t s;
 
-		if (t->n >= 2 * t->nslots && grow(t))
+		if (t->n >= 2 * t->nbuckets && grow(t))
 			return -1;
 		e = calloc(1, sizeof(*e));
 		if (!e)
 			return -1;
 		e->key = *key;
-		s = slot_of(t, key);
+		s = bucket_of(t, key);
 		e->next = t->table[s];
 		t->table[s] = e;
 		t->n++;
@@ -115,7 +114,7 @@ void causes_forget(struct cause_table *t, const struct sh_key *key)
 {
 	struct cause_entry **p, *e;
 
-	for (p = &t->table[slot_of(t, key)]; (e = *p); p = &e->next)
+	for (p = &t->table[bucket_of(t, key)]; (e = *p); p = &e->next)
 		if (!memcmp(&e->key, key, sizeof(*key))) {
 			*p = e->next;
 			free(e);
@@ -124,18 +123,26 @@ void causes_forget(struct cause_table *t, const struct sh_key *key)
 		}
 }
 
-/* @e's causes of a report's span: since start (@cumulative), or this interval's. */
-static const struct cause_sums *span_of(const struct cause_table *t,
-					    const struct cause_entry *e, bool cumulative)
-{
-	static const struct cause_sums none;
+static const struct cause_sums none;
 
-	if (cumulative)
+/* @e's causes since start, or this interval's */
+static const struct cause_sums *span_of(const struct cause_table *t,
+					const struct cause_entry *e, bool since_start)
+{
+	if (since_start)
 		return &e->c;
 	return e->gen == t->gen ? &e->d : &none;
 }
 
-static void split_add(struct cause_sums *to, const struct cause_sums *x, int sign)
+const struct cause_sums *causes_of(const struct cause_table *t, const struct sh_key *k,
+				   bool since_start)
+{
+	const struct cause_entry *e = find(t, k);
+
+	return e ? span_of(t, e, since_start) : &none;
+}
+
+void causes_add(const struct cause_sums *x, int sign, struct cause_sums *to)
 {
 	int i;
 
@@ -144,30 +151,13 @@ static void split_add(struct cause_sums *to, const struct cause_sums *x, int sig
 	to->count += sign * x->count;
 }
 
-void causes_attach(const struct cause_table *t, struct report *r)
+void causes_total(const struct cause_table *t, bool since_start, struct cause_sums *all)
 {
-	struct cause_sums all = {};
 	const struct cause_entry *e;
 	size_t i;
 
-	for (i = 0; i < t->nslots; i++)
+	memset(all, 0, sizeof(*all));
+	for (i = 0; i < t->nbuckets; i++)
 		for (e = t->table[i]; e; e = e->next)
-			split_add(&all, span_of(t, e, r->cumulative), 1);
-	for (i = 0; i < r->ngroups; i++) {
-		struct report_group *g = &r->groups[i];
-
-		memset(&g->causes, 0, sizeof(g->causes));
-		g->has_causes = !g->synthetic;
-		if (g->synthetic)
-			continue;
-		e = find(t, &g->key);
-		if (e)
-			g->causes = *span_of(t, e, r->cumulative);
-		/* (unsigned: all - shown wraps back to the rest's exact sum) */
-		split_add(&all, &g->causes, -1);
-	}
-	memset(&r->rest.causes, 0, sizeof(r->rest.causes));
-	r->rest.has_causes = r->rest.nkeys > 0;
-	if (r->rest.has_causes)
-		r->rest.causes = all;
+			causes_add(span_of(t, e, since_start), 1, all);
 }

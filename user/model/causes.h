@@ -3,9 +3,8 @@
  * --causes: the poller's copy of the kernel's cause map (per key, the
  * waited ns of its run-queue waits split by cause, schedhist.h enum
  * sh_cause; one value per key, shared by the CPUs), diffed per reading
- * like the key map; gives each group of a runq report its causes of the
- * report's span.
- * Pure: extra_read.c does the map I/O.
+ * like the key map (tick.c gives them to the groups of a runq report).
+ * Pure: kernel/extra_read.c does the map I/O.
  */
 #ifndef SH_CAUSES_H
 #define SH_CAUSES_H
@@ -13,8 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "schedhist.h"
-
-struct report;
 
 /* One key's causes, in a report: waited ns per cause and the waits split. */
 struct cause_sums {
@@ -34,7 +31,7 @@ struct cause_entry {
 
 struct cause_table {
 	struct cause_entry **table;
-	size_t nslots, n;
+	size_t nbuckets, n;		/* hash buckets (a power of two), entries */
 	__u32 gen;			/* intervals so far */
 };
 
@@ -53,12 +50,14 @@ int causes_ingest(struct cause_table *t, const struct sh_key *key, const struct 
 void causes_forget(struct cause_table *t, const struct sh_key *key);
 
 /*
- * Give every group of runq report @r its causes of the report's span
- * (report_group::causes: the interval's, or since start with r->cumulative;
- * the table keeps both, so the exporter's interval deltas and cumulative
- * reports share it); zero for a key the kernel split no wait of; [rest]
- * those of every key not shown; [exited] none.
+ * Key @k's causes: since start, or this interval's (none when it was not
+ * read in this interval); none for a key the kernel split no wait of.
  */
-void causes_attach(const struct cause_table *t, struct report *r);
+const struct cause_sums *causes_of(const struct cause_table *t, const struct sh_key *k,
+				   bool since_start);
+/* Every key's causes together, of the same span. */
+void causes_total(const struct cause_table *t, bool since_start, struct cause_sums *all);
+/* @to += @sign * @x (unsigned: a sum less the shown keys' is exact). */
+void causes_add(const struct cause_sums *x, int sign, struct cause_sums *to);
 
 #endif /* SH_CAUSES_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* -k cgroup: cpu.stat throttling and cpu.pressure beside each group's waits. */
+/* -k cgroup: cpu.stat throttling and cpu.pressure, and the readings they are deltas of. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "model/cgstat.h"
+#include "lib/util.h"
 
 /* The value after "@name " at the start of a line of @text; 0 or -1. */
 static int stat_field(const char *text, const char *name, __u64 *out)
@@ -156,4 +157,83 @@ void cgstat_add(struct cgstat *dst, const struct cgstat *src)
 		dst->has_full = true;
 		dst->pressure_full_ns += src->pressure_full_ns;
 	}
+}
+
+static struct cgstat_prev *find(struct cgstat_table *c, __u64 id, size_t *pos)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*pos = lo;
+	return lo < c->n && c->v[lo].id == id ? &c->v[lo] : NULL;
+}
+
+/* no reading has this generation: a seeded reading is never taken for a reading's own */
+#define SEED_GEN (~0ULL)
+
+int cgstat_table_get(struct cgstat_table *c, __u64 id, const char *dir, __u64 gen,
+		     bool since_start, struct cgstat *out)
+{
+	struct cgstat_prev *p;
+	struct cgstat now;
+	size_t pos;
+
+	memset(out, 0, sizeof(*out));
+	p = find(c, id, &pos);
+	if (p && p->gen != gen) {
+		cgstat_read(dir, &now);
+		cgstat_delta(&now, &p->raw, &p->interval);
+		cgstat_delta(&now, &p->first, &p->since_start);
+		p->raw = now;
+		p->gen = gen;
+	}
+	if (p) {
+		*out = since_start ? p->since_start : p->interval;
+		return 0;
+	}
+	if (array_reserve(&c->v, &c->cap, c->n, sizeof(*c->v), 64))
+		return -1;
+	cgstat_read(dir, &now);
+	memmove(&c->v[pos + 1], &c->v[pos], (c->n - pos) * sizeof(*c->v));
+	c->v[pos] = (struct cgstat_prev){ .id = id, .first = now, .raw = now, .gen = gen };
+	c->n++;
+	return 0;
+}
+
+void cgstat_table_end(struct cgstat_table *c, __u64 gen)
+{
+	size_t i, j;
+
+	if (c->keep_all)
+		return;
+	for (i = j = 0; i < c->n; i++)
+		if (c->v[i].gen == gen)
+			c->v[j++] = c->v[i];
+	c->n = j;
+}
+
+int cgstat_table_seed(struct cgstat_table *c, __u64 id, const char *dir)
+{
+	struct cgstat_prev *p;
+
+	if (array_reserve(&c->v, &c->cap, c->n, sizeof(*c->v), 64))
+		return -1;
+	p = &c->v[c->n++];
+	*p = (struct cgstat_prev){ .id = id, .gen = SEED_GEN };
+	cgstat_read(dir, &p->first);
+	p->raw = p->first;
+	return 0;
+}
+
+void cgstat_table_free(struct cgstat_table *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof(*c));
 }

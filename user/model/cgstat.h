@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * -k cgroup: the cgroup's own CPU accounting beside its waits, as interval
+ * -k cgroup: each cgroup's own CPU accounting beside its waits, as
  * deltas: throttling from cpu.stat (v2 nr_throttled, throttled_usec; v1
  * cpu controller nr_throttled, throttled_time) and CPU pressure from
- * cpu.pressure (some/full total). A value the kernel does not provide
- * for a cgroup is absent, never zero.
+ * cpu.pressure (some/full total), and the table of the readings they are
+ * taken against. A value the kernel does not provide for a cgroup is
+ * absent, never zero.
  */
 #ifndef SH_CGSTAT_H
 #define SH_CGSTAT_H
@@ -43,5 +44,39 @@ void cgstat_delta(const struct cgstat *now, const struct cgstat *then,
  * counter once any @src did (the Prometheus series of a cgroup).
  */
 void cgstat_add(struct cgstat *dst, const struct cgstat *src);
+
+/* One cgroup in the table: its readings and the deltas of the last. */
+struct cgstat_prev {
+	__u64 id;			/* cgroup id */
+	struct cgstat first;		/* its counters at its first reading (or start) */
+	struct cgstat raw;		/* ... at the previous reading */
+	struct cgstat interval;		/* the deltas of reading @gen: since the one before */
+	struct cgstat since_start;	/* ... since the first */
+	__u64 gen;			/* reading it was last read at */
+};
+
+/* The readings of every cgroup reported, by id. */
+struct cgstat_table {
+	struct cgstat_prev *v;		/* sorted by id */
+	size_t n, cap;
+	bool keep_all;			/* reports since start: keep cgroups not read again */
+};
+
+/*
+ * The deltas of cgroup @id (its directory @dir) at reading @gen: read
+ * once per @gen, against its previous reading (@since_start false) or
+ * its first. A cgroup read for the first time has none yet (absent).
+ * -1 when out of memory.
+ */
+int cgstat_table_get(struct cgstat_table *c, __u64 id, const char *dir, __u64 gen,
+		     bool since_start, struct cgstat *out);
+/*
+ * After reading @gen: without keep_all, forget the cgroups not read at
+ * it (their next delta would span several intervals).
+ */
+void cgstat_table_end(struct cgstat_table *c, __u64 gen);
+/* At start: a first reading of cgroup @id in @dir (ids in increasing order). -1: no memory. */
+int cgstat_table_seed(struct cgstat_table *c, __u64 id, const char *dir);
+void cgstat_table_free(struct cgstat_table *c);
 
 #endif /* SH_CGSTAT_H */

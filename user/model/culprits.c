@@ -2,6 +2,7 @@
 /* --culprits: the culprit map's pairs, diffed, ranked per group of a report. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,6 @@ void culprits_free(struct culprits *c)
 	free(c->keys);
 	free(c->vals);
 	free(c->sorted);
-	free(c->each);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -215,33 +215,36 @@ static bool is_unattributed(const struct sh_key *k)
 	return k->id == SH_UNATTRIBUTED_ID && !k->comm[0];
 }
 
-/* The display name of culprit @k (as report.c names keys of @key_type). */
-static char *culprit_name(const struct sh_key *k, int key_type, struct cgroups *cg, __u64 gen)
+/* The display name of culprit @k (as report.c names keys of @key_type) into @buf. */
+static void culprit_name_into(const struct sh_key *k, int key_type, struct cgroups *cg,
+			      __u64 gen, char *buf, size_t len)
 {
-	char buf[64], *s;
 	const char *path;
 
-	if (k->id == SH_IDLE_ID && !k->comm[0])
-		return strdup("[idle]");
-	if (is_unattributed(k))
-		return strdup("[unattributed]");
-	switch (key_type) {
-	case SH_KEY_COMM:
-		memcpy(buf, k->comm, SH_COMM_LEN);
-		buf[SH_COMM_LEN - 1] = '\0';
-		return strdup(buf);
-	case SH_KEY_CGROUP:
+	if (k->id == SH_IDLE_ID && !k->comm[0]) {
+		snprintf(buf, len, "[idle]");
+	} else if (is_unattributed(k)) {
+		snprintf(buf, len, "[unattributed]");
+	} else if (key_type == SH_KEY_COMM) {
+		snprintf(buf, len, "%.*s", SH_COMM_LEN - 1, k->comm);
+	} else if (key_type == SH_KEY_CGROUP) {
 		path = cg ? cg_path(cg, k->id, gen) : NULL;
 		if (path)
-			return strdup(path);
-		snprintf(buf, sizeof(buf), "[%s id=%" PRIu64 "]",
-			 cg && cg->partial ? "unresolved" : "removed", (uint64_t)k->id);
-		return strdup(buf);
-	default:
-		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)k->id);
-		s = strdup(buf);
-		return s;
+			snprintf(buf, len, "%s", path);
+		else
+			snprintf(buf, len, "[%s id=%" PRIu64 "]",
+				 cg && cg->partial ? "unresolved" : "removed", (uint64_t)k->id);
+	} else {
+		snprintf(buf, len, "%" PRIu64, (uint64_t)k->id);
 	}
+}
+
+static char *culprit_name(const struct sh_key *k, int key_type, struct cgroups *cg, __u64 gen)
+{
+	char buf[PATH_MAX];
+
+	culprit_name_into(k, key_type, cg, gen, buf, sizeof(buf));
+	return strdup(buf);
 }
 
 /* The pairs of @w in @c->sorted[0..n): index of the first, or n. */
@@ -402,51 +405,98 @@ int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __
 	return 0;
 }
 
-int culprits_each(struct culprits *c, const struct report *r, struct cgroups *cg,
-		  __u64 gen, culprit_group_fn fn, void *ctx)
+/* Room for @n more culprits and @len more bytes of names in @set. -1: no memory. */
+static int set_reserve(struct culprit_set *set, size_t n, size_t len)
+{
+	if (set->n + n > set->cap) {
+		size_t cap = set->cap ? set->cap : 64;
+		struct culprit *c;
+
+		while (cap < set->n + n)
+			cap *= 2;
+		if (!(c = realloc(set->c, cap * sizeof(*c))))
+			return -1;
+		set->c = c;
+		set->cap = cap;
+	}
+	if (set->names_len + len > set->names_cap) {
+		size_t cap = set->names_cap ? set->names_cap : 4096;
+		char *p;
+
+		while (cap < set->names_len + len)
+			cap *= 2;
+		if (!(p = realloc(set->names, cap)))
+			return -1;
+		set->names = p;
+		set->names_cap = cap;
+	}
+	return 0;
+}
+
+int culprits_every(struct culprits *c, const struct report *r, struct cgroups *cg,
+		   __u64 gen, struct culprit_set *set)
 {
 	ssize_t sn = sort_pairs(c, false);
-	size_t n, i, j, k, m;
-	int err = 0;
+	char name[PATH_MAX];
+	size_t n, i, j, k;
 
 	if (sn < 0)
 		return -1;
 	n = (size_t)sn;
-	for (i = 0; i < r->ngroups && !err; i++) {
+	set->n = set->names_len = 0;
+	if (r->ngroups > set->groups_cap) {
+		size_t *f = realloc(set->first, (r->ngroups + 1) * sizeof(*f));
+
+		if (!f)
+			return -1;
+		set->first = f;
+		set->groups_cap = r->ngroups;
+	}
+	for (i = 0; i < r->ngroups; i++) {
 		const struct report_group *g = &r->groups[i];
 
+		set->first[i] = set->n;
 		if (g->synthetic)
 			continue;
-		j = first_of(c, n, &g->key);
-		for (k = j; k < n && !memcmp(&c->sorted[k]->key.waiter, &g->key, sizeof(g->key)); k++)
-			;
-		if (k - j > c->each_cap) {
-			struct culprit *e = realloc(c->each, (k - j) * sizeof(*e));
+		for (j = first_of(c, n, &g->key);
+		     j < n && !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key)); j++) {
+			const struct cpair *p = c->sorted[j];
 
-			if (!e)
+			culprit_name_into(&p->key.culprit, r->key_type, cg, gen, name, sizeof(name));
+			k = strlen(name) + 1;
+			if (set_reserve(set, 1, k))
 				return -1;
-			c->each = e;
-			c->each_cap = k - j;
+			/* an offset until the names are all in: their block may move */
+			set->c[set->n] = (struct culprit){ .name = (char *)(uintptr_t)set->names_len,
+							   .count = p->d_count, .sum_ns = p->d_sum };
+			memcpy(set->names + set->names_len, name, k);
+			set->names_len += k;
+			set->n++;
 		}
-		for (m = 0; m < k - j; m++) {
-			const struct cpair *p = c->sorted[j + m];
-			struct culprit *e = &c->each[m];
-
-			memset(e, 0, sizeof(*e));
-			e->count = p->d_count;
-			e->sum_ns = p->d_sum;
-			e->name = culprit_name(&p->key.culprit, r->key_type, cg, gen);
-			if (!e->name) {
-				err = -1;
-				break;
-			}
-		}
-		if (!err)
-			err = fn(ctx, g, c->each, m);
-		while (m--)
-			free(c->each[m].name);
 	}
-	return err;
+	set->first[r->ngroups] = set->n;
+	set->ngroups = r->ngroups;
+	for (i = 0; i < set->n; i++)
+		set->c[i].name = set->names + (uintptr_t)set->c[i].name;
+	return 0;
+}
+
+const struct culprit *culprit_set_of(const struct culprit_set *set, size_t group, size_t *n)
+{
+	if (group >= set->ngroups) {
+		*n = 0;
+		return NULL;
+	}
+	*n = set->first[group + 1] - set->first[group];
+	return set->c + set->first[group];
+}
+
+void culprit_set_free(struct culprit_set *set)
+{
+	free(set->c);
+	free(set->names);
+	free(set->first);
+	memset(set, 0, sizeof(*set));
 }
 
 void culprits_sweep(struct culprits *c, culprit_remove_fn remove, void *ctx)

@@ -75,8 +75,6 @@ struct culprits {
 	size_t sorted_cap;
 	struct culprit_list *lists;	/* one per group of the last attach */
 	size_t nlists, lists_cap;
-	struct culprit *each;	/* culprits_each() scratch: one group's culprits */
-	size_t each_cap;
 	__u64 lost_raw;			/* culprit_lost, summed over CPUs, at the last reading */
 	__u64 lost;			/* ... this interval */
 };
@@ -112,20 +110,28 @@ void culprits_end(struct culprits *c);
  */
 int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __u64 gen);
 
-/* One group's culprits of the interval, for culprits_each(). 0, or -1 to stop. */
-typedef int (*culprit_group_fn)(void *ctx, const struct report_group *g,
-				const struct culprit *list, size_t n);
+/* Every culprit of every group of a report, group after group (culprits_every()). */
+struct culprit_set {
+	struct culprit *c;		/* names point into @names; comm unset */
+	size_t n, cap;
+	size_t *first;			/* group i's culprits: c[first[i]] to c[first[i + 1]] */
+	size_t ngroups, groups_cap;
+	char *names;			/* every name, NUL-terminated, one after the other */
+	size_t names_len, names_cap;
+};
 
 /*
- * Every culprit, not only the top: for each non-synthetic group of
- * report @r (cgroups named through @cg, may be NULL), @fn(@ctx, group,
- * its culprits of this interval, n), largest sum first (n may be 0),
- * named as culprits_attach() names them, without [rest]. Interval deltas
- * whatever @c's span; call between culprits_read() and culprits_sweep().
- * 0, or -1 (out of memory, or @fn's -1).
+ * Every culprit, not only the top: each non-synthetic group of report @r
+ * (cgroups named through @cg, may be NULL) gets its culprits of this
+ * interval in @set, largest sum first, named as culprits_attach() names
+ * them, without [rest]. Interval deltas whatever @c's span; call between
+ * a reading and culprits_sweep(). 0, or -1 when out of memory.
  */
-int culprits_each(struct culprits *c, const struct report *r, struct cgroups *cg,
-		  __u64 gen, culprit_group_fn fn, void *ctx);
+int culprits_every(struct culprits *c, const struct report *r, struct cgroups *cg,
+		   __u64 gen, struct culprit_set *set);
+/* Group @group's culprits in @set (*@n of them). */
+const struct culprit *culprit_set_of(const struct culprit_set *set, size_t group, size_t *n);
+void culprit_set_free(struct culprit_set *set);
 
 /*
  * Removes a pair from the kernel map, its final value into @val,

@@ -598,7 +598,7 @@ static void live_close(void *ctx)
 /* The first metric measured, as the heatmap. */
 static enum out_status live_emit(void *ctx, const struct tick *t)
 {
-	if (live_update(ctx, &t->reps[0])) {
+	if (live_update(ctx, &t->m[0].shown)) {
 		pr_warn("out of memory\n");
 		return OUT_FATAL;
 	}

@@ -5,10 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 
 #include "prom/exporter.h"
-#include "kernel/extra_read.h"
 #include "prom/prom_native.h"
 #include "lib/log.h"
 #include "lib/exit_codes.h"
@@ -22,16 +20,7 @@ int exporter_open(struct exporter *x, const struct exporter_spec *sp)
 	if (!sp->listen && !sp->prom_file)
 		return 0;
 	x->on = true;
-	x->rspec = (struct report_spec){ .key_type = sp->key_type, .sort = sp->sort };
 	x->native = !sp->prom_classic;
-	/* started as root: a daemon does not stay root, nobody unless --user says */
-	if (sp->user ? privdrop_lookup(sp->user, &x->user)
-		    : !geteuid() && privdrop_lookup(PRIVDROP_DEFAULT_USER, &x->user)) {
-		if (!sp->user)
-			pr_warn("fleet mode switches to user %s once attached: pass --user NAME "
-				"to name another (--user root keeps root)\n", PRIVDROP_DEFAULT_USER);
-		return SH_EXIT_USAGE;
-	}
 	for (m = 0; m < SH_METRIC_NR; m++) {
 		if (!(sp->metrics & (1U << m)))
 			continue;
@@ -114,34 +103,7 @@ static int publish(struct exporter *x, bool first)
 	return err;
 }
 
-struct map_probe {
-	int fd;
-	void *buf;
-};
-
-static int probe_map(void *arg)
-{
-	struct map_probe *p = arg;
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(p->fd, &zero, p->buf) ? -errno : 0;
-}
-
-int exporter_drop(struct exporter *x, int map_fd, void *buf)
-{
-	struct map_probe probe = { .fd = map_fd, .buf = buf };
-
-	if (x->on && privdrop(&x->user, probe_map, &probe))
-		return SH_EXIT_FAIL;
-	return 0;
-}
-
-const char *exporter_user(const struct exporter *x)
-{
-	return x->user.set ? x->user.name : NULL;
-}
-
-int exporter_start(struct exporter *x)
+int exporter_start(struct exporter *x, const char *as_user)
 {
 	int err;
 
@@ -155,8 +117,8 @@ int exporter_start(struct exporter *x)
 	}
 	if (err) {
 		pr_warn("cannot write --prom-file %s: %s%s%s%s\n", x->file.path, strerror(-err),
-			x->user.set ? " (as user " : "", x->user.set ? x->user.name : "",
-			x->user.set ? "; --user names another)" : "");
+			as_user ? " (as user " : "", as_user ? as_user : "",
+			as_user ? "; --user names another)" : "");
 		return SH_EXIT_FAIL;
 	}
 	if (x->listening) {
@@ -167,52 +129,38 @@ int exporter_start(struct exporter *x)
 	return 0;
 }
 
-/* culprits_each(): one group's culprits into the view, after its waits */
-static int add_culprits(void *ctx, const struct report_group *g, const struct culprit *list,
-			size_t n)
+/* The culprits of each group of @iv (culprits_every()) into view @v, after its waits. */
+static int add_culprits(struct prom_view *v, const struct report *iv,
+			const struct culprit_set *set)
 {
-	return prom_view_culprits(ctx, g->name, g->t.count, g->t.sum_ns, list, n);
+	const struct culprit *list;
+	size_t i, n;
+
+	for (i = 0; i < iv->ngroups; i++) {
+		const struct report_group *g = &iv->groups[i];
+
+		if (g->synthetic)
+			continue;
+		list = culprit_set_of(set, i, &n);
+		if (prom_view_culprits(v, g->name, g->t.count, g->t.sum_ns, list, n))
+			return -1;
+	}
+	return 0;
 }
 
-int exporter_publish(struct exporter *x, struct snapshot *snaps, int n,
-		     struct cgroups *cg, struct culprits *cul,
-		     const struct cause_table *causes, const struct timespec *when,
-		     struct extras *xt)
+int exporter_publish(struct exporter *x, const struct tick *t)
 {
 	int err, i;
 
 	if (!x->on)
 		return 0;
-	for (i = 0; i < n && i < x->nviews; i++) {
+	for (i = 0; i < t->n && i < x->nviews; i++) {
 		struct prom_view *v = &x->view[i];
+		const struct tick_metric *m = &t->m[i];
 
-		x->rspec.cumulative = false;
-		if (report_build(&x->interval, &snaps[i], &x->rspec, cg, 0))
+		if (prom_view_update(v, &m->interval, &m->since_start))
 			return -1;
-		/*
-		 * the exemplars' time and stack: the same reading's as the
-		 * other outputs'; only --listen serves the formats that carry them
-		 */
-		x->interval.when = *when;
-		if (xt && x->listening && extras_stacks(xt, i, &x->interval))
-			return -1;
-		x->rspec.cumulative = true;
-		if (report_build(&x->since_start, &snaps[i], &x->rspec, cg, 0))
-			return -1;
-		/*
-		 * every live cgroup of the view, read once per reading (the
-		 * views of other metrics share it: same gen); the stdout
-		 * reports read their own, which may span since start
-		 */
-		if (v->key_type == SH_KEY_CGROUP && cg &&
-		    cgstats_attach(&x->cgs, &x->since_start, cg, snaps[0].gen))
-			return -1;
-		if (v->causes && causes)
-			causes_attach(causes, &x->interval);
-		if (prom_view_update(v, &x->interval, &x->since_start))
-			return -1;
-		if (v->culprits && cul &&
-		    culprits_each(cul, &x->interval, cg, snaps[0].gen, add_culprits, v))
+		if (v->culprits && t->spec.culprits && add_culprits(v, &m->interval, &m->culprits))
 			return -1;
 	}
 	/* a daemon outlives a full disk: atomic_file_update() warns, the next interval retries */
@@ -234,9 +182,6 @@ void exporter_close(struct exporter *x)
 		atomic_file_close(&x->file);
 	for (i = 0; i < x->nviews; i++)
 		prom_view_free(&x->view[i]);
-	report_free(&x->interval);
-	report_free(&x->since_start);
-	cgstats_free(&x->cgs);
 	for (i = 0; i < EXPORT_FORMAT_NR; i++)
 		ob_free(&x->page[i]);
 	memset(x, 0, sizeof(*x));

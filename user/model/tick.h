@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * One tick: a reading of the snapshots turned, once, into every report an
+ * output reads, each with what --culprits, --stacks, --causes and -k
+ * cgroup add to its groups. Every output (output.h) reads this one
+ * struct and builds nothing of its own. Pure: the stack map is read
+ * through a callback (kernel/extra_read.c).
+ */
+#ifndef SH_TICK_H
+#define SH_TICK_H
+
+#include <stdbool.h>
+#include "model/report.h"
+#include "model/snapshot.h"
+#include "model/cgroup.h"
+#include "model/cgstat.h"
+#include "model/culprits.h"
+#include "model/causes.h"
+#include "model/stacks.h"
+
+/* What a tick holds, from the command line. */
+struct tick_spec {
+	struct report_spec report;	/* the reports shown: span, --sort, --top, --min-count */
+	bool every_key;			/* fleet mode: each metric's reports of every key too */
+	bool every_key_stacks;		/* ... the interval's with stacks (--listen's exemplars) */
+	bool culprits, stacks, causes;	/* --culprits, --stacks, --causes */
+	bool cgstat;			/* -k cgroup: cpu.stat and cpu.pressure deltas */
+};
+
+/* Where the extras come from; kernel/extra_read.c reads them into these. */
+struct tick_sources {
+	struct culprits *culprits;	/* --culprits: the pairs of this reading, else NULL */
+	const struct cause_table *causes;	/* --causes: the keys' causes, else NULL */
+	const struct ksyms *ksyms;	/* --stacks: the kernel's symbols ... */
+	stack_lookup_fn stack_lookup;	/* ... and the stack map's reader */
+	void *stack_ctx;
+};
+
+/* One metric's reports of a tick. */
+struct tick_metric {
+	/*
+	 * As the command line asks (interval, or since start with
+	 * --cumulative; ranked, cut at --top): text, JSON, heatmap, live
+	 * view and live page read it
+	 */
+	struct report shown;
+	/* every_key: every key, ranked by --sort, of the interval and since start (Prometheus) */
+	struct report interval;
+	struct report since_start;
+	struct culprit_set culprits;	/* every_key, runq: each group of @interval's culprits */
+	struct stacks_state shown_stacks, interval_stacks;	/* their groups' frames */
+};
+
+struct tick {
+	struct tick_spec spec;
+	struct tick_metric m[SH_METRIC_NR];	/* one per metric measured, in enum order */
+	int n;					/* metrics measured */
+	struct timespec when;			/* the reading's wall clock, for every report */
+	struct cgroups *cg;			/* the cgroup names learnt so far, or NULL */
+	__u64 gen;				/* the reading's generation (snapshot gen) */
+	struct cgstat_table cgstats;		/* -k cgroup: the readings of cpu.stat and pressure */
+};
+
+void tick_init(struct tick *t, const struct tick_spec *sp);
+/*
+ * At start, once @cg is walked: the first readings of every cgroup's
+ * counters, so that the first report has deltas. 0, or -1 (no memory).
+ */
+int tick_start(struct tick *t, const struct cgroups *cg);
+/*
+ * Build tick @t from the @n snapshots of one reading (one per metric
+ * measured), reports spanning @span_s seconds: name the cgroups not
+ * named yet (@cg, may be NULL: at most one walk), build the reports,
+ * attach the extras of @src. 0, or -1 when out of memory.
+ */
+int tick_build(struct tick *t, struct snapshot *snaps, int n, struct cgroups *cg,
+	       const struct tick_sources *src, double span_s);
+void tick_free(struct tick *t);
+
+/*
+ * The attach steps, on their own for the unit tests: each group of @r
+ * gets its causes of the report's span (zero for a key the kernel split
+ * no wait of; [rest] those of every key not shown; [exited] none) ...
+ */
+void tick_attach_causes(const struct cause_table *causes, struct report *r);
+/*
+ * ... and each cgroup group its cpu.stat and cpu.pressure deltas since
+ * the previous reading, or since its first (@since_start), read once per
+ * @gen. 0, or -1 when out of memory.
+ */
+int tick_attach_cgstat(struct cgstat_table *c, struct report *r, const struct cgroups *cg,
+		       __u64 gen, bool since_start);
+
+#endif /* SH_TICK_H */
