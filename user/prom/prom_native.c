@@ -22,9 +22,9 @@
 #include <math.h>
 
 #include "prom/prom_native.h"
+#include "prom/prom_walk.h"
 #include "lib/outbuf.h"
 #include "lib/escape.h"
-#include "model/cgroup_names.h"
 #include "lib/util.h"
 
 /* Field numbers of io.prometheus.client (metrics.proto). */
@@ -161,7 +161,6 @@ static void label(struct enc *e, const char *name, const char *value)
 /* Start family @fi: its name, help and type; its metrics follow. */
 static void family(struct enc *e, int fi, const char *help)
 {
-	/* protobuf has no info type: a gauge of 1, as in the text format 0.0.4 */
 	static const int types[] = {
 		[PROM_TYPE_COUNTER] = TYPE_COUNTER, [PROM_TYPE_GAUGE] = TYPE_GAUGE,
 		[PROM_TYPE_HISTOGRAM] = TYPE_HISTOGRAM, [PROM_TYPE_INFO] = TYPE_GAUGE,
@@ -181,58 +180,11 @@ static void family_end(struct enc *e)
 	e->fam.len = 0;
 }
 
-/* A Counter or Gauge sample of the metric in progress, which then ends. */
-static void value(struct enc *e, int field, __u64 v)
-{
-	pb_double(&e->sub, VALUE, (double)v);
-	pb_msg(&e->met, field, &e->sub);
-	pb_msg(&e->fam, MF_METRIC, &e->met);
-}
-
 static void span(struct enc *e, __s32 offset, __u32 length)
 {
 	pb_sint(&e->span, SPAN_OFFSET, offset);
 	pb_uint(&e->span, SPAN_LENGTH, length);
 	pb_msg(&e->sub, H_POS_SPAN, &e->span);
-}
-
-/*
- * The labels of a key's series, as the text formats write them: metric,
- * key_type, key, and for -k cgroup the names read from its path
- * (cgroup_names.h), those found only.
- */
-static void key_labels(struct enc *e, const char *metric, int key_type, const char *key)
-{
-	struct cg_labels l;
-	const char *qos;
-
-	label(e, "metric", metric);
-	label(e, "key_type", key_name(key_type));
-	label(e, "key", key);
-	if (key_type != SH_KEY_CGROUP || !cg_labels_parse(key, &l))
-		return;
-	if (l.unit[0])
-		label(e, "unit", l.unit);
-	if (l.container_id[0]) {
-		label(e, "container_id", l.container_id);
-		label(e, "container_id_short", l.container_id_short);
-	}
-	if (l.pod_uid[0])
-		label(e, "pod_uid", l.pod_uid);
-	if ((qos = cg_qos_name(l.qos)))
-		label(e, "qos", qos);
-}
-
-/* A Counter sample of @v ns as seconds (@seconds), or of a count; the metric ends. */
-static void counter(struct enc *e, bool seconds, __u64 v)
-{
-	if (seconds) {
-		pb_double(&e->sub, VALUE, (double)v / 1e9);
-		pb_msg(&e->met, M_COUNTER, &e->sub);
-		pb_msg(&e->fam, MF_METRIC, &e->met);
-	} else {
-		value(e, M_COUNTER, v);
-	}
 }
 
 /*
@@ -281,14 +233,12 @@ static void exemplar_bucket(struct enc *e, const struct totals *t, const struct 
  * spans of consecutive non-empty buckets, counts as deltas to the previous
  * bucket's (integer histogram).
  */
-static void histogram(struct enc *e, const char *metric, int key_type, const char *key,
-		      const struct totals *t, const struct prom_max *ex)
+static void histogram(struct enc *e, const struct totals *t, const struct prom_max *ex)
 {
 	__u64 count = 0, prev = 0;
 	int i, start, last_end = 0;
 	bool first = true;
 
-	key_labels(e, metric, key_type, key);
 	for (i = 0; i < sh_nb; i++)
 		count += t->buckets[i];
 	pb_uint(&e->sub, H_COUNT, count);
@@ -320,220 +270,36 @@ static void histogram(struct enc *e, const char *metric, int key_type, const cha
 	pb_msg(&e->fam, MF_METRIC, &e->met);
 }
 
-/* One view's series, sorted by key, [other] last (as the text formats). */
-static int put_view(struct enc *e, const struct prom_view *v)
+/* One sample: its labels, then its histogram, or its value as a counter or gauge. */
+static int native_sample(void *ctx, const struct prom_sample *s)
 {
-	const char *metric = metric_name(v->metric);
-	int kt = v->key_type;
-	struct prom_series **sorted;
-	size_t n, i;
-
-	sorted = prom_view_sorted(v, &n);
-	if (!sorted)
-		return -1;
-	for (i = 0; i < n; i++)
-		histogram(e, metric, kt, sorted[i]->key, &sorted[i]->t,
-			  prom_max_now(v, &sorted[i]->max) ? &sorted[i]->max : NULL);
-	free(sorted);
-	if (v->key_type != SH_KEY_NONE)
-		histogram(e, metric, kt, PROM_OTHER, &v->other,
-			  prom_max_now(v, &v->other_max) ? &v->other_max : NULL);
-	return 0;
-}
-
-/* The per-series counter @fi (as render_prom() writes it): every exported series' sample. */
-static int put_counters(struct enc *e, const struct prom_view *views, size_t nv, int fi)
-{
-	bool per_culprit = prom_families[fi].source == PROM_FROM_CULPRIT;
-	bool seconds = prom_family_seconds(fi);
-	size_t j, i, k, n, nc;
-
-	for (j = 0; j < nv; j++) {
-		const struct prom_view *v = &views[j];
-		const char *metric = metric_name(v->metric);
-		struct prom_series **sorted;
-
-		if (per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
-			continue;
-		sorted = prom_view_sorted(v, &n);
-		if (!sorted)
-			return -1;
-		for (i = 0; i < n; i++) {
-			struct prom_culprit c[SH_CULPRIT_TOP + 1];
-			__u64 val;
-
-			if (!per_culprit) {
-				if (prom_series_cgstat(sorted[i], fi, &val)) {
-					key_labels(e, metric, v->key_type, sorted[i]->key);
-					counter(e, seconds, val);
-				}
-				continue;
-			}
-			nc = prom_series_culprits(sorted[i], c);
-			for (k = 0; k < nc; k++) {
-				key_labels(e, metric, v->key_type, sorted[i]->key);
-				label(e, "culprit", c[k].name);
-				label(e, "culprit_mode", culprit_mode_name(v->culprit_mode));
-				counter(e, seconds,
-					fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
-			}
-		}
-		free(sorted);
-	}
-	return 0;
-}
-
-/* --causes: the samples of one series, a cause each (prom_view_causes()). */
-struct cause_put {
-	struct enc *e;
-	const struct prom_view *v;
-};
-
-static int put_cause_series(void *ctx, const char *key, const struct cause_sums *c)
-{
-	struct cause_put *p = ctx;
+	struct enc *e = ctx;
 	int i;
 
-	for (i = 0; i < SH_CAUSE_NR; i++) {
-		key_labels(p->e, metric_name(p->v->metric), p->v->key_type, key);
-		label(p->e, "cause", cause_name(i));
-		counter(p->e, true, c->ns[i]);
+	for (i = 0; i < s->nlabels; i++)
+		label(e, s->label[i].name, s->label[i].value);
+	if (s->hist) {
+		histogram(e, s->hist, s->exemplar);
+		return 0;
 	}
-	return 0;
-}
-
-static int put_causes(struct enc *e, const struct prom_view *views, size_t nv)
-{
-	size_t j;
-
-	for (j = 0; j < nv; j++) {
-		struct cause_put p = { e, &views[j] };
-
-		if (prom_view_causes(&views[j], put_cause_series, &p))
-			return -1;
-	}
-	return 0;
-}
-
-/* One sample of schedhist_interval_max_wait_seconds: key @key's max @m. */
-static void max_sample(struct enc *e, const struct prom_view *v, const char *key,
-		       const struct prom_max *m)
-{
-	char tid[16];
-
-	snprintf(tid, sizeof(tid), "%u", (unsigned)m->tid);
-	key_labels(e, metric_name(v->metric), v->key_type, key);
-	label(e, "tid", tid);
-	label(e, "comm", m->comm);
-	pb_double(&e->sub, VALUE, (double)m->ns / 1e9);
-	pb_msg(&e->met, M_GAUGE, &e->sub);
+	/* protobuf has no info type: a gauge of 1, as in the text format 0.0.4 */
+	pb_double(&e->sub, VALUE, s->seconds ? (double)s->value / 1e9 : (double)s->value);
+	pb_msg(&e->met, prom_families[s->family].type == PROM_TYPE_COUNTER ? M_COUNTER : M_GAUGE,
+	       &e->sub);
 	pb_msg(&e->fam, MF_METRIC, &e->met);
-}
-
-/* The gauge of the interval's exact max, as render_prom() writes it. */
-static int put_max(struct enc *e, const struct prom_view *views, size_t nv)
-{
-	size_t j, i, n;
-
-	for (j = 0; j < nv; j++) {
-		const struct prom_view *v = &views[j];
-		struct prom_series **sorted = prom_view_sorted(v, &n);
-
-		if (!sorted)
-			return -1;
-		for (i = 0; i < n; i++)
-			if (prom_max_now(v, &sorted[i]->max))
-				max_sample(e, v, sorted[i]->key, &sorted[i]->max);
-		free(sorted);
-		if (v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
-			max_sample(e, v, PROM_OTHER, &v->other_max);
-	}
 	return 0;
 }
 
-/* The "reason" counters @stats[0..n) of the family in progress, per view. */
-static void reasons(struct enc *e, const struct prom_view *views, size_t nv, const int *stats,
-		    size_t n)
+static int native_family(void *ctx, int fi, const char *help)
 {
-	size_t i, j;
-
-	for (j = 0; j < nv; j++)
-		for (i = 0; i < n; i++) {
-			label(e, "metric", metric_name(views[j].metric));
-			label(e, "reason", stat_name(stats[i]));
-			value(e, M_COUNTER, views[j].stats[stats[i]]);
-		}
+	family(ctx, fi, help);
+	return 0;
 }
 
-/* The samples of family @fi, as render_prom() writes them. */
-static int put_samples(struct enc *e, const struct prom_view *views, size_t nv, int fi)
+static int native_family_end(void *ctx, int fi)
 {
-	size_t j;
-
-	switch (fi) {
-	case PROM_WAIT_SECONDS:
-		for (j = 0; j < nv; j++)
-			if (put_view(e, &views[j]))
-				return -1;
-		return 0;
-	case PROM_EVENTS:
-		for (j = 0; j < nv; j++) {
-			label(e, "metric", metric_name(views[j].metric));
-			value(e, M_COUNTER, views[j].stats[SH_STAT_SEEN]);
-		}
-		return 0;
-	case PROM_LOST_EVENTS:
-		reasons(e, views, nv, sh_lost_stats, SH_NLOST);
-		return 0;
-	case PROM_OVERFLOW_EVENTS:
-		reasons(e, views, nv, sh_overflow_stats, SH_NOVERFLOW);
-		return 0;
-	case PROM_KEYS:
-		for (j = 0; j < nv; j++) {
-			label(e, "metric", metric_name(views[j].metric));
-			label(e, "key_type", key_name(views[j].key_type));
-			value(e, M_GAUGE, views[j].live_keys);
-		}
-		return 0;
-	case PROM_INTERVAL_MAX:
-		return put_max(e, views, nv);
-	case PROM_CAUSE_SECONDS:
-		return put_causes(e, views, nv);
-	case PROM_KMEM_BYTES:
-		label(e, "kind", "reserved");
-		value(e, M_GAUGE, views[0].kmem.bytes);
-		label(e, "kind", "budget");
-		value(e, M_GAUGE, views[0].kmem.budget);
-		return 0;
-	case PROM_KMEM_KEYS:
-		label(e, "key_type", key_name(views[0].key_type));
-		value(e, M_GAUGE, views[0].kmem.keys);
-		return 0;
-	case PROM_STACKS_LOST:
-		value(e, M_COUNTER, views[0].kmem.stack_lost);
-		return 0;
-	case PROM_BUILD_INFO:
-		label(e, "version", SCHEDHIST_VERSION);
-		value(e, M_GAUGE, 1);
-		return 0;
-	default:
-		return put_counters(e, views, nv, fi);
-	}
-}
-
-static void encode(struct enc *e, const struct prom_view *views, size_t nv)
-{
-	char help[PROM_HELP_MAX];
-	int i;
-
-	for (i = 0; i < PROM_FAMILY_NR; i++) {
-		if (!prom_family_present(views, nv, i))
-			continue;
-		family(e, i, prom_help(i, nv, views[0].metric, help));
-		if (put_samples(e, views, nv, i))
-			e->out.failed = true;
-		family_end(e);
-	}
+	family_end(ctx);
+	return 0;
 }
 
 int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
@@ -549,9 +315,14 @@ int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
 	size_t i;
 	int err = 0;
 
+	static const struct prom_encoder native = {
+		.family = native_family, .sample = native_sample, .family_end = native_family_end
+	};
+
 	for (i = 0; i < ARRAY_SIZE(all); i++)
 		ob_reset(all[i]);
-	encode(&e, views, nv);
+	if (prom_walk(views, nv, &native, &e))
+		e.out.failed = true;
 	for (i = 0; i < ARRAY_SIZE(all); i++)
 		err |= all[i]->failed;
 	if (!err && e.out.len && fwrite(e.out.p, 1, e.out.len, f) != e.out.len)

@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "prom/render_prom.h"
+#include "prom/prom_walk.h"
 #include "lib/outbuf.h"
 #include "lib/escape.h"
 #include "lib/names.h"
-#include "model/cgroup_names.h"
 #include "lib/util.h"
 
 /* A label value: a name escaped by the rule of escape.h, in label syntax. */
@@ -88,53 +88,6 @@ static void family(FILE *f, bool om, int fi, const char *help)
 }
 
 /*
- * -k cgroup: the names read from the key's path (cgroup_names.h), as
- * labels after key, those found only (an empty label is no label to
- * Prometheus). Each is a function of the key, so they add no series.
- */
-static void cgroup_labels(FILE *f, const char *path)
-{
-	struct cg_labels l;
-	const char *qos;
-
-	if (!cg_labels_parse(path, &l))
-		return;
-	if (l.unit[0]) {
-		fputs(",unit=", f);
-		label_value(f, l.unit);
-	}
-	if (l.container_id[0])
-		fprintf(f, ",container_id=\"%s\",container_id_short=\"%s\"", l.container_id,
-			l.container_id_short);
-	if (l.pod_uid[0])
-		fprintf(f, ",pod_uid=\"%s\"", l.pod_uid);
-	if ((qos = cg_qos_name(l.qos)))
-		fprintf(f, ",qos=\"%s\"", qos);
-}
-
-/*
- * The key label's value and the labels read from it, escaped, in a buffer
- * kept from one call to the next (a series at a time; the poller renders
- * on one thread): valid until the next call. NULL: no memory.
- */
-static const char *key_labels(const char *key, int key_type)
-{
-	static struct outbuf esc;
-	FILE *m;
-
-	ob_reset(&esc);
-	m = ob_stream(&esc);
-	if (!m)
-		return NULL;
-	label_value(m, key);
-	if (key_type == SH_KEY_CGROUP)
-		cgroup_labels(m, key);
-	if (fclose(m) || esc.failed)
-		return NULL;
-	return ob_cstr(&esc);
-}
-
-/*
  * OpenMetrics: the exemplar of the worst wait @m of the last interval, at
  * the end of its bucket's line: tid, comm and with --stacks stack_id
  * (frames_id()); its value the wait in seconds, its timestamp the
@@ -155,288 +108,108 @@ static void put_exemplar(FILE *f, const struct prom_max *m)
 	fprintf(f, "} %s %lld.%03ld", val, (long long)m->when.tv_sec, m->when.tv_nsec / 1000000);
 }
 
-/*
- * One histogram series: its labels are escaped once, not once per line.
- * @ex: the interval's worst wait, whose bucket carries its exemplar
- * (OpenMetrics only), or NULL.
- */
-static int put_series(FILE *f, const char *labels, const char *key, int key_type,
-		      const struct totals *t, const struct prom_max *ex,
-		      char le[SH_NBUCKETS(0)][32])
+/* The text encoder: the stream, the format, the buckets' "le" values, a sample's labels. */
+struct text_enc {
+	FILE *f;
+	bool om;			/* OpenMetrics (exemplars, # UNIT, # EOF) */
+	char le[SH_NBUCKETS(0)][32];
+	struct outbuf labels;		/* kept from one sample to the next */
+};
+
+/* The sample's labels, escaped once (not once per bucket line), without braces. */
+static const char *labels_of(struct text_enc *t, const struct prom_sample *s)
 {
-	const char *esc = key_labels(key, key_type);
-	char sum[32];
+	FILE *m;
+	int i;
+
+	ob_reset(&t->labels);
+	if (!(m = ob_stream(&t->labels)))
+		return NULL;
+	for (i = 0; i < s->nlabels; i++) {
+		fprintf(m, "%s%s=", i ? "," : "", s->label[i].name);
+		if (s->label[i].is_name)
+			label_value(m, s->label[i].value);
+		else
+			fprintf(m, "\"%s\"", s->label[i].value);
+	}
+	if (fclose(m) || t->labels.failed)
+		return NULL;
+	return ob_cstr(&t->labels);
+}
+
+/* A histogram: one line per power of two (the exemplar on its bucket's), _sum, _count. */
+static void put_histogram(struct text_enc *t, const char *labels, const struct prom_sample *s)
+{
+	const struct totals *h = s->hist;
+	const struct prom_max *ex = t->om ? s->exemplar : NULL;
 	int i, ex_bucket = ex ? bucket_of(ex->ns) : sh_nb, per = 1 << sh_schema;
 	__u64 cum = 0;
+	char sum[32];
 
-	if (!esc)
-		return -1;
 	for (i = 0; i < sh_nb; i++) {
-		cum += t->buckets[i];
+		cum += h->buckets[i];
 		/* at each power of two: every per-th edge of the grid */
 		if (i % per)
 			continue;
-		fprintf(f, "schedhist_wait_seconds_bucket{%s%s,le=\"%s\"} %" PRIu64, labels, esc,
-			le[i / per], (uint64_t)cum);
+		fprintf(t->f, "schedhist_wait_seconds_bucket{%s,le=\"%s\"} %" PRIu64, labels,
+			t->le[i / per], (uint64_t)cum);
 		/* the first line whose count holds the wait's bucket */
 		if (i >= ex_bucket) {
-			put_exemplar(f, ex);
+			put_exemplar(t->f, ex);
 			ex_bucket = sh_nb;
 		}
-		fputc('\n', f);
+		fputc('\n', t->f);
 	}
-	fmt_seconds(sum, sizeof(sum), t->sum_ns);
-	fprintf(f, "schedhist_wait_seconds_sum{%s%s} %s\n", labels, esc, sum);
+	fmt_seconds(sum, sizeof(sum), h->sum_ns);
+	fprintf(t->f, "schedhist_wait_seconds_sum{%s} %s\n", labels, sum);
 	/* the +Inf bucket, so the two always agree */
-	fprintf(f, "schedhist_wait_seconds_count{%s%s} %" PRIu64 "\n", labels, esc, (uint64_t)cum);
-	return 0;
+	fprintf(t->f, "schedhist_wait_seconds_count{%s} %" PRIu64 "\n", labels, (uint64_t)cum);
 }
 
-/* One view's histogram series, sorted by key; with exemplars in OpenMetrics (@om). */
-static int put_view(FILE *f, const struct prom_view *v, bool om, char le[][32])
+static int text_sample(void *ctx, const struct prom_sample *s)
 {
-	struct prom_series **sorted;
-	char labels[128];
-	size_t n, i;
-	int err = 0;
-
-	snprintf(labels, sizeof(labels), "metric=\"%s\",key_type=\"%s\",key=",
-		 metric_name(v->metric), key_name(v->key_type));
-	sorted = prom_view_sorted(v, &n);
-	if (!sorted)
-		return -1;
-	for (i = 0; i < n && !err; i++)
-		err = put_series(f, labels, sorted[i]->key, v->key_type, &sorted[i]->t,
-				 om && prom_max_now(v, &sorted[i]->max) ? &sorted[i]->max : NULL, le);
-	free(sorted);
-	if (!err && v->key_type != SH_KEY_NONE)
-		err = put_series(f, labels, PROM_OTHER, v->key_type, &v->other,
-				 om && prom_max_now(v, &v->other_max) ? &v->other_max : NULL, le);
-	return err;
-}
-
-/* A counter's value: exact seconds of ns, or a count. */
-static void put_value(FILE *f, bool seconds, __u64 v)
-{
+	struct text_enc *t = ctx;
+	const char *labels = labels_of(t, s);
 	char buf[32];
 
-	if (seconds) {
-		fmt_seconds(buf, sizeof(buf), v);
-		fprintf(f, " %s\n", buf);
-	} else {
-		fprintf(f, " %" PRIu64 "\n", (uint64_t)v);
-	}
-}
-
-/* The per-series counter @fi: the samples of every exported series that has one. */
-static int put_counters(FILE *f, const struct prom_view *views, size_t nv, int fi)
-{
-	const struct prom_family *cf = &prom_families[fi];
-	bool per_culprit = cf->source == PROM_FROM_CULPRIT, seconds = prom_family_seconds(fi);
-	size_t j, i, k, n, nc;
-
-	for (j = 0; j < nv; j++) {
-		const struct prom_view *v = &views[j];
-		struct prom_series **sorted;
-
-		if (per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
-			continue;
-		sorted = prom_view_sorted(v, &n);
-		if (!sorted)
-			return -1;
-		for (i = 0; i < n; i++) {
-			struct prom_culprit c[SH_CULPRIT_TOP + 1];
-			const char *esc;
-			__u64 val;
-
-			if (per_culprit ? !(nc = prom_series_culprits(sorted[i], c))
-					: !prom_series_cgstat(sorted[i], fi, &val))
-				continue;
-			esc = key_labels(sorted[i]->key, v->key_type);
-			if (!esc) {
-				free(sorted);
-				return -1;
-			}
-			if (!per_culprit) {
-				fprintf(f, "%s{metric=\"%s\",key_type=\"%s\",key=%s}", cf->name,
-					metric_name(v->metric), key_name(v->key_type), esc);
-				put_value(f, seconds, val);
-			}
-			for (k = 0; per_culprit && k < nc; k++) {
-				fprintf(f, "%s{metric=\"%s\",key_type=\"%s\",key=%s,culprit=",
-					cf->name, metric_name(v->metric), key_name(v->key_type), esc);
-				label_value(f, c[k].name);
-				fprintf(f, ",culprit_mode=\"%s\"}", culprit_mode_name(v->culprit_mode));
-				put_value(f, seconds,
-					  fi == PROM_CULPRIT_SECONDS ? c[k].sum_ns : c[k].count);
-			}
-				}
-		free(sorted);
-	}
-	return 0;
-}
-
-/* --causes: the samples of one series, a cause each (prom_view_causes()). */
-struct cause_put {
-	FILE *f;
-	const struct prom_view *v;
-};
-
-static int put_cause_series(void *ctx, const char *key, const struct cause_sums *c)
-{
-	struct cause_put *p = ctx;
-	const char *esc = key_labels(key, p->v->key_type);
-	int i;
-
-	if (!esc)
+	if (!labels)
 		return -1;
-	for (i = 0; i < SH_CAUSE_NR; i++) {
-		fprintf(p->f, "%s{metric=\"%s\",key_type=\"%s\",key=%s,cause=\"%s\"}",
-			prom_families[PROM_CAUSE_SECONDS].name, metric_name(p->v->metric),
-			key_name(p->v->key_type), esc, cause_name(i));
-		put_value(p->f, true, c->ns[i]);
+	if (s->hist) {
+		put_histogram(t, labels, s);
+		return 0;
 	}
+	fputs(prom_families[s->family].name, t->f);
+	if (s->nlabels)
+		fprintf(t->f, "{%s}", labels);
+	if (s->seconds)
+		fmt_seconds(buf, sizeof(buf), s->value);
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)s->value);
+	fprintf(t->f, " %s\n", buf);
 	return 0;
 }
 
-static int put_causes(FILE *f, const struct prom_view *views, size_t nv)
+static int text_family(void *ctx, int fi, const char *help)
 {
-	size_t j;
+	struct text_enc *t = ctx;
 
-	for (j = 0; j < nv; j++) {
-		struct cause_put p = { f, &views[j] };
-
-		if (prom_view_causes(&views[j], put_cause_series, &p))
-			return -1;
-	}
+	family(t->f, t->om, fi, help);
 	return 0;
-}
-
-/* One sample of schedhist_interval_max_wait_seconds: key @key's max @m. */
-static int put_max_sample(FILE *f, const struct prom_view *v, const char *key,
-			  const struct prom_max *m)
-{
-	const char *esc = key_labels(key, v->key_type);
-
-	if (!esc)
-		return -1;
-	fprintf(f, "schedhist_interval_max_wait_seconds{metric=\"%s\",key_type=\"%s\",key=%s,"
-		   "tid=\"%" PRIu32 "\",comm=", metric_name(v->metric), key_name(v->key_type), esc,
-		(uint32_t)m->tid);
-	label_value(f, m->comm);
-	fputc('}', f);
-	put_value(f, true, m->ns);
-	return 0;
-}
-
-/* The gauge of the interval's exact max: one sample per exported key that had a wait. */
-static int put_max(FILE *f, const struct prom_view *views, size_t nv)
-{
-	size_t j, i, n;
-
-	for (j = 0; j < nv; j++) {
-		const struct prom_view *v = &views[j];
-		struct prom_series **sorted = prom_view_sorted(v, &n);
-		int err = 0;
-
-		if (!sorted)
-			return -1;
-		for (i = 0; i < n && !err; i++)
-			if (prom_max_now(v, &sorted[i]->max))
-				err = put_max_sample(f, v, sorted[i]->key, &sorted[i]->max);
-		free(sorted);
-		if (!err && v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
-			err = put_max_sample(f, v, PROM_OTHER, &v->other_max);
-		if (err)
-			return -1;
-	}
-	return 0;
-}
-
-/* The "reason" counters @stats[0..n) of family @fi, per view. */
-static void put_reasons(FILE *f, const struct prom_view *views, size_t nv, int fi,
-			const int *stats, size_t n)
-{
-	size_t i, j;
-
-	for (j = 0; j < nv; j++)
-		for (i = 0; i < n; i++)
-			fprintf(f, "%s{metric=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
-				prom_families[fi].name, metric_name(views[j].metric),
-				stat_name(stats[i]), (uint64_t)views[j].stats[stats[i]]);
-}
-
-/* The samples of family @fi; @le: the buckets' "le" values. */
-static int put_samples(FILE *f, const struct prom_view *views, size_t nv, int fi, bool om,
-		       char le[][32])
-{
-	size_t j;
-
-	switch (fi) {
-	case PROM_WAIT_SECONDS:
-		for (j = 0; j < nv; j++)
-			if (put_view(f, &views[j], om, le))
-				return -1;
-		return 0;
-	case PROM_EVENTS:
-		for (j = 0; j < nv; j++)
-			fprintf(f, "schedhist_events_total{metric=\"%s\"} %" PRIu64 "\n",
-				metric_name(views[j].metric), (uint64_t)views[j].stats[SH_STAT_SEEN]);
-		return 0;
-	case PROM_LOST_EVENTS:
-		put_reasons(f, views, nv, fi, sh_lost_stats, SH_NLOST);
-		return 0;
-	case PROM_OVERFLOW_EVENTS:
-		put_reasons(f, views, nv, fi, sh_overflow_stats, SH_NOVERFLOW);
-		return 0;
-	case PROM_KEYS:
-		for (j = 0; j < nv; j++)
-			fprintf(f, "schedhist_keys{metric=\"%s\",key_type=\"%s\"} %" PRIu64 "\n",
-				metric_name(views[j].metric), key_name(views[j].key_type),
-				(uint64_t)views[j].live_keys);
-		return 0;
-	case PROM_INTERVAL_MAX:
-		return put_max(f, views, nv);
-	case PROM_CAUSE_SECONDS:
-		return put_causes(f, views, nv);
-	case PROM_KMEM_BYTES:
-		fprintf(f, "schedhist_kernel_memory_bytes{kind=\"reserved\"} %" PRIu64 "\n",
-			(uint64_t)views[0].kmem.bytes);
-		fprintf(f, "schedhist_kernel_memory_bytes{kind=\"budget\"} %" PRIu64 "\n",
-			(uint64_t)views[0].kmem.budget);
-		return 0;
-	case PROM_KMEM_KEYS:
-		fprintf(f, "schedhist_kernel_memory_keys{key_type=\"%s\"} %" PRIu64 "\n",
-			key_name(views[0].key_type), (uint64_t)views[0].kmem.keys);
-		return 0;
-	case PROM_STACKS_LOST:
-		fprintf(f, "schedhist_stacks_lost_total %" PRIu64 "\n",
-			(uint64_t)views[0].kmem.stack_lost);
-		return 0;
-	case PROM_BUILD_INFO:
-		fprintf(f, "schedhist_build_info{version=");
-		label_value(f, SCHEDHIST_VERSION);
-		fputs("} 1\n", f);
-		return 0;
-	default:
-		return put_counters(f, views, nv, fi);
-	}
 }
 
 int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 {
-	char le[SH_NBUCKETS(0)][32], help[PROM_HELP_MAX];
+	static const struct prom_encoder text = { .family = text_family, .sample = text_sample };
+	/* kept: the exposition is made every reading, on one thread (ob_stream() in outbuf.h) */
+	static struct text_enc t;
 	int i;
 
+	t.f = f;
+	t.om = om;
 	for (i = 0; i < SH_NBUCKETS(0); i++)
-		fmt_le(le[i], sizeof(le[i]), i);
-	for (i = 0; i < PROM_FAMILY_NR; i++) {
-		if (!prom_family_present(views, nv, i))
-			continue;
-		family(f, om, i, prom_help(i, nv, views[0].metric, help));
-		if (put_samples(f, views, nv, i, om, le))
-			return -1;
-	}
+		fmt_le(t.le[i], sizeof(t.le[i]), i);
+	if (prom_walk(views, nv, &text, &t))
+		return -1;
 	if (om)
 		fputs("# EOF\n", f);
 	return ferror(f);
