@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/fmt.h"
+#include "output/bucket_labels.h"
 #include "model/hist.h"
 #include "lib/names.h"
 #include "check.h"

@@ -744,8 +744,8 @@ static void test_growth(void)
 	}
 	CHECK_EQ_U64(bad, 0);
 	CHECK_EQ_U64(s.nentries, N);
-	CHECK(s.nslots >= N);
-	CHECK_EQ_U64(s.nslots & (s.nslots - 1), 0);	/* still a power of two */
+	CHECK(s.nbuckets >= N);
+	CHECK_EQ_U64(s.nbuckets & (s.nbuckets - 1), 0);	/* still a power of two */
 	for (id = 1; id <= N; id++) {
 		e = find(&s, id);
 		if (!e || e->key.id != id || e->cum.count != id)

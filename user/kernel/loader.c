@@ -62,7 +62,7 @@ int loader_cgroup_subsys_id(const char *name)
 		}
 	}
 	btf__free(btf);
-	/* css_set::subsys[] has CGROUP_SUBSYS_COUNT slots */
+	/* css_set::subsys[] has CGROUP_SUBSYS_COUNT entries */
 	if (ret >= SH_CGROUP_SUBSYS_MAX || (count >= 0 && ret >= count))
 		return -1;
 	return ret;
@@ -169,12 +169,12 @@ int loader_probe_method(const char **why, int *clock)
 	return *why ? SH_METHOD_WAKEUP : SH_METHOD_SCHED_INFO;
 }
 
-static int attach(struct loader *l, struct bpf_program *prog, struct bpf_link **slot,
+static int attach(struct loader *l, struct bpf_program *prog, struct bpf_link **link,
 		  const char *what)
 {
-	/* kept in the skeleton's slot, so __detach and __destroy release it */
-	*slot = bpf_program__attach(prog);
-	if (!*slot) {
+	/* kept in the skeleton's link, so __detach and __destroy release it */
+	*link = bpf_program__attach(prog);
+	if (!*link) {
 		int err = errno;
 
 		pr_warn("cannot attach to tracepoint %s: %s%s\n", what, strerror(err), hint(err));

@@ -43,7 +43,7 @@ static struct cause_entry *find(const struct cause_table *t, const struct sh_key
 	return NULL;
 }
 
-/* Double the table once it holds twice as many entries as slots. */
+/* Double the table once it holds twice as many entries as buckets. */
 static int grow(struct cause_table *t)
 {
 	struct cause_entry **old = t->table, *e, *next;

@@ -10,26 +10,21 @@
 #include "model/culprits.h"
 #include "model/report.h"
 #include "model/cgroup.h"
+#include "lib/hash.h"
 
-#define INITIAL_SLOTS 1024
+#define INITIAL_BUCKETS 1024
 
 static size_t pair_hash(const struct sh_culprit_key *k)
 {
-	const unsigned char *p = (const unsigned char *)k;
-	__u64 h = 1469598103934665603ULL;	/* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
+	return hash_bytes(k, sizeof(*k));
 }
 
 int culprits_init(struct culprits *c, bool cumulative)
 {
 	memset(c, 0, sizeof(*c));
 	c->cumulative = cumulative;
-	c->nslots = INITIAL_SLOTS;
-	c->table = calloc(c->nslots, sizeof(*c->table));
+	c->nbuckets = INITIAL_BUCKETS;
+	c->table = calloc(c->nbuckets, sizeof(*c->table));
 	c->keys = calloc(SH_CULPRIT_BATCH, sizeof(*c->keys));
 	c->vals = calloc(SH_CULPRIT_BATCH, sizeof(*c->vals));
 	return c->table && c->keys && c->vals ? 0 : -1;
@@ -49,7 +44,7 @@ void culprits_free(struct culprits *c)
 {
 	size_t i;
 
-	for (i = 0; c->table && i < c->nslots; i++) {
+	for (i = 0; c->table && i < c->nbuckets; i++) {
 		struct cpair *p = c->table[i], *n;
 
 		for (; p; p = n) {
@@ -68,12 +63,12 @@ void culprits_free(struct culprits *c)
 
 static void grow(struct culprits *c)
 {
-	size_t n = c->nslots * 2, i;
+	size_t n = c->nbuckets * 2, i;
 	struct cpair **t = calloc(n, sizeof(*t));
 
 	if (!t)
 		return;	/* longer chains: still correct */
-	for (i = 0; i < c->nslots; i++) {
+	for (i = 0; i < c->nbuckets; i++) {
 		struct cpair *p = c->table[i], *next;
 
 		for (; p; p = next) {
@@ -86,20 +81,20 @@ static void grow(struct culprits *c)
 	}
 	free(c->table);
 	c->table = t;
-	c->nslots = n;
+	c->nbuckets = n;
 }
 
 static struct cpair *pair_get(struct culprits *c, const struct sh_culprit_key *key)
 {
-	size_t h = pair_hash(key) & (c->nslots - 1);
+	size_t h = pair_hash(key) & (c->nbuckets - 1);
 	struct cpair *p;
 
 	for (p = c->table[h]; p; p = p->next)
 		if (!memcmp(&p->key, key, sizeof(*key)))
 			return p;
-	if (c->npairs >= c->nslots) {
+	if (c->npairs >= c->nbuckets) {
 		grow(c);
-		h = pair_hash(key) & (c->nslots - 1);
+		h = pair_hash(key) & (c->nbuckets - 1);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -171,7 +166,7 @@ void culprits_end(struct culprits *c)
 	struct cpair *p;
 	size_t i;
 
-	for (i = 0; i < c->nslots; i++)
+	for (i = 0; i < c->nbuckets; i++)
 		for (p = c->table[i]; p; p = p->next) {
 			if (p->acc_gen != c->gen) {
 				p->cached = false;
@@ -277,7 +272,7 @@ static ssize_t sort_pairs(struct culprits *c, bool cum)
 		c->sorted = s;
 		c->sorted_cap = c->npairs;
 	}
-	for (it = 0; it < c->nslots; it++)
+	for (it = 0; it < c->nbuckets; it++)
 		for (p = c->table[it]; p; p = p->next)
 			if (cum ? p->c_count : p->d_count)
 				c->sorted[n++] = p;
@@ -503,7 +498,7 @@ void culprits_sweep(struct culprits *c, culprit_remove_fn remove, void *ctx)
 {
 	size_t i;
 
-	for (i = 0; i < c->nslots; i++) {
+	for (i = 0; i < c->nbuckets; i++) {
 		struct cpair **pp = &c->table[i], *p;
 
 		while ((p = *pp)) {

@@ -64,7 +64,7 @@ struct cpair {
 
 struct culprits {
 	struct cpair **table;
-	size_t nslots, npairs;
+	size_t nbuckets, npairs;
 	bool cumulative;		/* reports since start: keep removed pairs' totals */
 	int mode;			/* enum sh_culprit_mode (culprits_init(): switch) */
 	__u32 gen;

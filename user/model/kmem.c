@@ -32,7 +32,7 @@
 #define KMEM_LLIST_NODE 8ULL
 #define KMEM_HTAB_BUCKET 16ULL
 /* sizeof(struct task_entry) in bpf/schedhist.bpf.c: owner, start, task_core */
-#define KMEM_TASK_SLOT 48ULL
+#define KMEM_TASK_ENTRY 48ULL
 /* sizeof(struct cause_cpu) in bpf/cause.bpf.h */
 #define KMEM_CAUSE_CPU 40ULL
 /* struct htab_elem of a preallocated hash, before the key (no allocator node) */
@@ -126,7 +126,7 @@ void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p)
 	n[KMEM_CAUSE_SELF] = c->causes ? SH_CAUSE_GROUPS : 1;
 	n[KMEM_GLOBALS] = KMEM_GLOBAL_SECTIONS;
 
-	p->bytes[KMEM_TASKS] = array_bytes(n[KMEM_TASKS], KMEM_TASK_SLOT, c->ncpus, false, false);
+	p->bytes[KMEM_TASKS] = array_bytes(n[KMEM_TASKS], KMEM_TASK_ENTRY, c->ncpus, false, false);
 	p->bytes[KMEM_PCPU] = array_bytes(1, sizeof(struct sh_pcpu), c->ncpus, true, false);
 	p->bytes[KMEM_NEWVAL] = array_bytes(1, vsize, c->ncpus, true, false);
 	p->bytes[KMEM_SLOTS] = array_bytes(n[KMEM_SLOTS], vsize, c->ncpus, false, true);

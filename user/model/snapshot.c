@@ -8,7 +8,7 @@
 #include "lib/hash.h"
 #include "lib/hugemem.h"
 
-#define INITIAL_SLOTS 1024
+#define INITIAL_BUCKETS 1024
 /*
  * An entry on cache lines of its own (the first holds what every pass
  * reads), its buckets after it: sized by the grid in use, and without
@@ -38,9 +38,9 @@ int snapshot_init(struct snapshot *s)
 	totals_init(&s->exited_cum, s->exited_cum_buckets);
 	/* a new entry's interval (0) is never the snapshot's: its delta starts empty */
 	s->interval = 1;
-	s->nslots = INITIAL_SLOTS;
-	s->table = calloc(s->nslots, sizeof(*s->table));
-	s->touched_cap = INITIAL_SLOTS;
+	s->nbuckets = INITIAL_BUCKETS;
+	s->table = calloc(s->nbuckets, sizeof(*s->table));
+	s->touched_cap = INITIAL_BUCKETS;
 	s->touched = calloc(s->touched_cap, sizeof(*s->touched));
 	return s->table && s->touched ? 0 : -1;
 }
@@ -110,7 +110,7 @@ static void entry_free(struct snapshot *s, struct snap_entry *e)
 
 struct snap_entry *snapshot_find(struct snapshot *s, const struct sh_key *key)
 {
-	struct snap_entry *e = s->table[key_hash(key) & (s->nslots - 1)];
+	struct snap_entry *e = s->table[key_hash(key) & (s->nbuckets - 1)];
 
 	for (; e; e = e->next)
 		if (!memcmp(&e->key, key, sizeof(*key)))
@@ -120,12 +120,12 @@ struct snap_entry *snapshot_find(struct snapshot *s, const struct sh_key *key)
 
 static void grow(struct snapshot *s)
 {
-	size_t n = s->nslots * 2, i;
+	size_t n = s->nbuckets * 2, i;
 	struct snap_entry **t = calloc(n, sizeof(*t));
 
 	if (!t)
 		return;	/* keep the longer chains; still correct */
-	for (i = 0; i < s->nslots; i++) {
+	for (i = 0; i < s->nbuckets; i++) {
 		struct snap_entry *e = s->table[i], *next;
 
 		for (; e; e = next) {
@@ -138,7 +138,7 @@ static void grow(struct snapshot *s)
 	}
 	free(s->table);
 	s->table = t;
-	s->nslots = n;
+	s->nbuckets = n;
 }
 
 void snapshot_begin_read(struct snapshot *s, __u32 epoch)
@@ -190,7 +190,7 @@ static struct snap_entry *entry_get(struct snapshot *s, const struct sh_key *key
 
 	if (e)
 		return e;
-	if (s->nentries >= s->nslots)
+	if (s->nentries >= s->nbuckets)
 		grow(s);
 	if (s->nentries >= s->touched_cap) {
 		/* room to list every entry, this one too: listing one never fails */
@@ -216,7 +216,7 @@ static struct snap_entry *entry_get(struct snapshot *s, const struct sh_key *key
 		e->cum.buckets = (__u64 *)sh_zero_buckets;
 	}
 	e->key = *key;
-	h = key_hash(key) & (s->nslots - 1);
+	h = key_hash(key) & (s->nbuckets - 1);
 	e->next = s->table[h];
 	s->table[h] = e;
 	s->nentries++;
@@ -422,14 +422,14 @@ struct snap_entry *snapshot_next(struct snapshot *s, size_t *it, struct snap_ent
 		return e->next;
 	if (e)
 		(*it)++;
-	for (; *it < s->nslots; (*it)++) {
+	for (; *it < s->nbuckets; (*it)++) {
 		/*
 		 * an entry some buckets ahead on its way into the cache
 		 * meanwhile, its first two lines (what a pass reads: the
 		 * header, the interval's totals): a walk of thousands of
 		 * entries is otherwise a cache miss after another
 		 */
-		if (*it + 8 < s->nslots && s->table[*it + 8]) {
+		if (*it + 8 < s->nbuckets && s->table[*it + 8]) {
 			__builtin_prefetch(s->table[*it + 8]);
 			__builtin_prefetch((char *)s->table[*it + 8] + 64);
 		}
@@ -449,7 +449,7 @@ void snapshot_gc(struct snapshot *s)
 	if (!s->newly_pruned)
 		return;
 	s->newly_pruned = 0;
-	for (i = 0; i < s->nslots; i++) {
+	for (i = 0; i < s->nbuckets; i++) {
 		struct snap_entry **pp = &s->table[i];
 
 		while ((e = *pp)) {

@@ -51,7 +51,7 @@ struct snap_raw {
 
 struct snapshot {
 	struct snap_entry **table;	/* hash table of entries */
-	size_t nslots;			/* table size, a power of two */
+	size_t nbuckets;		/* hash buckets, a power of two */
 	size_t nentries;		/* live entries */
 	int metric;			/* enum sh_metric of this snapshot */
 	int method;			/* enum sh_method that measured it */

@@ -20,6 +20,7 @@
 #include "lib/log.h"
 #include "lib/exit_codes.h"
 #include "lib/util.h"
+#include "lib/hash.h"
 
 #define KEY_W_MAX 32		/* the key column, at most */
 #define NUM_W 9			/* each value column: 8 characters and a space */
@@ -53,15 +54,6 @@ static int live_check(void)
 	return 0;
 }
 
-static size_t hash(const char *s)
-{
-	size_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 static int grow_table(struct live *lv)
 {
 	size_t n = lv->nbuckets ? lv->nbuckets * 2 : 256, i;
@@ -72,8 +64,8 @@ static int grow_table(struct live *lv)
 	for (i = 0; i < lv->nbuckets; i++)
 		for (e = lv->table[i]; e; e = next) {
 			next = e->next;
-			e->next = t[hash(e->name) & (n - 1)];
-			t[hash(e->name) & (n - 1)] = e;
+			e->next = t[hash_bytes(e->name, strlen(e->name)) & (n - 1)];
+			t[hash_bytes(e->name, strlen(e->name)) & (n - 1)] = e;
 		}
 	free(lv->table);
 	lv->table = t;
@@ -89,7 +81,7 @@ static struct live_hist *hist_of(struct live *lv, const char *name)
 
 	if (lv->nhist >= 2 * lv->nbuckets && grow_table(lv))
 		return NULL;
-	b = hash(name) & (lv->nbuckets - 1);
+	b = hash_bytes(name, strlen(name)) & (lv->nbuckets - 1);
 	for (e = lv->table[b]; e; e = e->next)
 		if (!strcmp(e->name, name))
 			return e;
@@ -103,7 +95,7 @@ static struct live_hist *hist_of(struct live *lv, const char *name)
 	return e;
 }
 
-/* A new interval: every history's slot cleared; keys gone LIVE_SPARK intervals dropped. */
+/* A new interval: every history's newest point cleared; keys gone LIVE_SPARK intervals dropped. */
 static void hist_tick(struct live *lv)
 {
 	struct live_hist **pp, *e;

@@ -13,6 +13,7 @@
 #include "lib/escape.h"
 #include "model/cgroup_names.h"
 #include "output/render_extra.h"
+#include "output/bucket_labels.h"
 
 
 void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts)

@@ -10,6 +10,7 @@
 #include "lib/escape.h"
 #include "model/cgroup_names.h"
 #include "output/render_extra.h"
+#include "output/bucket_labels.h"
 
 #define BAR_WIDTH 40
 

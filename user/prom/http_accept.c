@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* HTTP content negotiation of GET /metrics: the Accept header (http_server.h):
- * OpenMetrics or the classic text format, and the protobuf exposition. */
+/*
+ * HTTP content negotiation of GET /metrics: the Accept header
+ * (http_accept.h): OpenMetrics or the classic text format, and protobuf.
+ */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "prom/http_server.h"
+#include "prom/http_accept.h"
 
 /* The formats an Accept header can ask for, by the quality it gives each. */
 enum { ACC_TEXT, ACC_OPENMETRICS, ACC_PROTOBUF, ACC_NR };

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "prom/listen_addr.h"
+#include "prom/http_accept.h"
 
 /*
  * Limits that keep hostile or broken clients (slowloris: many connections
@@ -102,20 +103,6 @@ void http_publish_live(struct http_server *h, const char *html, size_t len, cons
 
 /* Stop serving (waits for the server thread) and free everything. */
 void http_stop(struct http_server *h);
-
-/*
- * Content negotiation: does this Accept header value ask for OpenMetrics
- * 1.0.0 (application/openmetrics-text, version 1.0.0 or unspecified) at
- * least as much as for the text format? NULL (no header) is no.
- */
-bool http_accept_openmetrics(const char *accept);
-
-/*
- * Does @accept (an Accept header, or NULL) ask for the protobuf exposition
- * (application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
- * encoding=delimited) at least as much as for a text format?
- */
-bool http_accept_protobuf(const char *accept);
 
 /*
  * Make a copy of @pb (the protobuf exposition) the page served to the

@@ -193,17 +193,17 @@ static void span(struct enc *e, __s32 offset, __u32 length)
  * wait in seconds; the reading's time. Prometheus 2.42 reads the
  * exemplars of a native histogram from its classic buckets only (the
  * first bucket that has one), so it comes in the one classic bucket of
- * the wait's slot, with that bucket's true cumulative count and upper
+ * the wait's grid bucket, with that bucket's true cumulative count and upper
  * bound: a scraper that reads classic buckets too sees a coarse but
  * correct histogram (the +Inf bucket is the count).
  */
 static void exemplar_bucket(struct enc *e, const struct totals *t, const struct prom_max *m)
 {
-	int i, slot = bucket_of(m->ns);
+	int i, b = bucket_of(m->ns);
 	char tid[16], id[20];
 	__u64 cum = 0;
 
-	for (i = 0; i <= slot; i++)
+	for (i = 0; i <= b; i++)
 		cum += t->buckets[i];
 	snprintf(tid, sizeof(tid), "%u", (unsigned)m->tid);
 	pair(e, &e->leaf, &e->ex, EX_LABEL, "tid", tid);
@@ -218,10 +218,10 @@ static void exemplar_bucket(struct enc *e, const struct totals *t, const struct 
 		pb_uint(&e->leaf, TS_NANOS, (__u64)m->when.tv_nsec);
 	pb_msg(&e->ex, EX_TIMESTAMP, &e->leaf);
 	pb_uint(&e->span, B_CUMULATIVE, cum);
-	/* the slot's upper edge, the native bucket's: 2^(index / 2^schema) s */
+	/* the grid bucket's upper edge, the native bucket's: 2^(index / 2^schema) s */
 	pb_double(&e->span, B_UPPER_BOUND,
-		  slot >= sh_nb - 1 ? INFINITY
-				    : exp2((double)(slot + SH_NATIVE_INDEX0(sh_schema)) /
+		  b >= sh_nb - 1 ? INFINITY
+				 : exp2((double)(b + SH_NATIVE_INDEX0(sh_schema)) /
 					   (double)(1 << sh_schema)));
 	pb_msg(&e->span, B_EXEMPLAR, &e->ex);
 	pb_msg(&e->sub, H_BUCKET, &e->span);
@@ -229,7 +229,7 @@ static void exemplar_bucket(struct enc *e, const struct totals *t, const struct 
 
 /*
  * The native histogram of @t: bucket 0 is the zero bucket, the others
- * positive buckets of the grid's schema at index slot + SH_NATIVE_INDEX0(schema), grouped in
+ * positive buckets of the grid's schema at index b + SH_NATIVE_INDEX0(schema), grouped in
  * spans of consecutive non-empty buckets, counts as deltas to the previous
  * bucket's (integer histogram).
  */

@@ -7,11 +7,11 @@
 #include "lib/hash.h"
 #include "model/stacks.h"
 
-#define INITIAL_SLOTS 256
+#define INITIAL_BUCKETS 256
 
 /*
- * The series' pool: slots of one size (the struct and its buckets, its
- * name inside when short) in blocks of PROM_SLOTS_PER_BLOCK, a freed slot
+ * The series' pool: entries of one size (the struct and its buckets, its
+ * name inside when short) in blocks of PROM_SERIES_PER_BLOCK, a freed entry
  * reused by the next series, the blocks freed with the view. Series come
  * and go with keys: under a cgroup churn (bench/soak.sh, 10 a second) 30
  * a second, each remembered PROM_REMEMBER_NS once its cgroup is gone. On
@@ -19,25 +19,25 @@
  * meanwhile, too small for the next series, which came from the heap's
  * top: the heap grew 25 kB a minute with its used bytes flat.
  */
-#define PROM_SLOTS_PER_BLOCK 64
+#define PROM_SERIES_PER_BLOCK 64
 
-static size_t slot_bytes(void)
+static size_t pool_entry_bytes(void)
 {
 	return sizeof(struct prom_series) + (size_t)sh_nb * sizeof(__u64);
 }
 
-static void slot_put(struct prom_view *v, struct prom_series *s)
+static void pool_put(struct prom_view *v, struct prom_series *s)
 {
-	s->next = v->free_slots;
-	v->free_slots = s;
+	s->next = v->free_series;
+	v->free_series = s;
 }
 
-/* A zeroed slot; NULL when out of memory. */
-static struct prom_series *slot_get(struct prom_view *v)
+/* A zeroed pool entry; NULL when out of memory. */
+static struct prom_series *pool_get(struct prom_view *v)
 {
 	struct prom_series *s;
 
-	if (!v->free_slots) {
+	if (!v->free_series) {
 		char **blocks = realloc(v->blocks, (v->nblocks + 1) * sizeof(*blocks));
 		char *b;
 		size_t i;
@@ -45,16 +45,16 @@ static struct prom_series *slot_get(struct prom_view *v)
 		if (!blocks)
 			return NULL;
 		v->blocks = blocks;
-		b = malloc(PROM_SLOTS_PER_BLOCK * slot_bytes());
+		b = malloc(PROM_SERIES_PER_BLOCK * pool_entry_bytes());
 		if (!b)
 			return NULL;
 		v->blocks[v->nblocks++] = b;
-		for (i = PROM_SLOTS_PER_BLOCK; i-- > 0;)
-			slot_put(v, (struct prom_series *)(b + i * slot_bytes()));
+		for (i = PROM_SERIES_PER_BLOCK; i-- > 0;)
+			pool_put(v, (struct prom_series *)(b + i * pool_entry_bytes()));
 	}
-	s = v->free_slots;
-	v->free_slots = s->next;
-	memset(s, 0, slot_bytes());
+	s = v->free_series;
+	v->free_series = s->next;
+	memset(s, 0, pool_entry_bytes());
 	return s;
 }
 
@@ -65,7 +65,7 @@ static size_t name_hash(const char *s)
 
 static struct prom_series *find(const struct prom_view *v, const char *key)
 {
-	struct prom_series *s = v->table[name_hash(key) & (v->nslots - 1)];
+	struct prom_series *s = v->table[name_hash(key) & (v->nbuckets - 1)];
 
 	for (; s; s = s->next)
 		if (!strcmp(s->key, key))
@@ -75,12 +75,12 @@ static struct prom_series *find(const struct prom_view *v, const char *key)
 
 static void grow(struct prom_view *v)
 {
-	size_t n = v->nslots * 2, i;
+	size_t n = v->nbuckets * 2, i;
 	struct prom_series **t = calloc(n, sizeof(*t));
 
 	if (!t)
 		return;	/* longer chains, still correct */
-	for (i = 0; i < v->nslots; i++) {
+	for (i = 0; i < v->nbuckets; i++) {
 		struct prom_series *s = v->table[i], *next;
 
 		for (; s; s = next) {
@@ -93,7 +93,7 @@ static void grow(struct prom_view *v)
 	}
 	free(v->table);
 	v->table = t;
-	v->nslots = n;
+	v->nbuckets = n;
 }
 
 /* A new, exported name. */
@@ -102,19 +102,19 @@ static struct prom_series *admit(struct prom_view *v, const char *key)
 	struct prom_series *s;
 	size_t h;
 
-	if (v->nexported + v->nwithdrawn >= v->nslots)
+	if (v->nexported + v->nwithdrawn >= v->nbuckets)
 		grow(v);
 	/* its buckets after it, sh_nb of them: sized by the grid in use */
-	s = slot_get(v);
+	s = pool_get(v);
 	if (!s)
 		return NULL;
 	s->t.buckets = s->bucket_store;
 	s->key = strlen(key) < sizeof(s->key_inline) ? strcpy(s->key_inline, key) : strdup(key);
 	if (!s->key) {
-		slot_put(v, s);
+		pool_put(v, s);
 		return NULL;
 	}
-	h = name_hash(key) & (v->nslots - 1);
+	h = name_hash(key) & (v->nbuckets - 1);
 	s->next = v->table[h];
 	v->table[h] = s;
 	s->exported = true;
@@ -137,7 +137,7 @@ static void list_unlink(struct prom_view *v, struct prom_series *s)
 	v->nwithdrawn--;
 }
 
-/* Its names freed, its slot back in the pool. */
+/* Its names freed, its entry back in the pool. */
 static void series_free(struct prom_view *v, struct prom_series *s)
 {
 	size_t i;
@@ -146,13 +146,13 @@ static void series_free(struct prom_view *v, struct prom_series *s)
 		free(s->culprits[i].name);
 	if (s->key != s->key_inline)
 		free(s->key);
-	slot_put(v, s);
+	pool_put(v, s);
 }
 
 /* Drop a withdrawn name for good. */
 static void forget(struct prom_view *v, struct prom_series *s)
 {
-	struct prom_series **pp = &v->table[name_hash(s->key) & (v->nslots - 1)];
+	struct prom_series **pp = &v->table[name_hash(s->key) & (v->nbuckets - 1)];
 
 	list_unlink(v, s);
 	while (*pp != s)
@@ -191,8 +191,8 @@ int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit)
 	v->metric = metric;
 	v->key_type = key_type;
 	v->limit = limit ? limit : 1;
-	v->nslots = INITIAL_SLOTS;
-	v->table = calloc(v->nslots, sizeof(*v->table));
+	v->nbuckets = INITIAL_BUCKETS;
+	v->table = calloc(v->nbuckets, sizeof(*v->table));
 	if (!v->table)
 		return -1;
 	/* the one series of key none exists from the start, at zero */
@@ -212,7 +212,7 @@ void prom_view_free(struct prom_view *v)
 {
 	size_t i;
 
-	for (i = 0; v->table && i < v->nslots; i++) {
+	for (i = 0; v->table && i < v->nbuckets; i++) {
 		struct prom_series *s = v->table[i], *next;
 
 		for (; s; s = next) {
@@ -282,7 +282,7 @@ static bool max_present(const struct prom_view *views, size_t nv)
 
 		if (v->key_type != SH_KEY_NONE && prom_max_now(v, &v->other_max))
 			return true;
-		for (i = 0; i < v->nslots; i++) {
+		for (i = 0; i < v->nbuckets; i++) {
 			const struct prom_series *s;
 
 			for (s = v->table[i]; s; s = s->next)
@@ -337,7 +337,7 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 	}
 	/* names whose every kernel key was pruned give their room back */
 	if (prunable(v->key_type)) {
-		for (i = 0; i < v->nslots; i++) {
+		for (i = 0; i < v->nbuckets; i++) {
 			struct prom_series *s = v->table[i], *next;
 
 			for (; s; s = next) {
@@ -526,7 +526,7 @@ static bool counter_present(const struct prom_view *views, size_t nv, int f)
 
 		if (per_culprit ? !v->culprits : v->key_type != SH_KEY_CGROUP)
 			continue;
-		for (i = 0; i < v->nslots; i++)
+		for (i = 0; i < v->nbuckets; i++)
 			for (s = v->table[i]; s; s = s->next)
 				if (s->exported && (per_culprit ? s->has_rest || s->nculprits
 								: prom_series_cgstat(s, f, &val)))
@@ -574,7 +574,7 @@ struct prom_series **prom_view_sorted(const struct prom_view *v, size_t *n)
 	sorted = malloc((v->nexported ? v->nexported : 1) * sizeof(*sorted));
 	if (!sorted)
 		return NULL;
-	for (i = 0; i < v->nslots; i++)
+	for (i = 0; i < v->nbuckets; i++)
 		for (s = v->table[i]; s; s = s->next)
 			if (s->exported)
 				sorted[(*n)++] = s;

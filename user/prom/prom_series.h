@@ -73,7 +73,7 @@ struct prom_max {
 	__u64 update;			/* prom_view_update() call it belongs to */
 };
 
-/* Key names up to this long are kept in their series' slot, not on their own. */
+/* Key names up to this long are kept inside their series' pool entry, not on their own. */
 #define PROM_KEY_INLINE 96
 
 struct prom_series {
@@ -104,15 +104,15 @@ struct prom_view {
 	int key_type;			/* enum sh_key_type */
 	__u32 limit;			/* names exported under their own label */
 	struct prom_series **table;	/* every remembered name, by hash */
-	size_t nslots;			/* table size, a power of two */
+	size_t nbuckets;		/* hash buckets, a power of two */
 	size_t nexported;		/* names exported now (<= limit) */
 	size_t nwithdrawn;		/* withdrawn names remembered (<= limit) */
 	__u64 remember_ns;		/* how long a withdrawn name is remembered
 					 * (0: until @limit newer ones are) */
 	struct prom_series *oldest;	/* withdrawn list */
 	struct prom_series *newest;
-	struct prom_series *free_slots;	/* the series' pool (prom_series.c): slots to reuse, */
-	char **blocks;			/* ... in these blocks of PROM_SLOTS_PER_BLOCK */
+	struct prom_series *free_series;	/* the series' pool (prom_series.c): entries to reuse, */
+	char **blocks;			/* ... in these blocks of PROM_SERIES_PER_BLOCK */
 	size_t nblocks;
 	struct totals other;		/* key="[other]" (every key type but none) */
 	__u64 other_buckets[SH_NBUCKETS_MAX];	/* its buckets (one set per view) */
