@@ -71,7 +71,7 @@ endif
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 # fleet mode: the HTTP server and the capability drop
 FLEET_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcap-ng 2>/dev/null)
-# --live: the terminal view (only user/output/live.c includes curses.h)
+# --live: the terminal view (only user/output/live.c and live_draw.c include curses.h)
 CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng ncursesw \
 	2>/dev/null) -lpthread -lm
@@ -156,9 +156,9 @@ $(OUTPUT)/user/%.o: user/%.c $(USER_HDRS) include/schedhist.h $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# ncursesw's flags (-D_XOPEN_SOURCE=600 among them) for live.c alone
-$(OUTPUT)/user/output/live.o: ALL_CFLAGS += $(CURSES_CFLAGS)
-$(OUTPUT)/fuzz/obj/output/live.o: FUZZ_CFLAGS += $(CURSES_CFLAGS)
+# ncursesw's flags (-D_XOPEN_SOURCE=600 among them) for the live view's two files
+$(OUTPUT)/user/output/live.o $(OUTPUT)/user/output/live_draw.o: ALL_CFLAGS += $(CURSES_CFLAGS)
+$(OUTPUT)/fuzz/obj/output/live.o $(OUTPUT)/fuzz/obj/output/live_draw.o: FUZZ_CFLAGS += $(CURSES_CFLAGS)
 
 $(OUTPUT)/schedhist: $(APP_OBJS)
 	$(call msg,BINARY,$@)

@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 """The source tree's layout rules (docs/architecture.md), one line per breach.
 
-- No cycle between modules (a module is a .c and its .h: user/model/report).
-  A module depends on another when one of its files includes the other's
-  header, or when its object calls a function the other's object defines
-  (nm of $OUTPUT/user), so a .c that only declares what it uses in another
-  module's header is caught too.
+- No cycle between modules. A module is a .c and its .h (user/model/report);
+  a file with no .c or .h of its own named after a module's header of its
+  folder, M_PART, is a part of module M (cli/options_table.c and
+  cli/options_defs.h are parts of cli/options, output/render_text.c of
+  output/render). A module depends on another
+  when one of its files includes the other's header, or when its object
+  calls a function the other's object defines (nm of $OUTPUT/user), so a
+  .c that only declares what it uses in another module's header is caught
+  too.
 - No include up the stage order: a folder includes only its own headers
   and those of folders before it in STAGES.
 - Files of at most 600 lines and functions of at most 100, unless a comment
@@ -45,16 +49,25 @@ def sources(top, exts=(".c", ".h")):
                 yield os.path.normpath(os.path.join(d, f))
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z0-9_]+/[a-z0-9_]+\.h)"', re.M)
+
+
 def module(path):
-    return os.path.splitext(path)[0]
+    stem, ext = os.path.splitext(path)
+    if not path.startswith("user/") or os.path.exists(stem + (".h" if ext == ".c" else ".c")):
+        return stem
+    # the longest M such that the name is M_PART and M.h is in the folder
+    parts = os.path.basename(stem).split("_")
+    for k in range(len(parts) - 1, 0, -1):
+        owner = os.path.join(os.path.dirname(stem), "_".join(parts[:k]))
+        if os.path.exists(owner + ".h"):
+            return owner
+    return stem
 
 
 def stage(path):
     d = os.path.dirname(os.path.relpath(path, "user"))
     return d if d else "."
-
-
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z0-9_]+/[a-z0-9_]+\.h)"', re.M)
 
 
 def include_edges(files):
@@ -77,12 +90,16 @@ def include_edges(files):
 
 def link_edges(objdir, edges):
     """Module M -> N when M's object uses a function or object N's defines."""
+    def mod_of(o):
+        c = os.path.join("user", os.path.splitext(os.path.relpath(o, objdir))[0] + ".c")
+        return module(c) if os.path.exists(c) else os.path.splitext(c)[0]
+
     defined, used = {}, {}
     if not os.path.isdir(objdir):
         problem(f"{objdir}: no objects (run make): the calls between modules are not checked")
         return
     for o in sources(objdir, (".o",)):
-        mod = os.path.join("user", module(os.path.relpath(o, objdir)))
+        mod = mod_of(o)
         out = subprocess.run(["nm", "-P", o], capture_output=True, text=True, check=True).stdout
         for line in out.splitlines():
             parts = line.split()

@@ -26,6 +26,7 @@
 #include "model/hist.h"
 #include "model/tick.h"
 #include "kernel/extra_read.h"
+#include "kernel/kernel_probe.h"
 #include "kernel/loader.h"
 #include "kernel/privdrop.h"
 #include "kernel/snapshot_read.h"
@@ -95,7 +96,7 @@ static int setup_cgroups(const struct options *o, struct cgroups *cg, bool *use_
 	if (!*use_cg)
 		return 0;
 	if (o->cgroup_hier) {
-		cfg->hier = loader_cgroup_subsys_id(o->cgroup_hier);
+		cfg->hier = probe_cgroup_subsys_id(o->cgroup_hier);
 		if (cfg->hier < 0) {
 			pr_warn("unknown cgroup controller '%s': not a controller of this kernel "
 				"(cgroup_subsys_id in its BTF)\n", o->cgroup_hier);
@@ -237,7 +238,7 @@ static int setup(struct poller *p)
 		.every_key_stacks = o->stacks && o->listen, .culprits = o->culprits,
 		.stacks = o->stacks, .causes = o->causes, .cgstat = o->key_type == SH_KEY_CGROUP });
 	/* a host or container schedhist cannot run on is a usage error, like a bad option */
-	if (loader_preflight())
+	if (probe_preflight())
 		return SH_EXIT_USAGE;
 	if ((ret = setup_cgroups(o, &p->cg, &p->use_cg, &cgcfg)))
 		return ret;
@@ -464,7 +465,7 @@ static int profile(const struct options *o)
 	if (ret)
 		return ret;
 	log_set_level(o->verbose);
-	if (loader_preflight())
+	if (probe_preflight())
 		return SH_EXIT_USAGE;
 	/* -c as the histograms take it: the subtree's root id and level */
 	ret = setup_cgroups(o, &cg, &use_cg, &cgcfg);

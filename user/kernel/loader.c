@@ -20,6 +20,7 @@
 #include "model/hist.h"
 #include "model/cgroup.h"
 #include "lib/log.h"
+#include "kernel/kernel_probe.h"
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -35,138 +36,6 @@ static const char *hint(int err)
 		return geteuid() ? " (run as root, or with CAP_BPF and CAP_PERFMON)"
 				 : " (is BPF restricted by lockdown, a security module or a seccomp profile?)";
 	return "";
-}
-
-int loader_cgroup_subsys_id(const char *name)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	const struct btf_enum *e;
-	char want[128];
-	int id, i, ret = -1, count = -1;
-
-	if (!btf)
-		return -1;
-	snprintf(want, sizeof(want), "%s_cgrp_id", cg_subsys_name(name));
-	id = btf__find_by_name_kind(btf, "cgroup_subsys_id", BTF_KIND_ENUM);
-	if (id > 0) {
-		t = btf__type_by_id(btf, id);
-		e = btf_enum(t);
-		for (i = 0; i < btf_vlen(t); i++, e++) {
-			const char *n = btf__name_by_offset(btf, e->name_off);
-
-			if (!strcmp(n, want))
-				ret = e->val;
-			else if (!strcmp(n, "CGROUP_SUBSYS_COUNT"))
-				count = e->val;
-		}
-	}
-	btf__free(btf);
-	/* css_set::subsys[] has CGROUP_SUBSYS_COUNT entries */
-	if (ret >= SH_CGROUP_SUBSYS_MAX || (count >= 0 && ret >= count))
-		return -1;
-	return ret;
-}
-
-/* Live keys beyond which the kernel folds gone keys itself (see loader_start). */
-#define FOLD_ABOVE 512
-
-/* The tracepoints a run attaches to, by program. */
-struct tp {
-	const char *name;		/* tracepoint */
-	bool want;			/* this run needs it */
-};
-
-/*
- * After a failed load: the first tracepoint the run needs that the kernel's
- * BTF lacks (tp_btf programs attach through its btf_trace_NAME typedef),
- * or NULL if they are all there and the failure was something else.
- */
-static const char *missing_tracepoint(const struct tp *tps, int n)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const char *missing = NULL;
-	char name[64];
-	int i;
-
-	if (!btf)
-		return NULL;
-	for (i = 0; i < n && !missing; i++) {
-		snprintf(name, sizeof(name), "btf_trace_%s", tps[i].name);
-		if (tps[i].want && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)
-			missing = tps[i].name;
-	}
-	btf__free(btf);
-	return missing;
-}
-
-/* Does struct @sname in @btf have member @mname? */
-static bool has_member(const struct btf *btf, const char *sname, const char *mname)
-{
-	const struct btf_type *t;
-	const struct btf_member *m;
-	int id, i;
-
-	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
-	if (id < 0)
-		return false;
-	t = btf__type_by_id(btf, id);
-	m = btf_members(t);
-	for (i = 0; i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), mname))
-			return true;
-	return false;
-}
-
-/* The first of @n (struct, member) pairs @btf lacks, said in @msg (@len bytes); false if none. */
-static bool missing_member(const struct btf *btf, const char *const (*need)[2], size_t n,
-			   char *msg, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (!has_member(btf, need[i][0], need[i][1])) {
-			snprintf(msg, len, "the kernel's BTF has no %s::%s", need[i][0],
-				 need[i][1]);
-			return true;
-		}
-	}
-	return false;
-}
-
-int loader_probe_method(const char **why, int *clock)
-{
-	static const char *const rq_clock[][2] = {
-		{ "task_struct", "se" },
-		{ "sched_entity", "cfs_rq" },
-		{ "cfs_rq", "rq" },			/* CONFIG_FAIR_GROUP_SCHED */
-		{ "rq", "clock" },
-	};
-	static const char *const info[][2] = {
-		{ "task_struct", "sched_info" },	/* CONFIG_SCHED_INFO */
-		{ "sched_info", "last_queued" },
-		{ "sched_info", "run_delay" },
-		{ "sched_info", "pcount" },
-	};
-	static char msg[128];
-	struct btf *btf = btf__load_vmlinux_btf();
-
-	*why = NULL;
-	*clock = SH_CLOCK_KTIME;
-	if (!btf) {
-		*why = "no kernel BTF";
-		return SH_METHOD_WAKEUP;
-	}
-	if (!missing_member(btf, rq_clock, sizeof(rq_clock) / sizeof(rq_clock[0]), msg,
-			    sizeof(msg))) {
-		*clock = SH_CLOCK_RQ;
-		if (missing_member(btf, info, sizeof(info) / sizeof(info[0]), msg, sizeof(msg)))
-			*why = msg;
-	} else {
-		*why = msg;
-	}
-	btf__free(btf);
-	return *why ? SH_METHOD_WAKEUP : SH_METHOD_SCHED_INFO;
 }
 
 static int attach(struct loader *l, struct bpf_program *prog, struct bpf_link **link,
@@ -330,68 +199,6 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 	return skel->progs.schedhist_switch;
 }
 
-/*
- * Entries of the task table: the power of two at or above the kernel's
- * pid_max (every live tid has its own entry), at most SH_TASK_ENTRIES_MAX
- * (beyond, tids share entries and the tasks that find theirs taken keep
- * their state in task storage: exact, a little slower).
- */
-static __u32 task_table_size(void)
-{
-	unsigned long pid_max = SH_TASK_ENTRIES_MAX;
-	__u32 n = 1;
-	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
-
-	if (f) {
-		if (fscanf(f, "%lu", &pid_max) != 1)
-			pid_max = SH_TASK_ENTRIES_MAX;
-		fclose(f);
-	}
-	while (n < pid_max && n < SH_TASK_ENTRIES_MAX)
-		n <<= 1;
-	return n;
-}
-
-#ifndef CAP_BPF
-#define CAP_BPF 39	/* Linux 5.8; older uapi headers lack it */
-#endif
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-
-int loader_preflight(void)
-{
-	bool admin, bpf, perfmon;
-
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		pr_warn("kernel BTF not found at /sys/kernel/btf/vmlinux: schedhist needs a kernel "
-			"built with CONFIG_DEBUG_INFO_BTF=y (in a container: mount /sys/kernel/btf)\n");
-		return -1;
-	}
-	if (capng_get_caps_process()) {
-		pr_warn("cannot read this process's capabilities\n");
-		return -1;
-	}
-	/* loading needs CAP_BPF, attaching tracepoints CAP_PERFMON; CAP_SYS_ADMIN stands for both */
-	admin = capng_have_capability(CAPNG_EFFECTIVE, CAP_SYS_ADMIN);
-	bpf = admin || capng_have_capability(CAPNG_EFFECTIVE, CAP_BPF);
-	perfmon = admin || capng_have_capability(CAPNG_EFFECTIVE, CAP_PERFMON);
-	if (!bpf || !perfmon) {
-		pr_warn("missing capabilit%s %s%s%s: %s %s (podman --cap-add, Kubernetes "
-			"securityContext.capabilities.add)\n", bpf || perfmon ? "y" : "ies",
-			bpf ? "" : "CAP_BPF", bpf || perfmon ? "" : " and ", perfmon ? "" : "CAP_PERFMON",
-			geteuid() ? "run as root, or grant" : "grant", bpf || perfmon ? "it" : "them");
-		return -1;
-	}
-	return 0;
-}
-
-/* Keys that live in the key maps (cpu keys are the per-CPU index, none has one). */
-static bool keyed_of(const struct loader_spec *sp)
-{
-	return sp->key_type != SH_KEY_NONE && sp->key_type != SH_KEY_CPU;
-}
-
 /* The programs a run may load: tracepoint, whether this run needs it, program, link. */
 #define NPROGS 7
 struct prog_plan {
@@ -417,7 +224,7 @@ static int start_probe(struct loader *l, const struct loader_spec *sp)
 	for (m = 0; m < SH_METRIC_NR; m++)
 		l->nmetrics += !!(sp->metrics & (1U << m));
 
-	l->method = loader_probe_method(&why, &clock);
+	l->method = probe_method(&why, &clock);
 	if (sp->method == SH_METHOD_SCHED_INFO && l->method != SH_METHOD_SCHED_INFO) {
 		pr_warn("--method sched_info: not on this kernel (%s)\n", why);
 		return -1;
@@ -520,146 +327,13 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	return 0;
 }
 
-/*
- * Cache entries per CPU: SH_CACHE, or SCHEDHIST_CACHE_ENTRIES (a power of
- * two up to SH_CACHE_MAX; 1 makes the tests' workloads miss at every
- * switch between two keys on a CPU). 0, or -2 when it is not one (said why).
- */
-static int cache_size(struct loader *l)
-{
-	const char *e = getenv("SCHEDHIST_CACHE_ENTRIES");
-	unsigned long n;
-	char *end;
-
-	l->cache_entries = SH_CACHE;
-	if (!e)
-		return 0;
-	errno = 0;
-	n = strtoul(e, &end, 10);
-	if (errno || end == e || *end || !n || n > SH_CACHE_MAX || (n & (n - 1))) {
-		pr_warn("SCHEDHIST_CACHE_ENTRIES '%s': want a power of two from 1 to %u\n", e,
-			SH_CACHE_MAX);
-		return -2;
-	}
-	l->cache_entries = (__u32)n;
-	return 0;
-}
-
-/*
- * Size the maps: the task table, and the keys (--max-keys, or fewer to
- * fit --max-kernel-mem on this many CPUs). 0, -2 when even one key does
- * not fit the budget (said why), -1.
- */
-static int start_size(struct loader *l, const struct loader_spec *sp)
-{
-	struct schedhist_bpf *skel = l->skel;
-	bool keyed = keyed_of(sp);
-	struct kmem_plan plan;
-	struct kmem_cfg kc;
-	__u32 max_keys;
-	size_t vsize;
-
-	if (cache_size(l))
-		return -2;
-	/* the task table (sched_info method): an entry per possible tid, up to a cap */
-	l->task_entries = l->method != SH_METHOD_SCHED_INFO ? 1 :
-			sp->task_table ? sp->task_table : task_table_size();
-	skel->rodata->task_mask = l->task_entries - 1;
-	bpf_map__set_max_entries(skel->maps.tasks, l->task_entries);
-	/* one histogram per metric in every value; [other] and [exited] besides the keys */
-	vsize = (size_t)l->nmetrics * hist_bytes();
-	/*
-	 * every key takes a slot of the store, the key map holds [other] and
-	 * [exited]: --max-keys in all (see loader.h), or fewer when the maps
-	 * would not fit --max-kernel-mem on this many CPUs
-	 */
-	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .schema = sh_schema, .keyed = keyed,
-				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
-				.task_entries = l->task_entries, .culprits = sp->culprits,
-				.culprit_time = sp->culprit_mode == SH_CULPRIT_TIME,
-				.stacks = sp->stacks, .causes = sp->causes,
-				.cache_entries = l->cache_entries };
-	if (kmem_fit(&kc, sp->max_kernel_mem, sp->max_keys_set, &plan)) {
-		if (sp->max_keys_set)
-			pr_warn("--max-keys %u needs %llu MiB of kernel memory on %d possible CPUs, "
-				"above --max-kernel-mem %llu MiB: raise it or lower --max-keys\n",
-				sp->max_keys, (unsigned long long)(plan.total + (1 << 20) - 1) >> 20,
-				l->ncpus, (unsigned long long)sp->max_kernel_mem >> 20);
-		else
-			pr_warn("--max-kernel-mem %llu MiB is too small: these settings need %llu MiB "
-				"on %d possible CPUs for a single key\n",
-				(unsigned long long)sp->max_kernel_mem >> 20,
-				(unsigned long long)(plan.total + (1 << 20) - 1) >> 20, l->ncpus);
-		return -2;
-	}
-	max_keys = kc.max_keys;
-	if (keyed && max_keys < sp->max_keys)
-		pr_info("--max-kernel-mem %llu MiB holds %u keys on %d possible CPUs (of %u asked): "
-			"the keys beyond go to [other]\n", (unsigned long long)sp->max_kernel_mem >> 20,
-			max_keys, l->ncpus, sp->max_keys);
-	l->max_keys = keyed ? max_keys : 0;
-	l->kmem_bytes = plan.total;
-	l->kmem_budget = sp->max_kernel_mem;
-	l->nr_slots = plan.nr_slots;
-	skel->rodata->nr_slots = l->nr_slots;
-	skel->rodata->cache_mask = l->cache_entries - 1;
-	/*
-	 * gone keys stay (marked) for the poller while their place (the
-	 * slots, the key map) holds at most half its capacity, and at most
-	 * FOLD_ABOVE keys: beyond, a fork storm would fill it with dead keys
-	 * between two readings (and in the key map, every new key takes a
-	 * fresh element that the kernel's caches, refilled in the
-	 * background, may not have at that instant: no_mem); the kernel
-	 * folds them into [exited] then, and frees their slots itself
-	 */
-	skel->rodata->fold_above = (max_keys - l->nr_slots) / 2 < FOLD_ABOVE ?
-				   (max_keys - l->nr_slots) / 2 : FOLD_ABOVE;
-	skel->rodata->slot_fold_above = l->nr_slots / 2 < FOLD_ABOVE ? l->nr_slots / 2 : FOLD_ABOVE;
-	bpf_map__set_max_entries(skel->maps.hists, keyed ? max_keys - l->nr_slots + 2 : 1);
-	bpf_map__set_max_entries(skel->maps.slots, plan.max_entries[KMEM_SLOTS]);
-	bpf_map__set_max_entries(skel->maps.slot_seq, plan.max_entries[KMEM_SLOT_SEQ]);
-	bpf_map__set_max_entries(skel->maps.cache, plan.max_entries[KMEM_CACHE]);
-	bpf_map__set_max_entries(skel->maps.slot_keys, l->nr_slots ? l->nr_slots : 1);
-	bpf_map__set_max_entries(skel->maps.free_slots, l->nr_slots ? l->nr_slots : 1);
-	/* every key of either place, and [other] and [exited] */
-	bpf_map__set_max_entries(skel->maps.keydir, l->nr_slots ? max_keys + 2 : 1);
-	/*
-	 * --culprits: a few culprits per key (the poller removes idle pairs);
-	 * --stacks: one entry per key of the key map (key cpu: per CPU)
-	 */
-	if (sp->culprits)
-		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
-					 (max_keys + 2));
-	/* --causes: every key, [other] besides (key cpu: per CPU); the groups' run times */
-	if (sp->causes) {
-		bpf_map__set_max_entries(skel->maps.cause_map, keyed ? max_keys + 2 :
-					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
-		bpf_map__set_max_entries(skel->maps.cause_self, SH_CAUSE_GROUPS);
-	}
-	/* --culprit-mode time: each CPU's ring of its last runs */
-	if (sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME)
-		bpf_map__set_max_entries(skel->maps.run_ring, (__u32)l->ncpus);
-	if (sp->stacks)
-		bpf_map__set_max_entries(skel->maps.stack_map, keyed ? max_keys + 2 :
-					 sp->key_type == SH_KEY_CPU ? (__u32)l->ncpus : 1);
-	if (bpf_map__set_value_size(skel->maps.hists, vsize) ||
-	    bpf_map__set_value_size(skel->maps.slots, vsize) ||
-	    bpf_map__set_value_size(skel->maps.cache, sh_cent_size(l->nmetrics, sh_nb)) ||
-	    bpf_map__set_value_size(skel->maps.cache_spare, sh_cent_size(l->nmetrics, sh_nb)) ||
-	    bpf_map__set_value_size(skel->maps.newval, vsize)) {
-		pr_warn("cannot size the key map's values: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* Load the programs; a missing tracepoint said by name. */
 static int start_load(struct loader *l, const struct prog_plan *pp)
 {
 	int err = schedhist_bpf__load(l->skel);
 
 	if (err) {
-		const char *tp = missing_tracepoint(pp->tps, NPROGS);
+		const char *tp = probe_missing_tracepoint(pp->tps, NPROGS);
 
 		err = -err;
 		if (tp)	/* libbpf says only ESRCH ("No such process") */
@@ -695,11 +369,11 @@ static int start_map(struct loader *l, const struct loader_spec *sp)
 		return -1;
 
 	/* made up front, so overflow and reclaim never need a new element */
-	if (keyed_of(sp) && make_entry(l, SH_OTHER_ID, "[other]", vsize))
+	if (loader_keyed(sp) && make_entry(l, SH_OTHER_ID, "[other]", vsize))
 		return -1;
 	if (l->reclaims && make_entry(l, SH_EXITED_ID, "[exited]", vsize))
 		return -1;
-	if (sp->causes && keyed_of(sp) && make_cause_other(l))
+	if (sp->causes && loader_keyed(sp) && make_cause_other(l))
 		return -1;
 
 	l->live_keys = &skel->bss->sh_live_keys;
@@ -735,7 +409,7 @@ int loader_start(struct loader *l, const struct loader_spec *sp)
 		return -1;
 	if (start_open(l, sp, &pp))
 		goto fail;
-	err = start_size(l, sp);
+	err = loader_size(l, sp);
 	if (err) {
 		loader_close(l);
 		return err;

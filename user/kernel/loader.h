@@ -13,8 +13,6 @@
 struct schedhist_bpf;
 struct bpf_link;
 
-/* Task table entries at most (48 B each: 1.5 MiB); see bpf/task_state.bpf.h "tasks". */
-#define SH_TASK_ENTRIES_MAX 32768U
 
 struct loader {
 	struct schedhist_bpf *skel;
@@ -79,18 +77,20 @@ struct loader_spec {
 };
 
 /*
- * What loading needs from the host and the process, checked before
- * anything is loaded: the kernel's BTF and the capabilities CAP_BPF and
- * CAP_PERFMON (or CAP_SYS_ADMIN). 0, or -1 after one line naming what is
- * missing.
- */
-int loader_preflight(void);
-/*
  * Load and attach. On failure prints one line saying what failed and why,
  * cleans up, and returns -1 (nothing stays loaded), or -2 when the maps
  * do not fit --max-kernel-mem (a usage error).
  */
 int loader_start(struct loader *l, const struct loader_spec *sp);
+/*
+ * loader_start()'s sizing step (loader_size.c): the task table, and the
+ * keys (--max-keys, or fewer to fit --max-kernel-mem on this many CPUs).
+ * 0, -2 when even one key does not fit the budget (said why), -1.
+ */
+int loader_size(struct loader *l, const struct loader_spec *sp);
+/* Keys that live in the key maps (cpu keys are the per-CPU index, none has one). */
+bool loader_keyed(const struct loader_spec *sp);
+
 /* The maps a reading reads (snapshot_read()), keyed by @key_type (enum sh_key_type). */
 struct read_maps loader_maps(const struct loader *l, int key_type);
 
@@ -115,21 +115,10 @@ __u32 loader_next_epoch(struct loader *l);
 void loader_read_begin(struct loader *l);
 void loader_read_end(struct loader *l);
 
-/*
- * Which method the running kernel allows for run-queue waits: its BTF
- * has task_struct::sched_info (last_queued, run_delay, pcount) and the
- * run queue clock through se.cfs_rq->rq->clock. SH_METHOD_SCHED_INFO or
- * SH_METHOD_WAKEUP; @why says what is missing for the former. *@clock:
- * SH_CLOCK_RQ where that clock is reachable (the wakeup method then
- * reads it too), else SH_CLOCK_KTIME.
- */
-int loader_probe_method(const char **why, int *clock);
 
 
 /* Keys the kernel side has made in the key map since the start. */
 __u64 loader_keys_made(const struct loader *l);
 
-/* The cgroup_subsys_id of v1 controller @name from kernel BTF, or -1. */
-int loader_cgroup_subsys_id(const char *name);
 
 #endif /* SH_LOADER_H */

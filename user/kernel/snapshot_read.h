@@ -83,4 +83,24 @@ void reader_free(struct snap_reader *r);
 int snapshot_read(struct snapshot *snaps, int n, struct snap_reader *r,
 		  const struct read_maps *m, __u32 epoch, bool interval);
 
+/*
+ * The reading's steps, shared by snapshot_read.c and snapshot_read_store.c.
+ * One key's values (@ncopies of them, a CPU's or the store's, @stride
+ * bytes apart, summed) into every snapshot; @slot: where it is
+ * (SH_SLOT_HASH: key map); @ents: the key's entry in each snapshot, or
+ * NULL to find them (reader_ingest_key()). 0 or a negative errno.
+ */
+int reader_ingest_ents(struct snapshot *snaps, int n, struct snap_reader *r,
+		       const struct sh_key *key, struct snap_entry **ents, const void *vals,
+		       int ncopies, size_t stride, bool final, __u32 slot);
+int reader_ingest_key(struct snapshot *snaps, int n, struct snap_reader *r,
+		      const struct sh_key *key, const void *vals, int ncopies, size_t stride,
+		      bool final, __u32 slot);
+/* The keys in slots, read in place. 0 or a negative errno. */
+int reader_read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
+		      const struct read_maps *m);
+/* The keys marked dead during this reading removed, their final values fed. 0 or -errno. */
+int reader_remove_dead(struct snapshot *snaps, int n, struct snap_reader *r,
+		       const struct read_maps *m);
+
 #endif /* SH_SNAPSHOT_READ_H */

@@ -282,11 +282,115 @@ static ssize_t sort_pairs(struct culprits *c, bool cum)
 	return (ssize_t)n;
 }
 
+/* A culprit entry @e of pair @p, in the report's span. */
+static void culprit_of(const struct culprits *c, const struct cpair *p, struct culprit *e)
+{
+	e->count = c->cumulative ? p->c_count : p->d_count;
+	e->sum_ns = c->cumulative ? p->c_sum : p->d_sum;
+}
+
+/* A synthetic culprit @name ([rest], [unattributed]) at the end of @l. 0 or -1. */
+static int list_add(struct culprit_list *l, const char *name, __u64 count, __u64 sum_ns)
+{
+	struct culprit *e = &l->c[l->n];
+
+	e->count = count;
+	e->sum_ns = sum_ns;
+	if (!(e->name = strdup(name)))
+		return -1;
+	l->n++;
+	return 0;
+}
+
+/*
+ * --culprit-mode time: after the top, [unattributed] (@un, or the one
+ * among the pairs of @g from @j on), then [rest]: the time the others do
+ * not hold (a wait is split between culprits), and the runs of the
+ * culprits beyond the top. @sum: the top's. 0 or -1.
+ */
+static int list_tail_time(struct culprits *c, struct culprit_list *l,
+			  const struct report_group *g, size_t j, size_t n,
+			  const struct cpair *un, __u64 sum)
+{
+	__u64 runs = 0;
+	struct culprit e;
+
+	for (; j < n && !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key)); j++) {
+		const struct cpair *p = c->sorted[j];
+
+		if (is_unattributed(&p->key.culprit))
+			un = p;
+		else
+			runs += c->cumulative ? p->c_count : p->d_count;
+	}
+	if (un) {
+		culprit_of(c, un, &e);
+		if (list_add(l, "[unattributed]", e.count, e.sum_ns))
+			return -1;
+		sum += e.sum_ns;
+	}
+	if (g->t.sum_ns > sum) {
+		if (list_add(l, "[rest]", runs, g->t.sum_ns - sum))
+			return -1;
+		l->rest = true;
+	}
+	return 0;
+}
+
+/*
+ * Group @g's list @l: its top SH_CULPRIT_TOP culprits of the @n sorted
+ * pairs, then [rest]: the culprits beyond the top and the waits no pair
+ * could be made for (culprit_lost). The map is read just after the key
+ * map, so a pair can be a few waits ahead of its group: never below zero.
+ * 0 or -1.
+ */
+static int group_list(struct culprits *c, const struct report *r, const struct report_group *g,
+		      size_t n, struct cgroups *cg, __u64 gen, struct culprit_list *l)
+{
+	bool named = r->key_type == SH_KEY_PID || r->key_type == SH_KEY_TID;
+	const struct cpair *un = NULL;
+	__u64 cnt = 0, sum = 0;
+	size_t j, k;
+
+	memset(l, 0, sizeof(*l));
+	l->mode = c->mode;
+	j = first_of(c, n, &g->key);
+	for (k = 0; j < n && k < SH_CULPRIT_TOP &&
+		    !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key)); j++, k++) {
+		const struct cpair *p = c->sorted[j];
+		struct culprit *e = &l->c[l->n];
+
+		/* by time, [unattributed] comes after the top, never in it nor in [rest] */
+		if (c->mode == SH_CULPRIT_TIME && is_unattributed(&p->key.culprit)) {
+			un = p;
+			k--;
+			continue;
+		}
+		culprit_of(c, p, e);
+		if (!(e->name = culprit_name(&p->key.culprit, r->key_type, cg, gen)))
+			return -1;
+		l->n++;
+		if (named && p->key.culprit.id != SH_IDLE_ID &&
+		    p->key.culprit.id != SH_UNATTRIBUTED_ID) {
+			memcpy(e->commbuf, p->comm, SH_COMM_LEN);
+			e->comm = e->commbuf;
+		}
+		cnt += e->count;
+		sum += e->sum_ns;
+	}
+	if (c->mode == SH_CULPRIT_TIME)
+		return list_tail_time(c, l, g, j, n, un, sum);
+	if (g->t.count > cnt) {
+		if (list_add(l, "[rest]", g->t.count - cnt, g->t.sum_ns > sum ? g->t.sum_ns - sum : 0))
+			return -1;
+		l->rest = true;
+	}
+	return 0;
+}
+
 int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __u64 gen)
 {
-	size_t n, i, j, k;
-	struct cpair *p;
-	bool named = r->key_type == SH_KEY_PID || r->key_type == SH_KEY_TID;
+	size_t n, i;
 	ssize_t sn;
 
 	free_lists(c);
@@ -304,98 +408,19 @@ int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __
 	}
 	for (i = 0; i < r->ngroups; i++) {
 		struct report_group *g = &r->groups[i];
-		struct culprit_list *l;
-		__u64 cnt = 0, sum = 0;
-		const struct cpair *un = NULL;
+		struct culprit_list *l = &c->lists[c->nlists];
 
 		g->culprits = NULL;
 		if (g->synthetic)
 			continue;
-		l = &c->lists[c->nlists];
-		memset(l, 0, sizeof(*l));
-		j = first_of(c, n, &g->key);
-		for (k = 0; j < n && k < SH_CULPRIT_TOP &&
-			    !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key)); j++, k++) {
-			struct culprit *e = &l->c[l->n];
-
-			p = c->sorted[j];
-			/* by time, [unattributed] comes after the top, never in it nor in [rest] */
-			if (c->mode == SH_CULPRIT_TIME && is_unattributed(&p->key.culprit)) {
-				un = p;
-				k--;
-				continue;
-			}
-			e->count = c->cumulative ? p->c_count : p->d_count;
-			e->sum_ns = c->cumulative ? p->c_sum : p->d_sum;
-			e->name = culprit_name(&p->key.culprit, r->key_type, cg, gen);
-			if (!e->name)
-				return -1;
-			l->n++;
-			if (named && p->key.culprit.id != SH_IDLE_ID &&
-			    p->key.culprit.id != SH_UNATTRIBUTED_ID) {
-				memcpy(e->commbuf, p->comm, SH_COMM_LEN);
-				e->comm = e->commbuf;
-			}
-			cnt += e->count;
-			sum += e->sum_ns;
-		}
-		l->mode = c->mode;
-		/*
-		 * [rest]: the culprits beyond the top and the waits no pair
-		 * could be made for (culprit_lost); the map is read just
-		 * after the key map, so a pair can be a few waits ahead of
-		 * its group: never below zero. By time, a wait is split
-		 * between culprits: [rest] is the time the others do not
-		 * hold, and the runs of the culprits beyond the top.
-		 */
-		if (c->mode == SH_CULPRIT_TIME) {
-			__u64 runs = 0;
-
-			for (; j < n && !memcmp(&c->sorted[j]->key.waiter, &g->key, sizeof(g->key));
-			     j++) {
-				p = c->sorted[j];
-				if (is_unattributed(&p->key.culprit))
-					un = p;
-				else
-					runs += c->cumulative ? p->c_count : p->d_count;
-			}
-			if (un) {
-				struct culprit *e = &l->c[l->n];
-
-				e->count = c->cumulative ? un->c_count : un->d_count;
-				e->sum_ns = c->cumulative ? un->c_sum : un->d_sum;
-				e->name = strdup("[unattributed]");
-				if (!e->name)
-					return -1;
-				l->n++;
-				sum += e->sum_ns;
-			}
-			if (g->t.sum_ns > sum) {
-				struct culprit *e = &l->c[l->n];
-
-				e->count = runs;
-				e->sum_ns = g->t.sum_ns - sum;
-				e->name = strdup("[rest]");
-				if (!e->name)
-					return -1;
-				l->n++;
-				l->rest = true;
-			}
-		} else if (g->t.count > cnt) {
-			struct culprit *e = &l->c[l->n];
-
-			e->count = g->t.count - cnt;
-			e->sum_ns = g->t.sum_ns > sum ? g->t.sum_ns - sum : 0;
-			e->name = strdup("[rest]");
-			if (!e->name)
-				return -1;
-			l->n++;
-			l->rest = true;
-		}
-		if (l->n) {
+		/* counted before a failure: free_lists() frees the names made so far */
+		c->nlists++;
+		if (group_list(c, r, g, n, cg, gen, l))
+			return -1;
+		if (l->n)
 			g->culprits = l;
-			c->nlists++;
-		}
+		else
+			c->nlists--;
 	}
 	return 0;
 }

@@ -415,46 +415,21 @@ static int add_rec(struct report *r, size_t *n, const struct snap_entry *e,
 }
 
 /*
- * The groups are made in rank order: records of the sort keys first, from
- * the entries, sorted, then each group once from its entry (making them
- * all, then moving them into rank order, would copy hundreds of bytes per
- * key twice).
+ * The records of @s's entries with waits in the report's span, [exited]
+ * last, into r->order (*@n of them). Since start: every entry. The
+ * interval: only the entries read with new counts in it (the others'
+ * delta is empty), in the order read, each on its way into the cache a
+ * few entries ahead. 0, or -1 when out of memory.
  */
-/* report_build() clears a group around its totals and percentiles: they are adjacent */
-_Static_assert(offsetof(struct report_group, pct) == offsetof(struct report_group, t) +
-	       sizeof(struct totals) && offsetof(struct report_group, nkeys) ==
-	       offsetof(struct report_group, pct) + sizeof(struct pcts), "report_group layout");
-
-int report_build(struct report *r, struct snapshot *s, const struct report_spec *sp,
-		 const struct cgroups *cg, double span_s)
+static int gather(struct report *r, struct snapshot *s, const struct report_spec *sp, size_t *n)
 {
-	struct rank_ctx ctx = { .key_type = sp->key_type, .cg = cg };
 	struct totals *exited = &r->exited_t;
 	struct snap_entry *e = NULL;
-	size_t it = 0, i, n = 0;
+	size_t it = 0, i;
 
-	clock_gettime(CLOCK_REALTIME, &r->when);
-	r->span_s = span_s;
-	r->metric = s->metric;
-	r->method = s->method;
-	r->clock = s->clock;
-	r->key_type = sp->key_type;
-	r->cumulative = sp->cumulative;
-	r->ngroups = 0;
-	r->nall = 0;
-	totals_init(&r->all, r->all_buckets);
-	memcpy(r->stats, sp->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
-
-	r->live_keys = s->nlive;
-	r->kmem = s->kmem;
 	totals_init(exited, r->exited_buckets);
 	if (sp->cumulative)
 		totals_add(exited, &s->exited_cum);
-	/*
-	 * Since start: every entry. The interval: only the entries read with
-	 * new counts in it (the others' delta is empty), in the order read,
-	 * each on its way into the cache a few entries ahead.
-	 */
 	for (i = 0;; i++) {
 		const struct totals *t;
 
@@ -477,10 +452,44 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 			totals_add(exited, t);
 			continue;
 		}
-		if (t->count && add_rec(r, &n, e, t, sp))
+		if (t->count && add_rec(r, n, e, t, sp))
 			return -1;
 	}
-	if (exited->count && add_rec(r, &n, NULL, exited, sp))
+	return exited->count && add_rec(r, n, NULL, exited, sp) ? -1 : 0;
+}
+
+/*
+ * The groups are made in rank order: records of the sort keys first, from
+ * the entries, sorted, then each group once from its entry (making them
+ * all, then moving them into rank order, would copy hundreds of bytes per
+ * key twice).
+ */
+/* report_build() clears a group around its totals and percentiles: they are adjacent */
+_Static_assert(offsetof(struct report_group, pct) == offsetof(struct report_group, t) +
+	       sizeof(struct totals) && offsetof(struct report_group, nkeys) ==
+	       offsetof(struct report_group, pct) + sizeof(struct pcts), "report_group layout");
+
+int report_build(struct report *r, struct snapshot *s, const struct report_spec *sp,
+		 const struct cgroups *cg, double span_s)
+{
+	struct rank_ctx ctx = { .key_type = sp->key_type, .cg = cg };
+	size_t i, n = 0;
+
+	clock_gettime(CLOCK_REALTIME, &r->when);
+	r->span_s = span_s;
+	r->metric = s->metric;
+	r->method = s->method;
+	r->clock = s->clock;
+	r->key_type = sp->key_type;
+	r->cumulative = sp->cumulative;
+	r->ngroups = 0;
+	r->nall = 0;
+	totals_init(&r->all, r->all_buckets);
+	memcpy(r->stats, sp->cumulative ? s->stats_cum : s->stats_delta, sizeof(r->stats));
+
+	r->live_keys = s->nlive;
+	r->kmem = s->kmem;
+	if (gather(r, s, sp, &n))
 		return -1;
 	if (n)	/* order is NULL until the first record */
 		sort_ranks(r->order, r->order + r->cap, n, &ctx);

@@ -258,25 +258,10 @@ static bool unchanged(const struct snap_entry *e, const void *vals, int ncpu, si
 	return count == e->raw_count;
 }
 
-/*
- * snapshot_ingest_entry() for histograms of @nb buckets: inlined with
- * the default schema's constant, its loops are unrolled and vectorized
- * as they are for a fixed length (the other schemas take nb)
- */
-static __attribute__((always_inline)) inline struct snap_entry *
-ingest_nb(struct snapshot *s, struct snap_entry *e, const void *vals, int ncpu, size_t stride,
-	  __u32 birth, bool final, const int nb)
+/* An entry read with new counts: from zero if it was removed and made again, or refolded. */
+static inline void renew(struct snapshot *s, struct snap_entry *e, __u32 birth, bool final,
+			 int nb)
 {
-	__u32 buckets[SH_NBUCKETS_MAX], dv[SH_NBUCKETS_MAX], count = 0;
-	__u64 sum = 0;
-	struct totals d;	/* all but the buckets (added in place): cleared below */
-	bool exited = e->key.id == SH_EXITED_ID && !e->key.comm[0], seen_comm = false;
-	int c, i;
-
-	if (unchanged(e, vals, ncpu, stride, birth, final)) {
-		e->gen = s->gen;
-		return e;
-	}
 	if (e->pruned && !final) {
 		/* removed, and made again since (a reused id): counts from zero */
 		memset(e->raw_buckets, 0, (size_t)nb * sizeof(*e->raw_buckets));
@@ -292,12 +277,23 @@ ingest_nb(struct snapshot *s, struct snap_entry *e, const void *vals, int ncpu, 
 		fold_gone(s, e);
 	}
 	e->birth = birth;
+}
 
-	/* (a memset of all 400 bytes, or of the buckets, was a slow "rep stos" per key) */
-	memset(&d, 0, offsetof(struct totals, buckets));
+/*
+ * The CPUs' @ncpu values (@stride bytes apart) summed: buckets, count and
+ * sum; the epoch's max and min into @d; the latest name into @e.
+ */
+static __attribute__((always_inline)) inline void
+sum_cpus(const struct snapshot *s, struct snap_entry *e, const void *vals, int ncpu,
+	 size_t stride, const int nb, __u32 *buckets, __u32 *count, __u64 *sum, struct totals *d)
+{
+	bool seen_comm = false;
+	int c, i;
+
 	memcpy(buckets, ((const struct sh_hist *)vals)->buckets, (size_t)nb * sizeof(*buckets));
 	for (c = 0; c < ncpu; c++) {
 		const struct sh_hist *v = (const void *)((const char *)vals + c * stride);
+		const struct sh_max *m = &v->max[s->epoch & 1];
 
 		/*
 		 * (CPU 0's are copied above) 40 << schema buckets, then the
@@ -308,13 +304,11 @@ ingest_nb(struct snapshot *s, struct snap_entry *e, const void *vals, int ncpu, 
 				buckets[i] += v->buckets[i];
 			buckets[nb - 1] += v->buckets[nb - 1];
 		}
-		count += v->count;
-		sum += v->sum_ns;
-		const struct sh_max *m = &v->max[s->epoch & 1];
-
+		*count += v->count;
+		*sum += v->sum_ns;
 		if (m->epoch == s->epoch && v->count) {
-			totals_merge_max(&d, m->ns, m->tid, m->pid, m->cpu, m->comm);
-			totals_merge_min(&d, m->min_ns);
+			totals_merge_max(d, m->ns, m->tid, m->pid, m->cpu, m->comm);
+			totals_merge_min(d, m->min_ns);
 		}
 		/* the latest name: CPU 0's copy has it (tid keys), else any */
 		if (v->comm[0] && (!c || !seen_comm))
@@ -322,6 +316,32 @@ ingest_nb(struct snapshot *s, struct snap_entry *e, const void *vals, int ncpu, 
 		seen_comm |= v->comm[0] != 0;
 	}
 	e->comm[SH_COMM_LEN - 1] = '\0';
+}
+
+/*
+ * snapshot_ingest_entry() for histograms of @nb buckets: inlined with
+ * the default schema's constant, its loops are unrolled and vectorized
+ * as they are for a fixed length (the other schemas take nb)
+ */
+static __attribute__((always_inline)) inline struct snap_entry *
+ingest_nb(struct snapshot *s, struct snap_entry *e, const void *vals, int ncpu, size_t stride,
+	  __u32 birth, bool final, const int nb)
+{
+	__u32 buckets[SH_NBUCKETS_MAX], dv[SH_NBUCKETS_MAX], count = 0;
+	__u64 sum = 0;
+	struct totals d;	/* all but the buckets (added in place): cleared below */
+	bool exited = e->key.id == SH_EXITED_ID && !e->key.comm[0];
+	int i;
+
+	if (unchanged(e, vals, ncpu, stride, birth, final)) {
+		e->gen = s->gen;
+		return e;
+	}
+	renew(s, e, birth, final, nb);
+
+	/* (a memset of all 400 bytes, or of the buckets, was a slow "rep stos" per key) */
+	memset(&d, 0, offsetof(struct totals, buckets));
+	sum_cpus(s, e, vals, ncpu, stride, nb, buckets, &count, &sum, &d);
 
 	/*
 	 * Differences modulo 2^32, less (for [exited]) what folded keys had

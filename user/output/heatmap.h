@@ -24,6 +24,9 @@
 /* Plot width aimed at: cells are HM_PLOT_W / columns px wide, 1 to HM_CELL_W_MAX. */
 #define HM_PLOT_W 900
 
+/* Bytes of the key shown in the title and warnings, longer ones cut. */
+#define HM_KEY_SHOWN 64
+
 
 struct hm_column {
 	struct timespec when;		/* wall clock of the report */

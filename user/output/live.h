@@ -86,4 +86,10 @@ struct live {
  */
 int live_output_open(struct output *out, const struct live_spec *sp);
 
+/* Lines above the rows: two header lines, a blank one, the column titles. */
+#define LIVE_HEAD_LINES 4
+
+/* Redraw the terminal from @lv's rows (live_draw.c). */
+void live_draw(struct live *lv);
+
 #endif /* SH_LIVE_H */

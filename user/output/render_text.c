@@ -223,10 +223,84 @@ static size_t summary_name(char *buf, const struct report_group *g)
 	return o;
 }
 
+/* Which columns a summary has, and the "-" it showed (each said once, under the table). */
+struct summary_cols {
+	bool cul, cgs, cau;		/* --culprits, -k cgroup, --causes */
+	bool no_throttle, no_psi;
+};
+
+/* One row of the summary: group @g, its name @name (@len bytes) in @w columns. 0 or -1. */
+static int summary_row(struct outbuf *b, const struct report *r, const struct render_spec *sp,
+		       const struct report_group *g, const char *name, size_t len, int w,
+		       struct summary_cols *c)
+{
+	__u64 v[6] = { g->t.count ? g->t.sum_ns / g->t.count : 0, g->pct.p50, g->pct.p90,
+		       g->pct.p99, g->pct.p999, g->t.max_ns };
+	char top[320], share[32], *d, *start;
+	int i;
+
+	ob_pad(b, name, len, w, false);
+	/* the numbers through a cursor into room taken once: an append per field reloaded
+	 * and stored the buffer's length */
+	if (!(d = start = ob_room(b, 1 + FMT_RIGHT_ROOM + 6 * (1 + FMT_WAIT_ROOM))))
+		return -1;
+	*d++ = ' ';
+	d += fmt_u64_right(d, g->t.count, 10);
+	for (i = 0; i < 6; i++) {
+		*d++ = ' ';
+		d = fmt_wait_right(d, v[i], sp->unit, 9);
+	}
+	ob_commit(b, (size_t)(d - start));
+	if (c->cgs) {
+		c->no_throttle |= !g->cgs.has_throttle;
+		c->no_psi |= !g->cgs.has_some;
+		extra_share(share, sizeof(share), g->cgs.has_throttle, g->cgs.throttled_ns, r);
+		ob_chr(b, ' ');
+		ob_pad(b, share, strlen(share), 9, true);
+		extra_pressure(share, sizeof(share), g->cgs.has_some, g->cgs.pressure_some_ns, r);
+		ob_chr(b, ' ');
+		ob_pad(b, share, strlen(share), 9, true);
+	}
+	if (c->cul) {
+		extra_top_culprit(top, sizeof(top), g);
+		ob_str(b, "  ");
+		ob_pad(b, top, strlen(top), 24, false);
+	}
+	for (i = 0; c->cau && i < SH_CAUSE_NR; i++) {
+		static const int width[SH_CAUSE_NR] = { 6, 9, 6, 9, 6, 6 };
+
+		extra_cause(share, sizeof(share), g, i);
+		ob_chr(b, ' ');
+		ob_pad(b, share, strlen(share), width[i], true);
+	}
+	if (!g->t.max_tid) {
+		ob_chr(b, '\n');
+		return 0;
+	}
+	/* "  TID PID ": each number's NUL is overwritten by the space after it */
+	if (!(d = start = ob_room(b, LIT_LEN("  ") + 2 * FMT_U64_ROOM)))
+		return -1;
+	put_lit(d, "  ");
+	d += fmt_u64(d, g->t.max_tid);
+	*d++ = ' ';
+	d += fmt_u64(d, g->t.max_pid);
+	*d++ = ' ';
+	ob_commit(b, (size_t)(d - start));
+	name_put(b, g->t.max_comm, ESC_TEXT);
+	/* " CPU\n" */
+	if (!(d = start = ob_room(b, 1 + FMT_U64_ROOM)))
+		return -1;
+	*d++ = ' ';
+	d += fmt_u64(d, g->t.max_cpu);
+	*d++ = '\n';
+	ob_commit(b, (size_t)(d - start));
+	return 0;
+}
+
 static void print_summary(struct outbuf *b, const struct report *r, const struct render_spec *sp)
 {
 	const char *kname = key_name(r->key_type);
-	int w = (int)strlen(kname), i;
+	int w = (int)strlen(kname);
 	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j, len, kept = 0;
 	char name[SUMMARY_BUF];
 	/*
@@ -235,6 +309,9 @@ static void print_summary(struct outbuf *b, const struct report *r, const struct
 	 */
 	struct outbuf names = {};
 	size_t *at = malloc((n + 1) * sizeof(*at));
+	struct summary_cols c = { .cul = sp->culprits && r->metric == SH_METRIC_RUNQ,
+				  .cgs = r->key_type == SH_KEY_CGROUP,
+				  .cau = sp->causes && r->metric == SH_METRIC_RUNQ };
 
 	/* the name column is as wide as the longest name, at most 60 */
 	for (j = 0; j < n && w < 60; j++) {
@@ -250,93 +327,30 @@ static void print_summary(struct outbuf *b, const struct report *r, const struct
 	}
 	if (w > 60)
 		w = 60;
-	bool cul = sp->culprits && r->metric == SH_METRIC_RUNQ, cgs = r->key_type == SH_KEY_CGROUP;
-	bool cau = sp->causes && r->metric == SH_METRIC_RUNQ;
-	bool no_throttle = false, no_psi = false;	/* a "-" shown: say why under the table */
-	char top[320], share[32];
-
 	ob_printf(b, "%-*s %10s %9s %9s %9s %9s %9s %9s", w, kname, "COUNT", "AVG", "P50",
 		  "P90", "P99", "P99.9", "MAX");
-	if (cgs)
+	if (c.cgs)
 		ob_printf(b, " %9s %9s", "THROTTLED", "PSI_SOME");
-	if (cul)
+	if (c.cul)
 		ob_printf(b, "  %-24s", "TOP_CULPRIT");
-	if (cau)
+	if (c.cau)
 		ob_printf(b, " %6s %9s %6s %9s %6s %6s", "SELF", "NEIGHBOUR", "KERNEL", "THROTTLED",
 			  "STEAL", "OTHER");
 	ob_printf(b, "  %s\n", "MAX_BY (tid pid comm cpu)");
 	for (j = 0; j < n; j++) {
 		const struct report_group *g = j < r->ngroups ? &r->groups[j] : &r->rest;
-		char *d, *start;
-		__u64 v[6] = { g->t.count ? g->t.sum_ns / g->t.count : 0, g->pct.p50, g->pct.p90,
-			       g->pct.p99, g->pct.p999, g->t.max_ns };
+		int err = j < kept ? summary_row(b, r, sp, g, names.p + at[j], at[j + 1] - at[j],
+						 w, &c)
+				   : summary_row(b, r, sp, g, name, summary_name(name, g), w, &c);
 
-		if (j < kept)
-			ob_pad(b, names.p + at[j], at[j + 1] - at[j], w, false);
-		else
-			ob_pad(b, name, summary_name(name, g), w, false);
-		/*
-		 * the numbers through a cursor into room taken once: an
-		 * append per field reloaded and stored the buffer's length
-		 */
-		if (!(d = start = ob_room(b, 1 + FMT_RIGHT_ROOM + 6 * (1 + FMT_WAIT_ROOM))))
+		if (err)
 			goto out;
-		*d++ = ' ';
-		d += fmt_u64_right(d, g->t.count, 10);
-		for (i = 0; i < 6; i++) {
-			*d++ = ' ';
-			d = fmt_wait_right(d, v[i], sp->unit, 9);
-		}
-		ob_commit(b, (size_t)(d - start));
-		if (cgs) {
-			no_throttle |= !g->cgs.has_throttle;
-			no_psi |= !g->cgs.has_some;
-			extra_share(share, sizeof(share), g->cgs.has_throttle, g->cgs.throttled_ns, r);
-			ob_chr(b, ' ');
-			ob_pad(b, share, strlen(share), 9, true);
-			extra_pressure(share, sizeof(share), g->cgs.has_some, g->cgs.pressure_some_ns, r);
-			ob_chr(b, ' ');
-			ob_pad(b, share, strlen(share), 9, true);
-		}
-		if (cul) {
-			extra_top_culprit(top, sizeof(top), g);
-			ob_str(b, "  ");
-			ob_pad(b, top, strlen(top), 24, false);
-		}
-		for (i = 0; cau && i < SH_CAUSE_NR; i++) {
-			static const int width[SH_CAUSE_NR] = { 6, 9, 6, 9, 6, 6 };
-
-			extra_cause(share, sizeof(share), g, i);
-			ob_chr(b, ' ');
-			ob_pad(b, share, strlen(share), width[i], true);
-		}
-		if (g->t.max_tid) {
-			/* "  TID PID ": each number's NUL is overwritten by the space after it */
-			if (!(d = start = ob_room(b, LIT_LEN("  ") + 2 * FMT_U64_ROOM)))
-				goto out;
-			put_lit(d, "  ");
-			d += fmt_u64(d, g->t.max_tid);
-			*d++ = ' ';
-			d += fmt_u64(d, g->t.max_pid);
-			*d++ = ' ';
-			ob_commit(b, (size_t)(d - start));
-			name_put(b, g->t.max_comm, ESC_TEXT);
-			/* " CPU\n" */
-			if (!(d = start = ob_room(b, 1 + FMT_U64_ROOM)))
-				goto out;
-			*d++ = ' ';
-			d += fmt_u64(d, g->t.max_cpu);
-			*d++ = '\n';
-			ob_commit(b, (size_t)(d - start));
-		} else {
-			ob_chr(b, '\n');
-		}
 	}
 	/* "-" is "not available here", never zero (that is 0.0%): once per table, why */
-	if (no_throttle)
+	if (c.no_throttle)
 		ob_str(b, "THROTTLED -: no throttling counters in the cgroup's cpu.stat (the root cgroup, "
 			  "or no cpu controller on this hierarchy: see --cgroup-hier)\n");
-	if (no_psi)
+	if (c.no_psi)
 		ob_str(b, "PSI_SOME -: no cpu.pressure (PSI off, or a v1 hierarchy), or the cgroup's "
 			  "first reading (PSI needs two)\n");
 out:
