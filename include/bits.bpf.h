@@ -60,9 +60,9 @@ SH_RODATA __u8 cell_base[SH_CELLS] = { [0 ... 27] = 1, [28 ... 31] = 2 };
  * octave l = floor(log2(d)), a shift and a mask give its cell (the
  * SH_CELL_BITS bits below the leading one), whose first bucket is
  * ((l - 10) << schema) + cell_base[cell]; one compare with the cell's
- * edge, cell_top >> (63 - l), adds the next one. Waits up to 953 ns give
+ * edge, cell_top >> (63 - l), adds the next one. Waits up to 2^-20 s give
  * 0 or less (l <= 9: the octave term is at most -(1 << schema), the
- * cell's at most that + 1, and 953 ns is an edge), negatives become 0
+ * cell's at most that + 1, and 2^-20 s is an edge), negatives become 0
  * (and-ing with the inverted sign), so no compare on @d branches. Below
  * 2^5 ns the cell is garbage and the result negative anyway. Waits
  * beyond the last bucket's lower edge (and any of 2^62 ns or more: 146

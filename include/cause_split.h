@@ -16,7 +16,7 @@
  * steal or the throttling, by an unknown part each: proportionally);
  * what is left then (the CPU idle) is other. The parts add up to @span
  * exactly; scaling (by a factor in 2^-16 units) rounds each part down by
- * at most 1 ns + 2^-16 of it, which goes to other.
+ * at most one nanosecond plus 2^-16 of it, which goes to other.
  */
 #ifndef SCHEDHIST_CAUSE_SPLIT_H
 #define SCHEDHIST_CAUSE_SPLIT_H

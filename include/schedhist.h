@@ -19,7 +19,7 @@
  * of schema s (--schema, 0 to 3: 2^s buckets per power of two), whose
  * bucket of index i is (2^((i-1)/2^s), 2^(i/2^s)] s, with a zero bucket
  * [0, 2^-20 s]. With n = 2^s:
- *   bucket 0          [0, 2^-20 s]: every wait up to 953 ns, the native zero
+ *   bucket 0          [0, 2^-20 s]: every wait up to 2^-20 s, the native zero
  *                     bucket (zero threshold 2^-20 s; a scheduler wait is rarely below)
  *   bucket j, 1..40n-1  (2^((j-1)/n - 20), 2^(j/n - 20)] s, native index j + SH_NATIVE_INDEX0(s)
  *   bucket 40n        above 2^(20 - 1/n) s: native index 20n, exact up to 2^20 s
@@ -27,8 +27,8 @@
  *                     too, the only one no native bucket holds
  * Waits are whole nanoseconds, so bucket j holds the waits w with
  * floor(1e9 * 2^((j-1)/n - 20)) < w <= floor(1e9 * 2^(j/n - 20)); at schema
- * 0, 954-1907 ns, 1908-3814 ns, ..., 1 s is the last wait of bucket 20
- * (native index 0, (0.5, 1] s). At schema 0 a histogram is as small as the
+ * 0, bucket 1 holds 954 to 1907 of them, bucket 2 1908 to 3814, ..., and
+ * 1 s is the last wait of bucket 20 (native index 0, (0.5, 1] s). At schema 0 a histogram is as small as the
  * 40 log2 buckets it replaced; each finer schema doubles the buckets
  * (the kernel memory budget, user/model/kmem.c, counts them).
  */

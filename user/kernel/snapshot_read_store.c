@@ -120,21 +120,14 @@ static bool settle_slot(struct snap_reader *r, const struct read_maps *m, __u32 
 }
 
 /*
- * The keys in slots (schedhist.h "Keys"), read in place from the mapped
- * arrays: each slot's key, then its values: for every slot its seq and
- * its store entry, then every CPU's cache (each entry added to the slot
- * it holds), then every slot's seq again; a slot whose seq moved or was
- * odd (a flush under way: its counts may have been read in the store and
- * in a cache, or in neither) is read again on its own (settle_slot()).
- * O(slots + CPUs x cache entries) per reading, plus O(CPUs) per slot read
- * again. A key not seen in its slot before is taken
- * only once the key directory names that slot for it: the kernel writes
- * slot_keys after the directory entry, and a key read while it is being
- * written can be torn. Values counted before that are read next time:
- * the kernel's counts are cumulative. A slot found free (SH_FREE_ID)
- * after holding a key was freed by the kernel, its key folded into
- * [exited] (counted in reclaimed: snapshot_vanished() then prunes the
- * key's entry).
+ * The keys in slots (schedhist.h "Keys"), read in place: every slot's seq
+ * and store entry, every CPU's cache (each entry added to its slot), every
+ * slot's seq again; a slot whose seq moved or was odd (a flush overlapped)
+ * is read again on its own (settle_slot()). A key new to its slot is
+ * taken once the key directory names that slot for it (slot_keys is
+ * written after the directory: a key read mid-write can be torn; the
+ * counts are cumulative, so nothing is lost). A slot found free was
+ * freed by the kernel, its key folded into [exited].
  */
 int reader_read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
 		      const struct read_maps *m)

@@ -64,7 +64,7 @@ static int tie_rounds_up(__u64 ns, __u64 u, __u64 q)
 
 /*
  * ns / u in units of 10^-@dec into *@q, rounded as printf("%.*f") rounds
- * the double, but in integers: several times faster. false when the
+ * the double, but in integers. false when the
  * double cannot tell (a tie beyond 2^53 ns) or the digits pass 2^64:
  * then printf's own answer.
  */

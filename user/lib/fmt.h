@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The poller's fast number formatting, in one place: decimal integers and
- * waits in a unit, written as printf writes them but several times faster.
- * printf's formatting was most of the poller's CPU at thousands of keys
- * (bench/results/2026-12-03-0635.md: 10 000 keys, --summary 7.9 ms and
- * -j 10.4 ms a reading); tests/unit/test_fmt.c checks every function
- * here against snprintf. Code that formats a few numbers a report uses
- * snprintf.
+ * The renderers' number formatting: decimal integers and waits in a unit,
+ * byte for byte as printf writes them, without printf's cost per number
+ * (it dominated the poller at thousands of keys: docs/overhead.md).
+ * tests/unit/test_fmt.c checks every function against snprintf; code that
+ * formats a few numbers a report uses snprintf.
  */
 #ifndef SH_FMT_H
 #define SH_FMT_H
@@ -65,8 +63,7 @@ int fmt_u64_big(char *buf, __u64 v);
 
 /*
  * @v in decimal into @buf (at least FMT_U64_ROOM bytes), NUL-terminated;
- * returns the length. The renderers' number formatting: several times faster than
- * printf's, which dominated the poller's CPU at thousands of keys; inline
+ * returns the length, as printf("%llu") writes it; inline
  * up to 8 digits (counts, ids, waits in us): a call per number cost more
  * than its digits.
  */

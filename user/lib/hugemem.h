@@ -37,16 +37,11 @@ void *big_realloc(void *p, size_t old, size_t size);
 void big_free(void *p, size_t size);
 
 /*
- * Buffers of HEAP_MAP_MIN bytes or more that malloc() gives (an outbuf
- * growing past it, a table of keys) each on a mapping of its own, given
- * back to the kernel when freed. glibc's threshold for that rises to the
- * size of the largest such buffer once it is freed, and from then on they
- * are carved from the heap, where the small allocations made meanwhile
- * (a series, a name) keep it from shrinking back: in bench/soak.sh's hour
- * with --heatmap, when its picture was built in memory (3 MiB at 1000
- * columns), the heap grew in steps of megabytes. What is made every
- * reading is not on the heap at all now (ob_stream(), http_publish()).
- * Called once, at start.
+ * Buffers of HEAP_MAP_MIN bytes or more that malloc() gives each on a
+ * mapping of its own, given back to the kernel when freed: glibc's
+ * threshold for that otherwise rises to the largest buffer freed, and
+ * later ones are carved from the heap, which small allocations then keep
+ * from shrinking. Called once, at start.
  */
 #define HEAP_MAP_MIN ((size_t)256 << 10)
 void heap_map_big(void);
@@ -55,13 +50,9 @@ void heap_map_big(void);
  * The heap's free pages given back to the kernel (malloc_trim(): the
  * whole pages inside free chunks, anywhere in the heap, not only at its
  * top), at most once every HEAP_TRIM_NS of @now_ns; called after each
- * report. A long run under key churn (series admitted and withdrawn,
- * names rebuilt every interval) frees memory in the middle of the heap
- * faster than it reuses it: of two instances side by side for 12
- * minutes under bench/soak.sh's churn, the one without this grew 36 kB a
- * minute, the one with it not at all. It does not give back partly used
- * pages: what kept the soak's heap growing was its layout, mended where
- * it was made (ob_stream(), the series' pool; docs/overhead.md, "Soak").
+ * report: under key churn the poller frees memory in the middle of the
+ * heap faster than it reuses it (docs/overhead.md, "Soak"). Partly used
+ * pages stay.
  */
 #define HEAP_TRIM_NS (60ULL * 1000000000ULL)
 void heap_trim(unsigned long long now_ns);

@@ -93,13 +93,10 @@ static inline void ob_reset(struct outbuf *b)
 
 /*
  * A stdio stream that appends to @b, for the writers built on FILE (the
- * Prometheus text, the live page): unbuffered, so nothing waits in
- * stdio's buffer and fclose() only ends the stream. Where a
- * buffer is written again every reading, this one keeps its memory (with
- * ob_reset() first), which open_memstream() cannot: its buffers, 8 KiB
- * and up, made and freed every second in changing sizes, left holes in
- * the heap that long-lived small objects then pinned (bench/soak.sh's
- * heap grew about 150 kB a minute, docs/overhead.md). NULL when out of
+ * Prometheus text, the live page): unbuffered, so fclose() only ends the
+ * stream. Unlike open_memstream(), @b keeps its memory from one reading
+ * to the next (ob_reset() first): buffers made and freed every reading
+ * left holes in the heap (docs/overhead.md, "Soak"). NULL when out of
  * memory; a failed append makes the stream's ferror() true.
  */
 FILE *ob_stream(struct outbuf *b);

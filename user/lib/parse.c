@@ -46,7 +46,7 @@ int parse_duration(const char *s, __u64 dflt_unit_ns, __u64 *out_ns)
 	/* digits [. digits] [unit]; no sign, no exponent, no spaces */
 	while (*p >= '0' && *p <= '9') {
 		if (ip > (ULLONG_MAX - (unsigned)(*p - '0')) / 10)
-			return -1;	/* exact: 18446744073709551615ns still fits */
+			return -1;	/* exact: "18446744073709551615ns" still fits */
 		ip = ip * 10 + (*p++ - '0');
 		digits++;
 	}

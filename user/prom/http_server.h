@@ -86,8 +86,7 @@ int http_start(struct http_server *h);
  * served from now on; out of memory, the previous ones stay. Each page
  * has a mapping of its own (with its header), unmapped when its last
  * response is sent: pages of changing sizes made every reading left holes
- * in the heap, which the long-lived small objects allocated meanwhile
- * pinned (bench/soak.sh, docs/overhead.md).
+ * in the heap, which long-lived small objects then pinned.
  */
 void http_publish(struct http_server *h, const char *text, size_t text_len, const char *om,
 		  size_t om_len);

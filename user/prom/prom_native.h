@@ -3,8 +3,8 @@
  * Prometheus native histograms: the protobuf exposition (--listen), one
  * native series of the grid's schema (--schema) per key instead of the classic 43 (41 le
  * buckets, _sum, _count). The grid of schedhist.h makes the mapping exact:
- * bucket 0 is the native zero bucket (threshold 2^-20 s, the waits up to
- * 953 ns), bucket j >= 1 the native bucket of index j + SH_NATIVE_INDEX0
+ * bucket 0 is the native zero bucket (threshold 2^-20 s: the waits up to
+ * it), bucket j >= 1 the native bucket of index j + SH_NATIVE_INDEX0
  * (the last one, above 2^19 s, index 20: exact up to 2^20 s).
  * The same view (render_prom.h) as the text formats: same families, series,
  * labels and help texts, only the histogram is native.

@@ -13,11 +13,9 @@
  * The series' pool: entries of one size (the struct and its buckets, its
  * name inside when short) in blocks of PROM_SERIES_PER_BLOCK, a freed entry
  * reused by the next series, the blocks freed with the view. Series come
- * and go with keys: under a cgroup churn (bench/soak.sh, 10 a second) 30
- * a second, each remembered PROM_REMEMBER_NS once its cgroup is gone. On
- * the heap a freed one was carved up by the small allocations made
- * meanwhile, too small for the next series, which came from the heap's
- * top: the heap grew 25 kB a minute with its used bytes flat.
+ * and go with keys (under cgroup churn, many a second); on the heap a
+ * freed one was carved up by the small allocations made meanwhile, and
+ * the heap grew with its used bytes flat (docs/overhead.md, "Soak").
  */
 #define PROM_SERIES_PER_BLOCK 64
 
