@@ -12,10 +12,7 @@
 #include "output/live_page.h"
 #include "prom/exporter.h"
 
-/*
- * Fleet mode (--listen, --prom-file); *@x is the exporter, for the
- * privilege drop (exporter_drop()) between attaching and starting.
- */
+/* Fleet mode (--listen, --prom-file); *@x is the exporter, for the live page. */
 int exporter_output_open(struct output *out, const struct exporter_spec *sp,
 			 struct exporter **x);
 

@@ -22,7 +22,7 @@
  *    (a cgroup per pod or per job) keeps only those of the last minutes.
  *  - With -k cgroup, a series also sums the interval deltas of its
  *    cgroups' cpu.stat and cpu.pressure counters (those of the report
- *    since start's live groups, read by cgstats_attach()) since it was
+ *    since start's live groups, attached by tick_build()) since it was
  *    first exported: a counter the kernel never gave for its cgroups is
  *    absent; a cgroup re-created under the same path continues it.
  */
