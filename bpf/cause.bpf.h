@@ -5,15 +5,12 @@
  * SH_SWITCH_CAUSES, have this code: the others are unchanged); on, a per-CPU array lookup and a per-CPU hash update at
  * every switch, task storage at every preemption and wakeup (a program on
  * sched_wakeup and sched_wakeup_new), and at each runq wait a task
- * storage lookup and a hash update of seven atomic adds: bench/run.sh's arms
- * sh:runq:comm:auto:causes and sh:runq:cgroup:auto:causes against the
- * same arms without it (pairs in its table; the arm's cost counts the
- * wakeup programs). In instructions (bpftool prog show, xlated): the
- * sched_switch program of -M runq -k comm is 1615 with it, 1112 without,
- * 1800 with --culprits too and 2141 with --culprit-mode time (its code,
- * in these programs, tested against the settings: the verifier drops it
- * when they turn it off), and each wakeup program 116. Saves: no event leaves the
- * kernel, no per-wait record; the split is summed per key in place.
+ * storage lookup and a hash update of seven atomic adds (bench/run.sh's
+ * arms sh:runq:comm:auto:causes and sh:runq:cgroup:auto:causes measure
+ * it, and docs/overhead.md "In the kernel" the programs' sizes; in those
+ * programs, the code is tested against the settings: the verifier
+ * drops it when they turn it off). Saves: no event leaves the kernel, no
+ * per-wait record; the split is summed per key in place.
  *
  * How. Each CPU keeps cumulative counters in its run queue's clock (the
  * clock of the waits, so the arithmetic is in one domain), moved at each

@@ -6,10 +6,8 @@
  * sh_culprit_ent): a pair goes to culprit_map only when another pair
  * takes its cache entry, so most waits touch no hash. The poller removes
  * idle entries; a pair that finds the map full is counted (culprit_lost)
- * and shows under [rest]. Cost: 4 ns per switch with -k comm, 10 ns with
- * -k cgroup ("Pairs" in bench/results/2026-12-03-0635.md); a hash update
- * per wait would cost about a hash lookup's 66 ns (step "max with the
- * histogram in a per-CPU hash keyed by tid").
+ * and shows under [rest]. Cost: a few ns per switch, far less than a hash
+ * update per wait (docs/overhead.md, "In the kernel").
  * culprit_map is one hash shared by the CPUs, its counts added with
  * atomic adds: its memory is O(pairs) whatever the CPU count, 136 bytes a
  * pair where a per-CPU hash takes 15.5 kB at 384 possible CPUs

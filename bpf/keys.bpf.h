@@ -11,11 +11,9 @@
  * holds [other] and [exited] and nothing more: so to [other]. How a slot
  * is taken, marked and freed, by the kernel or the poller:
  * docs/key-lifecycle.md.
- * Cost: a key costs 13 to 16 ns per switch over key none with per-CPU
- * slots (comm / tid / cgroup, "Pairs" in bench/results/2026-12-03-0635.md),
- * and the store's cache its own (store.bpf.h); a per-CPU hash in place of
- * the slots costs 66 ns more (step "max with the histogram in a per-CPU
- * hash keyed by tid"). Memory: slots x 296 B per metric at schema 0,
+ * Cost: a key costs a slot lookup per switch over key none, and the
+ * store's cache its own (store.bpf.h); a per-CPU hash in place of the
+ * slots costs several times more (docs/overhead.md). Memory: slots x 296 B per metric at schema 0,
  * SH_HIST_SIZE(nbuckets) at --schema (user/model/kmem.c).
  */
 #ifndef __SCHEDHIST_KEYS_BPF_H

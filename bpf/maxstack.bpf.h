@@ -18,10 +18,8 @@
  * writing the stack and never waits for it; a capture that finds it
  * taken is counted (stack_lost), and the poller does not use a stack
  * read while locked (user/model/stacks.c).
- * Cost: the max and min are within the run-to-run noise (step "+ the
- * epoch's max and min", bench/results/2026-12-03-0635.md; 1 ns in
- * 2026-12-02-1548.md); --stacks adds 2 ns per switch to -k comm
- * (51 ns over the floor against 49).
+ * Cost: the max and min are within the run-to-run noise, --stacks a
+ * little more (docs/overhead.md).
  */
 #ifndef __SCHEDHIST_MAXSTACK_BPF_H
 #define __SCHEDHIST_MAXSTACK_BPF_H

@@ -12,8 +12,7 @@
  *   and the time into the task's local storage (no hash map: the storage
  *   hangs off the task). A wait the metric does not count (a preemption
  *   under -M blocked) takes no stack. The two walks are most of the cost
- *   (bench 2026-12-03-0733, pipe ping-pong, ns per switch: no walk 374,
- *   kernel only 3177, user only 1478, both 4348; docs/profile-cost.md).
+ *   (docs/profile-cost.md).
  * wakeup (only for runq and blocked): the time the task became runnable.
  * switch-in (next): the metric's wait of that off-CPU period is added to
  *   the profile map's entry of (task, process start, exec count, stacks):

@@ -10,11 +10,9 @@
  * deleted (a slot zeroed and freed), so no storm of short-lived tasks
  * fills the slots or the key map between two readings. The states and
  * who moves a key between them: docs/key-lifecycle.md.
- * Cost: a sched_process_free run takes 1.8 us when it marks (default
- * capacity) and 0.56 us when it folds (--max-keys 64, a loop over the
- * possible CPUs), with sched_switch at 0.74 us during a storm of about
- * 16 000 task exits per second (bench/results/2026-12-03-0635.md,
- * "Reclaiming the key of an exited task").
+ * Cost: a sched_process_free run per task exit, which marks (default
+ * capacity) or folds (a loop over the possible CPUs); docs/overhead.md,
+ * "In the kernel", has the figures of a storm.
  */
 #ifndef __SCHEDHIST_RECLAIM_BPF_H
 #define __SCHEDHIST_RECLAIM_BPF_H

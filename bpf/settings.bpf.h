@@ -6,9 +6,8 @@
  * the hot path's view of the configuration. Each common configuration
  * has a sched_switch program of its own, compiled with its metrics and
  * method as constants: the compiler drops every test of them and the
- * code of the other configurations. What that buys: -M runq -k none
- * costs 34 ns per context switch over an empty program, 0.13 x runqlat's
- * (bench/results/2026-12-03-0635.md, "In-kernel cost per context switch").
+ * code of the other configurations (what that buys against runqlat:
+ * docs/overhead.md, "In the kernel").
  */
 #ifndef __SCHEDHIST_SETTINGS_BPF_H
 #define __SCHEDHIST_SETTINGS_BPF_H

@@ -222,11 +222,9 @@ static __always_inline void move_counts(struct sh_hist *dst, struct sh_hist *src
  * function (returns 0): verified once, apart from its callers, so its
  * loops over the buckets are plain loops; verified at each call site,
  * they took the switch program of three metrics with --culprit-mode time
- * past the verifier's million instructions, and a bpf_loop() instead
- * (a callback call per bucket) made a miss cost about 6 ns a bucket
- * more (bench/run.sh's arm sh:runq:tid:auto:allmiss, every switch a
- * miss: 395 ns over the floor in bench/results/2026-12-05-0755.md, 150
- * in 2026-12-05-0835.md, the same host).
+ * past the verifier's million instructions, and a bpf_loop() instead (a
+ * callback call per bucket) made every miss slower (bench/run.sh's arm
+ * sh:runq:tid:auto:allmiss; docs/overhead.md).
  */
 __noinline int store_move(__u32 ci, __u32 spare, __u32 j)
 {

@@ -5,10 +5,9 @@
  * switch-in. It lives in the task table (sched_info method), an array
  * indexed by tid: an array lookup and an owner check, no helper call.
  * A task whose entry is taken keeps it in task storage, as every task
- * does with the wakeup method. Cost: the table entry is 8 ns per switch
- * (bench/results/2026-12-03-0635.md, "Where the time of -M runq goes",
- * step "+ the task table entry"); task storage in its place costs 23 ns
- * more (step "table with task storage instead of the table"). Memory:
+ * does with the wakeup method. Cost: an array lookup per switch, less
+ * than task storage in its place (docs/overhead.md, "In the kernel").
+ * Memory:
  * 48 B per entry, --task-table entries (1.5 MiB for the default 32 768).
  */
 #ifndef __SCHEDHIST_TASK_STATE_BPF_H
