@@ -403,6 +403,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 }
 
 /* libmicrohttpd's complaints (bad requests, limits hit): only with -vv. */
+__attribute__((format(printf, 2, 0)))
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	if (log_level() < SH_LOG_DEBUG)

@@ -8,6 +8,7 @@
 #include "prom/prom_family.h"
 #include "model/cgroup_names.h"
 #include "lib/names.h"
+#include "lib/util.h"
 
 /* A walk in progress: the encoder and the sample being filled. */
 struct walk {
