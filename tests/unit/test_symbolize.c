@@ -363,6 +363,61 @@ static void test_exec(void)
 	sym_free(c);
 }
 
+/* the frame API: every field, for a named frame, a module+offset and a cut (on "copy": "pie" was rebuilt) */
+static void test_frame(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	unsigned long long start, end, off;
+	const struct sym_proc *p;
+	struct sym_frame f, g;
+	char path[256], want[160], *l;
+	bool found = false;
+
+	fake_proc(111, 11, &copy);
+	p = sym_process(c, 111, 11, 1);
+	CHECK(p);
+	sym_user_frame(p, copy.a, false, &f);
+	CHECK(f.name && !strcmp(f.name, "fx_a"));
+	CHECK(f.build_id && !strcmp(f.build_id, BUILD_ID));
+	CHECK(f.in_exec_map);
+	snprintf(path, sizeof(path), "%s/copy", dir);
+	CHECK(f.path && !strcmp(f.path, path));
+	CHECK(f.map_start <= copy.a && copy.a < f.map_limit);
+	/* the function's start: one value for every address inside it */
+	CHECK(f.sym_addr);
+	sym_user_frame(p, copy.a + 1, false, &g);
+	CHECK(g.sym_addr == f.sym_addr && !strcmp(g.name, "fx_a"));
+	for (l = copy.maps; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (sscanf(l, "%llx-%llx %*s %llx", &start, &end, &off) == 3 && copy.a >= start &&
+		    copy.a < end)
+			found = start == f.map_start && end == f.map_limit && off == f.map_pgoff;
+	CHECK(found);
+	/* a second frame's name does not overwrite the first's */
+	sym_user_frame(p, copy.b, true, &g);
+	CHECK(!strcmp(f.name, "fx_a"));
+	/* outside every mapping: a cut, named by its address */
+	sym_user_frame(p, 0x10, false, &g);
+	CHECK(!g.in_exec_map && !g.path && !g.build_id && !g.map_start && !g.sym_addr);
+	CHECK(g.name && !strcmp(g.name, "[unknown]+0x10"));
+	CHECK(!strcmp(f.name, "fx_a"));
+	/* the stripped build's mapping, in a cache that has not seen its names: module+offset */
+	sym_free(c);
+	c = sym_new(NULL, proc);
+	fake_proc(112, 12, &stripped);
+	p = sym_process(c, 112, 12, 1);
+	CHECK(p);
+	sym_user_frame(p, stripped.a, false, &f);
+	snprintf(want, sizeof(want), "stripped+0x%llx",
+		 (unsigned long long)(stripped.a - f.map_start + f.map_pgoff));
+	CHECK(f.in_exec_map && !strcmp(f.name, want) && !f.sym_addr);
+	/* no process at all: a cut too */
+	sym_user_frame(NULL, 0x1234, false, &f);
+	CHECK(!f.in_exec_map && !strcmp(f.name, "[unknown]+0x1234"));
+	gone(111);
+	gone(112);
+	sym_free(c);
+}
+
 static bool setup(void)
 {
 	FILE *f;
@@ -405,6 +460,7 @@ int main(void)
 		TEST(test_build_id_key);
 		TEST(test_tgid_reuse);
 		TEST(test_exec);
+		TEST(test_frame);
 	}
 	if (!getenv("KEEP")) sh("rm -rf %s", dir);
 	return test_summary();

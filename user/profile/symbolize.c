@@ -39,6 +39,7 @@ struct elf_file {
 
 struct mapping {
 	__u64 start, end, off;
+	const char *path;	/* as the maps line has it: "/usr/lib/...", "[vdso]", "" */
 	const char *module;	/* basename of the path, or "[vdso]" etc. */
 	struct elf_file *elf;	/* NULL: not an ELF file we could read */
 };
@@ -50,8 +51,16 @@ struct sym_proc {
 	bool exec_known;	/* ... known (not for maps read before any wait) */
 	struct mapping *maps;
 	size_t n;
-	char *names;		/* the modules' names */
+	char *names;		/* the modules' paths */
+	struct sym_cache *c;	/* its cache: the frame names' arena */
 	struct sym_proc *next;
+};
+
+/* Frame names made since the last sym_process(): blocks never moved, so names stay put. */
+struct arena_block {
+	struct arena_block *next;
+	size_t used;
+	char buf[16384];
 };
 
 #define PROC_BUCKETS 1024
@@ -62,7 +71,45 @@ struct sym_cache {
 	struct sym_proc *procs[PROC_BUCKETS];
 	size_t nprocs, nreused, nexecs;
 	struct elf_file *elves;
+	struct arena_block *arena;
 };
+
+static void arena_reset(struct sym_cache *c)
+{
+	struct arena_block *b = c->arena;
+
+	while (b && b->next) {
+		struct arena_block *nx = b->next;
+
+		free(b);
+		b = nx;
+	}
+	c->arena = b;
+	if (b)
+		b->used = 0;
+}
+
+/* A copy of @s (at most the block's size) in the arena; "" if out of memory. */
+static const char *arena_put(struct sym_cache *c, const char *s)
+{
+	size_t len = strnlen(s, sizeof(c->arena->buf) - 1);
+	struct arena_block *b = c->arena;
+	char *r;
+
+	if (!b || b->used + len + 1 > sizeof(b->buf)) {
+		b = malloc(sizeof(*b));
+		if (!b)
+			return "";
+		b->used = 0;
+		b->next = c->arena;
+		c->arena = b;
+	}
+	r = b->buf + b->used;
+	memcpy(r, s, len);
+	r[len] = '\0';
+	b->used += len + 1;
+	return r;
+}
 
 struct sym_cache *sym_new(const struct ksyms *k, const char *proc_root)
 {
@@ -108,6 +155,8 @@ void sym_free(struct sym_cache *c)
 		elf_syms_free(e);
 		free(e);
 	}
+	arena_reset(c);
+	free(c->arena);
 	free(c);
 }
 
@@ -398,6 +447,7 @@ static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 		return NULL;
 	}
 	p->tgid = tgid;
+	p->c = c;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, off, ino;
 		unsigned int major, minor;
@@ -427,11 +477,6 @@ static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 		m->elf = NULL;
 		if (ino && file[0] == '/')
 			m->elf = elf_get(c, tgid, start, end, ((__u64)major << 32) | minor, ino, file);
-		/* the module's name: the path's basename, "[vdso]", or "[anon]" */
-		if (file[0] == '/')
-			file = strrchr(file, '/') + 1;
-		else if (!file[0])
-			file = "[anon]";
 		len = strlen(file) + 1;
 		if (noff + len > ncap) {
 			size_t nc = (noff + len) * 2 + 256;
@@ -443,13 +488,19 @@ static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 			ncap = nc;
 		}
 		memcpy(names + noff, file, len);
-		m->module = (const char *)(uintptr_t)noff;
+		m->path = (const char *)(uintptr_t)noff;
 		noff += len;
 		p->n++;
 	}
 	fclose(f);
-	for (size_t i = 0; i < p->n; i++)
-		p->maps[i].module = names + (uintptr_t)p->maps[i].module;
+	for (size_t i = 0; i < p->n; i++) {
+		struct mapping *m = &p->maps[i];
+
+		m->path = names + (uintptr_t)m->path;
+		/* the module's name: the path's basename, "[vdso]", or "[anon]" */
+		m->module = m->path[0] == '/' ? strrchr(m->path, '/') + 1
+					       : m->path[0] ? m->path : "[anon]";
+	}
 	p->names = names;
 	return p;
 }
@@ -461,6 +512,7 @@ const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_
 	bool same_process = p && (!start_ticks || p->start_ticks == start_ticks);
 	__u64 now;
 
+	arena_reset(c);
 	if (same_process) {
 		if (!start_ticks)
 			return p;
@@ -527,38 +579,67 @@ static const struct elf_sym *elf_lookup(const struct elf_file *e, __u64 vaddr)
 	return NULL;
 }
 
-void sym_user(const struct sym_proc *p, __u64 addr, bool ret, char *buf, size_t len,
-	      const char **build_id)
+void sym_user_frame(const struct sym_proc *p, __u64 addr, bool ret, struct sym_frame *f)
 {
 	__u64 a = ret && addr ? addr - 1 : addr;
+	char buf[64];
 
-	*build_id = NULL;
+	memset(f, 0, sizeof(*f));
 	for (size_t i = 0; p && i < p->n; i++) {
 		const struct mapping *m = &p->maps[i];
+		const struct elf_file *e = m->elf;
 		__u64 off;
 
 		if (a < m->start || a >= m->end)
 			continue;
 		off = a - m->start + m->off;
-		if (m->elf && m->elf->build_id_len)
-			*build_id = m->elf->build_id_hex;
-		for (int s = 0; m->elf && s < m->elf->nseg; s++) {
+		f->in_exec_map = true;
+		f->map_start = m->start;
+		f->map_limit = m->end;
+		f->map_pgoff = m->off;
+		f->path = m->path[0] ? m->path : NULL;
+		if (e && e->build_id_len)
+			f->build_id = e->build_id_hex;
+		for (int s = 0; e && s < e->nseg; s++) {
 			const struct elf_sym *sym;
 
-			if (off < m->elf->seg[s].off ||
-			    off >= m->elf->seg[s].off + m->elf->seg[s].filesz)
+			if (off < e->seg[s].off || off >= e->seg[s].off + e->seg[s].filesz)
 				continue;
-			sym = elf_lookup(m->elf, off - m->elf->seg[s].off + m->elf->seg[s].vaddr);
+			sym = elf_lookup(e, off - e->seg[s].off + e->seg[s].vaddr);
 			if (sym) {
-				snprintf(buf, len, "%s", sym->name);
+				f->name = sym->name;
+				f->sym_addr = sym->addr;
 				return;
 			}
 			break;
 		}
-		snprintf(buf, len, "%s+0x%llx", m->module, (unsigned long long)off);
+		snprintf(buf, sizeof(buf), "+0x%llx", (unsigned long long)off);
+		{
+			char nm[320];
+
+			snprintf(nm, sizeof(nm), "%.255s%s", m->module, buf);
+			f->name = arena_put(p->c, nm);
+		}
 		return;
 	}
-	snprintf(buf, len, "[unknown]+0x%llx", (unsigned long long)addr);
+	snprintf(buf, sizeof(buf), "[unknown]+0x%llx", (unsigned long long)addr);
+	f->name = p ? arena_put(p->c, buf) : NULL;
+	if (!f->name) {
+		static __thread char unk[64];
+
+		memcpy(unk, buf, sizeof(unk));
+		f->name = unk;
+	}
+}
+
+void sym_user(const struct sym_proc *p, __u64 addr, bool ret, char *buf, size_t len,
+	      const char **build_id)
+{
+	struct sym_frame f;
+
+	sym_user_frame(p, addr, ret, &f);
+	snprintf(buf, len, "%s", f.name);
+	*build_id = f.build_id;
 }
 
 void sym_kernel(const struct sym_cache *c, __u64 addr, bool ret, char *buf, size_t len)

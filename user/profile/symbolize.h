@@ -49,6 +49,28 @@ void sym_free(struct sym_cache *c);
 const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
 				   __u32 exec_id);
 
+/* What one user frame is, for folded stacks, JSON and pprof. */
+struct sym_frame {
+	const char *name;	/* demangled function, "module+0xOFF", "[unknown]+0xADDR";
+				 * valid until the next sym_process() */
+	const char *source;	/* source file name where the ELF has one (STT_FILE), else NULL */
+	const char *path;	/* the mapped file's path as /proc/PID/maps shows it, NULL if none */
+	const char *build_id;	/* hex GNU build id of that file, NULL if none; valid until
+				 * sym_free() */
+	__u64 map_start, map_limit, map_pgoff; /* the executable mapping holding the frame
+						* (0s if none) */
+	__u64 sym_addr;		/* the function's start (file-relative), 0 if unknown */
+	bool in_exec_map;	/* false: the address is in no executable mapping of the
+				 * process (a stack cut there: "[truncated]") */
+};
+
+/*
+ * User frame @addr of process @p (may be NULL) into @f. @ret: a return
+ * address (every frame but the innermost), looked up at @addr - 1 (the call).
+ * Strings other than build_id are valid until the next sym_process().
+ */
+void sym_user_frame(const struct sym_proc *p, __u64 addr, bool ret, struct sym_frame *f);
+
 /*
  * The name of user frame @addr of process @p (may be NULL) into @buf:
  * "func", or "module+0xOFF", or "[unknown]+0xADDR"; *@build_id: the hex
