@@ -70,6 +70,8 @@ enum {
 	OPT_PROFILE,
 	OPT_FLAMEGRAPH,
 	OPT_PROFILE_STACKS,
+	OPT_PROFILE_SAMPLE,
+	OPT_PPROF,
 	OPT_USAGE,
 	OPT_PIDNSS,
 	OPT_SCHEMA,
@@ -175,6 +177,7 @@ static const char *check_live(const struct parse_state *st);
 static const char *check_profile(const struct parse_state *st);
 static const char *check_flamegraph(const struct parse_state *st);
 static const char *check_profile_stacks(const struct parse_state *st);
+static int set_profile_sample(struct parse_state *st, const struct opt_def *d, const char *arg);
 static const char *check_task_table(const struct parse_state *st);
 
 static const struct opt_def opt_defs[] = {
@@ -268,6 +271,13 @@ static const struct opt_def opt_defs[] = {
 	  T_NAME, FIELD(profile_stacks), .lookup = profile_stacks_lookup,
 	  .err = "invalid --profile-stacks '%s': use kernel,user, kernel, user or none",
 	  .check = check_profile_stacks },
+	{ "profile-sample", OPT_PROFILE_SAMPLE, "HOW",
+	  "with --profile: the waits whose stacks are walked: DUR (default 1ms: waits expected "
+	  "to last DUR all, shorter ones in proportion), 1/N (one in N) or exact (every one)",
+	  T_CUSTOM, .set = set_profile_sample, .check = check_profile_stacks },
+	{ "pprof", OPT_PPROF, "FILE",
+	  "with --profile: write the run so far as a gzipped pprof profile to FILE each report",
+	  T_STRING, FIELD(pprof), .err = "empty --pprof path", .check = check_flamegraph },
 	{ "live", OPT_LIVE, NULL,
 	  "full-screen live view in the terminal: keys sorted, p99 trend (q quits)",
 	  T_FLAG, FIELD(live), .check = check_live },
@@ -727,18 +737,48 @@ static const char *check_profile(const struct parse_state *st)
 	    given(st, OPT_MIN_COUNT) || given(st, OPT_TASK_TABLE) || given(st, OPT_METHOD) ||
 	    given(st, OPT_CLOCK) || given(st, OPT_SCHEMA))
 		return "--profile takes only -M, -k, -p, -c, --cgroup-hier, -i, -n, -d, --cumulative, "
-		       "--unit, -m, --top, --max-keys, --flamegraph, --profile-stacks, -j and -v";
+		       "--unit, -m, --top, --max-keys, --flamegraph, --pprof, --profile-stacks, "
+		       "--profile-sample, -j and -v";
 	return NULL;
 }
 
 static const char *check_flamegraph(const struct parse_state *st)
 {
-	return st->o->profile ? NULL : "--flamegraph needs --profile";
+	if (st->o->profile)
+		return NULL;
+	return given(st, OPT_FLAMEGRAPH) ? "--flamegraph needs --profile" : "--pprof needs --profile";
 }
 
 static const char *check_profile_stacks(const struct parse_state *st)
 {
-	return st->o->profile ? NULL : "--profile-stacks needs --profile";
+	if (st->o->profile)
+		return NULL;
+	return given(st, OPT_PROFILE_STACKS) ? "--profile-stacks needs --profile"
+					      : "--profile-sample needs --profile";
+}
+
+/* --profile-sample exact, 1/N or a duration, the threshold of the expected wait */
+static int set_profile_sample(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	struct options *o = st->o;
+	__u64 v;
+
+	if (!strcmp(arg, "exact")) {
+		o->profile_sample_p = SH_PROF_P_ONE;
+	} else if (!strncmp(arg, "1/", 2)) {
+		if (parse_u64(arg + 2, 1, SH_PROF_P_ONE, &v))
+			return usage_error("invalid --profile-sample '%s': want 1/N, N from 1 to "
+					   "1048576", arg);
+		o->profile_sample_p = (__u32)(SH_PROF_P_ONE / v);
+	} else if (!parse_duration(arg, 0, &v) && v >= 1000 && v <= 3600 * NSEC_PER_SEC &&
+		   strpbrk(arg, "nums")) {
+		o->profile_sample_p = 0;
+		o->profile_sample_ns = v;
+	} else {
+		return usage_error("invalid --profile-sample '%s': want exact, 1/N or a duration "
+				   "from 1us to 1h such as 1ms", arg);
+	}
+	return -1;
 }
 
 static const char *check_live(const struct parse_state *st)
@@ -778,6 +818,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	o->max_kernel_mem_mib = DEFAULT_MAX_KERNEL_MEM;
 	o->heatmap_lines = HM_LINE_P50 | HM_LINE_P99;
 	o->profile_stacks = SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER;
+	o->profile_sample_ns = SH_PROF_SAMPLE_NS;
 
 	shortopts[n++] = ':';
 	for (i = 0; i < N_OPTS; i++) {
