@@ -66,7 +66,8 @@ const volatile __u32 stack_kinds = SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER;
 /* --profile-sample: a fixed P (exact: SH_PROF_P_ONE, 1/N), or 0: by the expected wait */
 const volatile __u32 sample_fixed_p = 0;
 const volatile __u64 sample_ns = SH_PROF_SAMPLE_NS;	/* the threshold: P 1 from there */
-const volatile __u32 sample_min_p = SH_PROF_P_MIN;
+/* the least P per kind of wait: a preemption's wait is the host's load, not the task's habit */
+const volatile __u32 sample_min_p[2] = { SH_PROF_P_MIN, SH_PROF_P_MIN_PREEMPTED };
 
 /* The expectation's kinds of wait: after a block, after a preemption. */
 #define KIND_BLOCKED 0
@@ -80,6 +81,7 @@ struct prof_task {
 	__u64 ustack;
 	__u64 expect[2];	/* per KIND_*: average of the recent waits, ns */
 	__u32 p;		/* the period's sampling probability; 0: not sampled */
+	__u32 exec_id;		/* the program @expect is of: a new one starts afresh */
 	__u8 preempted;		/* left the CPU runnable */
 	__u8 known[2];		/* per KIND_*: @expect holds a wait */
 };
@@ -158,8 +160,8 @@ static __always_inline bool traced(struct task_struct *p)
 /*
  * The probability that this wait is walked: its expected length over the
  * threshold (a wait expected to last the threshold or more: 1), at least
- * sample_min_p. A kind of wait never seen yet: 1 (a task that rarely
- * blocks is walked when it does).
+ * sample_min_p of its kind. A kind of wait never seen yet in this program:
+ * 1 (a task that rarely blocks is walked when it does).
  */
 static __always_inline __u32 sample_p(const struct prof_task *t, int kind)
 {
@@ -171,7 +173,7 @@ static __always_inline __u32 sample_p(const struct prof_task *t, int kind)
 	if (!t->known[kind & 1] || e >= sample_ns)
 		return SH_PROF_P_ONE;
 	p = (__u32)(e * SH_PROF_P_ONE / sample_ns);
-	return p < sample_min_p ? sample_min_p : p;
+	return p < sample_min_p[kind & 1] ? sample_min_p[kind & 1] : p;
 }
 
 /* The frames' hash of the @n ips in @b: the stack's id, never an SH_PROF_* value. */
@@ -291,6 +293,15 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, unsi
 	if (!t)
 		return;
 	now = bpf_ktime_get_ns();
+	if (!sample_fixed_p) {
+		__u32 exec_id = (__u32)((struct task_struct___prof *)prev)->group_leader->self_exec_id;
+
+		/* another program (execve()): its waits are not the last one's */
+		if (t->exec_id != exec_id) {
+			t->exec_id = exec_id;
+			t->known[0] = t->known[1] = 0;
+		}
+	}
 	p = sample_p(t, preempted);
 	if (p < SH_PROF_P_ONE && (bpf_get_prandom_u32() & (SH_PROF_P_ONE - 1)) >= p) {
 		p = 0;

@@ -34,6 +34,13 @@
 #define SH_PROF_SAMPLE_NS 1000000ULL
 /* ... and shorter ones with P proportional to their expected length, at least this */
 #define SH_PROF_P_MIN (SH_PROF_P_ONE / 64)
+/*
+ * ... or this after a preemption: its wait is the run queue's, which a
+ * loaded host can stretch far past the task's habit (a long wait sampled
+ * with a small P is a large weight); preemptions are few where switches
+ * are many (blocking I/O), so the floor costs little
+ */
+#define SH_PROF_P_MIN_PREEMPTED (SH_PROF_P_ONE / 4)
 
 /* A stack id that is no stack: the ids of real stacks are hashes of their frames. */
 #define SH_PROF_NO_USER ((__u64)-1)	/* a kernel thread: it has no user stack */

@@ -197,8 +197,10 @@ static void json_head(FILE *f, const struct profile_spec *sp, double secs)
 	else if (sp->sample_p)
 		fprintf(f, "{\"mode\":\"fixed\",\"p\":%.9g}", (double)sp->sample_p / SH_PROF_P_ONE);
 	else
-		fprintf(f, "{\"mode\":\"expected_wait\",\"threshold_ns\":%llu,\"min_p\":%.9g}",
-			(unsigned long long)sp->sample_ns, (double)SH_PROF_P_MIN / SH_PROF_P_ONE);
+		fprintf(f, "{\"mode\":\"expected_wait\",\"threshold_ns\":%llu,\"min_p\":%.9g,"
+			"\"min_p_preempted\":%.9g}", (unsigned long long)sp->sample_ns,
+			(double)SH_PROF_P_MIN / SH_PROF_P_ONE,
+			(double)SH_PROF_P_MIN_PREEMPTED / SH_PROF_P_ONE);
 }
 
 static void write_json(const struct prof_table *t, const struct profile_spec *sp, FILE *f,
