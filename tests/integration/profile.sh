@@ -213,7 +213,9 @@ for run in ("fp", "nofp", "stripped", "ns", "exec"):
 c = json.loads(open(f"{tmp}/cap.out").read().splitlines()[-1])
 ce = c["events"]
 print(f"--max-keys 4: {ce}")
-if ce["entries"] > 4 or not ce["map_full"] or not ce["map_full_ns"]:
+# the poller keeps the entries of gone tasks it removed from the kernel's
+# map: the map itself never held more than 4
+if ce["entries"] - ce["entries_removed"] > 4 or not ce["map_full"] or not ce["map_full_ns"]:
     bad.append(f"--max-keys 4: {ce['entries']} entries, map_full {ce['map_full']}")
 if ce["seen"] != ce["recorded"] + ce["map_full"]:
     bad.append(f"--max-keys 4: events do not add up: {ce}")
