@@ -55,6 +55,10 @@ endef
 define need_pc
 $(if $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo y),,$(error $(1) development files not found: install the Debian package $(2)))
 endef
+# a library without a pkg-config file: its header
+define need_hdr
+$(if $(wildcard $(1)),,$(error $(1) not found: install the Debian package $(2)))
+endef
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 $(call need,$(PKG_CONFIG),pkg-config)
 $(call need,$(CLANG),clang)
@@ -66,6 +70,9 @@ $(call need_pc,zlib,zlib1g-dev)
 $(call need_pc,libmicrohttpd,libmicrohttpd-dev)
 $(call need_pc,libcap-ng,libcap-ng-dev)
 $(call need_pc,ncursesw,libncurses-dev)
+$(call need_pc,liblzma,liblzma-dev)
+$(call need_pc,libseccomp,libseccomp-dev)
+$(call need_hdr,/usr/include/libiberty/demangle.h,libiberty-dev)
 endif
 
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
@@ -73,8 +80,10 @@ LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 FLEET_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcap-ng 2>/dev/null)
 # --live: the terminal view (only user/output/live.c includes curses.h)
 CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+# --profile: minidebuginfo (liblzma), the parser's seccomp filter, C++/Rust names (libiberty)
+PROFILE_LIBS := $(shell $(PKG_CONFIG) --libs liblzma libseccomp 2>/dev/null) -liberty
 LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng ncursesw \
-	2>/dev/null) -lpthread -lm
+	2>/dev/null) $(PROFILE_LIBS) -lpthread -lm
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2
 # The poller, its tests and fuzz targets build with warnings as errors (as
@@ -169,11 +178,13 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h include/bits.bpf.h $(CORE_O
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) -lm -o $@
 
-# test_symbolize: user/profile/symbolize.c (libelf) and the ELF files it builds with $(CC)
-$(OUTPUT)/tests/test_symbolize: tests/unit/test_symbolize.c tests/unit/check.h $(CORE_OBJS) \
-		$(OUTPUT)/user/profile/symbolize.o | $(OUTPUT)/tests
+# test_symbolize, test_elf_syms: user/profile's symbolizer (libelf, liblzma, libiberty)
+# and the ELF files they build with $(CC)
+SYM_OBJS := $(patsubst %,$(OUTPUT)/user/profile/%.o,symbolize elf_cache elf_syms demangle)
+$(OUTPUT)/tests/test_symbolize $(OUTPUT)/tests/test_elf_syms: $(OUTPUT)/tests/%: tests/unit/%.c \
+		tests/unit/check.h $(CORE_OBJS) $(SYM_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(OUTPUT)/user/profile/symbolize.o \
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(SYM_OBJS) \
 		$(ALL_LDFLAGS) $(LIBS) -lm -o $@
 
 # helpers keep frame pointers: --profile's tests walk their user stacks

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "profile/elf_cache.h"
 #include "profile/symbolize.h"
 
 static char dir[64];		/* the fixtures and the fake /proc */
@@ -148,7 +149,8 @@ static void name_of(const struct sym_proc *p, unsigned long long addr, char *buf
 /* nopie's: another build, so another id (one id is one file's contents) */
 #define BUILD_ID_NOPIE "feedface00112233"
 
-static struct run pie, nopie, stripped, noid, copy, gamma_run;
+static struct run pie, nopie, stripped, noid, copy, gamma_run, cxx;
+static bool have_cxx;
 
 static void test_fixtures_built(void)
 {
@@ -418,6 +420,69 @@ static void test_frame(void)
 	sym_free(c);
 }
 
+/* a C++ build: its functions demangled, parameters and all */
+static void test_cxx(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	struct sym_frame f;
+
+	CHECK(have_cxx);
+	fake_proc(113, 13, &cxx);
+	p = sym_process(c, 113, 13, 1);
+	CHECK(p);
+	sym_user_frame(p, cxx.a, false, &f);
+	CHECK(f.name && !strcmp(f.name, "cx_a(int)"));
+	sym_user_frame(p, cxx.b + 1, false, &f);
+	CHECK(f.name && !strcmp(f.name, "cx_b(int)"));
+	gone(113);
+	sym_free(c);
+}
+
+/*
+ * the cache's bounds: processes (least recently named forgotten) and files
+ * (dropped only when no process kept maps them; a file that does not fit
+ * is named module+offset)
+ */
+static void test_bounds(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	char name[256], want[128];
+	const char *id;
+
+	sym_set_limits(c, 2, ELF_CACHE_BYTES_MAX, 2);
+	fake_proc(120, 1, &copy);
+	fake_proc(121, 1, &nopie);
+	fake_proc(122, 1, &noid);
+	fake_proc(123, 1, &noid);
+	CHECK(sym_process(c, 120, 1, 1) && sym_process(c, 121, 1, 1));
+	CHECK_EQ_U64(sym_nfiles(c), 2);
+	/* both files in use: noid's does not fit */
+	p = sym_process(c, 122, 1, 1);
+	CHECK(p);
+	name_of(p, noid.b, name, sizeof(name), &id);
+	snprintf(want, sizeof(want), "noid+0x");
+	CHECK(!strncmp(name, want, strlen(want)));
+	CHECK_EQ_U64(sym_nfiles(c), 2);
+	CHECK_EQ_U64(sym_nevicted(c), 0);
+	/* 120, least recently named, was forgotten: its file goes for noid's */
+	p = sym_process(c, 123, 1, 1);
+	CHECK(p);
+	name_of(p, noid.b, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_b"));
+	CHECK_EQ_U64(sym_nevicted(c), 1);
+	CHECK_EQ_U64(sym_nfiles(c), 2);
+	CHECK(sym_nbytes(c) > 0 && sym_nbytes(c) < 2 * ELF_SYMS_MAX_BYTES);
+	/* a forgotten process still running is read again */
+	p = sym_process(c, 120, 1, 1);
+	CHECK(p);
+	CHECK_EQ_U64(sym_nprocs(c), 5);
+	for (unsigned int t = 120; t <= 123; t++)
+		gone(t);
+	sym_free(c);
+}
+
 static bool setup(void)
 {
 	FILE *f;
@@ -447,9 +512,16 @@ static bool setup(void)
 	       run("noid", &noid) && run("copy", &copy) && run("gamma", &gamma_run);
 }
 
+static bool setup_cxx(void)
+{
+	return !sh("g++ -O1 -DNAME_a=cx_a -DNAME_b=cx_b -x c++ %s/fixture.c -o %s/cxx 2>>%s/cc.err",
+		   dir, dir, dir) && run("cxx", &cxx);
+}
+
 int main(void)
 {
 	have_cc = setup();
+	have_cxx = have_cc && setup_cxx();
 	if (!have_cc)
 		sh("cat %s/cc.err >&2", dir);
 	TEST(test_fixtures_built);
@@ -461,6 +533,8 @@ int main(void)
 		TEST(test_tgid_reuse);
 		TEST(test_exec);
 		TEST(test_frame);
+		TEST(test_cxx);
+		TEST(test_bounds);
 	}
 	if (!getenv("KEEP")) sh("rm -rf %s", dir);
 	return test_summary();
