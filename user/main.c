@@ -476,7 +476,7 @@ static int profile(const struct options *o)
 		.interval_ns = o->interval_ns, .count = o->count, .duration_ns = o->duration_ns,
 		.cumulative = o->cumulative, .json = o->json, .unit = o->unit, .top = o->top,
 		.max_entries = o->max_keys, .flamegraph = o->flamegraph,
-		.stack_kinds = (__u32)o->profile_stacks,
+		.stack_kinds = (__u32)o->profile_stacks, .user = o->user,
 	};
 	struct cgroup_cfg cgcfg;
 	struct cgroups cg = { 0 };

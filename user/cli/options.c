@@ -315,7 +315,7 @@ static const struct opt_def opt_defs[] = {
 	  "with --listen: classic histograms (le buckets) even to scrapers that ask for native",
 	  T_FLAG, FIELD(prom_classic), .check = check_prom_classic },
 	{ "user", OPT_USER, "NAME",
-	  "with --listen/--prom-file: run as user NAME once attached (root: nobody)",
+	  "with --listen/--prom-file/--profile: run as user NAME once attached (root: nobody)",
 	  T_STRING, FIELD(user), .err = "empty --user name", .check = check_user },
 	{ "print", OPT_PRINT, NULL,
 	  "with --listen/--prom-file: print the reports on stdout too",
@@ -692,7 +692,8 @@ static const char *check_heatmap_lines(const struct parse_state *st)
 
 static const char *check_user(const struct parse_state *st)
 {
-	return !st->fleet ? "--user needs --listen or --prom-file" : NULL;
+	return !st->fleet && !st->o->profile ? "--user needs --listen, --prom-file or --profile"
+					       : NULL;
 }
 
 static const char *check_print(const struct parse_state *st)
@@ -727,7 +728,8 @@ static const char *check_profile(const struct parse_state *st)
 	    given(st, OPT_MIN_COUNT) || given(st, OPT_TASK_TABLE) || given(st, OPT_METHOD) ||
 	    given(st, OPT_CLOCK) || given(st, OPT_SCHEMA))
 		return "--profile takes only -M, -k, -p, -c, --cgroup-hier, -i, -n, -d, --cumulative, "
-		       "--unit, -m, --top, --max-keys, --flamegraph, --profile-stacks, -j and -v";
+		       "--unit, -m, --top, --max-keys, --flamegraph, --profile-stacks, --user, -j "
+		       "and -v";
 	return NULL;
 }
 

@@ -16,6 +16,7 @@
 #include "profile.skel.h"
 #include "profile/profile.h"
 #include "profile/symbolize.h"
+#include "profile/sandbox.h"
 #include "output/flamegraph.h"
 #include "lib/atomic_file.h"
 #include "lib/escape.h"
@@ -59,6 +60,7 @@ struct profile {
 	struct sh_prof_counters cnt, cnt_base;
 	struct atomic_file fg;
 	bool fg_open;
+	struct broker *brk;		/* opens files for the unprivileged poller */
 };
 
 static size_t key_hash(const struct sh_prof_key *k)
@@ -699,6 +701,14 @@ static int start(struct profile *pr)
 	pr->prof_fd = bpf_map__fd(pr->skel->maps.profile);
 	pr->stack_fd = bpf_map__fd(pr->skel->maps.stacks);
 	pr->cnt_fd = bpf_map__fd(pr->skel->maps.counters);
+	/* attached: the poller parses untrusted files from now on, unprivileged */
+	e = sandbox_enter(&(struct sandbox_spec){ .user = sp->user, .map_fd = pr->prof_fd,
+						  .key_size = sizeof(struct sh_prof_key),
+						  .out_dirfd = pr->fg_open ? pr->fg.dirfd : -1,
+						  .out_what = "--flamegraph" },
+			  pr->sym, &pr->brk);
+	if (e)
+		return e;
 	pr_info("profile: %s waits, %u entries, %u stacks at most\n", metric_name(sp->metric),
 		sp->max_entries, 2 * sp->max_entries);
 	fprintf(stderr, "Tracing where tasks wait (%s)... Hit Ctrl-C to end.\n",
@@ -719,6 +729,7 @@ static void finish(struct profile *pr)
 		free(pr->kcache[i]);
 	free(pr->kcache);
 	sym_free(pr->sym);
+	broker_stop(pr->brk);
 	ksyms_free(&pr->ks);
 	if (pr->fg_open)
 		atomic_file_close(&pr->fg);

@@ -30,6 +30,8 @@ struct profile_spec {
 	__u32 max_entries;	/* profile map cap; the stack map holds twice as many */
 	const char *flamegraph;	/* SVG path, NULL = none */
 	__u32 stack_kinds;	/* SH_PROF_STACK_* bits: the stacks taken */
+	const char *user;	/* --user: who the poller runs as once attached (NULL: nobody
+				 * when root) */
 };
 
 /* Stacks per key in a JSON report unless --top says otherwise. */

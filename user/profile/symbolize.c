@@ -56,7 +56,7 @@ struct sym_cache {
 };
 
 int sym_open_direct(void *proc_root, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
-		    const char *path)
+		    __u64 ino, const char *path)
 {
 	const char *root = proc_root;
 	char p[4500];
@@ -69,6 +69,7 @@ int sym_open_direct(void *proc_root, enum sym_file what, __u32 tgid, __u64 start
 		snprintf(p, sizeof(p), "%s/%u/root%s", root, tgid, path);
 	else
 		snprintf(p, sizeof(p), "%s/%u/%s", root, tgid, what == SYM_MAPS ? "maps" : "stat");
+	(void)ino;	/* open_mapped() checks it */
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
@@ -222,9 +223,9 @@ static int open_mapped(const struct sym_cache *c, __u32 tgid, __u64 start, __u64
 	struct stat st;
 	int fd;
 
-	fd = c->open(c->open_arg, SYM_MAP_FILE, tgid, start, end, NULL);
+	fd = c->open(c->open_arg, SYM_MAP_FILE, tgid, start, end, ino, NULL);
 	if (fd < 0)
-		fd = c->open(c->open_arg, SYM_ROOT_FILE, tgid, start, end, file);
+		fd = c->open(c->open_arg, SYM_ROOT_FILE, tgid, start, end, ino, file);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) || st.st_ino != ino || !S_ISREG(st.st_mode)) {
@@ -240,7 +241,7 @@ static __u64 proc_start(const struct sym_cache *c, __u32 tgid)
 	char buf[1024], *p;
 	unsigned long long start = 0;
 	ssize_t n;
-	int fd = c->open(c->open_arg, SYM_STAT, tgid, 0, 0, NULL);
+	int fd = c->open(c->open_arg, SYM_STAT, tgid, 0, 0, 0, NULL);
 
 	if (fd < 0)
 		return 0;
@@ -329,7 +330,7 @@ static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 	char line[4352], *names = NULL;
 	size_t cap = 0, ncap = 0, noff = 0;
 	struct sym_proc *p;
-	int fd = c->open(c->open_arg, SYM_MAPS, tgid, 0, 0, NULL);
+	int fd = c->open(c->open_arg, SYM_MAPS, tgid, 0, 0, 0, NULL);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 
 	if (!f) {

@@ -40,14 +40,17 @@ enum sym_file {
 	SYM_MAP_FILE,		/* PROC/TGID/map_files/START-END: the inode mapped */
 	SYM_ROOT_FILE,		/* PROC/TGID/root/PATH: the path in the process's root */
 };
-/* Opens one, read-only: a descriptor or -errno. */
+/*
+ * Opens one, read-only: a descriptor or -errno. @start, @end: the mapping
+ * (SYM_MAP_FILE); @ino: the inode the mapped file must have, 0: any.
+ */
 typedef int (*sym_open_fn)(void *arg, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
-			   const char *path);
+			   __u64 ino, const char *path);
 /* Open through @fn (the privileged broker) instead of open() under proc_root. */
 void sym_set_opener(struct sym_cache *c, sym_open_fn fn, void *arg);
 /* The default opener: open() of the file under @proc_root (a string). */
 int sym_open_direct(void *proc_root, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
-		    const char *path);
+		    __u64 ino, const char *path);
 
 /* Processes whose maps are kept: past it, the least recently named is forgotten. */
 #define SYM_PROCS_MAX 16384
