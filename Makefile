@@ -123,7 +123,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(OUTPUT)/tests/helpers/%,$(HELPER_SRCS)) \
-	$(OUTPUT)/tests/helpers/waiters_nofp $(OUTPUT)/tests/helpers/waiters_stripped
+	$(OUTPUT)/tests/helpers/waiters_nofp $(OUTPUT)/tests/helpers/waiters_stripped \
+	$(OUTPUT)/tests/helpers/progA $(OUTPUT)/tests/helpers/progB
 
 # Fuzz targets: clang's libFuzzer (libclang-rt-14-dev) with ASan+UBSan; the
 # pure modules are rebuilt with coverage instrumentation for them.
@@ -204,6 +205,12 @@ $(OUTPUT)/tests/helpers/waiters_stripped: tests/helpers/waiters.c | $(OUTPUT)/te
 	$(call msg,HELPER,$@)
 	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer -s $(WARN) -std=gnu11 -D_GNU_SOURCE $< \
 		-pthread -o $@
+
+# profile_exec.sh's pair: one source, the function renamed (same length: same offsets)
+$(OUTPUT)/tests/helpers/prog%: tests/helpers/execpair.c | $(OUTPUT)/tests/helpers
+	$(call msg,HELPER,$@)
+	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer -DSLEEPER=func$*_sleeper $(WARN) -std=gnu11 \
+		-D_GNU_SOURCE $< -o $@
 
 helpers: $(HELPER_BINS)
 

@@ -322,8 +322,11 @@ static void test_tgid_reuse(void)
 	name_of(p, noid.b, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_b"));
 	CHECK(!id);
-	/* the first process's maps are gone: nothing, not the new one's names */
-	CHECK(!sym_process(c, 107, 300, 1));
+	/* the first process's maps stay, for its waits named later: its own names */
+	p = sym_process(c, 107, 300, 1);
+	CHECK(p);
+	name_of(p, copy.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
 	/* a process never seen, its tgid taken by another since: nothing either */
 	CHECK(!sym_process(c, 107, 350, 1));
 	CHECK(sym_process(c, 107, 400, 1));
@@ -353,8 +356,11 @@ static void test_exec(void)
 	name_of(p, noid.b, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_b"));
 	CHECK(!id);
-	/* the old program's maps are gone */
-	CHECK(!sym_process(c, 108, 500, 7));
+	/* the old program keeps its maps, for its waits named later */
+	p = sym_process(c, 108, 500, 7);
+	CHECK(p);
+	name_of(p, copy.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
 	/* maps read before any wait (-p): the first wait's program is theirs */
 	fake_proc(109, 600, &copy);
 	p = sym_process(c, 109, 0, 0);
@@ -417,6 +423,56 @@ static void test_frame(void)
 	CHECK(!f.in_exec_map && !strcmp(f.name, "[unknown]+0x1234"));
 	gone(111);
 	gone(112);
+	sym_free(c);
+}
+
+/* The fake kernel's execve() count of a process: each call may see the next value. */
+static __s64 exec_seq[4];
+static int exec_calls;
+
+static __s64 fake_probe(void *arg, __u32 tgid)
+{
+	(void)arg;
+	(void)tgid;
+	return exec_seq[exec_calls < 3 ? exec_calls++ : 3];
+}
+
+/*
+ * with an exec probe, maps are kept only for the program that ran before
+ * and after the reading: a program already gone, or one replaced during
+ * the reading, gets nothing rather than the next program's maps
+ */
+static void test_exec_probe(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	const char *id;
+	char name[256];
+
+	sym_set_exec_probe(c, fake_probe, NULL);
+	fake_proc(114, 14, &noid);	/* the process runs program 9 now */
+	exec_calls = 0;
+	exec_seq[0] = exec_seq[1] = exec_seq[2] = exec_seq[3] = 9;
+	CHECK(!sym_process(c, 114, 14, 8));	/* program 8: gone, never read */
+	exec_calls = 0;
+	p = sym_process(c, 114, 14, 9);
+	CHECK(p);
+	name_of(p, noid.b, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_b"));
+	/* program 10 runs execve() while its maps are read: not kept */
+	exec_calls = 0;
+	exec_seq[0] = 10;
+	exec_seq[1] = exec_seq[2] = exec_seq[3] = 11;
+	CHECK(!sym_process(c, 114, 14, 10));
+	/* and program 9's maps are still there */
+	CHECK(sym_process(c, 114, 14, 9) == p);
+	/* not known to the probe (no execve() since it started): read and kept */
+	exec_calls = 0;
+	exec_seq[0] = exec_seq[1] = exec_seq[2] = exec_seq[3] = -1;
+	fake_proc(115, 15, &copy);
+	CHECK(sym_process(c, 115, 15, 1));
+	gone(114);
+	gone(115);
 	sym_free(c);
 }
 
@@ -533,6 +589,7 @@ int main(void)
 		TEST(test_tgid_reuse);
 		TEST(test_exec);
 		TEST(test_frame);
+		TEST(test_exec_probe);
 		TEST(test_cxx);
 		TEST(test_bounds);
 	}

@@ -17,6 +17,7 @@
 #include "profile/profile.h"
 #include "profile/symbolize.h"
 #include "profile/sandbox.h"
+#include "profile/execwatch.h"
 #include "output/flamegraph.h"
 #include "lib/atomic_file.h"
 #include "lib/escape.h"
@@ -61,6 +62,7 @@ struct profile {
 	struct atomic_file fg;
 	bool fg_open;
 	struct broker *brk;		/* opens files for the unprivileged poller */
+	struct execwatch *ew;		/* new programs' maps read while they run */
 };
 
 static size_t key_hash(const struct sh_prof_key *k)
@@ -701,6 +703,9 @@ static int start(struct profile *pr)
 	pr->prof_fd = bpf_map__fd(pr->skel->maps.profile);
 	pr->stack_fd = bpf_map__fd(pr->skel->maps.stacks);
 	pr->cnt_fd = bpf_map__fd(pr->skel->maps.counters);
+	pr->ew = execwatch_start(pr->sym, &(struct execwatch_spec){
+		.tgid = sp->tgid, .cgroup_hier = sp->cgroup_hier, .cgroup_id = sp->cgroup_id,
+		.cgroup_level = sp->cgroup_level, .ns_per_tick = pr->ns_per_tick });
 	/* attached: the poller parses untrusted files from now on, unprivileged */
 	e = sandbox_enter(&(struct sandbox_spec){ .user = sp->user, .map_fd = pr->prof_fd,
 						  .key_size = sizeof(struct sh_prof_key),
@@ -728,6 +733,7 @@ static void finish(struct profile *pr)
 	for (size_t i = 0; i < pr->kcache_n; i++)
 		free(pr->kcache[i]);
 	free(pr->kcache);
+	execwatch_stop(pr->ew);
 	sym_free(pr->sym);
 	broker_stop(pr->brk);
 	ksyms_free(&pr->ks);

@@ -47,6 +47,8 @@ struct sym_cache {
 	char proc_root[64];
 	sym_open_fn open;
 	void *open_arg;
+	sym_exec_fn probe;	/* a process's execve() count now, or NULL */
+	void *probe_arg;
 	struct sym_proc *procs[PROC_BUCKETS];
 	struct sym_proc *lru_head, *lru_tail;
 	size_t nprocs, nreused, nexecs, nheld;
@@ -258,13 +260,22 @@ static __u64 proc_start(const struct sym_cache *c, __u32 tgid)
 	return start;
 }
 
-static struct sym_proc **proc_slot(struct sym_cache *c, __u32 tgid)
+/* The link to process @p in its hash chain. */
+static struct sym_proc **proc_link(struct sym_cache *c, const struct sym_proc *p)
 {
-	struct sym_proc **pp = &c->procs[tgid % PROC_BUCKETS];
+	struct sym_proc **pp = &c->procs[p->tgid % PROC_BUCKETS];
 
-	while (*pp && (*pp)->tgid != tgid)
+	while (*pp != p)
 		pp = &(*pp)->next;
 	return pp;
+}
+
+static void proc_drop(struct sym_cache *c, struct sym_proc *p)
+{
+	*proc_link(c, p) = p->next;
+	lru_unlink(c, p);
+	proc_free(p);
+	c->nheld--;
 }
 
 /* Mappings kept per process: more is a hostile or broken process. */
@@ -361,71 +372,101 @@ static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 	return p;
 }
 
-const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
-				   __u32 exec_id)
+/*
+ * The maps kept for (@tgid, @start_ticks, @exec_id): that program's, or
+ * with @start_ticks 0 the newest of @tgid; *@newest: the newest of that
+ * process (or of @tgid), for a program not kept.
+ */
+static struct sym_proc *proc_find(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
+				  __u32 exec_id, struct sym_proc **newest)
 {
-	struct sym_proc **pp = proc_slot(c, tgid), *p = *pp;
-	bool same_process = p && (!start_ticks || p->start_ticks == start_ticks);
-	__u64 now;
+	struct sym_proc *p, *hit = NULL;
 
-	arena_reset(c);
-	if (same_process) {
-		lru_unlink(c, p);
-		lru_front(c, p);
-		if (!start_ticks)
-			return p;
-		if (!p->exec_known) {
-			/* read for -p before any wait: the program then */
-			p->exec_id = exec_id;
-			p->exec_known = true;
-		}
-		if (exec_id == p->exec_id)
-			return p;
-		if ((__s32)(exec_id - p->exec_id) < 0)
-			return NULL;	/* an earlier program of it: its maps are gone */
-		/* a later program (execve): its maps replace these */
+	*newest = NULL;
+	for (p = c->procs[tgid % PROC_BUCKETS]; p; p = p->next) {
+		if (p->tgid != tgid || (start_ticks && p->start_ticks != start_ticks))
+			continue;
+		if (!*newest || (__s32)(p->exec_id - (*newest)->exec_id) > 0 ||
+		    (!start_ticks && p->start_ticks > (*newest)->start_ticks))
+			*newest = p;
+		if (start_ticks && p->exec_known && p->exec_id == exec_id)
+			hit = p;
 	}
-	now = proc_start(c, tgid);
-	if (!now || (start_ticks && now != start_ticks))
+	return start_ticks ? hit : *newest;
+}
+
+/* The maps of @tgid now, if they are of program @exec_id (per the probe); NULL otherwise. */
+static struct sym_proc *read_program(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
+				     __u32 exec_id, __u64 *now)
+{
+	struct sym_proc *p;
+	__s64 before = -1;
+
+	*now = proc_start(c, tgid);
+	if (!*now || (start_ticks && *now != start_ticks))
 		return NULL;	/* that process is gone: its maps were never read */
+	if (c->probe && start_ticks) {
+		before = c->probe(c->probe_arg, tgid);
+		if (before >= 0 && (__u32)before != exec_id)
+			return NULL;	/* that program is gone: its maps were never read */
+	}
 	p = maps_read(c, tgid);
-	/* the maps are of the process that started then only if it still has the tgid */
-	if (p && proc_start(c, tgid) != now) {
+	/* the maps are of that process and program only if it still runs them */
+	if (p && (proc_start(c, tgid) != *now ||
+		  (before >= 0 && c->probe(c->probe_arg, tgid) != before))) {
 		proc_free(p);
 		p = NULL;
 	}
+	return p;
+}
+
+const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
+				   __u32 exec_id)
+{
+	struct sym_proc *newest, *p = proc_find(c, tgid, start_ticks, exec_id, &newest);
+	__u64 now;
+
+	arena_reset(c);
+	if (!p && newest && !newest->exec_known) {
+		/* read for -p before any wait: the program then */
+		newest->exec_id = exec_id;
+		newest->exec_known = true;
+		p = newest;
+	}
+	if (p) {
+		lru_unlink(c, p);
+		lru_front(c, p);
+		return p;
+	}
+	/* without a probe, an earlier program than one kept is gone for sure */
+	if (!c->probe && newest && (__s32)(exec_id - newest->exec_id) < 0)
+		return NULL;
+	p = read_program(c, tgid, start_ticks, exec_id, &now);
 	if (!p)
 		return NULL;
 	p->start_ticks = now;
 	p->exec_id = exec_id;
 	p->exec_known = start_ticks != 0;
-	if (*pp) {
-		/* a reused tgid, or a new program: the old maps go */
-		if (same_process)
-			c->nexecs++;
-		else
-			c->nreused++;
-		p->next = (*pp)->next;
-		lru_unlink(c, *pp);
-		proc_free(*pp);
-		c->nheld--;
-	} else {
-		p->next = NULL;
+	if (newest && newest->start_ticks == now)
+		c->nexecs++;	/* a new program: the earlier ones' maps stay for their waits */
+	else if (proc_find(c, tgid, 0, 0, &newest))
+		c->nreused++;	/* a reused tgid: the old process's maps stay for its waits */
+	else
 		c->nprocs++;
-	}
-	*pp = p;
+	p->next = c->procs[tgid % PROC_BUCKETS];
+	c->procs[tgid % PROC_BUCKETS] = p;
 	lru_front(c, p);
 	c->nheld++;
-	/* bounded: the process least recently asked for goes (its files may go then) */
-	while (c->nheld > c->max_procs && c->lru_tail != p) {
-		struct sym_proc *old = c->lru_tail, **op = proc_slot(c, old->tgid);
-
-		*op = old->next;
-		lru_unlink(c, old);
-		proc_free(old);
-		c->nheld--;
-	}
+	/* bounded: the maps least recently asked for go (their files may go then) */
+	while (c->nheld > c->max_procs && c->lru_tail != p)
+		proc_drop(c, c->lru_tail);
 	return p;
+}
+
+void sym_set_exec_probe(struct sym_cache *c, sym_exec_fn fn, void *arg)
+{
+	c->probe = fn;
+	c->probe_arg = arg;
 }
 
 /* The name of symbol @y of @e: demangled into the arena, else as the table has it. */

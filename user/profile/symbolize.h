@@ -48,6 +48,9 @@ typedef int (*sym_open_fn)(void *arg, enum sym_file what, __u32 tgid, __u64 star
 			   __u64 ino, const char *path);
 /* Open through @fn (the privileged broker) instead of open() under proc_root. */
 void sym_set_opener(struct sym_cache *c, sym_open_fn fn, void *arg);
+/* A process's execve() count now (the kernel's, as the BPF side reads it), -1: unknown. */
+typedef __s64 (*sym_exec_fn)(void *arg, __u32 tgid);
+void sym_set_exec_probe(struct sym_cache *c, sym_exec_fn fn, void *arg);
 /* The default opener: open() of the file under @proc_root (a string). */
 int sym_open_direct(void *proc_root, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
 		    __u64 ino, const char *path);
@@ -60,14 +63,15 @@ void sym_set_limits(struct sym_cache *c, size_t files, size_t bytes, size_t proc
 /*
  * The maps of the program @exec_id (the kernel's execve() count) of the
  * process @tgid that started at @start_ticks (field 22 of /proc/PID/stat;
- * 0: whichever process has @tgid now, @exec_id unused), read unless known.
- * A known tgid now another process's, or a known process that has run
- * execve() since: the maps it has now replace the old ones (which are
- * freed: use the result before the next call). NULL: that process or
- * program is gone and its maps were never read (or are unreadable).
- * Exact but for one case: a program whose first wait the caller names
- * after the process has run execve() gets the later program's maps (the
- * caller names entries while they are new, every second, newest first).
+ * 0: the newest kept of @tgid, else whichever process has it now, @exec_id
+ * unused), read unless kept. Each program of each process has its own
+ * maps (a reused tgid or an execve() adds an entry; the entries least
+ * recently asked for go past SYM_PROCS_MAX), valid until the next call.
+ * NULL: that process or program is gone and its maps were never read (or
+ * are unreadable). With an exec probe (sym_set_exec_probe()), maps are
+ * kept only when the process ran @exec_id before and after the reading:
+ * exact. Without one, a program whose maps are read after the process ran
+ * execve() gets the later program's maps.
  */
 const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
 				   __u32 exec_id);
