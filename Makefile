@@ -142,7 +142,9 @@ BENCH_SKELS := $(OUTPUT)/bench/floor.skel.h
 BENCH_BINS := $(OUTPUT)/bench/floor $(OUTPUT)/bench/keys $(OUTPUT)/bench/kmem
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS) $(FUZZ_OBJS)
+.SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS) $(FUZZ_OBJS) \
+	$(patsubst %,$(OUTPUT)/fuzz/obj/%.o,profile/elf_syms profile/demangle profile/broker \
+	kernel/seccomp)
 .PHONY: all clean install uninstall test unit integration asan fuzz helpers help bench image
 
 all: $(OUTPUT)/schedhist
@@ -254,6 +256,19 @@ $(OUTPUT)/fuzz/obj/%.o: user/%.c $(USER_HDRS) include/schedhist.h
 $(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz/obj
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) -lm -lpthread -o $@
+
+# the profile's readers of untrusted files, and the broker's request check
+FUZZ_PROFILE_LIBS := $(shell $(PKG_CONFIG) --libs libelf liblzma libseccomp libcap-ng 2>/dev/null) \
+	-liberty
+$(OUTPUT)/fuzz/fuzz_elf_syms: tests/fuzz/fuzz_elf_syms.c tests/helpers/elfgen.h \
+		$(OUTPUT)/fuzz/obj/profile/elf_syms.o $(OUTPUT)/fuzz/obj/profile/demangle.o \
+		| $(OUTPUT)/fuzz/obj
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(filter %.o,$^) $(FUZZ_PROFILE_LIBS) -o $@
+$(OUTPUT)/fuzz/fuzz_broker: tests/fuzz/fuzz_broker.c $(OUTPUT)/fuzz/obj/profile/broker.o \
+		$(OUTPUT)/fuzz/obj/kernel/seccomp.o $(OUTPUT)/fuzz/obj/lib/log.o | $(OUTPUT)/fuzz/obj
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(filter %.o,$^) $(FUZZ_PROFILE_LIBS) -o $@
 
 fuzz: $(FUZZ_BINS)
 

@@ -93,7 +93,7 @@ int seccomp_poller(void)
 	    allow_list(ctx, poller, ARRAY_LEN(poller)) || allow_memory(ctx) ||
 	    /* stdio asks whether stdout is a terminal */
 	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-			     SCMP_A1(SCMP_CMP_EQ, TCGETS)) ||
+			     SCMP_A1(SCMP_CMP_EQ, TCGETS, 0)) ||
 	    /* new output files, and their directory read-only: no existing file read */
 	    allow_open(ctx, flags, O_WRONLY | O_CREAT | O_EXCL) ||
 	    allow_open(ctx, flags, O_RDONLY | O_DIRECTORY)) {
