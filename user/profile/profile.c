@@ -672,8 +672,6 @@ static int start(struct profile *pr)
 		pr_warn("out of memory\n");
 		return -1;
 	}
-	if (sp->tgid)
-		sym_process(pr->sym, sp->tgid, 0, 0);
 	pr->skel = profile_bpf__open();
 	if (!pr->skel) {
 		pr_warn("cannot open the profile's BPF object: %s\n", strerror(errno));
@@ -714,6 +712,8 @@ static int start(struct profile *pr)
 			  pr->sym, &pr->brk);
 	if (e)
 		return e;
+	if (sp->tgid)
+		sym_process(pr->sym, sp->tgid, 0, 0);	/* -p: its maps now, unprivileged */
 	pr_info("profile: %s waits, %u entries, %u stacks at most\n", metric_name(sp->metric),
 		sp->max_entries, 2 * sp->max_entries);
 	fprintf(stderr, "Tracing where tasks wait (%s)... Hit Ctrl-C to end.\n",
