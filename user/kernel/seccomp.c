@@ -79,16 +79,23 @@ static int load(scmp_filter_ctx ctx, const char *who)
 	return err ? -1 : 0;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN_BUILD 1
+#else
+#define ASAN_BUILD 0
+#endif
+
 int seccomp_poller(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-	pr_info("an AddressSanitizer build: no seccomp filter (LeakSanitizer needs ptrace)\n");
-	return 0;
-#else
 	const unsigned long flags = O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND |
 				    O_DIRECTORY | O_PATH;
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	scmp_filter_ctx ctx;
 
+	if (ASAN_BUILD) {
+		pr_info("an AddressSanitizer build: no seccomp filter (LeakSanitizer needs ptrace)\n");
+		return 0;
+	}
+	ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
 	if (!ctx || allow_list(ctx, common, ARRAY_LEN(common)) ||
 	    allow_list(ctx, poller, ARRAY_LEN(poller)) || allow_memory(ctx) ||
 	    /* stdio asks whether stdout is a terminal */
@@ -103,7 +110,6 @@ int seccomp_poller(void)
 		return -1;
 	}
 	return load(ctx, "poller");
-#endif
 }
 
 int seccomp_broker(void)
