@@ -94,4 +94,12 @@ struct sh_prof_counters {
 	__u64 map_full_ns;	/* the estimated time of the SH_PROF_MAP_FULL waits */
 };
 
+/* An execve() of a traced process (bpf/profile_execs.bpf.c's ring buffer). */
+struct sh_prof_exec {
+	__u32 tgid;
+	__u32 exec_id;		/* its execve() count after it, as in sh_prof_key */
+	__u64 start_ns;		/* its start, as in sh_prof_key */
+	__u64 time_ns;		/* when (CLOCK_MONOTONIC, bpf_ktime_get_ns()) */
+};
+
 #endif /* SH_PROFILE_H */

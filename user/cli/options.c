@@ -325,7 +325,7 @@ static const struct opt_def opt_defs[] = {
 	  "with --listen: classic histograms (le buckets) even to scrapers that ask for native",
 	  T_FLAG, FIELD(prom_classic), .check = check_prom_classic },
 	{ "user", OPT_USER, "NAME",
-	  "with --listen/--prom-file: run as user NAME once attached (root: nobody)",
+	  "with --listen/--prom-file/--profile: run as user NAME once attached (root: nobody)",
 	  T_STRING, FIELD(user), .err = "empty --user name", .check = check_user },
 	{ "print", OPT_PRINT, NULL,
 	  "with --listen/--prom-file: print the reports on stdout too",
@@ -702,7 +702,8 @@ static const char *check_heatmap_lines(const struct parse_state *st)
 
 static const char *check_user(const struct parse_state *st)
 {
-	return !st->fleet ? "--user needs --listen or --prom-file" : NULL;
+	return !st->fleet && !st->o->profile ? "--user needs --listen, --prom-file or --profile"
+					       : NULL;
 }
 
 static const char *check_print(const struct parse_state *st)
@@ -738,7 +739,7 @@ static const char *check_profile(const struct parse_state *st)
 	    given(st, OPT_CLOCK) || given(st, OPT_SCHEMA))
 		return "--profile takes only -M, -k, -p, -c, --cgroup-hier, -i, -n, -d, --cumulative, "
 		       "--unit, -m, --top, --max-keys, --flamegraph, --pprof, --profile-stacks, "
-		       "--profile-sample, -j and -v";
+		       "--profile-sample, --user, -j and -v";
 	return NULL;
 }
 

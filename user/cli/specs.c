@@ -73,5 +73,5 @@ struct profile_spec profile_spec_of(const struct options *o, const struct cgroup
 				      .max_entries = o->max_keys, .flamegraph = o->flamegraph,
 				      .pprof = o->pprof, .stack_kinds = (__u32)o->profile_stacks,
 				      .sample_p = o->profile_sample_p,
-				      .sample_ns = o->profile_sample_ns };
+				      .sample_ns = o->profile_sample_ns, .user = o->user };
 }

@@ -74,6 +74,11 @@ void pn_free(struct prof_names *pn)
 	free(pn);
 }
 
+struct sym_cache *pn_sym(struct prof_names *pn)
+{
+	return pn->sym;
+}
+
 void pn_process(struct prof_names *pn, __u32 tgid)
 {
 	sym_process(pn->sym, tgid, 0, 0);

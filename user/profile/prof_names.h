@@ -52,6 +52,8 @@ struct prof_names;
 /* Names from @ks (kept by the caller) and the stack maps @kfd and @ufd. NULL: no memory. */
 struct prof_names *pn_new(const struct ksyms *ks, int kfd, int ufd);
 void pn_free(struct prof_names *pn);
+/* The symbolizer's cache (the exec watcher and the sandbox set it up). */
+struct sym_cache *pn_sym(struct prof_names *pn);
 /* Read the maps of process @tgid now (-p: before its first wait). */
 void pn_process(struct prof_names *pn, __u32 tgid);
 

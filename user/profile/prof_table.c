@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 
 #include "lib/clock.h"
@@ -176,18 +177,18 @@ int table_read(struct prof_table *t)
 	return err ? err : read_counters(t);
 }
 
-/* field 22 of /proc/@tgid/stat, its start in clock ticks; 0: no such process */
-static __u64 proc_start(__u32 tgid)
+/* field 22 of /proc/@tgid/stat, its start in clock ticks; 0: no such process, -1: unknown */
+static __u64 proc_start(const struct prof_table *t, __u32 tgid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	unsigned long long start = 0;
 	ssize_t n;
-	int fd;
+	int fd = t->open_stat(t->open_arg, tgid);
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd == -ENOENT || fd == -ESRCH)
 		return 0;
+	if (fd < 0)
+		return (__u64)-1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
@@ -201,22 +202,28 @@ static __u64 proc_start(__u32 tgid)
 	return start;
 }
 
-/* Is the task of @e gone? One /proc read per process per pass (@memo: the last asked). */
-static bool entry_gone(const struct entry *e, __u64 ns_per_tick, __u32 *memo_tgid,
-		       __u64 *memo_start, bool check_thread)
+/*
+ * Is the task of @e gone? One /proc read per process per pass (@memo: the
+ * last asked); a process that cannot be read is not gone.
+ */
+static bool entry_gone(const struct prof_table *t, const struct entry *e, __u64 ns_per_tick,
+		       __u32 *memo_tgid, __u64 *memo_start, bool check_thread)
 {
 	char path[64];
+	struct stat st;
 
 	if (*memo_tgid != e->k.tgid) {
 		*memo_tgid = e->k.tgid;
-		*memo_start = proc_start(e->k.tgid);
+		*memo_start = proc_start(t, e->k.tgid);
 	}
+	if (*memo_start == (__u64)-1)
+		return false;
 	if (*memo_start != e->k.start_ns / ns_per_tick)
 		return true;
 	if (!check_thread || e->k.pid == e->k.tgid)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%u/task/%u", e->k.tgid, e->k.pid);
-	return access(path, F_OK) && errno == ENOENT;
+	return stat(path, &st) && errno == ENOENT;
 }
 
 /* Remove the entries of gone tasks from the kernel map; how many. */
@@ -233,7 +240,7 @@ static size_t remove_gone(struct prof_table *t)
 		struct sh_prof_val v;
 		bool thread = (pass + i) % THREAD_CHECK_EVERY == 0;
 
-		if (!e->in_kernel || e->moved || !entry_gone(e, ns_per_tick, &memo_tgid,
+		if (!e->in_kernel || e->moved || !entry_gone(t, e, ns_per_tick, &memo_tgid,
 							     &memo_start, thread))
 			continue;
 		/* its last counts, atomically with the removal */

@@ -37,6 +37,8 @@ struct prof_table {
 	size_t n, cap;
 	int prof_fd, kfd, ufd, cnt_fd, ncpus;
 	struct prof_names *names;
+	int (*open_stat)(void *arg, __u32 tgid); /* /proc/TGID/stat read-only: an fd or -errno */
+	void *open_arg;
 	struct sh_prof_counters cnt, cnt_base;
 	__u64 gc_last_ns;		/* the last stack GC */
 	__u64 removed, kremoved, uremoved; /* entries and stacks removed from the kernel */

@@ -17,9 +17,11 @@
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "lib/names.h"
+#include "profile/execwatch.h"
 #include "profile/profile.h"
 #include "profile/prof_report.h"
 #include "profile/prof_table.h"
+#include "profile/sandbox.h"
 
 /* The period of readings (new processes' maps read while they run) and of the stacks' GC. */
 #define READ_NS NSEC_PER_SEC
@@ -32,7 +34,42 @@ struct profile {
 	struct ksyms ks;
 	struct atomic_file fg, pp;
 	bool fg_open, pp_open;
+	struct broker *brk;		/* opens files for the unprivileged poller */
+	struct execwatch *ew;		/* new programs' maps read while they run */
 };
+
+/* /proc/TGID/stat, through the broker once the poller runs unprivileged */
+static int open_stat(void *arg, __u32 tgid)
+{
+	struct profile *pr = arg;
+
+	return pr->brk ? broker_open(pr->brk, SYM_STAT, tgid, 0, 0, 0, NULL)
+		       : sym_open_direct("/proc", SYM_STAT, tgid, 0, 0, 0, NULL);
+}
+
+/* Once attached: the exec watcher, then the broker and the privilege drop. 0 or an exit code. */
+static int sandbox(struct profile *pr)
+{
+	const struct profile_spec *sp = pr->sp;
+	struct atomic_file *out = pr->fg_open ? &pr->fg : pr->pp_open ? &pr->pp : NULL;
+	int e;
+
+	pr->ew = execwatch_start(pn_sym(pr->t.names), &(struct execwatch_spec){
+		.tgid = sp->tgid, .cgroup_hier = sp->cgroup_hier, .cgroup_id = sp->cgroup_id,
+		.cgroup_level = sp->cgroup_level,
+		.ns_per_tick = NSEC_PER_SEC / (__u64)sysconf(_SC_CLK_TCK) });
+	/* attached: the poller parses untrusted files from now on, unprivileged */
+	e = sandbox_enter(&(struct sandbox_spec){ .user = sp->user, .map_fd = pr->t.prof_fd,
+						  .key_size = sizeof(struct sh_prof_key),
+						  .out_dirfd = out ? out->dirfd : -1,
+						  .out_what = pr->fg_open ? "--flamegraph" : "--pprof" },
+			  pn_sym(pr->t.names), &pr->brk);
+	if (e)
+		return e;
+	if (sp->tgid)
+		pn_process(pr->t.names, sp->tgid);	/* -p: its maps now, unprivileged */
+	return 0;
+}
 
 /* Open the file outputs before anything is loaded. 0 or SH_EXIT_USAGE. */
 static int open_files(struct profile *pr)
@@ -112,13 +149,15 @@ static int start(struct profile *pr)
 		pr_warn("out of memory\n");
 		return -1;
 	}
-	if (sp->tgid)
-		pn_process(pr->t.names, sp->tgid);
+	pr->t.open_stat = open_stat;
+	pr->t.open_arg = pr;
 	e = profile_bpf__attach(pr->skel);
 	if (e) {
 		pr_warn("cannot attach the profile's BPF programs: %s\n", strerror(-e));
 		return -1;
 	}
+	if ((e = sandbox(pr)))
+		return e;
 	pr_info("profile: %s waits, %u entries, %u kernel and %u user stacks at most\n",
 		metric_name(sp->metric), sp->max_entries, SH_PROF_KSTACKS, 2 * sp->max_entries);
 	fprintf(stderr, "Tracing where tasks wait (%s)... Hit Ctrl-C to end.\n",
@@ -130,7 +169,9 @@ static void finish(struct profile *pr)
 {
 	profile_bpf__destroy(pr->skel);
 	table_free(&pr->t);
+	execwatch_stop(pr->ew);
 	pn_free(pr->t.names);
+	broker_stop(pr->brk);
 	ksyms_free(&pr->ks);
 	if (pr->fg_open)
 		atomic_file_close(&pr->fg);

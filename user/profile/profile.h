@@ -36,6 +36,8 @@ struct profile_spec {
 	__u32 sample_p;		/* --profile-sample: a fixed P (SH_PROF_P_ONE: exact, 1/N);
 				 * 0: by the expected wait, over @sample_ns */
 	__u64 sample_ns;	/* that threshold: waits expected this long are all walked */
+	const char *user;	/* --user: who the poller runs as once attached (NULL: nobody
+				 * when root) */
 };
 
 /* Stacks per key in a JSON report unless --top says otherwise. */
