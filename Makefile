@@ -55,6 +55,10 @@ endef
 define need_pc
 $(if $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo y),,$(error $(1) development files not found: install the Debian package $(2)))
 endef
+# a library without a pkg-config file: its header
+define need_hdr
+$(if $(wildcard $(1)),,$(error $(1) not found: install the Debian package $(2)))
+endef
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 $(call need,$(PKG_CONFIG),pkg-config)
 $(call need,$(CLANG),clang)
@@ -66,6 +70,9 @@ $(call need_pc,zlib,zlib1g-dev)
 $(call need_pc,libmicrohttpd,libmicrohttpd-dev)
 $(call need_pc,libcap-ng,libcap-ng-dev)
 $(call need_pc,ncursesw,libncurses-dev)
+$(call need_pc,liblzma,liblzma-dev)
+$(call need_pc,libseccomp,libseccomp-dev)
+$(call need_hdr,/usr/include/libiberty/demangle.h,libiberty-dev)
 endif
 
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
@@ -73,8 +80,10 @@ LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 FLEET_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd libcap-ng 2>/dev/null)
 # --live: the terminal view (only user/output/live.c and live_draw.c include curses.h)
 CURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+# --profile: minidebuginfo (liblzma), the parser's seccomp filter, C++/Rust names (libiberty)
+PROFILE_LIBS := $(shell $(PKG_CONFIG) --libs liblzma libseccomp 2>/dev/null) -liberty
 LIBS := $(shell $(PKG_CONFIG) --libs libbpf libelf zlib libmicrohttpd libcap-ng ncursesw \
-	2>/dev/null) -lpthread -lm
+	2>/dev/null) $(PROFILE_LIBS) -lpthread -lm
 # what the pure code links beyond libc: the HTTP server and the terminal view
 PURE_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd ncursesw 2>/dev/null) -lpthread -lm
 
@@ -112,7 +121,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(OUTPUT)/tests/helpers/%,$(HELPER_SRCS)) \
-	$(OUTPUT)/tests/helpers/waiters_nofp $(OUTPUT)/tests/helpers/waiters_stripped
+	$(OUTPUT)/tests/helpers/waiters_nofp $(OUTPUT)/tests/helpers/waiters_stripped \
+	$(OUTPUT)/tests/helpers/progA $(OUTPUT)/tests/helpers/progB
 
 # Fuzz targets: clang's libFuzzer (libclang-rt-14-dev) with ASan+UBSan; the
 # pure modules are rebuilt with coverage instrumentation for them.
@@ -130,7 +140,9 @@ BENCH_SKELS := $(OUTPUT)/bench/floor.skel.h
 BENCH_BINS := $(OUTPUT)/bench/floor $(OUTPUT)/bench/keys $(OUTPUT)/bench/kmem
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS) $(FUZZ_OBJS)
+.SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS) $(FUZZ_OBJS) \
+	$(patsubst %,$(OUTPUT)/fuzz/obj/%.o,profile/elf_syms profile/demangle profile/broker \
+	kernel/seccomp)
 .PHONY: all clean install uninstall test unit integration asan fuzz helpers help bench image
 
 all: $(OUTPUT)/schedhist
@@ -168,11 +180,13 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h include/bits.bpf.h $(CORE_O
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(ALL_LDFLAGS) $(PURE_LIBS) -o $@
 
-# test_symbolize: user/profile/symbolize.c (libelf) and the ELF files it builds with $(CC)
-$(OUTPUT)/tests/test_symbolize: tests/unit/test_symbolize.c tests/unit/check.h $(CORE_OBJS) \
-		$(OUTPUT)/user/profile/symbolize.o | $(OUTPUT)/tests
+# test_symbolize, test_elf_syms: user/profile's symbolizer (libelf, liblzma, libiberty)
+# and the ELF files they build with $(CC)
+SYM_OBJS := $(patsubst %,$(OUTPUT)/user/profile/%.o,symbolize elf_cache elf_syms demangle)
+$(OUTPUT)/tests/test_symbolize $(OUTPUT)/tests/test_elf_syms: $(OUTPUT)/tests/%: tests/unit/%.c \
+		tests/unit/check.h $(CORE_OBJS) $(SYM_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(OUTPUT)/user/profile/symbolize.o \
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(SYM_OBJS) \
 		$(ALL_LDFLAGS) $(LIBS) -lm -o $@
 
 # helpers keep frame pointers: --profile's tests walk their user stacks
@@ -192,6 +206,12 @@ $(OUTPUT)/tests/helpers/waiters_stripped: tests/helpers/waiters.c | $(OUTPUT)/te
 	$(call msg,HELPER,$@)
 	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer -s $(WARN) -std=gnu11 -D_GNU_SOURCE $< \
 		-pthread -o $@
+
+# profile_exec.sh's pair: one source, the function renamed (same length: same offsets)
+$(OUTPUT)/tests/helpers/prog%: tests/helpers/execpair.c | $(OUTPUT)/tests/helpers
+	$(call msg,HELPER,$@)
+	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer -DSLEEPER=func$*_sleeper $(WARN) -std=gnu11 \
+		-D_GNU_SOURCE $< -o $@
 
 helpers: $(HELPER_BINS)
 
@@ -235,6 +255,19 @@ $(OUTPUT)/fuzz/obj/%.o: user/%.c $(USER_HDRS) include/schedhist.h
 $(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz/obj
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(PURE_LIBS) -o $@
+
+# the profile's readers of untrusted files, and the broker's request check
+FUZZ_PROFILE_LIBS := $(shell $(PKG_CONFIG) --libs libelf liblzma libseccomp libcap-ng 2>/dev/null) \
+	-liberty
+$(OUTPUT)/fuzz/fuzz_elf_syms: tests/fuzz/fuzz_elf_syms.c tests/helpers/elfgen.h \
+		$(OUTPUT)/fuzz/obj/profile/elf_syms.o $(OUTPUT)/fuzz/obj/profile/demangle.o \
+		| $(OUTPUT)/fuzz/obj
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(filter %.o,$^) $(FUZZ_PROFILE_LIBS) -o $@
+$(OUTPUT)/fuzz/fuzz_broker: tests/fuzz/fuzz_broker.c $(OUTPUT)/fuzz/obj/profile/broker.o \
+		$(OUTPUT)/fuzz/obj/kernel/seccomp.o $(OUTPUT)/fuzz/obj/lib/log.o | $(OUTPUT)/fuzz/obj
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(filter %.o,$^) $(FUZZ_PROFILE_LIBS) -o $@
 
 fuzz: $(FUZZ_BINS)
 

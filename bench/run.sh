@@ -21,9 +21,10 @@
 # --culprit-mode time, next to the default mode), with
 # --causes (comm, cgroup: likewise; its wakeup programs count in its cost)
 # and with --stacks (comm); profile (--profile -M offcpu: kernel and user stacks of
-# every switch) and offcputime (libbpf-tools, its job), side by side, with
-# profile:kernel, profile:user and profile:none (--profile-stacks: the
-# cost of each walk alone and of the mode without walks); and
+# the sampled waits) and offcputime (libbpf-tools, its job), side by side, with
+# profile:exact (every wait walked), profile:kernel:exact, profile:user:exact
+# and profile:none (--profile-stacks: the cost of each walk alone and of the
+# mode without walks); and
 # runqlat from Debian's
 # libbpf-tools (installed with apt-get if missing). Each repeat runs every
 # arm once, in a new random order; with each arm attached:
@@ -109,8 +110,9 @@ ALL_ARMS="$ALL_ARMS sh:runq:none:auto:schema=3"
 # SCHEDHIST_CACHE_ENTRIES=1; the pinned pipe's two tasks take turns on
 # CPU 0's one entry), next to sh:runq:tid, every switch a hit
 ALL_ARMS="$ALL_ARMS sh:runq:tid:auto:allmiss"
-# where --profile's time goes: each stack walk alone, and none
-ALL_ARMS="$ALL_ARMS profile:kernel profile:user profile:none"
+# where --profile's time goes: exact (every wait walked, as offcputime),
+# each stack walk alone in exact mode, and the default (sampled) without walks
+ALL_ARMS="$ALL_ARMS profile:exact profile:kernel:exact profile:user:exact profile:none"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
 STEPS="clock sched_info table storage hist max hash"
 for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
@@ -344,10 +346,18 @@ start_arm() {
 		# "Tracing" comes once every program is attached
 		ready='^Tracing' want=1 ;;
 	profile|profile:*)
-		# profile:STACKS: --profile-stacks STACKS (kernel, user or none)
-		"$SCHEDHIST" --profile -M offcpu \
-			$([ "$arm" = profile ] || echo "--profile-stacks ${arm#profile:}") \
-			>/dev/null 2>"$TMP/arm.err" &
+		# profile[:STACKS][:exact]: --profile-stacks STACKS (kernel, user or
+		# none), --profile-sample exact (every wait walked)
+		local pargs=() part
+		IFS=: read -ra part <<<"${arm#profile}"
+		for k in "${part[@]}"; do
+			case $k in
+			"") ;;
+			exact) pargs+=(--profile-sample exact) ;;
+			*) pargs+=(--profile-stacks "$k") ;;
+			esac
+		done
+		"$SCHEDHIST" --profile -M offcpu "${pargs[@]}" >/dev/null 2>"$TMP/arm.err" &
 		ready='^Tracing' want=1 ;;
 	offcputime)
 		# silent until it ends: its one sched_switch link is the sign

@@ -82,9 +82,10 @@ def arm_name(arm):
     return {"none": "none (nothing attached)", "floor": "floor (empty programs)",
             "clock": "clock (floor + bpf_ktime_get_ns)",
             "runqlat": "runqlat (libbpf-tools)",
-            "profile": "--profile -M offcpu (kernel and user stacks)",
-            "profile:kernel": "--profile -M offcpu --profile-stacks kernel",
-            "profile:user": "--profile -M offcpu --profile-stacks user",
+            "profile": "--profile -M offcpu (kernel and user stacks, sampled: the default)",
+            "profile:exact": "--profile -M offcpu --profile-sample exact (every wait walked)",
+            "profile:kernel:exact": "--profile -M offcpu --profile-stacks kernel --profile-sample exact",
+            "profile:user:exact": "--profile -M offcpu --profile-stacks user --profile-sample exact",
             "profile:none": "--profile -M offcpu --profile-stacks none (no stack walk)",
             "offcputime": "offcputime (libbpf-tools)"}.get(arm, arm)
 
@@ -92,7 +93,8 @@ def arm_name(arm):
 ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid", "sh:runq:tid:auto:allmiss", "sh:runq:cgroup",
          "sh:offcpu:none", "sh:offcpu+runq+blocked:none", "sh:runq:none:wakeup",
          "sh:runq:none:wakeup:clock=ktime", "sh:runq:comm:wakeup", "sh:runq:comm:auto:culprits", "sh:runq:cgroup:auto:culprits",
-         "sh:runq:comm:auto:stacks", "runqlat", "profile:none", "profile:kernel", "profile:user", "profile", "offcputime"]
+         "sh:runq:comm:auto:stacks", "runqlat", "profile:none", "profile:kernel:exact", "profile:user:exact", "profile:exact", "profile",
+         "offcputime"]
 arms = [a for a in ORDER if a in data] + sorted(
     a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:", "pair:", "cache:")))
 STEPS = [("step:clock", "the run queue's clock (prev->se.cfs_rq->rq->clock, two guarded loads)"),
@@ -343,8 +345,15 @@ q = med(per_repeat(lambda x, r: x / r, per_switch("sh:runq:none"), per_switch("r
 target("runq/none per switch / runqlat's", q, "≤ 0.15", "{:.2f}", q is not None and q <= 0.15)
 if "profile" in data and "offcputime" in data:
     q = med(per_repeat(lambda x, o: x / o, per_switch("profile"), per_switch("offcputime")))
-    target("--profile per switch / offcputime's (both stacks)", q, "≤ 0.5", "{:.2f}",
-           q is not None and q <= 0.5)
+    target("--profile (sampled) per switch / offcputime's", q, "≤ 0.1", "{:.2f}",
+           q is not None and q <= 0.1)
+if "profile:exact" in data and "offcputime" in data:
+    q = med(per_repeat(lambda x, o: x / o, per_switch("profile:exact"), per_switch("offcputime")))
+    figure("--profile-sample exact per switch / offcputime's", q, "{:.2f}")
+if "profile:none" in data:
+    d = over_floor("profile:none")
+    target("--profile-stacks none per switch − floor", d, "≤ 100 ns", "{:.0f} ns",
+           d is not None and d <= 100)
 for k, lim in (("comm", 80), ("tid", 80), ("cgroup", 90)):
     d = over_floor(f"sh:runq:{k}")
     target(f"runq/{k} per switch − floor", d, f"≤ {lim} ns", "{:.0f} ns", d is not None and d <= lim)

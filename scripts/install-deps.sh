@@ -9,8 +9,11 @@
 #
 #   build:  clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config make gcc
 #           libmicrohttpd-dev and libcap-ng-dev (fleet mode: --listen, dropping
-#           privileges), libncurses-dev (--live, the terminal view); their
-#           runtime libraries come with them
+#           privileges), libncurses-dev (--live, the terminal view),
+#           liblzma-dev (--profile: minidebuginfo, the xz'ed .gnu_debugdata
+#           symbols), libiberty-dev (--profile: C++ and Rust names demangled),
+#           libseccomp-dev (the seccomp filter of --profile's unprivileged
+#           poller); their runtime libraries come with them
 #   --deb:  dpkg-dev debhelper fakeroot build-essential, and python3-jsonschema for
 #           the unit tests the package build runs (debian/control's Build-Depends)
 #   --test: python3 and python3-jsonschema (JSON checks, every report validated
@@ -21,6 +24,8 @@
 #           util-linux (unshare: a process in another mount namespace),
 #           binutils (strip and readelf: test_symbolize's ELF fixtures and
 #           profile.sh's build ids; gcc pulls it in, named here all the same),
+#           g++ (test_symbolize's C++ fixture), xz-utils (test_elf_syms'
+#           minidebuginfo fixture),
 #           (promtool and a real server scraping --listen), curl, iproute2 (ss),
 #           libclang-rt-14-dev (libFuzzer and the sanitizers' runtimes),
 #           valgrind (memcheck run), strace (fault injection at startup),
@@ -29,15 +34,16 @@
 #           podman, buildah and runc (the container image, built and run, and
 #           the Kubernetes pod under podman kube play; catatonit, the init of
 #           its pause container, which podman only recommends), python3-yaml (the
-#           manifests parsed), libcap2-bin (capsh: runs without a capability)
+#           manifests parsed), libcap2-bin (capsh: runs without a capability),
+#           golang-go (go tool pprof reads --profile's --pprof output)
 set -eu
 build="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-libmicrohttpd-dev libcap-ng-dev libncurses-dev"
+libmicrohttpd-dev libcap-ng-dev libncurses-dev liblzma-dev libiberty-dev libseccomp-dev"
 deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
 test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
 prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
 systemd man-db tmux podman buildah runc catatonit python3-yaml libcap2-bin \
-libbpf-tools util-linux binutils"
+libbpf-tools util-linux binutils g++ xz-utils golang-go"
 pkgs=$build
 case "${1:-}" in
 "") ;;

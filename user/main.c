@@ -447,18 +447,12 @@ static void teardown(struct poller *p)
 	cg_close(&p->cg);
 }
 
-/* --profile: its own loader and loop (profile.h); the exit code. */
+/* --profile: its own loader (profile.h), -c resolved as the histograms do; the exit code. */
 static int profile(const struct options *o)
 {
-	struct profile_spec sp = {
-		.metric = o->metric, .key_type = o->key_type, .tgid = (__u32)o->pid,
-		.interval_ns = o->interval_ns, .count = o->count, .duration_ns = o->duration_ns,
-		.cumulative = o->cumulative, .json = o->json, .unit = o->unit, .top = o->top,
-		.max_entries = o->max_keys, .flamegraph = o->flamegraph,
-		.stack_kinds = (__u32)o->profile_stacks,
-	};
 	struct cgroup_cfg cgcfg;
 	struct cgroups cg = { 0 };
+	struct profile_spec sp;
 	bool use_cg;
 	int ret = options_check_pid(o);
 
@@ -472,9 +466,7 @@ static int profile(const struct options *o)
 	cg_close(&cg);
 	if (ret)
 		return ret;
-	sp.cgroup_hier = cgcfg.hier;
-	sp.cgroup_id = cgcfg.filter_id;
-	sp.cgroup_level = cgcfg.filter_level;
+	sp = profile_spec_of(o, &cgcfg);
 	return profile_run(&sp);
 }
 

@@ -15,7 +15,9 @@ CHROME=$(command -v chromium || command -v chromium-browser || command -v google
 [ -n "$CHROME" ] || skip "Chromium not installed (Debian package chromium)"
 LAYOUT="$(dirname "$0")/../flamegraph_layout.py"
 
-start_sh run --profile -M offcpu --unit ns --flamegraph "$TMP/fg.svg"
+# --profile writes as nobody once attached: a directory it may write in
+chmod 0711 "$TMP" && mkdir "$TMP/out" && chown nobody "$TMP/out"
+start_sh run --profile -M offcpu --unit ns --flamegraph "$TMP/out/fg.svg"
 "$HELPERS/waiters" -m 5 -t 2 >/dev/null &
 W=$!
 CHILD_PIDS+=("$W")
@@ -25,9 +27,9 @@ for i in $(seq 1 20); do
 done
 wait "${CHILD_PIDS[@]}" || fail "the workload failed"
 stop_sh "$SH_PID" || fail "schedhist exited with $?: $(cat "$TMP/run.err")"
-[ -s "$TMP/fg.svg" ] || fail "no flame graph written"
+[ -s "$TMP/out/fg.svg" ] || fail "no flame graph written"
 
-python3 "$LAYOUT" page "$TMP/fg.svg" "$TMP/fg.html" || fail "cannot make the page"
+python3 "$LAYOUT" page "$TMP/out/fg.svg" "$TMP/fg.html" || fail "cannot make the page"
 timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 	--disable-background-networking --disable-component-update --disable-sync \
 	--user-data-dir="$TMP/profile" --dump-dom "file://$TMP/fg.html" >"$TMP/fg.dom" 2>/dev/null
@@ -35,6 +37,6 @@ python3 "$LAYOUT" check "$TMP/fg.dom" flamegraph || fail "the flame graph's layo
 
 # the root frame ("all") carries the run's whole waited time
 total=$(awk 'NF { s += $NF } END { printf "%.3f", s / 1e6 }' "$TMP/run.out")
-grep -q "<title>all ($total ms, " "$TMP/fg.svg" ||
-	fail "the root's title does not give the folded stacks' total $total ms: $(grep -o '<title>all [^<]*' "$TMP/fg.svg")"
-grep -q '<title>w_pipe (' "$TMP/fg.svg" || fail "no frame of the w_pipe thread: $(grep -o "<title>[^<]*" "$TMP/fg.svg" | head -12 | tr "\n" " ")"
+grep -q "<title>all ($total ms, " "$TMP/out/fg.svg" ||
+	fail "the root's title does not give the folded stacks' total $total ms: $(grep -o '<title>all [^<]*' "$TMP/out/fg.svg")"
+grep -q '<title>w_pipe (' "$TMP/out/fg.svg" || fail "no frame of the w_pipe thread: $(grep -o "<title>[^<]*" "$TMP/out/fg.svg" | head -12 | tr "\n" " ")"

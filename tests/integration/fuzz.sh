@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The libFuzzer targets of every parser of outside input (tests/fuzz/:
 # the command line, durations and numbers, /proc/self/mountinfo, cgroup
-# paths, escaped names as --heatmap-key takes them), built by `make fuzz` with ASan+UBSan, each run for FUZZ_SECONDS
+# paths, escaped names as --heatmap-key takes them; --profile's ELF, symbol-table,
+# minidebuginfo and build-id readers, truncated and corrupt, and its broker's check of the
+# requests), built by `make fuzz` with ASan+UBSan, each run for FUZZ_SECONDS
 # (15 by default), two at a time, from the seed corpus in
 # tests/fuzz/corpus/NAME (left untouched: new inputs go to a temporary
 # directory). Any crash, sanitizer report, leak or failed check fails the

@@ -79,6 +79,30 @@ static void test_labels(void)
 	free(svg);
 }
 
+/* a deep stack too narrow to draw does not make the picture taller */
+static void test_height(void)
+{
+	char deep[2000] = "a";
+	struct fg_stack s[2];
+	char *svg, *tall;
+	int h0 = 0, h1 = 0;
+
+	for (int i = 0; i < 119; i++)
+		strcat(deep, ";x");
+	s[0] = (struct fg_stack){ "a;b;c", 1000000000, 1 };
+	s[1] = (struct fg_stack){ deep, 10, 1 };	/* 1.2e-5 px wide */
+	svg = svg_of(s, 2);
+	CHECK(sscanf(strstr(svg, "height=\""), "height=\"%d\"", &h0) == 1);
+	/* all, a, b, c: four levels */
+	CHECK(h0 == 40 + 4 * FG_FRAME_H + 10);
+	s[1].wait_ns = 1000000000;	/* now half the width: drawn, all 120 levels */
+	tall = svg_of(s, 2);
+	CHECK(sscanf(strstr(tall, "height=\""), "height=\"%d\"", &h1) == 1);
+	CHECK(h1 == 40 + 121 * FG_FRAME_H + 10);
+	free(svg);
+	free(tall);
+}
+
 static void test_empty(void)
 {
 	char *svg = svg_of(NULL, 0);
@@ -92,6 +116,7 @@ int main(void)
 {
 	TEST(test_merge);
 	TEST(test_labels);
+	TEST(test_height);
 	TEST(test_empty);
 	return test_summary();
 }

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "profile/elf_cache.h"
 #include "profile/symbolize.h"
 
 static char dir[64];		/* the fixtures and the fake /proc */
@@ -148,7 +149,8 @@ static void name_of(const struct sym_proc *p, unsigned long long addr, char *buf
 /* nopie's: another build, so another id (one id is one file's contents) */
 #define BUILD_ID_NOPIE "feedface00112233"
 
-static struct run pie, nopie, stripped, noid, copy, gamma_run;
+static struct run pie, nopie, stripped, noid, copy, gamma_run, cxx;
+static bool have_cxx;
 
 static void test_fixtures_built(void)
 {
@@ -320,8 +322,11 @@ static void test_tgid_reuse(void)
 	name_of(p, noid.b, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_b"));
 	CHECK(!id);
-	/* the first process's maps are gone: nothing, not the new one's names */
-	CHECK(!sym_process(c, 107, 300, 1));
+	/* the first process's maps stay, for its waits named later: its own names */
+	p = sym_process(c, 107, 300, 1);
+	CHECK(p);
+	name_of(p, copy.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
 	/* a process never seen, its tgid taken by another since: nothing either */
 	CHECK(!sym_process(c, 107, 350, 1));
 	CHECK(sym_process(c, 107, 400, 1));
@@ -351,8 +356,11 @@ static void test_exec(void)
 	name_of(p, noid.b, name, sizeof(name), &id);
 	CHECK(!strcmp(name, "fx_b"));
 	CHECK(!id);
-	/* the old program's maps are gone */
-	CHECK(!sym_process(c, 108, 500, 7));
+	/* the old program keeps its maps, for its waits named later */
+	p = sym_process(c, 108, 500, 7);
+	CHECK(p);
+	name_of(p, copy.a, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_a"));
 	/* maps read before any wait (-p): the first wait's program is theirs */
 	fake_proc(109, 600, &copy);
 	p = sym_process(c, 109, 0, 0);
@@ -360,6 +368,174 @@ static void test_exec(void)
 	CHECK_EQ_U64(sym_nexecs(c), 1);
 	gone(108);
 	gone(109);
+	sym_free(c);
+}
+
+/* the frame API: every field, for a named frame, a module+offset and a cut (on "copy": "pie" was rebuilt) */
+static void test_frame(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	unsigned long long start, end, off;
+	const struct sym_proc *p;
+	struct sym_frame f, g;
+	char path[256], want[160], *l;
+	bool found = false;
+
+	fake_proc(111, 11, &copy);
+	p = sym_process(c, 111, 11, 1);
+	CHECK(p);
+	sym_user_frame(p, copy.a, false, &f);
+	CHECK(f.name && !strcmp(f.name, "fx_a"));
+	CHECK(f.build_id && !strcmp(f.build_id, BUILD_ID));
+	CHECK(f.in_exec_map);
+	snprintf(path, sizeof(path), "%s/copy", dir);
+	CHECK(f.path && !strcmp(f.path, path));
+	CHECK(f.map_start <= copy.a && copy.a < f.map_limit);
+	/* the function's start: one value for every address inside it */
+	CHECK(f.sym_addr);
+	sym_user_frame(p, copy.a + 1, false, &g);
+	CHECK(g.sym_addr == f.sym_addr && !strcmp(g.name, "fx_a"));
+	for (l = copy.maps; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (sscanf(l, "%llx-%llx %*s %llx", &start, &end, &off) == 3 && copy.a >= start &&
+		    copy.a < end)
+			found = start == f.map_start && end == f.map_limit && off == f.map_pgoff;
+	CHECK(found);
+	/* a second frame's name does not overwrite the first's */
+	sym_user_frame(p, copy.b, true, &g);
+	CHECK(!strcmp(f.name, "fx_a"));
+	/* outside every mapping: a cut, named by its address */
+	sym_user_frame(p, 0x10, false, &g);
+	CHECK(!g.in_exec_map && !g.path && !g.build_id && !g.map_start && !g.sym_addr);
+	CHECK(g.name && !strcmp(g.name, "[unknown]+0x10"));
+	CHECK(!strcmp(f.name, "fx_a"));
+	/* the stripped build's mapping, in a cache that has not seen its names: module+offset */
+	sym_free(c);
+	c = sym_new(NULL, proc);
+	fake_proc(112, 12, &stripped);
+	p = sym_process(c, 112, 12, 1);
+	CHECK(p);
+	sym_user_frame(p, stripped.a, false, &f);
+	snprintf(want, sizeof(want), "stripped+0x%llx",
+		 (unsigned long long)(stripped.a - f.map_start + f.map_pgoff));
+	CHECK(f.in_exec_map && !strcmp(f.name, want) && !f.sym_addr);
+	/* no process at all: a cut too */
+	sym_user_frame(NULL, 0x1234, false, &f);
+	CHECK(!f.in_exec_map && !strcmp(f.name, "[unknown]+0x1234"));
+	gone(111);
+	gone(112);
+	sym_free(c);
+}
+
+/* The fake kernel's execve() count of a process: each call may see the next value. */
+static __s64 exec_seq[4];
+static int exec_calls;
+
+static __s64 fake_probe(void *arg, __u32 tgid)
+{
+	(void)arg;
+	(void)tgid;
+	return exec_seq[exec_calls < 3 ? exec_calls++ : 3];
+}
+
+/*
+ * with an exec probe, maps are kept only for the program that ran before
+ * and after the reading: a program already gone, or one replaced during
+ * the reading, gets nothing rather than the next program's maps
+ */
+static void test_exec_probe(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	const char *id;
+	char name[256];
+
+	sym_set_exec_probe(c, fake_probe, NULL);
+	fake_proc(114, 14, &noid);	/* the process runs program 9 now */
+	exec_calls = 0;
+	exec_seq[0] = exec_seq[1] = exec_seq[2] = exec_seq[3] = 9;
+	CHECK(!sym_process(c, 114, 14, 8));	/* program 8: gone, never read */
+	exec_calls = 0;
+	p = sym_process(c, 114, 14, 9);
+	CHECK(p);
+	name_of(p, noid.b, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_b"));
+	/* program 10 runs execve() while its maps are read: not kept */
+	exec_calls = 0;
+	exec_seq[0] = 10;
+	exec_seq[1] = exec_seq[2] = exec_seq[3] = 11;
+	CHECK(!sym_process(c, 114, 14, 10));
+	/* and program 9's maps are still there */
+	CHECK(sym_process(c, 114, 14, 9) == p);
+	/* not known to the probe (no execve() since it started): read and kept */
+	exec_calls = 0;
+	exec_seq[0] = exec_seq[1] = exec_seq[2] = exec_seq[3] = -1;
+	fake_proc(115, 15, &copy);
+	CHECK(sym_process(c, 115, 15, 1));
+	gone(114);
+	gone(115);
+	sym_free(c);
+}
+
+/* a C++ build: its functions demangled, parameters and all */
+static void test_cxx(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	struct sym_frame f;
+
+	CHECK(have_cxx);
+	fake_proc(113, 13, &cxx);
+	p = sym_process(c, 113, 13, 1);
+	CHECK(p);
+	sym_user_frame(p, cxx.a, false, &f);
+	CHECK(f.name && !strcmp(f.name, "cx_a(int)"));
+	sym_user_frame(p, cxx.b + 1, false, &f);
+	CHECK(f.name && !strcmp(f.name, "cx_b(int)"));
+	gone(113);
+	sym_free(c);
+}
+
+/*
+ * the cache's bounds: processes (least recently named forgotten) and files
+ * (dropped only when no process kept maps them; a file that does not fit
+ * is named module+offset)
+ */
+static void test_bounds(void)
+{
+	struct sym_cache *c = sym_new(NULL, proc);
+	const struct sym_proc *p;
+	char name[256], want[128];
+	const char *id;
+
+	sym_set_limits(c, 2, ELF_CACHE_BYTES_MAX, 2);
+	fake_proc(120, 1, &copy);
+	fake_proc(121, 1, &nopie);
+	fake_proc(122, 1, &noid);
+	fake_proc(123, 1, &noid);
+	CHECK(sym_process(c, 120, 1, 1) && sym_process(c, 121, 1, 1));
+	CHECK_EQ_U64(sym_nfiles(c), 2);
+	/* both files in use: noid's does not fit */
+	p = sym_process(c, 122, 1, 1);
+	CHECK(p);
+	name_of(p, noid.b, name, sizeof(name), &id);
+	snprintf(want, sizeof(want), "noid+0x");
+	CHECK(!strncmp(name, want, strlen(want)));
+	CHECK_EQ_U64(sym_nfiles(c), 2);
+	CHECK_EQ_U64(sym_nevicted(c), 0);
+	/* 120, least recently named, was forgotten: its file goes for noid's */
+	p = sym_process(c, 123, 1, 1);
+	CHECK(p);
+	name_of(p, noid.b, name, sizeof(name), &id);
+	CHECK(!strcmp(name, "fx_b"));
+	CHECK_EQ_U64(sym_nevicted(c), 1);
+	CHECK_EQ_U64(sym_nfiles(c), 2);
+	CHECK(sym_nbytes(c) > 0 && sym_nbytes(c) < 2 * ELF_SYMS_MAX_BYTES);
+	/* a forgotten process still running is read again */
+	p = sym_process(c, 120, 1, 1);
+	CHECK(p);
+	CHECK_EQ_U64(sym_nprocs(c), 5);
+	for (unsigned int t = 120; t <= 123; t++)
+		gone(t);
 	sym_free(c);
 }
 
@@ -392,9 +568,16 @@ static bool setup(void)
 	       run("noid", &noid) && run("copy", &copy) && run("gamma", &gamma_run);
 }
 
+static bool setup_cxx(void)
+{
+	return !sh("g++ -O1 -DNAME_a=cx_a -DNAME_b=cx_b -x c++ %s/fixture.c -o %s/cxx 2>>%s/cc.err",
+		   dir, dir, dir) && run("cxx", &cxx);
+}
+
 int main(void)
 {
 	have_cc = setup();
+	have_cxx = have_cc && setup_cxx();
 	if (!have_cc)
 		sh("cat %s/cc.err >&2", dir);
 	TEST(test_fixtures_built);
@@ -405,6 +588,10 @@ int main(void)
 		TEST(test_build_id_key);
 		TEST(test_tgid_reuse);
 		TEST(test_exec);
+		TEST(test_frame);
+		TEST(test_exec_probe);
+		TEST(test_cxx);
+		TEST(test_bounds);
 	}
 	if (!getenv("KEEP")) sh("rm -rf %s", dir);
 	return test_summary();

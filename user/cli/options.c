@@ -199,6 +199,7 @@ int parse_options(int argc, char **argv, struct options *o)
 	o->max_kernel_mem_mib = DEFAULT_MAX_KERNEL_MEM;
 	o->heatmap_lines = HM_LINE_P50 | HM_LINE_P99;
 	o->profile_stacks = SH_PROF_STACK_KERNEL | SH_PROF_STACK_USER;
+	o->profile_sample_ns = SH_PROF_SAMPLE_NS;
 
 	shortopts[n++] = ':';
 	for (i = 0; i < N_OPTS; i++) {

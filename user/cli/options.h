@@ -52,6 +52,10 @@ struct options {
 	bool profile;		/* --profile: wait per (task, kernel stack, user stack) */
 	const char *flamegraph;	/* --profile's SVG flame graph path, NULL = none */
 	int profile_stacks;	/* --profile-stacks: SH_PROF_STACK_* bits */
+	__u32 profile_sample_p;	/* --profile-sample: a fixed P (SH_PROF_P_ONE: exact), 0: by
+				 * the expected wait over @profile_sample_ns */
+	__u64 profile_sample_ns; /* --profile-sample DUR (default SH_PROF_SAMPLE_NS) */
+	const char *pprof;	/* --profile's gzipped pprof path, NULL = none */
 	__u64 min_wait_ns;	/* text histogram starts at this bucket */
 	const char *heatmap;	/* SVG path, NULL = none */
 	const char *heatmap_key; /* key shown in the heatmap, NULL = all */

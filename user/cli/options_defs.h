@@ -61,6 +61,8 @@ enum {
 	OPT_PROFILE,
 	OPT_FLAMEGRAPH,
 	OPT_PROFILE_STACKS,
+	OPT_PROFILE_SAMPLE,
+	OPT_PPROF,
 	OPT_USAGE,
 	OPT_PIDNSS,
 	OPT_SCHEMA,
@@ -146,6 +148,7 @@ const char *opt_check_live(const struct parse_state *st);
 const char *opt_check_print(const struct parse_state *st);
 const char *opt_check_profile(const struct parse_state *st);
 const char *opt_check_profile_stacks(const struct parse_state *st);
+int opt_set_profile_sample(struct parse_state *st, const struct opt_def *d, const char *arg);
 const char *opt_check_prom_classic(const struct parse_state *st);
 const char *opt_check_task_table(const struct parse_state *st);
 const char *opt_check_user(const struct parse_state *st);

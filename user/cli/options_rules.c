@@ -191,7 +191,8 @@ const char *opt_check_heatmap_lines(const struct parse_state *st)
 
 const char *opt_check_user(const struct parse_state *st)
 {
-	return !st->fleet ? "--user needs --listen or --prom-file" : NULL;
+	return !st->fleet && !st->o->profile ? "--user needs --listen, --prom-file or --profile"
+					       : NULL;
 }
 
 const char *opt_check_print(const struct parse_state *st)
@@ -226,18 +227,48 @@ const char *opt_check_profile(const struct parse_state *st)
 	    opt_given(st, OPT_MIN_COUNT) || opt_given(st, OPT_TASK_TABLE) || opt_given(st, OPT_METHOD) ||
 	    opt_given(st, OPT_CLOCK) || opt_given(st, OPT_SCHEMA))
 		return "--profile takes only -M, -k, -p, -c, --cgroup-hier, -i, -n, -d, --cumulative, "
-		       "--unit, -m, --top, --max-keys, --flamegraph, --profile-stacks, -j and -v";
+		       "--unit, -m, --top, --max-keys, --flamegraph, --pprof, --profile-stacks, "
+		       "--profile-sample, --user, -j and -v";
 	return NULL;
 }
 
 const char *opt_check_flamegraph(const struct parse_state *st)
 {
-	return st->o->profile ? NULL : "--flamegraph needs --profile";
+	if (st->o->profile)
+		return NULL;
+	return opt_given(st, OPT_FLAMEGRAPH) ? "--flamegraph needs --profile" : "--pprof needs --profile";
 }
 
 const char *opt_check_profile_stacks(const struct parse_state *st)
 {
-	return st->o->profile ? NULL : "--profile-stacks needs --profile";
+	if (st->o->profile)
+		return NULL;
+	return opt_given(st, OPT_PROFILE_STACKS) ? "--profile-stacks needs --profile"
+						  : "--profile-sample needs --profile";
+}
+
+/* --profile-sample exact, 1/N or a duration, the threshold of the expected wait */
+int opt_set_profile_sample(struct parse_state *st, const struct opt_def *d, const char *arg)
+{
+	struct options *o = st->o;
+	__u64 v;
+
+	if (!strcmp(arg, "exact")) {
+		o->profile_sample_p = SH_PROF_P_ONE;
+	} else if (!strncmp(arg, "1/", 2)) {
+		if (parse_u64(arg + 2, 1, SH_PROF_P_ONE, &v))
+			return opt_usage_error("invalid --profile-sample '%s': want 1/N, N from 1 to "
+					   "1048576", arg);
+		o->profile_sample_p = (__u32)(SH_PROF_P_ONE / v);
+	} else if (!parse_duration(arg, 0, &v) && v >= 1000 && v <= 3600 * NSEC_PER_SEC &&
+		   strpbrk(arg, "nums")) {
+		o->profile_sample_p = 0;
+		o->profile_sample_ns = v;
+	} else {
+		return opt_usage_error("invalid --profile-sample '%s': want exact, 1/N or a duration "
+				   "from 1us to 1h such as 1ms", arg);
+	}
+	return -1;
 }
 
 const char *opt_check_live(const struct parse_state *st)

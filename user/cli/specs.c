@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* struct options -> the specs of report, renderers, heatmap, loader, exporter. */
+/* struct options -> the specs of report, renderers, heatmap, loader, exporter, profile. */
 #include "cli/specs.h"
 
 struct report_spec report_spec_of(const struct options *o)
@@ -60,4 +60,18 @@ struct live_spec live_spec_of(const struct options *o)
 {
 	return (struct live_spec){ .key_type = o->key_type, .unit = o->unit, .sort = o->sort,
 				   .top = o->top, .interval_ns = o->interval_ns };
+}
+
+struct profile_spec profile_spec_of(const struct options *o, const struct cgroup_cfg *cg)
+{
+	return (struct profile_spec){ .metric = o->metric, .key_type = o->key_type,
+				      .tgid = (__u32)o->pid, .cgroup_hier = cg->hier,
+				      .cgroup_id = cg->filter_id, .cgroup_level = cg->filter_level,
+				      .interval_ns = o->interval_ns, .count = o->count,
+				      .duration_ns = o->duration_ns, .cumulative = o->cumulative,
+				      .json = o->json, .unit = o->unit, .top = o->top,
+				      .max_entries = o->max_keys, .flamegraph = o->flamegraph,
+				      .pprof = o->pprof, .stack_kinds = (__u32)o->profile_stacks,
+				      .sample_p = o->profile_sample_p,
+				      .sample_ns = o->profile_sample_ns, .user = o->user };
 }

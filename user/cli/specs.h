@@ -15,6 +15,7 @@
 #include "prom/exporter.h"
 #include "output/live_page.h"
 #include "output/live.h"
+#include "profile/profile.h"
 
 struct report_spec report_spec_of(const struct options *o);
 struct render_spec render_spec_of(const struct options *o);
@@ -24,5 +25,7 @@ struct loader_spec loader_spec_of(const struct options *o, const struct cgroup_c
 struct exporter_spec exporter_spec_of(const struct options *o);
 struct live_page_spec live_page_spec_of(const struct options *o);
 struct live_spec live_spec_of(const struct options *o);
+/* @cg: what -c resolved to. */
+struct profile_spec profile_spec_of(const struct options *o, const struct cgroup_cfg *cg);
 
 #endif /* SH_SPECS_H */

@@ -49,12 +49,15 @@ static void node_free(struct fg_node *n)
 	}
 }
 
-static int depth_of(const struct fg_node *n)
+/* Levels drawn below and at @n: frames narrower than FG_MIN_W are not drawn, nor counted. */
+static int depth_of(const struct fg_node *n, double scale)
 {
 	int d = 0;
 
+	if ((double)n->wait_ns * scale < FG_MIN_W)
+		return 0;
 	for (const struct fg_node *c = n->child; c; c = c->sibling) {
-		int cd = depth_of(c);
+		int cd = depth_of(c, scale);
 
 		if (cd > d)
 			d = cd;
@@ -114,7 +117,7 @@ static void draw(struct fg_ctx *c, const struct fg_node *n, double x, int level)
 	double y = c->height - (level + 1) * FG_FRAME_H;
 	int r, g, b;
 
-	if (w < 0.1)
+	if (w < FG_MIN_W)
 		return;
 	colour(n->name, &r, &g, &b);
 	fputs("<g><title>", c->f);
@@ -158,9 +161,10 @@ int flamegraph_write(FILE *f, const char *title, const struct fg_stack *s, size_
 			q += len + 1;
 		}
 	}
-	depth = depth_of(&root);
 	c.total = root.wait_ns;
 	c.scale = root.wait_ns ? (double)(FG_WIDTH - 20) / root.wait_ns : 0;
+	/* the picture is as tall as the frames drawn, as flamegraph.pl's --minwidth */
+	depth = depth_of(&root, c.scale);
 	c.height = 40 + depth * FG_FRAME_H + 10;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "

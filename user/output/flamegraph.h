@@ -25,11 +25,12 @@ struct fg_stack {
 #define FG_FRAME_H 17		/* px per stack level */
 #define FG_FONT_PX 12		/* label font size */
 #define FG_CHAR_W 7.6		/* px per character, above the font's 0.6 em advance */
+#define FG_MIN_W 0.1		/* px: a narrower frame is not drawn (flamegraph.pl's minwidth) */
 
 /*
  * Write the SVG of the @n stacks to @f, titled @title. Frames narrower
- * than 0.1 px are not drawn (their time is in their parent's). 0 or -1
- * (no memory).
+ * than FG_MIN_W are not drawn (their time is in their parent's), and the
+ * picture's height is that of the deepest frame drawn. 0 or -1 (no memory).
  */
 int flamegraph_write(FILE *f, const char *title, const struct fg_stack *s, size_t n);
 

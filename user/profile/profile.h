@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * --profile: where tasks wait, per (task, kernel stack, user stack), from
- * bpf/profile.bpf.c. Its own loop: load and attach the profile object,
- * read its cumulative map every second (new processes' maps are read
- * then, see symbolize.h), and every interval diff it against the last
- * report's reading into folded stacks (text), the top stacks per key
- * (JSON Lines) and the SVG flame graph of the run so far (--flamegraph).
+ * bpf/profile.bpf.c: load and attach the profile object, read its
+ * cumulative map every second on lib/loop.h's schedule (new processes'
+ * maps are read then, see symbolize.h; what gone ones left is removed
+ * from the kernel, prof_table.h), and every interval diff it against the
+ * last report's reading into folded stacks (text), the top stacks per key
+ * (JSON Lines), the SVG flame graph (--flamegraph) and the pprof profile
+ * (--pprof) of the run so far (prof_report.h).
  */
 #ifndef SH_PROFILE_USER_H
 #define SH_PROFILE_USER_H
@@ -29,7 +31,13 @@ struct profile_spec {
 	__u32 top;		/* JSON: stacks per key (0: SH_PROF_TOP) */
 	__u32 max_entries;	/* profile map cap; the stack map holds twice as many */
 	const char *flamegraph;	/* SVG path, NULL = none */
+	const char *pprof;	/* gzipped pprof path, NULL = none */
 	__u32 stack_kinds;	/* SH_PROF_STACK_* bits: the stacks taken */
+	__u32 sample_p;		/* --profile-sample: a fixed P (SH_PROF_P_ONE: exact, 1/N);
+				 * 0: by the expected wait, over @sample_ns */
+	__u64 sample_ns;	/* that threshold: waits expected this long are all walked */
+	const char *user;	/* --user: who the poller runs as once attached (NULL: nobody
+				 * when root) */
 };
 
 /* Stacks per key in a JSON report unless --top says otherwise. */

@@ -1,46 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* Frame names for --profile: kallsyms for the kernel, libelf for processes. */
+/* Frame names for --profile: kallsyms for the kernel, ELF symbol tables for processes. */
+#include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <inttypes.h>
-#include <libelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "profile/demangle.h"
+#include "profile/elf_cache.h"
 #include "profile/symbolize.h"
-
-struct elf_sym {
-	__u64 addr;
-	__u64 size;
-	char *name;
-};
-
-/* The longest build id kept (GNU build ids are 20 bytes, SHA-1). */
-#define BUILD_ID_MAX 64
-
-/* One ELF file's build id, text symbols and loadable segments. */
-struct elf_file {
-	__u64 dev, ino;		/* from the first maps line seen: the key without a build id */
-	unsigned char build_id[BUILD_ID_MAX]; /* NT_GNU_BUILD_ID: the key with one */
-	size_t build_id_len;	/* 0: the file has none (or was not readable) */
-	char build_id_hex[2 * BUILD_ID_MAX + 1];
-	struct elf_sym *syms;	/* sorted by address */
-	size_t nsyms;
-	bool symtab;		/* @syms are .symtab's (else .dynsym's, or none) */
-	struct {
-		__u64 off, vaddr, filesz;
-	} seg[16];		/* PT_LOAD segments */
-	int nseg;
-	struct elf_file *next;
-};
 
 struct mapping {
 	__u64 start, end, off;
+	const char *path;	/* as the maps line has it: "/usr/lib/...", "[vdso]", "" */
 	const char *module;	/* basename of the path, or "[vdso]" etc. */
-	struct elf_file *elf;	/* NULL: not an ELF file we could read */
+	struct elf_file *elf;	/* NULL: not an ELF file we could read (holds a ref) */
 };
 
 struct sym_proc {
@@ -50,8 +27,17 @@ struct sym_proc {
 	bool exec_known;	/* ... known (not for maps read before any wait) */
 	struct mapping *maps;
 	size_t n;
-	char *names;		/* the modules' names */
-	struct sym_proc *next;
+	char *names;		/* the mappings' paths */
+	struct sym_cache *c;	/* its cache: the frame names' arena */
+	struct sym_proc *next;	/* hash chain */
+	struct sym_proc *lru_prev, *lru_next; /* most recently used first */
+};
+
+/* Frame names made since the last sym_process(): blocks never move, so names stay put. */
+struct arena_block {
+	struct arena_block *next;
+	size_t used;
+	char buf[16384];
 };
 
 #define PROC_BUCKETS 1024
@@ -59,10 +45,36 @@ struct sym_proc {
 struct sym_cache {
 	const struct ksyms *k;
 	char proc_root[64];
+	sym_open_fn open;
+	void *open_arg;
+	sym_exec_fn probe;	/* a process's execve() count now, or NULL */
+	void *probe_arg;
 	struct sym_proc *procs[PROC_BUCKETS];
-	size_t nprocs, nreused, nexecs;
-	struct elf_file *elves;
+	struct sym_proc *lru_head, *lru_tail;
+	size_t nprocs, nreused, nexecs, nheld;
+	size_t max_procs;
+	struct elf_cache *files;
+	struct arena_block *arena;
 };
+
+int sym_open_direct(void *proc_root, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
+		    __u64 ino, const char *path)
+{
+	const char *root = proc_root;
+	char p[4500];
+	int fd;
+
+	if (what == SYM_MAP_FILE)
+		snprintf(p, sizeof(p), "%s/%u/map_files/%llx-%llx", root, tgid,
+			 (unsigned long long)start, (unsigned long long)end);
+	else if (what == SYM_ROOT_FILE)
+		snprintf(p, sizeof(p), "%s/%u/root%s", root, tgid, path);
+	else
+		snprintf(p, sizeof(p), "%s/%u/%s", root, tgid, what == SYM_MAPS ? "maps" : "stat");
+	(void)ino;	/* open_mapped() checks it */
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
 
 struct sym_cache *sym_new(const struct ksyms *k, const char *proc_root)
 {
@@ -72,22 +84,85 @@ struct sym_cache *sym_new(const struct ksyms *k, const char *proc_root)
 		return NULL;
 	c->k = k;
 	snprintf(c->proc_root, sizeof(c->proc_root), "%s", proc_root ? proc_root : "/proc");
-	elf_version(EV_CURRENT);
+	c->open = sym_open_direct;
+	c->open_arg = c->proc_root;
+	c->files = elf_cache_new();
+	if (!c->files) {
+		free(c);
+		return NULL;
+	}
+	c->max_procs = SYM_PROCS_MAX;
 	return c;
 }
 
-static void elf_syms_free(struct elf_file *e)
+void sym_set_limits(struct sym_cache *c, size_t files, size_t bytes, size_t procs)
 {
-	for (size_t i = 0; i < e->nsyms; i++)
-		free(e->syms[i].name);
-	free(e->syms);
-	e->syms = NULL;
-	e->nsyms = 0;
-	e->nseg = 0;
+	elf_cache_limits(c->files, files, bytes);
+	c->max_procs = procs ? procs : 1;
+}
+
+static void lru_unlink(struct sym_cache *c, struct sym_proc *p)
+{
+	*(p->lru_prev ? &p->lru_prev->lru_next : &c->lru_head) = p->lru_next;
+	*(p->lru_next ? &p->lru_next->lru_prev : &c->lru_tail) = p->lru_prev;
+	p->lru_prev = p->lru_next = NULL;
+}
+
+static void lru_front(struct sym_cache *c, struct sym_proc *p)
+{
+	p->lru_prev = NULL;
+	p->lru_next = c->lru_head;
+	*(c->lru_head ? &c->lru_head->lru_prev : &c->lru_tail) = p;
+	c->lru_head = p;
+}
+
+void sym_set_opener(struct sym_cache *c, sym_open_fn fn, void *arg)
+{
+	c->open = fn;
+	c->open_arg = arg;
+}
+
+static void arena_reset(struct sym_cache *c)
+{
+	struct arena_block *b = c->arena;
+
+	while (b && b->next) {
+		struct arena_block *nx = b->next;
+
+		free(b);
+		b = nx;
+	}
+	c->arena = b;
+	if (b)
+		b->used = 0;
+}
+
+/* A copy of @s (cut to a block) in the arena; a constant if out of memory. */
+static const char *arena_put(struct sym_cache *c, const char *s)
+{
+	size_t len = strnlen(s, sizeof(c->arena->buf) - 1);
+	struct arena_block *b = c->arena;
+	char *r;
+
+	if (!b || b->used + len + 1 > sizeof(b->buf)) {
+		b = malloc(sizeof(*b));
+		if (!b)
+			return "[no memory]";
+		b->used = 0;
+		b->next = c->arena;
+		c->arena = b;
+	}
+	r = b->buf + b->used;
+	memcpy(r, s, len);
+	r[len] = '\0';
+	b->used += len + 1;
+	return r;
 }
 
 static void proc_free(struct sym_proc *p)
 {
+	for (size_t i = 0; i < p->n; i++)
+		elf_cache_put(p->maps[i].elf);
 	free(p->maps);
 	free(p->names);
 	free(p);
@@ -103,11 +178,9 @@ void sym_free(struct sym_cache *c)
 			proc_free(p);
 		}
 	}
-	for (struct elf_file *e = c->elves, *nx; e; e = nx) {
-		nx = e->next;
-		elf_syms_free(e);
-		free(e);
-	}
+	elf_cache_free(c->files);
+	arena_reset(c);
+	free(c->arena);
 	free(c);
 }
 
@@ -128,234 +201,50 @@ size_t sym_nexecs(const struct sym_cache *c)
 
 size_t sym_nfiles(const struct sym_cache *c)
 {
-	size_t n = 0;
-
-	for (const struct elf_file *e = c->elves; e; e = e->next)
-		n++;
-	return n;
+	return elf_cache_files(c->files);
 }
 
-static int cmp_esym(const void *a, const void *b)
+size_t sym_nbytes(const struct sym_cache *c)
 {
-	const struct elf_sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return elf_cache_bytes(c->files);
 }
 
-/* The function symbols of section @scn into @e. 0 or -1 (no memory). */
-static int add_symtab(struct elf_file *e, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-		      size_t *cap)
+size_t sym_nevicted(const struct sym_cache *c)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-
-	for (size_t i = 0; d && i < n; i++) {
-		GElf_Sym s;
-		const char *name;
-
-		if (!gelf_getsym(d, (int)i, &s))
-			break;
-		if ((GELF_ST_TYPE(s.st_info) != STT_FUNC && GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC)
-		    || s.st_shndx == SHN_UNDEF || !s.st_value)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !*name)
-			continue;
-		if (e->nsyms == *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
-			struct elf_sym *ns = realloc(e->syms, nc * sizeof(*ns));
-
-			if (!ns)
-				return -1;
-			e->syms = ns;
-			*cap = nc;
-		}
-		e->syms[e->nsyms].addr = s.st_value;
-		e->syms[e->nsyms].size = s.st_size;
-		e->syms[e->nsyms].name = strdup(name);
-		if (!e->syms[e->nsyms].name)
-			return -1;
-		e->nsyms++;
-	}
-	return 0;
-}
-
-/* The GNU build id of @elf from its PT_NOTE segments into @id; its length, 0: none. */
-static size_t read_build_id(Elf *elf, unsigned char *id)
-{
-	size_t nph = 0;
-
-	if (elf_getphdrnum(elf, &nph))
-		return 0;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
-			const char *name = (const char *)d->d_buf + name_off;
-
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp(name, "GNU", 4) && nh.n_descsz && nh.n_descsz <= BUILD_ID_MAX) {
-				memcpy(id, (const char *)d->d_buf + desc_off, nh.n_descsz);
-				return nh.n_descsz;
-			}
-		}
-	}
-	return 0;
-}
-
-/* The segments and symbols (.symtab, else .dynsym) of @elf into @e. */
-static bool has_symtab(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			return true;
-	return false;
-}
-
-static void elf_read(struct elf_file *e, Elf *elf)
-{
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr sh, symsh, dynsh;
-	size_t cap = 0, nph = 0;
-
-	if (!elf_getphdrnum(elf, &nph)) {
-		for (size_t i = 0; i < nph && e->nseg < 16; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			e->seg[e->nseg].off = ph.p_offset;
-			e->seg[e->nseg].vaddr = ph.p_vaddr;
-			e->seg[e->nseg].filesz = ph.p_filesz;
-			e->nseg++;
-		}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			symtab = scn;
-			symsh = sh;
-		} else if (sh.sh_type == SHT_DYNSYM) {
-			dynsym = scn;
-			dynsh = sh;
-		}
-	}
-	/* a stripped file keeps .dynsym: its exported functions */
-	e->symtab = symtab != NULL;
-	if (symtab)
-		add_symtab(e, elf, symtab, &symsh, &cap);
-	else if (dynsym)
-		add_symtab(e, elf, dynsym, &dynsh, &cap);
-	if (e->nsyms)
-		qsort(e->syms, e->nsyms, sizeof(*e->syms), cmp_esym);
+	return elf_cache_evicted(c->files);
 }
 
 /*
- * The mapped file itself: /proc/PID/map_files/START-END (the inode mapped,
- * even deleted or replaced under its path; needs CAP_SYS_ADMIN), else the
- * path through /proc/PID/root if it is still the inode mapped. -1: neither.
+ * The mapped file itself: map_files/START-END (the inode mapped, even
+ * deleted or replaced under its path; needs CAP_SYS_ADMIN), else the path
+ * through the process's root if it is still the inode mapped. -1: neither.
  */
 static int open_mapped(const struct sym_cache *c, __u32 tgid, __u64 start, __u64 end,
 		       __u64 ino, const char *file)
 {
-	char path[4500];
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", c->proc_root, tgid,
-		 (unsigned long long)start, (unsigned long long)end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	snprintf(path, sizeof(path), "%s/%u/root%s", c->proc_root, tgid, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &st) || st.st_ino != ino)) {
+	fd = c->open(c->open_arg, SYM_MAP_FILE, tgid, start, end, ino, NULL);
+	if (fd < 0)
+		fd = c->open(c->open_arg, SYM_ROOT_FILE, tgid, start, end, ino, file);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_ino != ino || !S_ISREG(st.st_mode)) {
 		close(fd);	/* another file now has the path: its symbols would lie */
 		return -1;
 	}
 	return fd;
 }
 
-/*
- * The cached ELF file of a mapping: found by its build id (one entry for
- * every path and copy of one build, a new one for a rebuilt file under an
- * old path), else by (device, inode); read on first sight.
- */
-static struct elf_file *elf_get(struct sym_cache *c, __u32 tgid, __u64 start, __u64 end,
-				__u64 dev, __u64 ino, const char *file)
-{
-	unsigned char id[BUILD_ID_MAX];
-	size_t idlen = 0;
-	struct elf_file *e;
-	Elf *elf = NULL;
-	int fd = open_mapped(c, tgid, start, end, ino, file);
-
-	if (fd >= 0) {
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (elf && elf_kind(elf) != ELF_K_ELF) {
-			elf_end(elf);
-			elf = NULL;
-		}
-		if (elf)
-			idlen = read_build_id(elf, id);
-	}
-	for (e = c->elves; e; e = e->next) {
-		if (idlen ? e->build_id_len == idlen && !memcmp(e->build_id, id, idlen)
-			  : !e->build_id_len && e->dev == dev && e->ino == ino)
-			break;
-	}
-	if (e) {
-		/*
-		 * one build, stripped and not (a stripped copy keeps the build
-		 * id): the names come from the copy that has them
-		 */
-		if (!e->symtab && elf && has_symtab(elf)) {
-			elf_syms_free(e);
-			elf_read(e, elf);
-		}
-		goto out;
-	}
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		goto out;
-	e->dev = dev;
-	e->ino = ino;
-	memcpy(e->build_id, id, idlen);
-	e->build_id_len = idlen;
-	for (size_t i = 0; i < idlen; i++)
-		snprintf(e->build_id_hex + 2 * i, 3, "%02x", id[i]);
-	if (elf)
-		elf_read(e, elf);
-	e->next = c->elves;
-	c->elves = e;
-out:
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	return e;
-}
-
 /* Field 22 of /proc/PID/stat, the process's start in clock ticks since boot; 0: gone. */
 static __u64 proc_start(const struct sym_cache *c, __u32 tgid)
 {
-	char path[128], buf[1024], *p;
+	char buf[1024], *p;
 	unsigned long long start = 0;
 	ssize_t n;
-	int fd;
+	int fd = c->open(c->open_arg, SYM_STAT, tgid, 0, 0, 0, NULL);
 
-	snprintf(path, sizeof(path), "%s/%u/stat", c->proc_root, tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -371,194 +260,277 @@ static __u64 proc_start(const struct sym_cache *c, __u32 tgid)
 	return start;
 }
 
-static struct sym_proc **proc_slot(struct sym_cache *c, __u32 tgid)
+/* The link to process @p in its hash chain. */
+static struct sym_proc **proc_link(struct sym_cache *c, const struct sym_proc *p)
 {
-	struct sym_proc **pp = &c->procs[tgid % PROC_BUCKETS];
+	struct sym_proc **pp = &c->procs[p->tgid % PROC_BUCKETS];
 
-	while (*pp && (*pp)->tgid != tgid)
+	while (*pp != p)
 		pp = &(*pp)->next;
 	return pp;
+}
+
+static void proc_drop(struct sym_cache *c, struct sym_proc *p)
+{
+	*proc_link(c, p) = p->next;
+	lru_unlink(c, p);
+	proc_free(p);
+	c->nheld--;
+}
+
+/* Mappings kept per process: more is a hostile or broken process. */
+#define MAPS_MAX 65536
+
+/* One executable mapping of a maps line into @p (its path at *@noff of *@names). 0 or -1. */
+static int add_mapping(struct sym_cache *c, struct sym_proc *p, char *line, size_t *cap,
+		       char **names, size_t *ncap, size_t *noff)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int major, minor;
+	char perms[8], *file;
+	int pos = 0;
+	struct mapping *m;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &major,
+		   &minor, &ino, &pos) < 7 || !strchr(perms, 'x'))
+		return 0;
+	file = line + pos;
+	file[strcspn(file, "\n")] = '\0';
+	if (p->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 32;
+		struct mapping *nm = nc <= MAPS_MAX ? realloc(p->maps, nc * sizeof(*nm)) : NULL;
+
+		if (!nm)
+			return -1;
+		p->maps = nm;
+		*cap = nc;
+	}
+	len = strlen(file) + 1;
+	if (*noff + len > *ncap) {
+		size_t nc = (*noff + len) * 2 + 256;
+		char *nn = realloc(*names, nc);
+
+		if (!nn)
+			return -1;
+		*names = nn;
+		*ncap = nc;
+	}
+	m = &p->maps[p->n++];
+	m->start = start;
+	m->end = end;
+	m->off = off;
+	m->elf = NULL;
+	if (ino && file[0] == '/') {
+		int fd = open_mapped(c, p->tgid, start, end, ino, file);
+
+		if (fd >= 0) {
+			m->elf = elf_cache_get(c->files, fd, ((__u64)major << 32) | minor, ino);
+			close(fd);
+		}
+	}
+	memcpy(*names + *noff, file, len);
+	m->path = (const char *)(uintptr_t)*noff;
+	*noff += len;
+	return 0;
 }
 
 /* The executable mappings of @tgid, NULL if gone or out of memory. */
 static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 {
-	char path[128], line[4352], *names = NULL;
+	char line[4352], *names = NULL;
 	size_t cap = 0, ncap = 0, noff = 0;
 	struct sym_proc *p;
-	FILE *f;
+	int fd = c->open(c->open_arg, SYM_MAPS, tgid, 0, 0, 0, NULL);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 
-	snprintf(path, sizeof(path), "%s/%u/maps", c->proc_root, tgid);
-	f = fopen(path, "re");
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		fclose(f);
 		return NULL;
 	}
 	p->tgid = tgid;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned int major, minor;
-		char perms[8], *file;
-		int pos = 0;
-		struct mapping *m;
-		size_t len;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
-			   &major, &minor, &ino, &pos) < 7 || !strchr(perms, 'x'))
-			continue;
-		file = line + pos;
-		file[strcspn(file, "\n")] = '\0';
-		if (p->n == cap) {
-			size_t nc = cap ? cap * 2 : 32;
-			struct mapping *nm = realloc(p->maps, nc * sizeof(*nm));
-
-			if (!nm)
-				break;
-			p->maps = nm;
-			cap = nc;
-		}
-		m = &p->maps[p->n];
-		m->start = start;
-		m->end = end;
-		m->off = off;
-		m->elf = NULL;
-		if (ino && file[0] == '/')
-			m->elf = elf_get(c, tgid, start, end, ((__u64)major << 32) | minor, ino, file);
-		/* the module's name: the path's basename, "[vdso]", or "[anon]" */
-		if (file[0] == '/')
-			file = strrchr(file, '/') + 1;
-		else if (!file[0])
-			file = "[anon]";
-		len = strlen(file) + 1;
-		if (noff + len > ncap) {
-			size_t nc = (noff + len) * 2 + 256;
-			char *nn = realloc(names, nc);
-
-			if (!nn)
-				break;
-			names = nn;
-			ncap = nc;
-		}
-		memcpy(names + noff, file, len);
-		m->module = (const char *)(uintptr_t)noff;
-		noff += len;
-		p->n++;
-	}
+	p->c = c;
+	while (fgets(line, sizeof(line), f))
+		if (add_mapping(c, p, line, &cap, &names, &ncap, &noff))
+			break;
 	fclose(f);
-	for (size_t i = 0; i < p->n; i++)
-		p->maps[i].module = names + (uintptr_t)p->maps[i].module;
+	for (size_t i = 0; i < p->n; i++) {
+		struct mapping *m = &p->maps[i];
+
+		m->path = names + (uintptr_t)m->path;
+		/* the module's name: the path's basename, "[vdso]", or "[anon]" */
+		m->module = m->path[0] == '/' ? strrchr(m->path, '/') + 1
+					       : m->path[0] ? m->path : "[anon]";
+	}
 	p->names = names;
+	return p;
+}
+
+/*
+ * The maps kept for (@tgid, @start_ticks, @exec_id): that program's, or
+ * with @start_ticks 0 the newest of @tgid; *@newest: the newest of that
+ * process (or of @tgid), for a program not kept.
+ */
+static struct sym_proc *proc_find(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
+				  __u32 exec_id, struct sym_proc **newest)
+{
+	struct sym_proc *p, *hit = NULL;
+
+	*newest = NULL;
+	for (p = c->procs[tgid % PROC_BUCKETS]; p; p = p->next) {
+		if (p->tgid != tgid || (start_ticks && p->start_ticks != start_ticks))
+			continue;
+		if (!*newest || (__s32)(p->exec_id - (*newest)->exec_id) > 0 ||
+		    (!start_ticks && p->start_ticks > (*newest)->start_ticks))
+			*newest = p;
+		if (start_ticks && p->exec_known && p->exec_id == exec_id)
+			hit = p;
+	}
+	return start_ticks ? hit : *newest;
+}
+
+/* The maps of @tgid now, if they are of program @exec_id (per the probe); NULL otherwise. */
+static struct sym_proc *read_program(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
+				     __u32 exec_id, __u64 *now)
+{
+	struct sym_proc *p;
+	__s64 before = -1;
+
+	*now = proc_start(c, tgid);
+	if (!*now || (start_ticks && *now != start_ticks))
+		return NULL;	/* that process is gone: its maps were never read */
+	if (c->probe && start_ticks) {
+		before = c->probe(c->probe_arg, tgid);
+		if (before >= 0 && (__u32)before != exec_id)
+			return NULL;	/* that program is gone: its maps were never read */
+	}
+	p = maps_read(c, tgid);
+	/* the maps are of that process and program only if it still runs them */
+	if (p && (proc_start(c, tgid) != *now ||
+		  (before >= 0 && c->probe(c->probe_arg, tgid) != before))) {
+		proc_free(p);
+		p = NULL;
+	}
 	return p;
 }
 
 const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
 				   __u32 exec_id)
 {
-	struct sym_proc **pp = proc_slot(c, tgid), *p = *pp;
-	bool same_process = p && (!start_ticks || p->start_ticks == start_ticks);
+	struct sym_proc *newest, *p = proc_find(c, tgid, start_ticks, exec_id, &newest);
 	__u64 now;
 
-	if (same_process) {
-		if (!start_ticks)
-			return p;
-		if (!p->exec_known) {
-			/* read for -p before any wait: the program then */
-			p->exec_id = exec_id;
-			p->exec_known = true;
-		}
-		if (exec_id == p->exec_id)
-			return p;
-		if ((__s32)(exec_id - p->exec_id) < 0)
-			return NULL;	/* an earlier program of it: its maps are gone */
-		/* a later program (execve): its maps replace these */
+	arena_reset(c);
+	if (!p && newest && !newest->exec_known) {
+		/* read for -p before any wait: the program then */
+		newest->exec_id = exec_id;
+		newest->exec_known = true;
+		p = newest;
 	}
-	now = proc_start(c, tgid);
-	if (!now || (start_ticks && now != start_ticks))
-		return NULL;	/* that process is gone: its maps were never read */
-	p = maps_read(c, tgid);
-	/* the maps are of the process that started then only if it still has the tgid */
-	if (p && proc_start(c, tgid) != now) {
-		proc_free(p);
-		p = NULL;
+	if (p) {
+		lru_unlink(c, p);
+		lru_front(c, p);
+		return p;
 	}
+	/* without a probe, an earlier program than one kept is gone for sure */
+	if (!c->probe && newest && (__s32)(exec_id - newest->exec_id) < 0)
+		return NULL;
+	p = read_program(c, tgid, start_ticks, exec_id, &now);
 	if (!p)
 		return NULL;
 	p->start_ticks = now;
 	p->exec_id = exec_id;
 	p->exec_known = start_ticks != 0;
-	if (*pp) {
-		/* a reused tgid, or a new program: the old maps go */
-		if (same_process)
-			c->nexecs++;
-		else
-			c->nreused++;
-		p->next = (*pp)->next;
-		proc_free(*pp);
-	} else {
-		p->next = NULL;
+	if (newest && newest->start_ticks == now)
+		c->nexecs++;	/* a new program: the earlier ones' maps stay for their waits */
+	else if (proc_find(c, tgid, 0, 0, &newest))
+		c->nreused++;	/* a reused tgid: the old process's maps stay for its waits */
+	else
 		c->nprocs++;
-	}
-	*pp = p;
+	p->next = c->procs[tgid % PROC_BUCKETS];
+	c->procs[tgid % PROC_BUCKETS] = p;
+	lru_front(c, p);
+	c->nheld++;
+	/* bounded: the maps least recently asked for go (their files may go then) */
+	while (c->nheld > c->max_procs && c->lru_tail != p)
+		proc_drop(c, c->lru_tail);
 	return p;
 }
 
-/* The symbol of @e covering @vaddr, or NULL. */
-static const struct elf_sym *elf_lookup(const struct elf_file *e, __u64 vaddr)
+void sym_set_exec_probe(struct sym_cache *c, sym_exec_fn fn, void *arg)
 {
-	size_t lo = 0, hi = e->nsyms;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	/* several symbols at one address (aliases): the first sized one covering it */
-	for (size_t i = lo; i-- > 0 && e->syms[i].addr == e->syms[lo - 1].addr;)
-		if (vaddr < e->syms[i].addr + (e->syms[i].size ? e->syms[i].size : 1))
-			return &e->syms[i];
-	return NULL;
+	c->probe = fn;
+	c->probe_arg = arg;
 }
 
-void sym_user(const struct sym_proc *p, __u64 addr, bool ret, char *buf, size_t len,
-	      const char **build_id)
+/* The name of symbol @y of @e: demangled into the arena, else as the table has it. */
+static const char *sym_name(struct sym_cache *c, const struct elf_file *e,
+			    const struct elf_sym *y)
 {
-	__u64 a = ret && addr ? addr - 1 : addr;
+	char buf[ELF_SYMS_NAME_MAX + 256];
+	const char *raw = elf_sym_name(&e->s, y);
 
-	*build_id = NULL;
+	return sym_demangle(raw, buf, sizeof(buf)) ? arena_put(c, buf) : raw;
+}
+
+void sym_user_frame(const struct sym_proc *p, __u64 addr, bool ret, struct sym_frame *f)
+{
+	__u64 a = ret && addr ? addr - 1 : addr, vaddr;
+	char buf[320];
+
+	memset(f, 0, sizeof(*f));
 	for (size_t i = 0; p && i < p->n; i++) {
 		const struct mapping *m = &p->maps[i];
+		const struct elf_file *e = m->elf;
+		const struct elf_sym *y;
 		__u64 off;
 
 		if (a < m->start || a >= m->end)
 			continue;
 		off = a - m->start + m->off;
-		if (m->elf && m->elf->build_id_len)
-			*build_id = m->elf->build_id_hex;
-		for (int s = 0; m->elf && s < m->elf->nseg; s++) {
-			const struct elf_sym *sym;
-
-			if (off < m->elf->seg[s].off ||
-			    off >= m->elf->seg[s].off + m->elf->seg[s].filesz)
-				continue;
-			sym = elf_lookup(m->elf, off - m->elf->seg[s].off + m->elf->seg[s].vaddr);
-			if (sym) {
-				snprintf(buf, len, "%s", sym->name);
+		f->in_exec_map = true;
+		f->map_start = m->start;
+		f->map_limit = m->end;
+		f->map_pgoff = m->off;
+		f->path = m->path[0] ? m->path : NULL;
+		if (e) {
+			f->build_id = e->id;
+			if (elf_syms_vaddr(&e->s, off, &vaddr) && (y = elf_syms_lookup(&e->s, vaddr))) {
+				f->name = sym_name(p->c, e, y);
+				f->source = y->file ? e->s.names + y->file : NULL;
+				f->sym_addr = y->addr;
 				return;
 			}
-			break;
 		}
-		snprintf(buf, len, "%s+0x%llx", m->module, (unsigned long long)off);
+		snprintf(buf, sizeof(buf), "%.255s+0x%llx", m->module, (unsigned long long)off);
+		f->name = arena_put(p->c, buf);
 		return;
 	}
-	snprintf(buf, len, "[unknown]+0x%llx", (unsigned long long)addr);
+	if (p) {
+		snprintf(buf, sizeof(buf), "[unknown]+0x%llx", (unsigned long long)addr);
+		f->name = arena_put(p->c, buf);
+	} else {
+		static __thread char unk[64];	/* no process, no arena: until the next call */
+
+		snprintf(unk, sizeof(unk), "[unknown]+0x%llx", (unsigned long long)addr);
+		f->name = unk;
+	}
+}
+
+void sym_user(const struct sym_proc *p, __u64 addr, bool ret, char *buf, size_t len,
+	      const char **build_id)
+{
+	struct sym_frame f;
+
+	sym_user_frame(p, addr, ret, &f);
+	snprintf(buf, len, "%s", f.name);
+	*build_id = f.build_id;
 }
 
 void sym_kernel(const struct sym_cache *c, __u64 addr, bool ret, char *buf, size_t len)

@@ -1,22 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Names of stack frames for --profile. Kernel frames from /proc/kallsyms
- * (stacks.h); user frames from the ELF symbol tables (.symtab, else
- * .dynsym) of the files a process maps executable, read with libelf
- * through /proc/PID/root (so files inside containers and other mount
- * namespaces resolve), or /proc/PID/map_files (the very inode mapped,
- * even if deleted or replaced under its path). A process's maps are read
- * when it is first seen and kept, so frames of a process that exits
- * before the reading still resolve; a process is told by its tgid and its
- * start (/proc/PID/stat's starttime) and program (the kernel's execve()
- * count), so a new process that reuses a tgid, or a new program after
- * execve(), gets its own maps and the old ones are dropped. ELF files are read once
- * per GNU build id (NT_GNU_BUILD_ID; files without one: per device and
- * inode), so two paths to one file share an entry and a file rebuilt
- * under an old path gets its own; a stripped copy of a build (which keeps
- * its build id) is named from the unstripped file once that is seen. A frame nothing covers is named by its
- * module and file offset ("libfoo.so+0x1a2b", with its file's build id),
- * or its address ("[unknown]+0x7f12..."), never dropped.
+ * (stacks.h); user frames from the ELF symbol tables (elf_syms.h) of the
+ * files a process maps executable, opened through an opener (open() under
+ * a /proc, or the privileged broker): /proc/PID/map_files (the very inode
+ * mapped, even if deleted or replaced under its path), else the path
+ * through /proc/PID/root (files inside containers resolve), used only if
+ * it is still the inode mapped. A process's maps are read when it is
+ * first seen and kept, so frames of a process that exits before the
+ * reading still resolve; a process is told by its tgid and its start
+ * (/proc/PID/stat's starttime) and program (the kernel's execve() count),
+ * so a new process that reuses a tgid, or a new program after execve(),
+ * gets its own maps and the old ones are dropped. The files are shared
+ * through a bounded cache keyed by build id (elf_cache.h); C++ and Rust
+ * names are demangled (demangle.h). A frame nothing covers is named by
+ * its module and file offset ("libfoo.so+0x1a2b", with its file's build
+ * id), or its address ("[unknown]+0x7f12..."), never dropped.
  */
 #ifndef SH_SYMBOLIZE_H
 #define SH_SYMBOLIZE_H
@@ -34,20 +33,70 @@ struct sym_proc;
 struct sym_cache *sym_new(const struct ksyms *k, const char *proc_root);
 void sym_free(struct sym_cache *c);
 
+/* The files the cache reads, each named by what it is, not by a path. */
+enum sym_file {
+	SYM_MAPS,		/* PROC/TGID/maps */
+	SYM_STAT,		/* PROC/TGID/stat */
+	SYM_MAP_FILE,		/* PROC/TGID/map_files/START-END: the inode mapped */
+	SYM_ROOT_FILE,		/* PROC/TGID/root/PATH: the path in the process's root */
+};
+/*
+ * Opens one, read-only: a descriptor or -errno. @start, @end: the mapping
+ * (SYM_MAP_FILE); @ino: the inode the mapped file must have, 0: any.
+ */
+typedef int (*sym_open_fn)(void *arg, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
+			   __u64 ino, const char *path);
+/* Open through @fn (the privileged broker) instead of open() under proc_root. */
+void sym_set_opener(struct sym_cache *c, sym_open_fn fn, void *arg);
+/* A process's execve() count now (the kernel's, as the BPF side reads it), -1: unknown. */
+typedef __s64 (*sym_exec_fn)(void *arg, __u32 tgid);
+void sym_set_exec_probe(struct sym_cache *c, sym_exec_fn fn, void *arg);
+/* The default opener: open() of the file under @proc_root (a string). */
+int sym_open_direct(void *proc_root, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
+		    __u64 ino, const char *path);
+
+/* Processes whose maps are kept: past it, the least recently named is forgotten. */
+#define SYM_PROCS_MAX 16384
+/* Other bounds than these and elf_cache.h's (tests); @procs 0 counts as 1. */
+void sym_set_limits(struct sym_cache *c, size_t files, size_t bytes, size_t procs);
+
 /*
  * The maps of the program @exec_id (the kernel's execve() count) of the
  * process @tgid that started at @start_ticks (field 22 of /proc/PID/stat;
- * 0: whichever process has @tgid now, @exec_id unused), read unless known.
- * A known tgid now another process's, or a known process that has run
- * execve() since: the maps it has now replace the old ones (which are
- * freed: use the result before the next call). NULL: that process or
- * program is gone and its maps were never read (or are unreadable).
- * Exact but for one case: a program whose first wait the caller names
- * after the process has run execve() gets the later program's maps (the
- * caller names entries while they are new, every second, newest first).
+ * 0: the newest kept of @tgid, else whichever process has it now, @exec_id
+ * unused), read unless kept. Each program of each process has its own
+ * maps (a reused tgid or an execve() adds an entry; the entries least
+ * recently asked for go past SYM_PROCS_MAX), valid until the next call.
+ * NULL: that process or program is gone and its maps were never read (or
+ * are unreadable). With an exec probe (sym_set_exec_probe()), maps are
+ * kept only when the process ran @exec_id before and after the reading:
+ * exact. Without one, a program whose maps are read after the process ran
+ * execve() gets the later program's maps.
  */
 const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
 				   __u32 exec_id);
+
+/* What one user frame is, for folded stacks, JSON and pprof. */
+struct sym_frame {
+	const char *name;	/* demangled function, "module+0xOFF", "[unknown]+0xADDR";
+				 * valid until the next sym_process() */
+	const char *source;	/* source file name where the ELF has one (STT_FILE), else NULL */
+	const char *path;	/* the mapped file's path as /proc/PID/maps shows it, NULL if none */
+	const char *build_id;	/* hex GNU build id of that file, NULL if none; valid until
+				 * sym_free() */
+	__u64 map_start, map_limit, map_pgoff; /* the executable mapping holding the frame
+						* (0s if none) */
+	__u64 sym_addr;		/* the function's start (file-relative), 0 if unknown */
+	bool in_exec_map;	/* false: the address is in no executable mapping of the
+				 * process (a stack cut there: "[truncated]") */
+};
+
+/*
+ * User frame @addr of process @p (may be NULL) into @f. @ret: a return
+ * address (every frame but the innermost), looked up at @addr - 1 (the call).
+ * Strings other than build_id are valid until the next sym_process().
+ */
+void sym_user_frame(const struct sym_proc *p, __u64 addr, bool ret, struct sym_frame *f);
 
 /*
  * The name of user frame @addr of process @p (may be NULL) into @buf:
@@ -62,6 +111,9 @@ void sym_kernel(const struct sym_cache *c, __u64 addr, bool ret, char *buf, size
 
 /* Processes seen, tgids seen again in a new process, execve()s seen, ELF files held. */
 size_t sym_nprocs(const struct sym_cache *c);
+/* Bytes of symbols the ELF cache holds, and files it dropped to stay in its bounds. */
+size_t sym_nbytes(const struct sym_cache *c);
+size_t sym_nevicted(const struct sym_cache *c);
 size_t sym_nreused(const struct sym_cache *c);
 size_t sym_nexecs(const struct sym_cache *c);
 size_t sym_nfiles(const struct sym_cache *c);

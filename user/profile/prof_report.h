@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * --profile's reports, from the table (prof_table.h): folded stacks
+ * (text) or the top stacks per key (JSON Lines) on stdout every interval,
+ * and the run so far as an SVG flame graph (--flamegraph) and a gzipped
+ * pprof profile (--pprof). Every time is the estimate of the sampled
+ * waits (each weighted by 1/P); JSON also gives the samples behind it.
+ */
+#ifndef SH_PROF_REPORT_H
+#define SH_PROF_REPORT_H
+
+#include "profile/profile.h"
+#include "profile/prof_table.h"
+#include "lib/atomic_file.h"
+
+/* The interval's report on stdout, the waits since the last (or since start). 0 or -1. */
+int prof_report(struct prof_table *t, const struct profile_spec *sp, double secs);
+/* The flame graph of the whole run so far into @f. 0 or -1. */
+int prof_flamegraph(struct prof_table *t, const struct profile_spec *sp, struct atomic_file *f);
+/* The pprof profile of the whole run so far (@secs long) into @f. 0 or -1. */
+int prof_pprof(struct prof_table *t, const struct profile_spec *sp, double secs,
+	       struct atomic_file *f);
+
+#endif /* SH_PROF_REPORT_H */
