@@ -25,6 +25,7 @@
 #  - no key of an exited task left (-k tid): the keys made are those the
 #    kernel folded into [exited], those the poller removed and those live
 #    at the end, which are no more than the tasks alive then.
+# With VMOUT set (in a guest), the summary is left in $VMOUT/storm-CPUS.txt.
 . "$(dirname "$0")/../../lib.sh"
 need_root
 [ -r /proc/self/schedstat ] || skip "kernel without schedstat"
@@ -78,7 +79,8 @@ tasks=$(ls -d /proc/[0-9]*/task/[0-9]* | wc -l)	# every task alive now
 cat "$TMP"/churn*.out "$TMP/cg.out" | grep -v '^ready'
 
 read -r _ cgs _ < <(grep '^created' "$TMP/cg.out")
-python3 - "$TMP" "$SPIN" "$tasks" "$cgs" <<'PY' || fail "storm on $ncpu CPUs"
+sum=${VMOUT:-$TMP}/storm-$ncpu.txt
+python3 - "$TMP" "$SPIN" "$tasks" "$cgs" <<'PY' >"$sum"
 import json, re, sys
 tmp, spin, tasks, cgs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 final = {t: (int(rd), int(pc), c) for t, rd, pc, c in (l.split() for l in open(f"{tmp}/final"))}
@@ -140,4 +142,7 @@ for b in bad:
     print("  FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+rc=$?
+cat "$sum"
+[ $rc -eq 0 ] || fail "storm on $ncpu CPUs"
 echo "PASS"
