@@ -22,6 +22,11 @@ meta_dep() {
 
 kernel_package() {
 	local p
+	# a machine whose package lists were never fetched knows no kernel: once
+	if [ -z "$(meta_dep linux-image-amd64)" ] && [ "$(id -u)" -eq 0 ] && [ -z "${VM_APT_UPDATED:-}" ]; then
+		apt-get update -qq >/dev/null 2>&1
+		export VM_APT_UPDATED=1
+	fi
 	case $1 in
 	6.1) p=$(meta_dep linux-image-amd64) ;;
 	rt) p=$(meta_dep linux-image-rt-amd64) ;;
