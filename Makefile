@@ -4,6 +4,8 @@
 #   make                  build $(OUTPUT)/schedhist
 #   make test             unit tests, then the root/BPF integration suite
 #   make unit             unit tests only (no root needed)
+#   make vmtest           the tests on Debian's 6.1, 6.12 and PREEMPT_RT kernels in
+#                         QEMU guests and on the host's (tests/vm/vmtest.sh; root)
 #   make asan             the same program and unit tests under ASan+UBSan,
 #                         in $(OUTPUT)-asan
 #   make fuzz             libFuzzer targets of the input parsers, in
@@ -143,12 +145,12 @@ BENCH_BINS := $(OUTPUT)/bench/floor $(OUTPUT)/bench/keys $(OUTPUT)/bench/kmem
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(BENCH_BPF_OBJS) $(BENCH_SKELS) $(FUZZ_OBJS) \
 	$(patsubst %,$(OUTPUT)/fuzz/obj/%.o,profile/elf_syms profile/demangle profile/broker \
 	kernel/seccomp)
-.PHONY: all clean install uninstall test unit integration asan fuzz helpers help bench image
+.PHONY: all clean install uninstall test unit integration asan fuzz helpers help bench image vmtest
 
 all: $(OUTPUT)/schedhist
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
 
 $(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/tests/helpers $(OUTPUT)/bench \
 		$(OUTPUT)/fuzz/obj:
@@ -246,6 +248,11 @@ integration: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/tests/test_heatmap $(O
 # line at the end.
 test: $(OUTPUT)/schedhist $(UNIT_BINS) $(HELPER_BINS) $(OUTPUT)/bench/kmem asan fuzz
 	$(Q)OUTPUT=$(OUTPUT) tests/run-all.sh
+
+# Debian's kernels fetched into $(OUTPUT)/vm, booted under QEMU with this
+# build (tests/vm/vmtest.sh); the result in bench/results/vmtest-*.md
+vmtest: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/bench/kmem
+	$(Q)OUTPUT=$(OUTPUT) tests/vm/vmtest.sh
 
 $(OUTPUT)/fuzz/obj/%.o: user/%.c $(USER_HDRS) include/schedhist.h
 	$(call msg,CC-FUZZ,$@)

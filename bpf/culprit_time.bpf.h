@@ -91,30 +91,29 @@ static __always_inline void run_ring_note(struct task_struct *prev, __u64 now)
 	r->cur_start = now;
 }
 
-/* blame_time()'s walk back through the ring, one run per blame_run() call. */
+/* blame_time()'s walk back through the ring (its state in the ring's walk), one run per call. */
 struct blame_ctx {
 	struct sh_pcpu *pc;
 	struct sh_run_ring *r;
-	struct sh_culprit_key ck;	/* the waiter's key, and each run's in turn */
-	__u64 t0, now;			/* the wait */
-	__u64 covered;			/* the part of it blamed on runs so far */
 };
 
 /* bpf_loop(): the @i-th latest run; 1 (stop) once the runs are older than the wait. */
 static long blame_run(__u64 i, void *arg)
 {
 	struct blame_ctx *c = arg;
-	struct sh_run *e = &c->r->runs[(c->r->head - 1 - i) & (SH_RUN_RING - 1)];
-	__u64 s = e->start > c->t0 ? e->start : c->t0, end = e->end < c->now ? e->end : c->now;
+	struct sh_run_ring *r = c->r;
+	struct sh_run *e = &r->runs[(r->head - 1 - i) & (SH_RUN_RING - 1)];
+	__u64 t0 = r->walk.t0, now = r->walk.now;
+	__u64 s = e->start > t0 ? e->start : t0, end = e->end < now ? e->end : now;
 
-	if (e->end <= c->t0)
+	if (e->end <= t0)
 		return 1;
 	if (end > s) {
-		c->ck.culprit = e->key;
-		blame_pair(c->pc, &c->ck, e->comm, end - s);
-		c->covered += end - s;
+		r->walk.pair.culprit = e->key;
+		blame_pair(c->pc, &r->walk.pair, e->comm, end - s);
+		r->walk.covered += end - s;
 	}
-	return e->start <= c->t0;
+	return e->start <= t0;
 }
 
 /*
@@ -128,26 +127,32 @@ static long blame_run(__u64 i, void *arg)
  * a static subprogram verified at each caller state, it was walked once
  * per path through the recording of the metrics before it, past the
  * verifier's million instructions in the --causes program of
- * -M offcpu,runq,blocked --culprits --culprit-mode time.
+ * -M offcpu,runq,blocked --culprits --culprit-mode time. For 6.1's
+ * verifier: it looks this CPU's counters up itself (a global function's
+ * pointer argument is plain memory, which 6.1 refuses as a map key in
+ * blame_map()), and the walk's state is in the ring, not on the stack
+ * (the switch program, this, blame_run() and blame_map() went past 6.1's
+ * 512 bytes of stack).
  */
-__noinline int blame_time(struct sh_pcpu *pc, const struct sh_key *waiter, __u64 d)
+__noinline int blame_time(const struct sh_key *waiter, __u64 d)
 {
-	struct blame_ctx c = {};
-	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	struct blame_ctx c = { .pc = bpf_map_lookup_elem(&pcpu, &zero) };
+	struct sh_run_ring *r;
 
-	if (!pc || !waiter)
+	if (!c.pc || !waiter)
 		return 0;
-	c.pc = pc;
-	c.ck.waiter = *waiter;
-	c.r = bpf_map_lookup_elem(&run_ring, &cpu);
-	if (!c.r)
+	r = c.r = bpf_map_lookup_elem(&run_ring, &cpu);
+	if (!r)
 		return 0;
-	c.now = c.r->cur_start;
-	c.t0 = c.now > d ? c.now - d : 0;
-	bpf_loop(c.r->head < SH_RUN_RING ? (__u32)c.r->head : SH_RUN_RING, blame_run, &c, 0);
-	if (c.covered < d) {
-		c.ck.culprit = (struct sh_key){ .id = SH_UNATTRIBUTED_ID };
-		blame_pair(pc, &c.ck, c.ck.culprit.comm, d - c.covered);
+	r->walk.pair.waiter = *waiter;
+	r->walk.now = r->cur_start;
+	r->walk.t0 = r->walk.now > d ? r->walk.now - d : 0;
+	r->walk.covered = 0;
+	bpf_loop(r->head < SH_RUN_RING ? (__u32)r->head : SH_RUN_RING, blame_run, &c, 0);
+	if (r->walk.covered < d) {
+		r->walk.pair.culprit = (struct sh_key){ .id = SH_UNATTRIBUTED_ID };
+		blame_pair(c.pc, &r->walk.pair, r->walk.pair.culprit.comm, d - r->walk.covered);
 	}
 	return 0;
 }

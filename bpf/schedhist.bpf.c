@@ -450,7 +450,7 @@ static __always_inline void record_waits(const struct cfg *cf, struct rec_ctx *x
 		if (!w->rq_err && h) {
 			record(cf, x, hist_at(h, idx(cf, SH_METRIC_RUNQ)), SH_METRIC_RUNQ, w->rq);
 			if (cfg_culprit_time(cf))
-				blame_time(pc, &x->key, w->rq);
+				blame_time(&x->key, w->rq);
 			else if (cfg_culprits(cf))
 				blame(pc, &x->key, x->prev, w->rq);
 			if (cfg_causes(cf))

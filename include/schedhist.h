@@ -393,6 +393,12 @@ struct sh_run {
 struct sh_run_ring {
 	__u64 cur_start;		/* start of the run in progress, 0 before the first switch */
 	__u64 head;
+	/* the kernel's scratch of the walk at a wait's end (off the stack: 6.1's 512 bytes) */
+	struct {
+		struct sh_culprit_key pair;	/* the waiter, and each run's key in turn */
+		__u64 t0, now;			/* the wait */
+		__u64 covered;			/* the part of it blamed on runs so far */
+	} walk;
 	struct sh_run runs[SH_RUN_RING];
 };
 

@@ -36,6 +36,8 @@
 #           its pause container, which podman only recommends), python3-yaml (the
 #           manifests parsed), libcap2-bin (capsh: runs without a capability),
 #           golang-go (go tool pprof reads --profile's --pprof output)
+#           qemu-system-x86 and busybox-static (make vmtest and the tests/integration/vm_*
+#           tests: Debian's kernels booted under QEMU, a busybox initramfs)
 set -eu
 build="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 libmicrohttpd-dev libcap-ng-dev libncurses-dev liblzma-dev libiberty-dev libseccomp-dev"
@@ -43,7 +45,7 @@ deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
 test="python3 python3-jsonschema mandoc libxml2-utils linux-perf procps chromium \
 prometheus curl iproute2 libclang-rt-14-dev valgrind strace lintian \
 systemd man-db tmux podman buildah runc catatonit python3-yaml libcap2-bin \
-libbpf-tools util-linux binutils g++ xz-utils golang-go"
+libbpf-tools util-linux binutils g++ xz-utils golang-go qemu-system-x86 busybox-static"
 pkgs=$build
 case "${1:-}" in
 "") ;;

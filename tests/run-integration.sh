@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Runs tests/integration/*.sh one by one (they load BPF programs into the
 # running kernel, so never in parallel). Prints PASS/SKIP/FAIL per test and
-# "integration: N passed, N failed, N skipped".
+# "integration: N passed, N failed, N skipped". ONLY: names or globs, by
+# spaces (default all); TESTDIR: where the tests are (default
+# tests/integration; tests/vm runs its guest checks from tests/vm/checks);
+# TEST_TIMEOUT: each test's wall limit in seconds (default 300).
 set -u
 cd "$(dirname "$0")/.."
 export OUTPUT=${OUTPUT:-.output}
@@ -11,14 +14,21 @@ pass=0 fail=0 skipped=0
 # load programs or load the CPUs at the same time on a shared machine.
 exec 9>/tmp/schedhist-cpu.lock
 flock 9
-for t in tests/integration/${ONLY:-*}.sh; do
+tests=()
+set -f	# the names split on spaces, globbed only under the test directory
+pats=(${ONLY:-*})
+set +f
+for pat in "${pats[@]}"; do
+	tests+=("${TESTDIR:-tests/integration}"/$pat.sh)
+done
+for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	start=$(date +%s)
 	# the test's JSON reports are checked against the schema when it ends
 	# (tests/lib.sh cleanup), which leaves its count here
 	witness=$(mktemp)
 	rm -f "$witness"
-	out=$(SH_REPORTS_CHECKED=$witness timeout 300 bash "$t" 2>&1); rc=$?
+	out=$(SH_REPORTS_CHECKED=$witness timeout "${TEST_TIMEOUT:-300}" bash "$t" 2>&1); rc=$?
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 0 ] && [ ! -s "$witness" ]; then
 		out="$out

@@ -207,7 +207,20 @@ struct prog_plan {
 	struct bpf_link **links[NPROGS];
 };
 
-/* The CPUs, the metrics, and the method and clock this kernel gives for @sp. */
+/* Does the running kernel's BTF have member @mname of struct @sname? */
+static bool kernel_has(const char *sname, const char *mname)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has = btf && has_member(btf, sname, mname);
+
+	btf__free(btf);
+	return has;
+}
+
+/*
+ * The CPUs, the metrics, and the method and clock this kernel gives for @sp;
+ * -2 (a usage error, like a missing BTF) for a feature this kernel lacks.
+ */
 static int start_probe(struct loader *l, const struct loader_spec *sp)
 {
 	const char *why;
@@ -227,11 +240,11 @@ static int start_probe(struct loader *l, const struct loader_spec *sp)
 	l->method = probe_method(&why, &clock);
 	if (sp->method == SH_METHOD_SCHED_INFO && l->method != SH_METHOD_SCHED_INFO) {
 		pr_warn("--method sched_info: not on this kernel (%s)\n", why);
-		return -1;
+		return -2;
 	}
 	if (sp->clock == SH_CLOCK_RQ && clock != SH_CLOCK_RQ) {
 		pr_warn("--clock rq: not on this kernel (%s)\n", why);
-		return -1;
+		return -2;
 	}
 	/* ktime is the wakeup method's clock (options.c refuses it with --method sched_info) */
 	if (sp->method == SH_METHOD_WAKEUP || sp->clock == SH_CLOCK_KTIME)
@@ -244,7 +257,13 @@ static int start_probe(struct loader *l, const struct loader_spec *sp)
 	if (sp->causes && l->method != SH_METHOD_SCHED_INFO) {
 		pr_warn("--causes needs the sched_info method, which this run does not use (%s)\n",
 			why ? why : "--method wakeup or --clock ktime");
-		return -1;
+		return -2;
+	}
+	/* without it the throttled cause would read 0 (6.1 lacks it) */
+	if (sp->causes && !kernel_has("cfs_rq", "throttled_clock_self_time")) {
+		pr_warn("--causes: not on this kernel (its BTF has no cfs_rq::throttled_clock_self_time, "
+			"a cgroup's own throttled time, which the throttled cause is)\n");
+		return -2;
 	}
 	return 0;
 }
@@ -405,8 +424,9 @@ int loader_start(struct loader *l, const struct loader_spec *sp)
 	struct prog_plan pp;
 	int err;
 
-	if (start_probe(l, sp))
-		return -1;
+	err = start_probe(l, sp);
+	if (err)
+		return err;
 	if (start_open(l, sp, &pp))
 		goto fail;
 	err = loader_size(l, sp);
