@@ -186,7 +186,8 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/check.h include/bits.bpf.h $(CORE_O
 # and the ELF files they build with $(CC)
 SYM_OBJS := $(patsubst %,$(OUTPUT)/user/profile/%.o,symbolize elf_cache elf_syms demangle)
 $(OUTPUT)/tests/test_symbolize $(OUTPUT)/tests/test_elf_syms: $(OUTPUT)/tests/%: tests/unit/%.c \
-		tests/unit/check.h $(CORE_OBJS) $(SYM_OBJS) | $(OUTPUT)/tests
+		tests/unit/check.h tests/unit/sym_fixture.h tests/helpers/elfgen.h $(CORE_OBJS) \
+		$(SYM_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(CORE_OBJS) $(SYM_OBJS) \
 		$(ALL_LDFLAGS) $(LIBS) -lm -o $@

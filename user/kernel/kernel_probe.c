@@ -67,7 +67,7 @@ const char *probe_missing_tracepoint(const struct tp *tps, int n)
 }
 
 /* Does struct @sname in @btf have member @mname? */
-static bool has_member(const struct btf *btf, const char *sname, const char *mname)
+bool has_member(const struct btf *btf, const char *sname, const char *mname)
 {
 	const struct btf_type *t;
 	const struct btf_member *m;

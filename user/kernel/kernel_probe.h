@@ -39,6 +39,10 @@ int probe_method(const char **why, int *clock);
 /* The cgroup_subsys_id of v1 controller @name from kernel BTF, or -1. */
 int probe_cgroup_subsys_id(const char *name);
 
+struct btf;
+/* Does struct @sname in @btf (a kernel's BTF) have member @mname? */
+bool has_member(const struct btf *btf, const char *sname, const char *mname);
+
 /*
  * After a failed load: the first of the @n tracepoints the run wants that
  * the kernel's BTF lacks (tp_btf programs attach through its
