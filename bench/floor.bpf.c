@@ -23,6 +23,7 @@
 #include <bpf/bpf_tracing.h>
 #include "schedhist.h"
 #include "bits.bpf.h"
+#include "cause_split.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -75,6 +76,18 @@ enum {
 	STEP_HIST,	/* + the bucket and the histogram in the per-CPU array */
 	STEP_MAX,	/* + the epoch's max and min, and who had the max */
 	STEP_HASH,	/* STEP_MAX in a per-CPU hash keyed by tid (-k tid) */
+	/* keyed (-k tid), each on STEP_MAX's work: */
+	STEP_STORE_HASH,/* the slot by a hash lookup of the key (the key directory) */
+	STEP_SLOT,	/* the slot index kept in the task entry, checked against its key */
+	STEP_CACHE,	/* STEP_SLOT + this CPU's cache entry of the slot: a hit */
+	STEP_SEQ,	/* STEP_CACHE + a flush's seq bracket at every switch, no moves */
+	STEP_GATE,	/* STEP_CACHE + a run-time test of an off feature (.bss, not rodata) */
+	/* --causes' parts, each on STEP_CACHE's work: */
+	STEP_CAUSE_ADDS,/* + the seven atomic adds of a wait's causes (the entry by slot) */
+	STEP_CAUSE_MAP,	/* STEP_CAUSE_ADDS with the entry by a hash lookup (the cause map) */
+	STEP_CAUSE_RUN,	/* + the CPU's run counters at every switch (the group's LRU hash) */
+	STEP_CAUSE_READ,/* STEP_CAUSE_RUN + the wait's start from task storage at its end */
+	STEP_CAUSE_RING,/* + a ring of runs written at every switch, walked at a wait's end */
 };
 
 #define TABLE_SIZE 32768
@@ -82,6 +95,7 @@ enum {
 struct step_state {
 	__u64 owner, start, rd_base;
 	__u32 flags, pcount;
+	__u32 kidx, pad;	/* keyed steps: the slot of the task's key */
 };
 
 struct {
@@ -114,6 +128,339 @@ struct {
 } step_keys SEC(".maps");
 
 volatile __u32 step_epoch = 1;
+/* STEP_GATE's feature: off, and in .bss, so the verifier cannot drop its test */
+volatile __u32 step_feature_on;
+
+#define STEP_SLOTS 1024		/* slots of the keyed steps' store (a power of two) */
+#define STEP_CACHE_N 16		/* cache entries per CPU, as schedhist's default */
+#define STEP_CPUS 64		/* CPUs the steps' cache has room for */
+#define STEP_HIST_BYTES SH_HIST_SIZE(SH_NBUCKETS(0))
+#define STEP_RING 256		/* runs in each CPU's ring (STEP_CAUSE_RING) */
+
+struct step_hist_val {
+	__u64 h[STEP_HIST_BYTES / 8];
+};
+
+struct step_cent {
+	__u32 idx, pad;
+	__u64 h[STEP_HIST_BYTES / 8];
+};
+
+/* the key directory (key -> slot), the slots' keys, store and seq brackets */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 10240);
+	__type(key, struct sh_key);
+	__type(value, __u32);
+} step_keydir SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, STEP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct sh_key);
+} step_slot_keys SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, STEP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct step_hist_val);
+} step_store SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, STEP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct sh_slot_seq);
+} step_seq_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, STEP_CPUS * STEP_CACHE_N);
+	__type(key, __u32);
+	__type(value, struct step_cent);
+} step_cache_map SEC(".maps");
+
+/* --causes' parts: a wait's split by slot, and by key in a hash (the cause map) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, STEP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct sh_causes);
+} step_causes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 10240);
+	__type(key, struct sh_key);
+	__type(value, struct sh_causes);
+} step_cause_hash SEC(".maps");
+
+/* the CPU's run counters (bpf/cause.bpf.h struct cause_cpu) and a group's run */
+struct step_cause_cpu {
+	__u64 ts, run, kern, cur_group;
+	__u32 cur_kind, pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct step_cause_cpu);
+} step_cause_cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, __u64);
+} step_cause_self SEC(".maps");
+
+/* a wait's start (bpf/cause.bpf.h struct cause_start) */
+struct step_cause_start {
+	__u64 lq, group, run, kern, self, thr, steal;
+	__u32 cpu, pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct step_cause_start);
+} step_cause_st SEC(".maps");
+
+/* each CPU's last runs: who ran (kind, group) from @start to @end */
+struct step_run {
+	__u64 start, end, group;
+	__u32 kind, pad;
+};
+
+struct step_ring {
+	__u64 head, cur_start;
+	struct step_run runs[STEP_RING];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct step_ring);
+} step_rings SEC(".maps");
+
+#define STEP_PF_KTHREAD 0x00200000
+#define STEP_IDLE 0
+#define STEP_TASK 1
+#define STEP_KTHREAD 2
+
+static __always_inline __u32 step_kind(struct task_struct *t)
+{
+	if (!t->pid)
+		return STEP_IDLE;
+	return (t->flags & STEP_PF_KTHREAD) ? STEP_KTHREAD : STEP_TASK;
+}
+
+/* STEP_CAUSE_RUN: what prev ran since this CPU's last switch, as cause_switch() */
+static __always_inline void step_cause_counters(struct task_struct *prev,
+						struct task_struct *next, __u64 now)
+{
+	__u32 zero = 0, kind = step_kind(prev);
+	struct step_cause_cpu *cc = bpf_map_lookup_elem(&step_cause_cpus, &zero);
+	__u64 d, g, *v;
+
+	if (!cc)
+		return;
+	d = cc->ts && now > cc->ts ? now - cc->ts : 0;
+	if (d && kind != STEP_IDLE) {
+		cc->run += d;
+		if (kind == STEP_KTHREAD) {
+			cc->kern += d;
+		} else {
+			g = (__u64)prev->sched_task_group;
+			v = bpf_map_lookup_elem(&step_cause_self, &g);
+			if (v)
+				*v += d;
+			else
+				bpf_map_update_elem(&step_cause_self, &g, &d, BPF_NOEXIST);
+		}
+	}
+	cc->ts = now;
+	cc->cur_kind = step_kind(next);
+	cc->cur_group = cc->cur_kind == STEP_TASK ? (__u64)next->sched_task_group : 0;
+}
+
+/* STEP_CAUSE_RING: prev's run into this CPU's ring (runs of one group in a row are one) */
+static __always_inline void step_ring_note(struct task_struct *prev, __u64 now)
+{
+	__u32 zero = 0, kind = step_kind(prev);
+	struct step_ring *r = bpf_map_lookup_elem(&step_rings, &zero);
+	__u64 g = kind == STEP_TASK ? (__u64)prev->sched_task_group : 0;
+	struct step_run *e;
+
+	if (!r)
+		return;
+	if (r->cur_start && now >= r->cur_start) {
+		e = &r->runs[(r->head - 1) & (STEP_RING - 1)];
+		if (r->head && e->end == r->cur_start && e->kind == kind && e->group == g) {
+			e->end = now;
+		} else {
+			e = &r->runs[r->head & (STEP_RING - 1)];
+			e->start = r->cur_start;
+			e->end = now;
+			e->kind = kind;
+			e->group = g;
+			r->head++;
+		}
+	}
+	r->cur_start = now;
+}
+
+struct step_walk {
+	struct step_ring *r;
+	__u64 t0, now, group;
+	struct sh_cause_delta d;
+};
+
+static long step_walk_run(__u64 i, void *arg)
+{
+	struct step_walk *c = arg;
+	struct step_run *e = &c->r->runs[(c->r->head - 1 - i) & (STEP_RING - 1)];
+	__u64 s = e->start > c->t0 ? e->start : c->t0, end = e->end < c->now ? e->end : c->now;
+
+	if (e->end <= c->t0)
+		return 1;
+	if (end > s && e->kind != STEP_IDLE) {
+		c->d.run += end - s;
+		if (e->kind == STEP_KTHREAD)
+			c->d.kernel += end - s;
+		else if (e->group == c->group)
+			c->d.self += end - s;
+	}
+	return e->start <= c->t0;
+}
+
+/* keeps a split's result: the compiler must not drop the work that made it */
+static __always_inline void step_cause_st_keep(const struct sh_causes *add)
+{
+	__u32 zero = 0;
+	struct sh_pcpu *pc = bpf_map_lookup_elem(&step_pcpu, &zero);
+
+	if (pc)
+		pc->stats[0][1] += add->ns[SH_CAUSE_SELF] + add->ns[SH_CAUSE_NEIGHBOUR] +
+				   add->ns[SH_CAUSE_KERNEL] + add->ns[SH_CAUSE_OTHER];
+}
+
+/* keyed steps: @t's histogram by its slot (state @s), the way step @n finds it */
+static __always_inline struct sh_hist *step_keyed(struct task_struct *t, struct step_state *s,
+						  const int n, __u32 *slot)
+{
+	struct sh_key key = { .id = t->pid };
+	struct sh_key *sk;
+	struct step_cent *e;
+	struct sh_slot_seq *q;
+	__u32 i = s->kidx, ci, *ip;
+
+	if (n == STEP_STORE_HASH) {
+		ip = bpf_map_lookup_elem(&step_keydir, &key);
+		if (!ip) {
+			i = key.id & (STEP_SLOTS - 1);
+			bpf_map_update_elem(&step_keydir, &key, &i, BPF_NOEXIST);
+			ip = &i;
+		}
+		i = *ip;
+		*slot = i;
+		return bpf_map_lookup_elem(&step_store, &i);
+	}
+	sk = bpf_map_lookup_elem(&step_slot_keys, &i);
+	if (!sk || sk->id != key.id || ((__u64 *)sk->comm)[0] != ((__u64 *)key.comm)[0] ||
+	    ((__u64 *)sk->comm)[1] != ((__u64 *)key.comm)[1]) {
+		/* the first switch-in of the task: a slot of its own (the model has no misses) */
+		i = key.id & (STEP_SLOTS - 1);
+		sk = bpf_map_lookup_elem(&step_slot_keys, &i);
+		if (!sk)
+			return 0;
+		*sk = key;
+		s->kidx = i;
+	}
+	*slot = i;
+	if (n == STEP_SLOT)
+		return bpf_map_lookup_elem(&step_store, &i);
+	ci = bpf_get_smp_processor_id() * STEP_CACHE_N + (i & (STEP_CACHE_N - 1));
+	e = bpf_map_lookup_elem(&step_cache_map, &ci);
+	if (!e)
+		return 0;
+	if (e->idx != i)
+		e->idx = i;
+	if (n == STEP_SEQ && (q = bpf_map_lookup_elem(&step_seq_map, &i))) {
+		__sync_fetch_and_add(&q->seq, SH_SEQ_OPEN);
+		if (__sync_val_compare_and_swap(&e->idx, i, SH_CENT_FLUSHING) == i)
+			e->idx = i;
+		__sync_fetch_and_add(&q->seq, SH_SEQ_CLOSE);
+	}
+	return (struct sh_hist *)e->h;
+}
+
+/* --causes' parts at a wait's end (@rq ns, queued since @lq on this CPU, ending @now) */
+static __always_inline void step_causes_end(struct task_struct *t, const int n, __u32 slot,
+					    __u64 now, __u64 lq, __u64 rq)
+{
+	struct sh_causes add = { .count = 1 }, *v = 0;
+	struct sh_key key = { .id = t->pid };
+	__u32 zero = 0;
+	int i;
+
+	if (n == STEP_CAUSE_READ) {
+		struct step_cause_start *st = bpf_task_storage_get(&step_cause_st, t, 0,
+							   BPF_LOCAL_STORAGE_GET_F_CREATE);
+		struct step_cause_cpu *cc = bpf_map_lookup_elem(&step_cause_cpus, &zero);
+		struct sh_cause_delta d = {};
+		__u64 *self;
+
+		if (!st || !cc)
+			return;
+		self = bpf_map_lookup_elem(&step_cause_self, &st->group);
+		d.run = cc->run - st->run;
+		d.kernel = cc->kern - st->kern;
+		d.self = (self ? *self : 0) - st->self;
+		sh_cause_split(now - lq, &d, add.ns);
+		st->lq = 0;
+		st->run = cc->run;
+		st->kern = cc->kern;
+		st->group = (__u64)t->sched_task_group;
+		add.ns[SH_CAUSE_OTHER] += rq - (now - lq);
+		step_cause_st_keep(&add);
+		return;
+	}
+	if (n == STEP_CAUSE_RING) {
+		struct step_walk c = { .now = now, .t0 = lq, .group = (__u64)t->sched_task_group };
+
+		c.r = bpf_map_lookup_elem(&step_rings, &zero);
+		if (!c.r)
+			return;
+		bpf_loop(c.r->head < STEP_RING ? (__u32)c.r->head : STEP_RING, step_walk_run, &c, 0);
+		sh_cause_split(now - lq, &c.d, add.ns);
+		add.ns[SH_CAUSE_OTHER] += rq - (now - lq);
+		step_cause_st_keep(&add);
+		return;
+	}
+	if (n == STEP_CAUSE_ADDS) {
+		v = bpf_map_lookup_elem(&step_causes, &slot);
+	} else if (n == STEP_CAUSE_MAP) {
+		v = bpf_map_lookup_elem(&step_cause_hash, &key);
+		if (!v) {
+			bpf_map_update_elem(&step_cause_hash, &key, &add, BPF_NOEXIST);
+			return;
+		}
+	}
+	if (!v)
+		return;
+	add.ns[SH_CAUSE_OTHER] = rq;
+	for (i = 0; i < SH_CAUSE_NR; i++)
+		__sync_fetch_and_add(&v->ns[i], add.ns[i]);
+	__sync_fetch_and_add(&v->count, 1);
+}
 
 static __always_inline int step(struct task_struct *prev, struct task_struct *next, const int n)
 {
@@ -121,10 +468,17 @@ static __always_inline int step(struct task_struct *prev, struct task_struct *ne
 	struct step_state *s = 0;
 	struct sh_pcpu *pc;
 	struct sh_hist *h;
-	__u32 zero = 0, slot, pcount;
+	__u32 zero = 0, slot = 0, pcount, b;
 
 	pc = bpf_map_lookup_elem(&step_pcpu, &zero);
-	if (!pc || !next->pid)
+	if (!pc)
+		return 0;
+	/* --causes' work at every switch, the idle task's included */
+	if (n == STEP_CAUSE_RUN || n == STEP_CAUSE_READ)
+		step_cause_counters(prev, next, now);
+	if (n == STEP_CAUSE_RING)
+		step_ring_note(prev, now);
+	if (!next->pid)
 		return 0;
 	if (n == STEP_CLOCK) {
 		pc->stats[0][0] = now;
@@ -151,6 +505,7 @@ static __always_inline int step(struct task_struct *prev, struct task_struct *ne
 				return 0;
 			s->start = next->start_time;
 			s->flags = 0;
+			s->kidx = SH_SLOT_HASH;
 		}
 	}
 	if (!s)
@@ -182,13 +537,18 @@ static __always_inline int step(struct task_struct *prev, struct task_struct *ne
 			if (!h)
 				return 0;
 		}
+	} else if (n >= STEP_STORE_HASH) {
+		h = step_keyed(next, s, n, &slot);
+		if (!h)
+			return 0;
+		pc->cache_hit++;
 	} else {
 		h = (struct sh_hist *)pc->hist;
 	}
-	slot = sh_bucket(d);
-	if (slot >= nbuckets)
-		slot = nbuckets - 1;
-	h->buckets[slot]++;
+	b = sh_bucket(d);
+	if (b >= nbuckets)
+		b = nbuckets - 1;
+	h->buckets[b]++;
 	h->count++;
 	h->sum_ns += d;
 	if (n >= STEP_MAX) {
@@ -208,6 +568,11 @@ static __always_inline int step(struct task_struct *prev, struct task_struct *ne
 			mx->min_ns = d;
 		}
 	}
+	/* an off feature's gate: never taken, so only the test costs */
+	if (n == STEP_GATE && step_feature_on)
+		step_causes_end(next, STEP_CAUSE_MAP, slot, now, lq, d);
+	if (n >= STEP_CAUSE_ADDS)
+		step_causes_end(next, n, slot, now, lq, d);
 	return 0;
 }
 
@@ -225,5 +590,47 @@ STEP_PROG(storage, STEP_STORAGE)
 STEP_PROG(hist, STEP_HIST)
 STEP_PROG(max, STEP_MAX)
 STEP_PROG(hash, STEP_HASH)
+STEP_PROG(store_hash, STEP_STORE_HASH)
+STEP_PROG(slot, STEP_SLOT)
+STEP_PROG(cache, STEP_CACHE)
+STEP_PROG(seq, STEP_SEQ)
+STEP_PROG(gate, STEP_GATE)
+STEP_PROG(cause_adds, STEP_CAUSE_ADDS)
+STEP_PROG(cause_map, STEP_CAUSE_MAP)
+STEP_PROG(cause_run, STEP_CAUSE_RUN)
+STEP_PROG(cause_read, STEP_CAUSE_READ)
+STEP_PROG(cause_ring, STEP_CAUSE_RING)
+
+/*
+ * --causes' wakeup program as it is: the wait's start, this CPU's run
+ * counters and the group's entry, kept in task storage (on sched_wakeup)
+ */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(step_cause_wakeup, struct task_struct *p)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	struct step_cause_start *st;
+	struct step_cause_cpu *cc;
+	__u64 g, *v, now;
+
+	if (!p->pid)
+		return 0;
+	now = p->se.cfs_rq->rq->clock;
+	if (p->sched_info.last_queued != now)
+		return 0;
+	st = bpf_task_storage_get(&step_cause_st, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	cc = bpf_map_lookup_percpu_elem(&step_cause_cpus, &zero, cpu);
+	if (!st || !cc)
+		return 0;
+	g = (__u64)p->sched_task_group;
+	v = bpf_map_lookup_percpu_elem(&step_cause_self, &g, cpu);
+	st->lq = now;
+	st->cpu = cpu;
+	st->group = g;
+	st->run = cc->run;
+	st->kern = cc->kern;
+	st->self = v ? *v : 0;
+	return 0;
+}
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

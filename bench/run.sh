@@ -7,6 +7,8 @@
 #   bench/run.sh -r N         N repeats (with the full run's workloads)
 #   bench/run.sh --arms 'none floor sh:runq:comm runqlat'   only these arms
 #   bench/run.sh --poller '1000:summary 10000:json'   only the poller, these KEYS:OUTPUT
+#   bench/run.sh --hotpath [-r N]   the hot path's target arms, floor, runqlat, steps:
+#                             ns per event only (no slowdown, pairs or poller), 3 repeats
 # Environment: BENCH_BEST_OF (runs per slowdown workload, default 2) and
 # BENCH_POLL_REPEATS (repeats that measure the poller, default 3); the
 # committed 2026-11-29 result used 3 and 7 (32 minutes).
@@ -114,7 +116,8 @@ ALL_ARMS="$ALL_ARMS sh:runq:tid:auto:allmiss"
 # each stack walk alone in exact mode, and the default (sampled) without walks
 ALL_ARMS="$ALL_ARMS profile:exact profile:kernel:exact profile:user:exact profile:none"
 # where -M runq's time goes: bench/floor.bpf.c's steps (ns per event only)
-STEPS="clock sched_info table storage hist max hash"
+STEPS="clock sched_info table storage hist max hash store_hash slot cache seq gate"
+STEPS="$STEPS cause_adds cause_map cause_run cause_read cause_ring cause_wakeup"
 for st in $STEPS; do ALL_ARMS="$ALL_ARMS step:$st"; done
 # Pairs: two arms attached at once, measured over the same pinned pipe run
 # (every program of both runs on every event): on a shared or virtual
@@ -143,9 +146,14 @@ for n in 1 100 1000; do POLLER_RUNS="$POLLER_RUNS $n:stacks"; done
 # for the memory model's key map element (summarize.py)
 POLLER_RUNS="$POLLER_RUNS 1000:mem3 10000:mem3"
 POLLER_ONLY=
+# --hotpath: the arms of the hot path's targets (summarize.py "Targets"), beside the floor and runqlat
+HOT_ARMS="floor runqlat sh:runq:none sh:runq:comm sh:runq:tid sh:runq:cgroup sh:offcpu:none"
+HOT_ARMS="$HOT_ARMS sh:offcpu+runq+blocked:none sh:runq:comm:auto:causes sh:runq:cgroup:auto:causes"
+HOT_ARMS="$HOT_ARMS sh:runq:comm:auto:culprits+culprit-mode=time sh:runq:tid:auto:allmiss"
+HOTPATH=
 
 usage() {
-	sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -170,6 +178,10 @@ while [ $# -gt 0 ]; do
 		for a in $ARMS; do
 			[[ " $ALL_ARMS " == *" $a "* ]] || { echo "run.sh: unknown arm '$a'" >&2; usage; }
 		done ;;
+	--hotpath)
+		HOTPATH=1 ARMS=$HOT_ARMS PAIRS= POLL_REPEATS=0 OUTDIR=bench/results/tmp
+		[ -n "${REPEATS_SET:-}" ] || REPEATS=3
+		for st in $STEPS; do ARMS="$ARMS step:$st"; done ;;
 	-h|--help) usage ;;
 	*) echo "run.sh: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -415,8 +427,8 @@ measure_arm() {
 	local r=$1 order=$2 arm=$3 w links ids= rss before after
 	start_arm "$arm"
 	sleep 0.3
-	# the steps are a model of the hot path: their ns per event only
-	[[ $arm == step:* ]] || for w in pipe_pinned pipe messaging; do
+	# the steps are a model of the hot path: their ns per event only (all arms with --hotpath)
+	[[ $arm == step:* || -n $HOTPATH ]] || for w in pipe_pinned pipe messaging; do
 		time_workload "$w"
 		row "$r" "$order" "$arm" "t_$w" "$T"
 	done
@@ -629,11 +641,11 @@ for r in $(seq 1 "$REPEATS"); do
 		measure_pair "$r" "$pair"
 	done
 	for mode in mark fold; do
-		[ -n "$POLLER_ONLY" ] && break
+		[ -n "$POLLER_ONLY$HOTPATH" ] && break
 		log "repeat $r/$REPEATS, exit cost ($mode)"
 		measure_exit "$r" "$mode"
 	done
-	if [ -z "$POLLER_ONLY" ]; then
+	if [ -z "$POLLER_ONLY$HOTPATH" ]; then
 		log "repeat $r/$REPEATS, the key store's cache hit rate"
 		measure_cache "$r"
 	fi
@@ -713,7 +725,7 @@ for name in b:
 PY
 	done
 }
-kmem_section >>"$MD" || die "kernel memory section failed"
+[ -n "$HOTPATH" ] || kmem_section >>"$MD" || die "kernel memory section failed"
 # the key store's cache: hit rate per workload, over the repeats
 cache_section() {
 	echo
@@ -732,6 +744,6 @@ for w, m in t.items():
     print(f"| {w} | {h:.0f} | {x:.0f} | {100 * h / (h + x) if h + x else 0:.1f} % |")
 PY
 }
-cache_section >>"$MD" || die "cache section failed"
+[ -n "$HOTPATH" ] || cache_section >>"$MD" || die "cache section failed"
 log "wrote $CSV and $MD (${elapsed} s of measuring)"
 cat "$MD"

@@ -97,13 +97,40 @@ ORDER = ["none", "floor", "clock", "sh:runq:none", "sh:runq:comm", "sh:runq:tid"
          "offcputime"]
 arms = [a for a in ORDER if a in data] + sorted(
     a for a in data if a not in ORDER and not a.startswith(("poller:", "exit:", "host", "step:", "pair:", "cache:")))
-STEPS = [("step:clock", "the run queue's clock (prev->se.cfs_rq->rq->clock, two guarded loads)"),
-         ("step:sched_info", "+ next's sched_info (last_queued, run_delay, pcount): the queued part"),
-         ("step:table", "+ the task table entry (tid-indexed array, owner check, run_delay base, pcount)"),
-         ("step:hist", "+ the bucket (branch-free log2) and the histogram in the per-CPU array"),
-         ("step:max", "+ the epoch's max and min, and who had the max (tid, pid, cpu, comm)"),
-         ("step:storage", "step table with task storage instead of the table (a helper call)"),
-         ("step:hash", "step max with the histogram in a per-CPU hash keyed by tid (-k tid)")]
+# (arm, what it adds, the step it is measured over): each step's ns per run less its base's
+STEPS = [("step:clock", "the run queue's clock (prev->se.cfs_rq->rq->clock, two guarded loads)", "floor"),
+         ("step:sched_info", "+ next's sched_info (last_queued, run_delay, pcount): the queued part",
+          "step:clock"),
+         ("step:table", "+ the task table entry (tid-indexed array, owner check, run_delay base, pcount)",
+          "step:sched_info"),
+         ("step:hist", "+ the bucket (branch-free log2) and the histogram in the per-CPU array",
+          "step:table"),
+         ("step:max", "+ the epoch's max and min, and who had the max (tid, pid, cpu, comm)", "step:hist"),
+         ("step:storage", "step table with task storage instead of the table (a helper call)",
+          "step:sched_info"),
+         ("step:hash", "step max with the histogram in a per-CPU hash keyed by tid (-k tid)", "step:max"),
+         ("step:store_hash", "step max keyed, the slot by a hash lookup of the key (the store's key "
+          "directory), its shared store entry", "step:max"),
+         ("step:slot", "step max keyed, the slot index kept in the task entry and checked against "
+          "the slot's key (slot_keys), its shared store entry", "step:max"),
+         ("step:cache", "+ this CPU's cache entry of the slot, probed by index (a hit: -k tid's path)",
+          "step:slot"),
+         ("step:seq", "+ a flush's seq bracket at every switch (two atomic adds, a cmpxchg), no moves",
+          "step:cache"),
+         ("step:gate", "step cache + a run-time test of an off feature (.bss flag: the verifier "
+          "keeps it)", "step:cache"),
+         ("step:cause_adds", "step cache + the seven atomic adds of a wait's causes (entry by slot)",
+          "step:cache"),
+         ("step:cause_map", "step cache + the cause map: a hash lookup and the seven atomic adds",
+          "step:cache"),
+         ("step:cause_run", "step cache + the CPU's run counters at every switch (per-CPU array, "
+          "the group's LRU per-CPU hash)", "step:cache"),
+         ("step:cause_read", "+ a wait's start from task storage and its split at the wait's end",
+          "step:cause_run"),
+         ("step:cause_ring", "step cache + a ring of runs written at every switch, walked back to "
+          "the wait's start at its end, and the split (no wakeup hook)", "step:cache"),
+         ("step:cause_wakeup", "--causes' wakeup program (task storage, two per-CPU lookups), "
+          "per sched_wakeup run", "floor")]
 
 
 def sw(arm):
@@ -186,25 +213,23 @@ for a in arms:
       f"| {cell(per_repeat(lambda x, q: x / q, per_switch(a), per_switch('runqlat')), '{:.2f}')} |")
 p("")
 
-steps = [(a, what) for a, what in STEPS if a in data]
+steps = [st for st in STEPS if st[0] in data]
 if steps:
-    p("## Where the time of -M runq goes")
+    p("## Where the time goes: the step programs")
     p("")
-    p("bench/floor.bpf.c's step programs, each a sched_switch program that does one more part of "
-      "schedhist's -M runq -k none work than the one above it, on the same data structures: a "
-      "model of the hot path, not the path itself (which also keeps the event counters, checks "
-      "the first run of a task and its state's origin). ns per run, same run and workload as "
-      "above; \"over the step above\" is within a repeat.")
+    p("bench/floor.bpf.c's step programs, each a sched_switch program (one a sched_wakeup program) "
+      "that does one more part of schedhist's work than the step it is measured over, on the same "
+      "data structures: a model of the hot path, not the path itself (which also keeps the event "
+      "counters, checks the first run of a task and its state's origin). ns per run, same run and "
+      "workload as above; \"over its base\" is within a repeat. The wakeup step's figures are per "
+      "sched_wakeup run, over the floor's wakeup program.")
     p("")
-    p("| step | ns per run | − floor | over the step above |")
-    p("|---|---|---|---|")
-    prev = "floor"
-    for a, what in steps:
-        base = {"step:storage": "step:sched_info", "step:hash": "step:max"}.get(a, prev)
-        p(f"| {what} | {cell(sw(a))} | {cell(per_repeat(lambda x, f: x - f, sw(a), sw('floor')))} "
-          f"| {cell(per_repeat(lambda x, b: x - b, sw(a), sw(base)))} |")
-        if a not in ("step:storage", "step:hash"):
-            prev = a
+    p("| step | ns per run | − floor | over its base | base |")
+    p("|---|---|---|---|---|")
+    for a, what, base in steps:
+        f = wk if a == "step:cause_wakeup" else sw
+        p(f"| {what} | {cell(f(a))} | {cell(per_repeat(lambda x, y: x - y, f(a), f('floor')))} "
+          f"| {cell(per_repeat(lambda x, y: x - y, f(a), f(base)))} | {base} |")
     p("")
 
 exits = [m for m in ("mark", "fold") if f"exit:{m}" in data]
@@ -339,8 +364,6 @@ def over_floor(arm):
     return med(per_repeat(lambda x, f: x - f, per_switch(arm), fl))
 
 
-d = over_floor("sh:runq:none")
-target("runq/none per switch − floor", d, "≤ 40 ns", "{:.0f} ns", d is not None and d <= 40)
 q = med(per_repeat(lambda x, r: x / r, per_switch("sh:runq:none"), per_switch("runqlat")))
 target("runq/none per switch / runqlat's", q, "≤ 0.15", "{:.2f}", q is not None and q <= 0.15)
 if "profile" in data and "offcputime" in data:
@@ -354,15 +377,8 @@ if "profile:none" in data:
     d = over_floor("profile:none")
     target("--profile-stacks none per switch − floor", d, "≤ 100 ns", "{:.0f} ns",
            d is not None and d <= 100)
-for k, lim in (("comm", 80), ("tid", 80), ("cgroup", 90)):
-    d = over_floor(f"sh:runq:{k}")
-    target(f"runq/{k} per switch − floor", d, f"≤ {lim} ns", "{:.0f} ns", d is not None and d <= lim)
 d = over_floor("sh:offcpu:none")
 target("offcpu/none per switch − floor", d, "≤ 55 ns", "{:.0f} ns", d is not None and d <= 55)
-q = med(per_repeat(lambda x, o: x / o, per_switch("sh:offcpu+runq+blocked:none"),
-                   per_switch("sh:offcpu:none")))
-target("offcpu,runq,blocked/none / offcpu/none per switch", q, "≤ 1.25", "{:.2f}",
-       q is not None and q <= 1.25)
 # --culprits against the same arm without it
 for k in ("comm", "cgroup"):
     d = med(per_repeat(lambda x, b: x - b, per_switch(f"sh:runq:{k}:auto:culprits"),
@@ -388,12 +404,34 @@ for a, lim in (("poller:1000:summary", 1), ("poller:1000:json", 1), ("poller:100
 v = med(own_rss("poller:1000"))
 target("poller steady RSS (own: less the mapped maps), 1 000 keys", v / 1024 if v else None,
        "≤ 10 MiB", "{:.1f} MiB", v is not None and v / 1024 <= 10)
-# the key store (issue 27): a key in its CPU's cache, and every switch a miss
-for a, lim in (("sh:runq:none", 40), ("sh:runq:comm", 50), ("sh:runq:tid", 50),
-               ("sh:runq:cgroup", 50), ("sh:runq:tid:auto:allmiss", 250)):
+# the hot path (issue 43), each arm beside the floor and runqlat of this run
+p("")
+p("## Hot path targets (floor, runqlat and every arm of this run)")
+p("")
+p("\"− floor\": the arm's per switch less the empty sched_switch program's ns per run; --causes "
+  "counts every program it attaches.")
+p("")
+p("| target | measured | limit | |")
+p("|---|---|---|---|")
+for a, lim in (("sh:runq:none", 25), ("sh:runq:comm", 40), ("sh:runq:tid", 40),
+               ("sh:runq:cgroup", 40), ("sh:runq:comm:auto:culprits+culprit-mode=time", 60),
+               ("sh:runq:tid:auto:allmiss", 150)):
     v = over_floor(a)
-    target(f"{a[3:].replace(':auto:', ' --').replace(':', '/')} per switch − floor (key store)",
-           v, f"≤ {lim} ns", "{:.0f} ns", v is not None and v <= lim)
+    target(f"{arm_name(a)[10:]}: per switch − floor", v, f"≤ {lim} ns", "{:.0f} ns",
+           v is not None and v <= lim)
+d = med(per_repeat(lambda x, c: x - c, per_switch("sh:runq:cgroup"), per_switch("sh:runq:comm")))
+target("-M runq -k cgroup per switch − -k comm's", d, "≤ 5 ns", "{:.0f} ns",
+       d is not None and d <= 5)
+for one in ("sh:offcpu:none", "sh:runq:none"):
+    q = med(per_repeat(lambda x, o: x / o, per_switch("sh:offcpu+runq+blocked:none"),
+                       per_switch(one)))
+    target(f"three metrics per switch / {arm_name(one)[10:]}'s", q, "≤ 1.15", "{:.2f}",
+           q is not None and q <= 1.15)
+for k in ("comm", "cgroup"):
+    q = med(per_repeat(lambda x, r: x / r, per_switch(f"sh:runq:{k}:auto:causes"),
+                       per_switch("runqlat")))
+    target(f"-M runq -k {k} --causes per switch (all its programs) / runqlat's", q, "≤ 0.30",
+           "{:.2f}", q is not None and q <= 0.30)
 p("")
 if pairs:
     p("## Cross-check from the pairs (both arms of each attached at once)")
