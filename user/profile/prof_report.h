@@ -9,7 +9,7 @@
 #ifndef SH_PROF_REPORT_H
 #define SH_PROF_REPORT_H
 
-#include "profile/profile.h"
+#include "profile/spec_profile.h"
 #include "profile/prof_table.h"
 #include "lib/atomic_file.h"
 
