@@ -32,11 +32,19 @@ CHILD_PIDS+=($READER)
 SH=$!
 SH_PIDS+=($SH)
 exec 8<"$TMP/fifo"	# a second reader end, to see what the pipe holds
-# reports are coming (each ~10 KB, 50 a second) and nobody reads: the
-# 64 KiB pipe is full within a fraction of the 2 s measured below
-while [ "$(python3 -c 'import fcntl,sys; print(int.from_bytes(fcntl.ioctl(8, 0x541B, b"\0"*4), sys.byteorder))')" -eq 0 ]; do
+# reports are coming (each ~10 KB, 50 a second) and nobody reads. The pipe
+# is full, and schedhist blocked, once what it holds stops growing over
+# 0.2 s (ten report periods): measured, not assumed from this machine's speed
+pipe_bytes() {
+	python3 -c 'import fcntl,sys; print(int.from_bytes(fcntl.ioctl(8, 0x541B, b"\0"*4), sys.byteorder))'
+}
+prev=-1
+while :; do
 	kill -0 $SH 2>/dev/null || fail "schedhist exited before writing: $(cat "$TMP/full.err")"
-	sleep 0.05
+	now=$(pipe_bytes)
+	[ "$now" -gt 0 ] && [ "$now" -eq "$prev" ] && break
+	prev=$now
+	sleep 0.2
 done
 SH_IDS=$(prog_ids $SH)
 blocked_ticks() {	# blocked_ticks WHAT: CPU ticks of schedhist over 2 s

@@ -19,9 +19,11 @@
 #    (computed here from the folded stacks of the same run)
 . "$(dirname "$0")/../lib.sh"
 need_root
+# --profile writes as nobody once attached: a directory it may write in
+chmod 0711 "$TMP" && mkdir "$TMP/out" && chown nobody "$TMP/out"
 start_sh js --profile -k tid -j -d 20
 JS=$SH_PID
-start_sh fold --profile --unit ns -d 20 --flamegraph "$TMP/fg.svg"
+start_sh fold --profile --unit ns -d 20 --flamegraph "$TMP/out/fg.svg"
 FOLD=$SH_PID
 "$HELPERS/churn" -t 18 -m both -c 16 >"$TMP/churn.txt" &
 CHILD_PIDS+=($!)
@@ -74,7 +76,7 @@ for l in open(f"{tmp}/fold.out"):
 def depth(children):
     return max((1 + depth(c[1]) for c in children.values() if c[0] * 1180 / tot >= 0.1), default=0)
 want = 40 + (1 + depth(tree)) * 17 + 10
-svg = open(f"{tmp}/fg.svg").read()
+svg = open(f"{tmp}/out/fg.svg").read()
 h = int(re.search(r'<svg [^>]*height="(\d+)"', svg).group(1))
 deepest = max(len(l.rsplit(" ", 1)[0].split(";")) for l in open(f"{tmp}/fold.out") if l.strip())
 print(f"flame graph {h} px tall, {want} px by the frames drawn; deepest stack {deepest} frames")

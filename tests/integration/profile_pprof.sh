@@ -18,11 +18,13 @@ command -v readelf >/dev/null || skip "readelf not installed (Debian package bin
 export HOME=$TMP GOCACHE=$TMP/gocache GOFLAGS=-mod=mod GOTOOLCHAIN=local
 BID=$(readelf -n "$HELPERS/waiters" | awk '/Build ID:/ { print $3 }')
 own_cgroup profpprof
-start_sh run --profile -M offcpu --unit ns --pprof "$TMP/p.pb.gz" "${OWN_FILTER[@]}"
+# --profile writes as nobody once attached: a directory it may write in
+chmod 0711 "$TMP" && mkdir "$TMP/out" && chown nobody "$TMP/out"
+start_sh run --profile -M offcpu --unit ns --pprof "$TMP/out/p.pb.gz" "${OWN_FILTER[@]}"
 in_cgroup "$OWN" "$HELPERS/waiters" -m 1 -t 3 >"$TMP/w.txt" || fail "the workload failed"
 stop_sh "$SH_PID" || fail "schedhist exited with $?: $(cat "$TMP/run.err")"
-[ -s "$TMP/p.pb.gz" ] || fail "no pprof profile written"
-pp() { "$GO" tool pprof -symbolize=none "$@" "$TMP/p.pb.gz" 2>"$TMP/pprof.err" || fail "go tool pprof $*: $(cat "$TMP/pprof.err")"; }
+[ -s "$TMP/out/p.pb.gz" ] || fail "no pprof profile written"
+pp() { "$GO" tool pprof -symbolize=none "$@" "$TMP/out/p.pb.gz" 2>"$TMP/pprof.err" || fail "go tool pprof $*: $(cat "$TMP/pprof.err")"; }
 pp -top -unit=ns -nodefraction=0 >"$TMP/top.txt"
 pp -top -sample_index=samples -nodefraction=0 >"$TMP/top_samples.txt"
 pp -traces -unit=ns >"$TMP/traces.txt"

@@ -48,6 +48,7 @@ if ev["recorded"] > ev["walked"] or xe["walked"] < xe["seen"]:
 # samples: a standard error under 1 %)
 if abs(samp["wait_ns"] - ev["seen_ns"]) > 0.02 * ev["seen_ns"]:
     bad.append(f"estimated total {samp['wait_ns']} ns vs exact {ev['seen_ns']} ns")
+print(f"totals: sampled report {samp['wait_ns']} of seen {ev['seen_ns']}; exact report {exact['wait_ns']} of seen {xe['seen_ns']}")
 
 threads = {t[3]: t for t in (l.split() for l in open(f"{tmp}/w.txt")) if t[0] == "thread"}
 if len(threads) != 4:
