@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 
+#include "lib/proc_stat.h"
 #include "lib/clock.h"
 #include "lib/hash.h"
 #include "profile/prof_table.h"
@@ -180,26 +181,13 @@ int table_read(struct prof_table *t)
 /* field 22 of /proc/@tgid/stat, its start in clock ticks; 0: no such process, -1: unknown */
 static __u64 proc_start(const struct prof_table *t, __u32 tgid)
 {
-	char buf[1024], *p;
-	unsigned long long start = 0;
-	ssize_t n;
 	int fd = t->open_stat(t->open_arg, tgid);
 
 	if (fd == -ENOENT || fd == -ESRCH)
 		return 0;
 	if (fd < 0)
 		return (__u64)-1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* after the comm, which may hold spaces and parentheses */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-			 "%*d %*d %*d %*d %llu", &start) != 1)
-		return 0;
-	return start;
+	return proc_stat_start(fd);
 }
 
 /*

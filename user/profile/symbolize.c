@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "lib/proc_stat.h"
 #include "profile/demangle.h"
 #include "profile/elf_cache.h"
 #include "profile/symbolize.h"
@@ -240,24 +241,9 @@ static int open_mapped(const struct sym_cache *c, __u32 tgid, __u64 start, __u64
 /* Field 22 of /proc/PID/stat, the process's start in clock ticks since boot; 0: gone. */
 static __u64 proc_start(const struct sym_cache *c, __u32 tgid)
 {
-	char buf[1024], *p;
-	unsigned long long start = 0;
-	ssize_t n;
 	int fd = c->open(c->open_arg, SYM_STAT, tgid, 0, 0, 0, NULL);
 
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* the comm may hold spaces and parentheses: fields 3 on follow the last ')' */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-			 "%*d %*d %*d %*d %llu", &start) != 1)
-		return 0;
-	return start;
+	return fd < 0 ? 0 : proc_stat_start(fd);
 }
 
 /* The link to process @p in its hash chain. */
