@@ -23,6 +23,12 @@
 # time, so the build never needs the build host's /sys/kernel/btf/vmlinux
 # and the header stays small enough to review.
 
+# one job per CPU unless -j was given: the rules name every input, so a
+# parallel build is the same build
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
+
 OUTPUT ?= .output
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/sbin
@@ -250,7 +256,7 @@ integration: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/tests/test_heatmap $(O
 test: $(OUTPUT)/schedhist $(UNIT_BINS) $(HELPER_BINS) $(OUTPUT)/bench/kmem asan fuzz
 	$(Q)OUTPUT=$(OUTPUT) tests/run-all.sh
 
-# Debian's kernels fetched into $(OUTPUT)/vm, booted under QEMU with this
+# Debian's kernels fetched (tests/vm/kernels.sh: the cache), booted under QEMU with this
 # build (tests/vm/vmtest.sh); the result in bench/results/vmtest-*.md
 vmtest: $(OUTPUT)/schedhist $(HELPER_BINS) $(OUTPUT)/bench/kmem
 	$(Q)OUTPUT=$(OUTPUT) tests/vm/vmtest.sh

@@ -37,8 +37,19 @@
 #           manifests parsed), libcap2-bin (capsh: runs without a capability),
 #           golang-go (go tool pprof reads --profile's --pprof output)
 #           qemu-system-x86 and busybox-static (make vmtest and the tests/integration/vm_*
-#           tests: Debian's kernels booted under QEMU, a busybox initramfs)
+#           tests: Debian's kernels booted under QEMU, a busybox initramfs);
+#           then Debian 12's kernel package for those tests, fetched once into
+#           /var/cache/schedhist/vm with its initramfs, and whether KVM guests
+#           run here (tests/vm/boot.sh --prepare 6.1): make test only boots it
 set -eu
+cd "$(dirname "$0")/.."
+
+# vm_prepare: the VM tests' kernel and accelerator, cached (--test, as root)
+vm_prepare() {
+	[ "$(id -u)" -eq 0 ] || return 0
+	tests/vm/boot.sh --prepare 6.1 >/dev/null ||
+		echo "install-deps: could not fetch Debian's 6.1 kernel (the VM tests will skip or fail)" >&2
+}
 build="make gcc pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 libmicrohttpd-dev libcap-ng-dev libncurses-dev liblzma-dev libiberty-dev libseccomp-dev"
 deb="dpkg-dev debhelper fakeroot build-essential python3 python3-jsonschema"
@@ -61,7 +72,10 @@ for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	[ "${1:-}" = --test ] && vm_prepare
+	exit 0
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: missing Debian packages:$missing (run as root to install them)" >&2
 	exit 1
@@ -71,3 +85,5 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+[ "${1:-}" = --test ] && vm_prepare
+exit 0

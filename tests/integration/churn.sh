@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# Fork storm: for 30 s (CHURN_SECONDS), and on until it has made more
+# Fork storm: for 20 s (CHURN_SECONDS), and on until it has made more
 # than twice the key maps' capacity in tasks and processes, the churn
 # helper creates and reaps short-lived threads and processes as fast as
 # this machine allows, one loop per CPU (pid_max is often 32768, so ids
@@ -28,7 +28,7 @@
 # The creation rate reached is printed, to compare machines.
 . "$(dirname "$0")/../lib.sh"
 need_root
-secs=${CHURN_SECONDS:-30}
+secs=${CHURN_SECONDS:-20}
 
 # capacity: the keys, plus [other] and [exited]
 declare -A P MAP left CAP=([tid]=10240 [pid]=10240 [tiny]=16 [tid1]=10240)

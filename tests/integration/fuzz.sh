@@ -5,12 +5,12 @@
 # paths, escaped names as --heatmap-key takes them; --profile's ELF, symbol-table,
 # minidebuginfo and build-id readers, truncated and corrupt, and its broker's check of the
 # requests), built by `make fuzz` with ASan+UBSan, each run for FUZZ_SECONDS
-# (15 by default), two at a time, from the seed corpus in
+# (6 by default: a smoke run on top of the seed corpus, replayed whole every run), two at a time, from the seed corpus in
 # tests/fuzz/corpus/NAME (left untouched: new inputs go to a temporary
 # directory). Any crash, sanitizer report, leak or failed check fails the
 # test and prints the input that did it.
 . "$(dirname "$0")/../lib.sh"
-secs=${FUZZ_SECONDS:-15}
+secs=${FUZZ_SECONDS:-6}
 targets=$(ls "$OUTPUT"/fuzz/fuzz_* 2>/dev/null)
 [ -n "$targets" ] || fail "no fuzz targets in $OUTPUT/fuzz: run make fuzz (make test builds them)"
 for src in tests/fuzz/fuzz_*.c; do

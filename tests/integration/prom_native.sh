@@ -13,10 +13,11 @@
 #  - every raw native sample is exactly the JSON buckets of its reading:
 #    each bucket's bounds, (2^(i-1), 2^i] s or the zero bucket, and count,
 #    and histogram_count() equals the JSON count;
-#  - histogram_quantile(0.99, rate(schedhist_wait_seconds[30s])) agrees
-#    with schedhist's own JSON p99 over the same window (the window starts
-#    at zero, so it is the last sample's reading since start) within the
-#    bucket resolution: both lie in the bucket that holds rank 0.99 * count;
+#  - histogram_quantile(0.99, rate(schedhist_wait_seconds[W])) agrees
+#    with schedhist's own JSON p99 over the same window (W starts 5 s
+#    before the workload, at zero, so it is the last sample's reading
+#    since start) within the bucket resolution: both lie in the bucket
+#    that holds rank 0.99 * count;
 #  - the recording rules of contrib/prometheus/schedhist.rules.yml, loaded
 #    into the same Prometheus, record that p99 on the native branch.
 # Then the same scrape with --prom-classic gets the text format.
@@ -111,14 +112,22 @@ for i in $(seq 1 120); do
 	sleep 0.5
 done
 eval_at=$rule_at
+# the raw samples' window: from 5 s before the workload's start (the
+# empty readings before it) to eval_at, however long the rule took to
+# settle, as a whole number of seconds
+win=$(python3 -c "import math; print(math.ceil($eval_at - $go_at) + 5)")
 query series 'count by (__name__, key) ({__name__=~"schedhist_wait_seconds.*"})'
-query p99 'histogram_quantile(0.99, rate(schedhist_wait_seconds{metric="runq",key="all"}[30s]))'
+query p99 "histogram_quantile(0.99, rate(schedhist_wait_seconds{metric=\"runq\",key=\"all\"}[${win}s]))"
 query count 'histogram_count(schedhist_wait_seconds{metric="runq",key="all"})'
 query rule 'instance_key:schedhist_wait_seconds:p99_rate5m{metric="runq",key="all"}'
 query p99_5m 'histogram_quantile(0.99, rate(schedhist_wait_seconds{metric="runq",key="all"}[5m]))'
 # the raw samples of the window, to match each with its reading
-query hists 'schedhist_wait_seconds{metric="runq",key="all"}[30s]'
-query events 'schedhist_events_total{metric="runq"}[30s]'
+query hists "schedhist_wait_seconds{metric=\"runq\",key=\"all\"}[${win}s]"
+query events "schedhist_events_total{metric=\"runq\"}[${win}s]"
+# the scrapes themselves, for a failure's message: a failed scrape leaves
+# no sample (up is 0 then) and a slow one shows in its duration
+query up "up{job=\"schedhist\"}[${win}s]"
+query scrape_s "scrape_duration_seconds{job=\"schedhist\"}[${win}s]"
 not_reports "$TMP/targets.json" "$TMP/tsdb"
 curl -sS --max-time 10 "$API/api/v1/targets" >"$TMP/targets.json" || fail "targets query failed"
 
@@ -126,9 +135,9 @@ stop_sh "$sh" TERM || fail "schedhist exited with $? on SIGTERM"
 stop_prometheus
 assert_nothing_leaked
 
-python3 - "$TMP" <<'EOF' || fail "Prometheus' native histogram and schedhist's JSON disagree"
+python3 - "$TMP" "$go_at" <<'EOF' || fail "Prometheus' native histogram and schedhist's JSON disagree"
 import json, sys
-tmp = sys.argv[1]
+tmp, go_at = sys.argv[1], float(sys.argv[2])
 
 def result(name):
     r = json.load(open(f'{tmp}/{name}.json'))
@@ -167,7 +176,14 @@ seen_at = {float(ts): int(v) for ts, v in events[0]['values']}
 hists = result('hists')
 assert len(hists) == 1, hists
 samples = hists[0]['histograms']
-assert len(samples) >= 10, f'only {len(samples)} native samples in the window'
+def scrapes():	# each scrape in the window: seconds since go, up, its duration
+    up = {float(ts): v for ts, v in result('up')[0]['values']} if result('up') else {}
+    dur = {float(ts): float(v) for ts, v in result('scrape_s')[0]['values']} if result('scrape_s') else {}
+    return [(round(ts - go_at, 2), up[ts], dur.get(ts)) for ts in sorted(up)]
+# the window spans 5 s before the workload, its 8 s and the rule's settling
+assert len(samples) >= 10, \
+    f'only {len(samples)} native samples in the window, at {[round(float(ts) - go_at, 2) for ts, _ in samples]} s ' \
+    f'since go; scrapes (since go, up, seconds): {scrapes()}'
 assert float(samples[0][1]['count']) == 0, \
     f'the window does not start before the workload: {samples[0]}, {[all_group(r)["count"] for r in reports[:8]]}'
 matched = 0
@@ -216,7 +232,7 @@ for name, v in (('prometheus', prom_p99), ('JSON', json_p99)):
 
 # the recording rule: the native branch, the same p99 (evaluated at
 # eval_at, a time it was evaluated at on the same data; rate over 5 m or
-# 30 s: the same samples, so the same quantile up to rounding)
+# W: the same samples after zero ones, so the same quantile up to rounding)
 rule = result('rule')
 assert len(rule) == 1, f'recorded p99: {rule}'
 assert rule[0]['metric']['job'] == 'schedhist' and rule[0]['metric']['key_type'] == 'none', rule

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# A context-switch storm for 30 s (STORM_SECONDS): 8 threads ping-pong
+# A context-switch storm for 20 s (STORM_SECONDS): 8 threads ping-pong
 # bytes over pipes (hundreds of thousands of switches per second) while two
 # instances run with -i 1 -k tid -p (the workload's process: a fixed set
 # of keys whatever else the host runs, so memory growth can only be a
@@ -15,7 +15,7 @@
 # touch them) within 512 kB.
 . "$(dirname "$0")/../lib.sh"
 need_root
-secs=${STORM_SECONDS:-30}
+secs=${STORM_SECONDS:-20}
 
 # the workload's threads exist before the instances attach (filtered on
 # its pid: -p), and its storm starts once they have, through a fifo

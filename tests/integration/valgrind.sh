@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# Valgrind memcheck: schedhist -i 1 -k tid for 60 s (VALGRIND_SECONDS)
+# Valgrind memcheck: schedhist -i 1 -k tid for 30 s (VALGRIND_SECONDS)
 # under task churn (new keys, pruning, [exited]), then SIGINT. memcheck
 # must report no error of any kind and no leak (definite, indirect or
 # possible; memory still reachable at exit is listed but is not a leak);
@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 command -v valgrind >/dev/null || skip "valgrind not installed (Debian package valgrind)"
-secs=${VALGRIND_SECONDS:-60}
+secs=${VALGRIND_SECONDS:-30}
 
 valgrind --suppressions="$(dirname "$0")/../valgrind.supp" --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=definite,indirect,possible \
 	--error-exitcode=99 --log-file="$TMP/vg.log" "$SCHEDHIST" -i 1 -k tid --max-keys 2048 -j \

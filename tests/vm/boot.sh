@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Boot one Debian kernel under QEMU and run one job in it.
 #   tests/vm/boot.sh KERNEL OUTDIR JOB [ARGS...]
+#   tests/vm/boot.sh --prepare KERNEL   only fetch KERNEL and settle the
+#                   accelerator, both cached (scripts/install-deps.sh --test)
 # KERNEL is 6.1, 6.12 or rt (tests/vm/kernels.sh fetches it); JOB a
 # script (relative to the source tree) that the guest runs as root in
 # this source tree, seen read-only with the host's whole / over virtio-9p,
@@ -22,19 +24,14 @@ set -u
 cd "$(dirname "$0")/../.."
 export OUTPUT=$(realpath "${OUTPUT:-.output}")
 . tests/vm/kernels.sh
-[ $# -ge 3 ] || { echo "usage: tests/vm/boot.sh KERNEL OUTDIR JOB [ARGS...]" >&2; exit 2; }
+prepare=
+[ "${1:-}" = --prepare ] && [ $# -eq 2 ] && { prepare=1; set -- "$2" "" :; }
+[ $# -ge 3 ] || { echo "usage: tests/vm/boot.sh KERNEL OUTDIR JOB [ARGS...] | --prepare KERNEL" >&2; exit 2; }
 kname=$1 out=$2
 shift 2
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "boot: qemu-system-x86_64 not found: install the Debian package qemu-system-x86" >&2; exit 1; }
 kernel_fetch "$kname" || exit 1
-mkdir -p "$out" && out=$(realpath "$out")
-rm -rf "${out:?}"/* 2>/dev/null
-
-# the job, as the guest's init runs it: in this tree, its log to the console too
-printf '%s\n' "cd $(printf %q "$PWD")" "export OUTPUT=$(printf %q "$OUTPUT") VMOUT=/tmp/vmout" \
-	'exec > >(tee /tmp/vmout/job.log) 2>&1' "bash $(printf '%q ' "$@")" 'rc=$?' \
-	'echo "job: exit $rc"' 'exit $rc' >"$out/job.sh"
 
 # qemu_run ACCEL OUT TIMEOUT: one boot of $KDIR, console to OUT/console.log
 qemu_run() {
@@ -52,24 +49,33 @@ qemu_run() {
 }
 
 # KVM where it works: a probe boot (its job exits at once) must reach the
-# job within 60 s; the answer is kept for this host (it cannot change
-# while the machine runs)
+# job within 30 s (TCG boots in about 5); the answer is kept for this
+# boot of the host (/proc's boot_id: it cannot change while the machine runs)
 accel=${VM_ACCEL:-auto}
 if [ "$accel" = auto ]; then
 	probe=$VM_CACHE/kvm-probe
-	if [ ! -s "$probe" ]; then
-		echo tcg >"$probe.tmp"
+	boot_id=$(cat /proc/sys/kernel/random/boot_id)
+	if [ "$(sed -n 1p "$probe" 2>/dev/null)" != "$boot_id" ]; then
+		a=tcg
 		if [ -w /dev/kvm ]; then
 			d=$(mktemp -d)
 			printf 'exit 0\n' >"$d/job.sh"
-			qemu_run kvm "$d" 60 && [ -s "$d/rc" ] && echo kvm >"$probe.tmp"
+			qemu_run kvm "$d" 30 && [ -s "$d/rc" ] && a=kvm
 			cp "$d/console.log" "$probe.console" 2>/dev/null
 			rm -rf "$d"
 		fi
-		mv "$probe.tmp" "$probe"
+		printf '%s\n%s\n' "$boot_id" "$a" >"$probe.tmp" && mv "$probe.tmp" "$probe"
 	fi
-	accel=$(cat "$probe")
+	accel=$(sed -n 2p "$probe")
 fi
+[ -n "$prepare" ] && { echo "boot: kernel $kname in $KDIR, accelerator $accel"; exit 0; }
+
+mkdir -p "$out" && out=$(realpath "$out")
+rm -rf "${out:?}"/* 2>/dev/null
+# the job, as the guest's init runs it: in this tree, its log to the console too
+printf '%s\n' "cd $(printf %q "$PWD")" "export OUTPUT=$(printf %q "$OUTPUT") VMOUT=/tmp/vmout" \
+	'exec > >(tee /tmp/vmout/job.log) 2>&1' "bash $(printf '%q ' "$@")" 'rc=$?' \
+	'echo "job: exit $rc"' 'exit $rc' >"$out/job.sh"
 echo "$accel" >"$out/accel"
 echo "$(cat "$KDIR/version") ($(basename "$KDIR"), $(cat "$KDIR/source" 2>/dev/null))" >"$out/kernel"
 start=$(date +%s)

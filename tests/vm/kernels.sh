@@ -11,7 +11,12 @@
 #            configured), never a fixed ABI number that a later upload retires
 #   kernel_fetch NAME     sets KDIR: $VM_CACHE/PACKAGE with vmlinuz, initramfs.img,
 #                         version (uname -r) and source (the archive it came from)
-VM_CACHE=${VM_CACHE:-${OUTPUT:-.output}/vm/kernels}
+# The cache outlives a checkout (a clean one reuses it): /var/cache/schedhist/vm
+# for root, $OUTPUT/vm/kernels otherwise; scripts/install-deps.sh --test fills
+# it for 6.1 (tests/vm/prefetch.sh), so make test's VM tests only boot.
+if [ -z "${VM_CACHE:-}" ]; then
+	if [ "$(id -u)" -eq 0 ]; then VM_CACHE=/var/cache/schedhist/vm; else VM_CACHE=${OUTPUT:-.output}/vm/kernels; fi
+fi
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 
@@ -43,19 +48,26 @@ kernel_package() {
 	echo "$p"
 }
 
+# initramfs_key: what the initramfs is built from, as one hash (the
+# content, not the mtime, of tests/vm/init and initramfs.py: a fresh
+# checkout's files are all new)
+initramfs_key() {
+	cat "$VM_DIR/init" "$VM_DIR/initramfs.py" "$BUSYBOX" | sha256sum | cut -d' ' -f1
+}
+
 # kernel_fetch NAME: the package downloaded once (apt-get download, then
 # dpkg-deb -x: never installed), its vmlinuz kept with an initramfs built
-# from its modules; rebuilt when tests/vm/init or initramfs.py changed.
+# from its modules; rebuilt when tests/vm/init, initramfs.py or busybox changed.
 kernel_fetch() {
-	local pkg dir x ver
+	local pkg dir x ver key
 	pkg=$(kernel_package "$1") || return 1
 	dir=$VM_CACHE/$pkg
 	KDIR=$dir
-	if [ -s "$dir/initramfs.img" ] && [ "$dir/initramfs.img" -nt "$VM_DIR/init" ] &&
-		[ "$dir/initramfs.img" -nt "$VM_DIR/initramfs.py" ]; then
+	[ -x "$BUSYBOX" ] || { echo "no $BUSYBOX: install the Debian package busybox-static" >&2; return 1; }
+	key=$(initramfs_key)
+	if [ -s "$dir/initramfs.img" ] && [ "$(cat "$dir/initramfs.key" 2>/dev/null)" = "$key" ]; then
 		return 0
 	fi
-	[ -x "$BUSYBOX" ] || { echo "no $BUSYBOX: install the Debian package busybox-static" >&2; return 1; }
 	mkdir -p "$dir"
 	if ! ls "$dir"/*.deb >/dev/null 2>&1; then
 		(cd "$dir" && apt-get download -q "$pkg" >download.log 2>&1) ||
@@ -70,5 +82,6 @@ kernel_fetch() {
 	echo "$ver" >"$dir/version"
 	python3 "$VM_DIR/initramfs.py" "$x" "$BUSYBOX" "$VM_DIR/init" "$dir/initramfs.img" >"$dir/initramfs.log" ||
 		{ cat "$dir/initramfs.log" >&2; rm -rf "$x"; return 1; }
+	echo "$key" >"$dir/initramfs.key"
 	rm -rf "$x"
 }

@@ -97,7 +97,7 @@ HEADER = 256	# the largest difference of a map's header between kernel versions
 print(f"case {sys.argv[4]} on {sys.argv[5]} possible CPUs"
       + ("" if usage else " (this kernel's memlock: its 6.1 estimate)"))
 print(f"  {'map':12} {'type':14} {'entries':>8} {'bpftool':>10} {'bench/kmem':>11}")
-fixed_b = fixed_k = hash_b = hash_k = pcpu_b = pcpu_k = 0
+fixed_b = fixed_k = hash_b = hash_k = pcpu_b = pcpu_k = pcpu_n = 0
 bad = []
 for name, (entries, want, entry) in est.items():
     if name == "globals":
@@ -111,7 +111,7 @@ for name, (entries, want, entry) in est.items():
             bad.append(f"{name}: max_entries {maps[name]['max_entries']}, bench/kmem {entries}")
     is_hash = "hash" in mtype
     if mtype.startswith(("percpu", "lru_percpu")):
-        pcpu_b += have; pcpu_k += want
+        pcpu_b += have; pcpu_k += want; pcpu_n += 1
     if is_hash and usage:
         ok = have <= want + HEADER
         hash_b += have; hash_k += want
@@ -134,8 +134,10 @@ print(f"  {'total':36} {fixed_b + hash_b:10} {total:11}  JSON kernel_memory {km[
 print(f"  {'per-CPU maps':36} {pcpu_b:10} {pcpu_k:11}  ({(pcpu_b - pcpu_k) / pcpu_k:+.3%})")
 if usage and abs(fixed_b - fixed_k) > fixed_k / 100:
     bad.append("the maps allocated whole differ by more than 1 %")
-if not usage and abs(pcpu_b - pcpu_k) > pcpu_k / 100:
-    bad.append("the per-CPU maps differ by more than 1 %")
+# 6.1's estimate rounds each map up to a whole page (bpf_map_memory_footprint):
+# up to a page more per map, which on 64 CPUs is more than 1 % of the sum
+if not usage and abs(pcpu_b - pcpu_k) > pcpu_k / 100 + 4096 * pcpu_n:
+    bad.append("the per-CPU maps differ by more than 1 % and a page a map")
 if km["bytes"] != total or km["keys"] != int(sys.argv[4].split("--max-keys ")[1].split()[0]):
     bad.append(f"JSON kernel_memory {km}, bench/kmem total {total}")
 if km["bytes"] > km["budget"] or km["budget"] != 64 << 20:
