@@ -12,7 +12,11 @@
  * thread started (it starts at 0). The threads then block (no further
  * waits) until the process gets SIGTERM/SIGINT, or exit at once with -x.
  *
- * usage: spinners [-n THREADS] [-c CPU] [-t SECONDS] [-d DUTY] [-N COMM] [-x] [-m]
+ * With -E FILE the main thread first writes its own schedstat as it was
+ * at the start of main(), "run_delay NS pcount N", to FILE: the waits it
+ * had before execve() named it (under its parent's comm).
+ *
+ * usage: spinners [-n THREADS] [-c CPU] [-t SECONDS] [-d DUTY] [-N COMM] [-x] [-m] [-E FILE]
  */
 #include <pthread.h>
 #include <sched.h>
@@ -82,13 +86,35 @@ static void *spin(void *arg)
 		pause();
 }
 
+/* -E: the main thread's schedstat now, as "run_delay NS pcount N" into @path */
+static void write_exec_stat(const char *path)
+{
+	unsigned long long run_time, run_delay, pcount;
+	FILE *f = fopen("/proc/self/schedstat", "r"), *out;
+
+	if (!f || fscanf(f, "%llu %llu %llu", &run_time, &run_delay, &pcount) != 3) {
+		perror("/proc/self/schedstat");
+		exit(1);
+	}
+	fclose(f);
+	out = fopen(path, "w");
+	if (!out || fprintf(out, "run_delay %llu pcount %llu\n", run_delay, pcount) < 0 || fclose(out)) {
+		perror(path);
+		exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int n = 2, i, opt;
 	pthread_t *th;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "n:c:t:d:N:xm")) != -1) {
+	/* before anything else: the waits the main thread had under the old comm */
+	for (i = 1; i < argc - 1; i++)
+		if (!strcmp(argv[i], "-E"))
+			write_exec_stat(argv[i + 1]);
+	while ((opt = getopt(argc, argv, "n:c:t:d:N:xmE:")) != -1) {
 		switch (opt) {
 		case 'n': n = atoi(optarg); break;
 		case 'c': cpu = atoi(optarg); break;
@@ -97,9 +123,10 @@ int main(int argc, char **argv)
 		case 'N': comm = optarg; break;
 		case 'x': exit_after = 1; break;
 		case 'm': migrate = 1; break;
+		case 'E': break;	/* written above */
 		default:
 			fprintf(stderr, "usage: spinners [-n N] [-c CPU] [-t SEC] [-d DUTY] [-N COMM] "
-				"[-x] [-m]\n");
+				"[-x] [-m] [-E FILE]\n");
 			return 2;
 		}
 	}
