@@ -4,9 +4,12 @@
  * of a traced task (-p, -c as bpf/profile.bpf.c filters them), the
  * process's new execve() count goes into exec_now (tgid -> count, what
  * the poller checks before and after it reads a program's maps: the maps
- * are that program's only if the count did not move) and an event into
- * the ring buffer, so that the poller reads a short-lived program's maps
- * while it runs. One event per execve(): nothing on the scheduler's path.
+ * are that program's only if the count did not move) and a slot of
+ * exec_log, a bounded log in global memory that the poller reads through
+ * its mmap every few milliseconds, so that it reads a short-lived
+ * program's maps while it runs. exec_head counts the execve()s: those more
+ * than SH_PROF_EXEC_LOG behind it when the poller comes were overwritten,
+ * and the poller counts them missed. Nothing on the scheduler's path.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,7 +18,6 @@
 #include "schedhist_profile.h"
 #include "cgroup.bpf.h"
 
-#define RINGBUF 27		/* BPF_MAP_TYPE_RINGBUF */
 #define LRU_HASH 9		/* BPF_MAP_TYPE_LRU_HASH */
 
 struct linux_binprm;
@@ -27,10 +29,9 @@ struct task_struct___execs {
 	__u64 self_exec_id;
 } __attribute__((preserve_access_index));
 
-struct {
-	__uint(type, RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} exec_events SEC(".maps");
+/* execve() number i in slot i % SH_PROF_EXEC_LOG; exec_head: the number of the next */
+struct sh_prof_exec exec_log[SH_PROF_EXEC_LOG];
+__u64 exec_head;
 
 /* tgid -> its execve() count; LRU: a process gone leaves its entry to be taken */
 struct {
@@ -51,6 +52,7 @@ int BPF_PROG(profile_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 	struct task_struct___execs *leader = ((struct task_struct___execs *)p)->group_leader;
 	struct sh_prof_exec *ev;
 	__u32 tgid = p->tgid, id;
+	__u64 idx;
 
 	if (filter_tgid && tgid != filter_tgid)
 		return 0;
@@ -58,14 +60,15 @@ int BPF_PROG(profile_exec, struct task_struct *p, pid_t old_pid, struct linux_bi
 		return 0;
 	id = (__u32)leader->self_exec_id;
 	bpf_map_update_elem(&exec_now, &tgid, &id, BPF_ANY);
-	ev = bpf_ringbuf_reserve(&exec_events, sizeof(*ev), 0);
-	if (!ev)
-		return 0;	/* the poller is behind: that program's maps read late, or never */
+	idx = __sync_fetch_and_add(&exec_head, 1);
+	ev = &exec_log[idx & (SH_PROF_EXEC_LOG - 1)];
+	/* a seqlock: 0 while written; the exchanges are full barriers on every JIT */
+	__sync_lock_test_and_set(&ev->seq, 0);
 	ev->tgid = tgid;
 	ev->exec_id = id;
 	ev->start_ns = leader->start_boottime;
 	ev->time_ns = bpf_ktime_get_ns();
-	bpf_ringbuf_submit(ev, 0);
+	__sync_lock_test_and_set(&ev->seq, idx + 1);
 	return 0;
 }
 

@@ -94,12 +94,20 @@ struct sh_prof_counters {
 	__u64 map_full_ns;	/* the estimated time of the SH_PROF_MAP_FULL waits */
 };
 
-/* An execve() of a traced process (bpf/profile_execs.bpf.c's ring buffer). */
+/* An execve() of a traced process (a slot of bpf/profile_execs.bpf.c's exec_log). */
 struct sh_prof_exec {
+	__u64 seq;		/* 0 while written, then its log index + 1 (a seqlock) */
 	__u32 tgid;
 	__u32 exec_id;		/* its execve() count after it, as in sh_prof_key */
 	__u64 start_ns;		/* its start, as in sh_prof_key */
 	__u64 time_ns;		/* when (CLOCK_MONOTONIC, bpf_ktime_get_ns()) */
 };
+
+/*
+ * Slots of the exec log (a power of two): execve() number i goes into
+ * slot i % SH_PROF_EXEC_LOG, so the poller, which reads the log every few
+ * milliseconds, misses (and counts) those overwritten before its reading.
+ */
+#define SH_PROF_EXEC_LOG 256
 
 #endif /* SH_PROFILE_H */

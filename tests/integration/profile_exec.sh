@@ -8,6 +8,8 @@
 # funcB_sleeper, every one of progA funcA_sleeper (same offset: maps read
 # after the exec would give the other program's name), and both programs
 # have named stacks: the exec watcher read each program's maps while it ran.
+# Its -v totals count execve()s seen and none missed: one execve() per
+# 30 ms at most, while the exec log holds far more than the 3 s run makes.
 . "$(dirname "$0")/../lib.sh"
 need_root
 "$HELPERS/progA" "$HELPERS/progB" "$HELPERS/progA" 150 30 >"$TMP/pair.txt" &
@@ -18,6 +20,11 @@ start_sh fold --profile -p "$PAIR" -k pid -i 1 --cumulative -v
 sleep 3
 stop_sh "$SH_PID" || fail "schedhist exited with $?: $(cat "$TMP/fold.err")"
 kill "$PAIR" 2>/dev/null
+EW=$(grep 'exec watcher:' "$TMP/fold.err") || fail "no exec watcher totals: $(tail -3 "$TMP/fold.err")"
+echo "$EW"
+[[ $EW =~ ": "([0-9]+)" execve()s seen, ".*", "([0-9]+)" missed " ]] || fail "cannot parse: $EW"
+[ "${BASH_REMATCH[1]}" -gt 0 ] || fail "the exec watcher saw no execve(): $EW"
+[ "${BASH_REMATCH[2]}" -eq 0 ] || fail "the exec watcher missed execve()s: $EW"
 
 python3 - "$TMP/fold.out" <<'PY' || { tail -3 "$TMP/fold.err"; exit 1; }
 import sys

@@ -262,6 +262,14 @@ int profile_run(const struct profile_spec *sp)
 		(unsigned long long)pr.t.cnt.c[SH_PROF_USTACK_LOST], pr.t.n,
 		(unsigned long long)pr.t.removed, (unsigned long long)pr.t.kremoved,
 		(unsigned long long)pr.t.uremoved, procs, reused, execs, files);
+	if (pr.ew) {
+		execwatch_end(pr.ew);
+		pr_info("exec watcher: %llu execve()s seen, %llu programs' maps read at once, "
+			"%llu missed (overwritten in the exec log before a poll took them)\n",
+			(unsigned long long)execwatch_seen(pr.ew),
+			(unsigned long long)execwatch_read(pr.ew),
+			(unsigned long long)execwatch_missed(pr.ew));
+	}
 	finish(&pr);
 	return ret;
 }
