@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The renderers' number formatting: decimal integers and waits in a unit,
- * byte for byte as printf writes them, without printf's cost per number
- * (it dominated the poller at thousands of keys: docs/overhead.md).
- * tests/unit/test_fmt.c checks every function against snprintf; code that
- * formats a few numbers a report uses snprintf.
+ * The renderers' number formatting, byte for byte as printf writes it but without its cost
+ * per number; tests/unit/test_fmt.c checks every function against snprintf.
  */
 #ifndef SH_FMT_H
 #define SH_FMT_H
@@ -15,12 +12,8 @@
 #include "lib/names.h"
 
 /*
- * The 8 decimal digits of @x (< 10^8) at once, one per byte (0 to 9, not
- * yet ASCII), the first digit in the lowest byte: the halves of 4 digits,
- * then the pairs, then the digits, each split in every lane of the word
- * together by multiplying with a fixed-point reciprocal (10486 / 2^20 for
- * 100 below 10^4, 103 / 2^10 for 10 below 10^2: exact over those ranges).
- * No division chain from one digit to the next, as a loop of "/ 100" is.
+ * The 8 decimal digits of @x (< 10^8), one per byte, first in the lowest: split by fixed-point
+ * reciprocals in every lane at once, no division chain.
  */
 static inline __u64 digits8(__u32 x)
 {
@@ -62,10 +55,8 @@ int fmt_u64_big(char *buf, __u64 v);
 #define FMT_U64_ROOM 21
 
 /*
- * @v in decimal into @buf (at least FMT_U64_ROOM bytes), NUL-terminated;
- * returns the length, as printf("%llu") writes it; inline
- * up to 8 digits (counts, ids, waits in us): a call per number cost more
- * than its digits.
+ * @v in decimal into @buf (FMT_U64_ROOM), NUL-terminated, as printf("%llu"); returns the length.
+ * Inline up to 8 digits: a call per number cost more than its digits.
  */
 static inline int fmt_u64(char *buf, __u64 v)
 {
@@ -85,10 +76,8 @@ static inline int fmt_u64(char *buf, __u64 v)
 int fmt_u64_right_big(char *buf, __u64 v, int width);
 
 /*
- * @v in decimal right-aligned in @width columns (at most 16) at @buf,
- * which has FMT_RIGHT_ROOM bytes of room, written in place (no copy from
- * a scratch buffer); not NUL-terminated. Returns the bytes written: the
- * larger of @width and the digits.
+ * @v right-aligned in @width columns (at most 16) at @buf (FMT_RIGHT_ROOM), not
+ * NUL-terminated; returns the bytes written.
  */
 static inline int fmt_u64_right(char *buf, __u64 v, int width)
 {
@@ -107,19 +96,12 @@ static inline int fmt_u64_right(char *buf, __u64 v, int width)
 }
 
 /*
- * @ns / @u with @dec decimals (at most 8) into @buf (at least 32 bytes),
- * NUL-terminated, as printf("%.*f", dec, (double)ns / u) writes it,
- * rounding included, but in integers; returns the length. The same bytes
- * as printf while ns * 10^dec < 2^52 (every wait fmt_wait() shows):
- * beyond, the double's own error shows in printf's digits, and these are
- * the exact quotient's, rounded to nearest.
+ * @ns / @u with @dec decimals (at most 8) into @buf (32 bytes) as printf("%.*f") writes it, in
+ * integers; identical while ns * 10^dec < 2^52, beyond it the exact quotient rounded. The length.
  */
 int fmt_fixed(char *buf, __u64 ns, __u64 u, int dec);
 
-/*
- * A wait of @ns in @unit (enum unit), 3 significant digits ("16.8",
- * "131", "1.02", "0.0640"): no decimals from 100 units and in ns.
- */
+/* A wait of @ns in @unit, 3 significant digits ("16.8", "0.0640"); none from 100 up and in ns. */
 void fmt_wait(char *buf, size_t n, __u64 ns, int unit);
 
 /* What fmt_wait_right() may write: 16 columns of padding, a wait of 31 bytes, slack for its copies. */
@@ -129,11 +111,8 @@ void fmt_wait(char *buf, size_t n, __u64 ns, int unit);
 char *fmt_wait_right_any(char *d, __u64 ns, int unit, int width);
 
 /*
- * fmt_wait() right-aligned in @width columns (at most 16) at cursor @d,
- * which has FMT_WAIT_ROOM bytes of room; not NUL-terminated. Returns the
- * cursor after it. Inline for whole units (in ns, or from 100 units: most
- * waits of a --summary table, six a row), with the units' divisors as
- * constants; an exact tie (printf's double decides) and decimals out of line.
+ * fmt_wait() right-aligned in @width (at most 16) at cursor @d (FMT_WAIT_ROOM), not
+ * NUL-terminated; the cursor after it. Whole units inline, the rest out of line.
  */
 static inline char *fmt_wait_right(char *d, __u64 ns, int unit, int width)
 {

@@ -13,13 +13,8 @@
 #include "lib/util.h"
 
 /*
- * Layout, in px. Text widths are estimated per character from the advances
- * of DejaVu Sans, the widest of the common sans-serif faces (Debian's
- * default): 0.64 em covers its digits and lower-case letters, 0.8 em its
- * capitals, 1 em the widest glyphs (W, m, @) and any non-ASCII character
- * (a CJK glyph is 1 em); bold is at most 1.12 times as wide. So an
- * estimate is never short whatever the name shown, and the labels placed
- * by it never meet (tests/integration/heatmap_layout.sh measures them).
+ * Layout in px. Text widths are estimated from DejaVu Sans' advances (0.64 em lower case and
+ * digits, 0.8 em capitals, 1 em wide or non-ASCII, bold 1.12x): never short, so labels never meet.
  */
 #define FONT 11			/* labels */
 #define FONT_TITLE 14
@@ -59,12 +54,7 @@ static int str_w(const char *s, int font, bool bold)
 	return (int)ceil(em * font * (bold ? 1.12 : 1.0));
 }
 
-/*
- * Colour for @v of @max on a log scale, through five stops from yellow to
- * near black-red (ColorBrewer's YlOrRd, darkened at the top): each of the
- * legend's five steps has a hue and lightness of its own, and a count of
- * 1 is a saturated yellow, never the grey of an empty cell.
- */
+/* Colour for @v of @max on a log scale through five YlOrRd stops; a count of 1 is never grey. */
 static void colour(char *buf, size_t n, __u64 v, __u64 max)
 {
 	static const unsigned char stop[5][3] = {
@@ -86,11 +76,7 @@ static void colour(char *buf, size_t n, __u64 v, __u64 max)
 	snprintf(buf, n, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
-/*
- * A wait in the unit that reads best (ns, us, ms, s), 3 significant
- * digits: "16.8", with the unit in *@unit. @scale: a unit to use instead
- * (its index), or -1.
- */
+/* A wait in its best unit, 3 digits ("16.8"), unit in *@unit; @scale forces one (-1: none). */
 static int human(char *buf, size_t n, __u64 ns, int scale, const char **unit)
 {
 	static const char *const units[] = { "ns", "us", "ms", "s" };
@@ -214,11 +200,7 @@ static void quantile_line(FILE *f, const struct heatmap *hm, const struct hm_lay
 		}
 		if (!open)
 			fprintf(f, "<polyline class=\"%s\" fill=\"none\" %s points=\"", cls, style);
-		/*
-		 * a single column gets a short flat line: a point would not
-		 * show; kept 2 px inside the plot, so that a line at the
-		 * bottom (or top) edge is not drawn under the frame
-		 */
+		/* One column: a short flat line, 2 px inside the plot (not under the frame). */
 		y = y_of(v, L);
 		if (y > TOP + L->ph - 2.0)
 			y = TOP + L->ph - 2.0;
@@ -296,11 +278,7 @@ static void layout_plot(const struct heatmap *hm, struct hm_layout *L)
 	}
 }
 
-/*
- * x ticks at the right edge of every step-th column, labelled with its
- * reading's wall clock; decimals when a step is under a second; the date
- * under the first label and wherever it changes.
- */
+/* x ticks every step-th column with the reading's clock; the date under the first and on change. */
 static void layout_ticks(const struct heatmap *hm, struct hm_layout *L)
 {
 	static const int steps[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
