@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Labels from cgroup path conventions (see cgroup_names.h). The path is
- * read component by component from the root: an inner match overrides an
- * outer one (a unit inside a slice, a pod's container inside a node
- * container of kind), and entering a kubepods level starts afresh, so a
- * pod never inherits the id of the container its kubelet runs in.
+ * Labels from cgroup path conventions (cgroup_names.h), read from the root down: an inner match
+ * overrides an outer one, and a kubepods level starts afresh (no node container's id in a pod).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -55,9 +52,8 @@ static bool all_hex(const char *s, size_t len)
 }
 
 /*
- * A systemd unit that has a cgroup: name.service, .scope, .slice,
- * .socket, .mount or .swap, in the characters systemd allows in unit
- * names (letters, digits, ":-_.\" and "@" for instances).
+ * A systemd unit with a cgroup (.service .scope .slice .socket .mount .swap) in unit-name
+ * characters.
  */
 static bool is_unit(struct comp c)
 {
@@ -83,9 +79,8 @@ static bool is_unit(struct comp c)
 }
 
 /*
- * A container's cgroup: "<runtime>-<64 hex>.scope" (systemd driver),
- * "<runtime>-<64 hex>" or a bare "<64 hex>" (cgroupfs driver). The id's
- * start is returned in @id.
+ * A container: "<runtime>-<64 hex>.scope", "<runtime>-<64 hex>" or "<64 hex>"; the id's start in
+ * @id.
  */
 static bool is_container(struct comp c, const char **id)
 {
@@ -112,9 +107,7 @@ static bool is_container(struct comp c, const char **id)
 }
 
 /*
- * "pod<uid>": the uid dashed (cgroupfs driver) or with underscores for the
- * dashes (systemd driver, where "-" separates slice levels), or a static
- * pod's 32-digit hash. The dashed form goes to @out.
+ * "pod<uid>", dashed, with underscores (systemd driver) or a static pod's hash; dashed into @out.
  */
 static bool pod_uid(const char *s, size_t len, char out[CG_POD_UID_MAX])
 {
@@ -161,11 +154,7 @@ static void enter_kubepods(struct cg_labels *l)
 	l->qos = CG_QOS_NONE;
 }
 
-/*
- * A systemd-driver slice: its name's dash-separated levels, one of them
- * "kubepods", then optionally the QoS class, then optionally "pod<uid>"
- * ("kubepods-burstable-pod<uid>.slice", "kubelet-kubepods-pod<uid>.slice").
- */
+/* A systemd-driver slice "...kubepods[-qos][-pod<uid>].slice". */
 static void kube_slice(struct comp c, struct cg_labels *l)
 {
 	const char *p = c.s, *end = c.s + c.len - strlen(".slice"), *dash;
@@ -207,7 +196,6 @@ void cg_names_systemd(bool managed)
 	systemd_managed = managed;
 }
 
-/* Is @path a directory? */
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -296,7 +284,6 @@ const char *cg_qos_name(int qos)
 	return NULL;
 }
 
-/* Is @unit the last component of @path? */
 static bool unit_is_leaf(const char *unit, const char *path)
 {
 	const char *last = strrchr(path, '/');

@@ -216,9 +216,8 @@ size_t sym_nevicted(const struct sym_cache *c)
 }
 
 /*
- * The mapped file itself: map_files/START-END (the inode mapped, even
- * deleted or replaced under its path; needs CAP_SYS_ADMIN), else the path
- * through the process's root if it is still the inode mapped. -1: neither.
+ * The mapped file itself: map_files/START-END (the inode mapped; CAP_SYS_ADMIN), else the path
+ * under the process's root if still that inode. -1: neither.
  */
 static int open_mapped(const struct sym_cache *c, __u32 tgid, __u64 start, __u64 end,
 		       __u64 ino, const char *file)
@@ -359,9 +358,8 @@ static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 }
 
 /*
- * The maps kept for (@tgid, @start_ticks, @exec_id): that program's, or
- * with @start_ticks 0 the newest of @tgid; *@newest: the newest of that
- * process (or of @tgid), for a program not kept.
+ * The maps kept for (@tgid, @start_ticks, @exec_id), or with @start_ticks 0 @tgid's newest;
+ * *@newest: that process's newest, for a program not kept.
  */
 static struct sym_proc *proc_find(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
 				  __u32 exec_id, struct sym_proc **newest)

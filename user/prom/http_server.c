@@ -59,11 +59,8 @@ static bool same_ip(const struct http_conn *a, const struct http_conn *b)
 }
 
 /*
- * End a connection: shut its socket down, so that libmicrohttpd's thread
- * sees the end and closes it. The fd is still the connection's: the entry
- * goes away (MHD_CONNECTION_NOTIFY_CLOSED, under the same lock) before
- * libmicrohttpd closes the fd; the peer check guards against a reuse all
- * the same. Under conn_lock.
+ * Shut @c's socket down so libmicrohttpd's thread closes it; the entry goes (NOTIFY_CLOSED,
+ * same lock) before the fd does, and the peer check guards reuse. Under conn_lock.
  */
 static void conn_end(struct http_server *h, struct http_conn *c)
 {
@@ -213,9 +210,8 @@ static void *reaper_main(void *arg)
 }
 
 /*
- * A rendered exposition, shared by the server and the responses in
- * flight: on a mapping of its own, this header then the bytes
- * (http_publish()).
+ * A rendered exposition shared with responses in flight: its own mapping, this header, then the
+ * bytes.
  */
 struct http_page {
 	char *data;			/* right after the header */
@@ -335,9 +331,7 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 }
 
 /*
- * /healthz, for readiness probes: ready once the programs are attached
- * (the server starts only then) and a first reading is published; not
- * ready again when readings stop coming (a stuck poller), with why.
+ * /healthz for readiness probes: ready after the first published reading, not while readings stop.
  */
 static enum MHD_Result send_healthz(struct http_server *h, struct MHD_Connection *c)
 {
@@ -379,7 +373,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct http_server *h = cls;
 	struct http_conn *hc;
 
-	/* the headers are complete: no longer a slow request to close first */
 	if (!*req_cls && (hc = conn_of(c))) {
 		pthread_mutex_lock(&h->conn_lock);
 		hc->answering = true;
