@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The vocabulary every module speaks: the names of metrics, methods, keys,
- * units, sort keys and event counters (as the command line takes them and
- * every output prints them), with their descriptions. Only tables here:
- * no module needs the command line to name what it shows.
+ * The names of metrics, methods, keys, units, sorts and counters, as the command line takes them
+ * and outputs print them.
  */
 #ifndef SH_NAMES_H
 #define SH_NAMES_H
@@ -51,9 +49,7 @@ const char *method_name(int method);
 const char *clock_name(int clock);
 /* enum sh_key_type: "none", "comm", "pid", "tid", "cpu", "cgroup", "pidns" */
 const char *key_name(int key_type);
-/* enum unit: "ns", "us", "ms" */
 const char *unit_name(int unit);
-/* Nanoseconds in one @unit. */
 __u64 unit_ns(int unit);
 /* enum sort_key: "sum", "count", "avg", "p99", "max" */
 const char *sort_name(int sort);
@@ -64,19 +60,13 @@ const char *cause_name(int cause);
 /* enum sh_culprit_mode: "switch" or "time" */
 const char *culprit_mode_name(int mode);
 
-/*
- * The counters of waits seen but not recorded, by reason, in the order
- * JSON ("lost") and Prometheus (schedhist_lost_events_total) list them.
- */
+/* Waits seen but not recorded, by reason, in JSON's "lost" and Prometheus' order. */
 #define SH_NLOST 4
 extern const int sh_lost_stats[SH_NLOST];
 /* The counters of waits recorded under [other], by reason (schedhist_overflow_events_total). */
 #define SH_NOVERFLOW 2
 extern const int sh_overflow_stats[SH_NOVERFLOW];
-/*
- * The event counters after seen, in the order the text output (--counters)
- * and -v list them: the lost and the overflow ones (merged counts no event).
- */
+/* The event counters after seen, in --counters' and -v's order (merged counts no event). */
 #define SH_NEVENT_STATS (SH_NLOST + SH_NOVERFLOW)
 extern const int sh_event_stats[SH_NEVENT_STATS];
 
