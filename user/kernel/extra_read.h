@@ -33,16 +33,10 @@ struct extras {
 	struct ksyms ksyms;
 };
 
-/*
- * Set up what is on; loads kernel symbols for --stacks, so call before dropping privileges. 0 or
- * -1.
- */
+/* Set up what is on; --stacks loads kernel symbols: call before the privilege drop. 0 or -1. */
 int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool causes,
 		bool cumulative, int culprit_fd, int stack_fd, int cause_fd);
-/*
- * At every reading, after the key map: culprits, pair caches, causes (@fresh: first of interval). 0
- * or -errno.
- */
+/* Each reading, after the key map's: culprits, pair caches, causes (@fresh: a new interval). */
 int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus, bool fresh);
 /* What tick_build() takes from them: the tables read, the symbols, the stack map's reader. */
 struct tick_sources extras_sources(struct extras *x);

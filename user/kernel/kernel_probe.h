@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * What this kernel and process offer (BTF, procfs, capabilities): asked before loading and by the
- * loader.
- */
+/* What this kernel and process offer (BTF, procfs, capabilities), asked before loading. */
 #ifndef SH_KERNEL_PROBE_H
 #define SH_KERNEL_PROBE_H
 

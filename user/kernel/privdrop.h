@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Least privilege for the long-running modes (--listen, --prom-file): once attached nothing
- * needs a capability; open map fds stay usable (docs/architecture.md, privdrop.c).
+ * Least privilege for the long-running modes: once attached nothing needs a capability, and
+ * open map fds stay usable (docs/architecture.md, privdrop.c).
  */
 #ifndef SH_PRIVDROP_H
 #define SH_PRIVDROP_H
@@ -22,10 +22,7 @@ struct user {
 /* Look up --user NAME before anything is loaded. 0, or -1 after printing why. */
 int privdrop_lookup(const char *name, struct user *u);
 
-/*
- * Fleet mode's user before anything is loaded: --user @name, else PRIVDROP_DEFAULT_USER as root. 0
- * or -1.
- */
+/* Fleet mode's user: --user @name, else PRIVDROP_DEFAULT_USER when root. 0 or -1. */
 int privdrop_fleet_user(const char *name, struct user *u);
 
 /*

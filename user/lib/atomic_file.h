@@ -18,10 +18,7 @@ struct atomic_file {
 	int err;		/* the last write's error (warned once), 0 = ok */
 };
 
-/*
- * Check @path (option @what's) and open its directory; refuses non-regular files. 0, or -1 and
- * @err.
- */
+/* Check @path (option @what's) and open its directory; non-regular refused. 0, or -1 and @err. */
 int atomic_file_open(struct atomic_file *f, const char *what, const char *path, char *err,
 		     size_t errlen);
 

@@ -39,9 +39,7 @@ void escaped_write_json(FILE *f, const char *s);
  */
 size_t name_escape(char *buf, size_t n, const char *name);
 
-/*
- * Decode escaped @s into @out of @n (strlen(@s) + 1 suffices). 0, or -1 if @s is no escaped name.
- */
+/* Decode escaped @s into @out of @n (strlen(@s) + 1 suffices). 0, or -1 if not escaped. */
 int name_unescape(const char *s, char *out, size_t n);
 
 #endif /* SH_ESCAPE_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * What the poll loop waits on: stop signals (SIGINT, SIGTERM, SIGHUP unless ignored) through a
- * self-pipe every wait polls, the schedule of readings, whole writes of reports.
+ * The poll loop's waits: stop signals through a self-pipe that every wait polls, the schedule
+ * of readings, whole writes of reports (docs/architecture.md, loop.c).
  */
 #ifndef SH_LOOP_H
 #define SH_LOOP_H
@@ -18,15 +18,10 @@ unsigned int stop_count(void);
 /* The last stop signal received, 0 if none. */
 int stop_signo(void);
 
-/*
- * Sleep until CLOCK_MONOTONIC reaches @t_ns (0: forever) or a stop signal; serves loop_watch()'s
- * fd.
- */
+/* Sleep until CLOCK_MONOTONIC reaches @t_ns (0: no limit) or a stop signal; serves loop_watch(). */
 void loop_sleep_until(__u64 t_ns);
 
-/*
- * Serve @fd while sleeping (--live's keyboard): @fn(@arg) when readable or on SIGWINCH. -1: none.
- */
+/* Serve @fd while sleeping (--live's keys): @fn(@arg) when readable or on SIGWINCH. -1: none. */
 void loop_watch(int fd, void (*fn)(void *arg), void *arg);
 
 /* Ask for a stop, as a stop signal does (the --live view's "q"). */

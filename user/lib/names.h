@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * The names of metrics, methods, keys, units, sorts and counters, as the command line takes them
- * and outputs print them.
- */
+/* The names of metrics, methods, keys, units, sorts and counters, as options and outputs say. */
 #ifndef SH_NAMES_H
 #define SH_NAMES_H
 

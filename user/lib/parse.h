@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * Strict parsers shared by the command line, tests and fuzz targets: no space, sign or exponent;
- * never clamped.
- */
+/* Strict parsers (command line, tests, fuzz): no space, sign or exponent; never clamped. */
 #ifndef SH_PARSE_H
 #define SH_PARSE_H
 
@@ -11,10 +8,7 @@
 /* A decimal integer in [@min, @max] into *@out. 0 or -1. */
 int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out);
 
-/*
- * A duration ("250ms", "1.5m", "2h"; bare: @dflt_unit_ns) into *@out_ns. 0 or -1 (also on
- * overflow).
- */
+/* A duration ("250ms", "1.5m"; bare: @dflt_unit_ns) into *@out_ns. 0 or -1 (also overflow). */
 int parse_duration(const char *s, __u64 dflt_unit_ns, __u64 *out_ns);
 
 /* "offcpu,runq" into a bit per metric: 0, or -1 with *@bad the unknown, empty or repeated one. */

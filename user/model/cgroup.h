@@ -21,15 +21,10 @@ struct cgroups {
 	bool partial;		/* that walk could not list some directories */
 };
 
-/*
- * The mount of cgroup2 (@ctrl NULL) or of v1 controller @ctrl in mountinfo text @mountinfo. 0 or
- * -1.
- */
+/* The mount of cgroup2 (@ctrl NULL) or of v1 controller @ctrl in @mountinfo. 0 or -1. */
 int cg_find_mount(const char *mountinfo, const char *ctrl, char *out, size_t len);
 
-/*
- * The kernel subsystem of v1 controller @ctrl where it differs from the mount option (blkio: io).
- */
+/* The kernel subsystem of v1 controller @ctrl where it differs from the mount option. */
 const char *cg_subsys_name(const char *ctrl);
 const char *cg_mount_option(const char *ctrl);
 
@@ -37,10 +32,7 @@ const char *cg_mount_option(const char *ctrl);
 int cg_open(struct cgroups *cg, const char *ctrl);
 void cg_close(struct cgroups *cg);
 
-/*
- * Resolve @user_path (under the mount, or from the root) to its id and level (0: root). -1 and
- * @err.
- */
+/* Resolve @user_path (under the mount, or from the root) to id and level (0: root). -1, @err. */
 int cg_lookup(struct cgroups *cg, const char *user_path, __u64 *id, __u32 *level,
 	      char *err, size_t errlen);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Names read from a cgroup path alone: systemd unit, container id, pod and QoS class, by the
- * conventions schedhist(8) lists under "Cgroup names". A unit only where systemd manages the tree.
+ * Names read from a cgroup path alone (unit, container id, pod, QoS class), by the conventions
+ * schedhist(8) lists in "Cgroup names"; units only where systemd manages the tree.
  */
 #ifndef SH_CGROUP_NAMES_H
 #define SH_CGROUP_NAMES_H
@@ -45,9 +45,7 @@ int cg_labels_parse(const char *path, struct cg_labels *l);
  */
 bool cg_systemd_detect(const char *mount, const char *run_dir);
 
-/*
- * Whether cg_labels_parse() names units (default true); main sets it once from cg_systemd_detect().
- */
+/* Whether cg_labels_parse() names units (default true); set once from cg_systemd_detect(). */
 void cg_names_systemd(bool managed);
 
 /* "guaranteed", "burstable", "besteffort", or NULL for CG_QOS_NONE. */

@@ -22,10 +22,7 @@ struct cgstat {
 	__u64 pressure_full_ns;		/* every task runnable and not running */
 };
 
-/*
- * Parse cpu.stat @stat and cpu.pressure @psi (either may be NULL) into @out; only found fields
- * known.
- */
+/* Parse cpu.stat @stat and cpu.pressure @psi (may be NULL) into @out; only found fields known. */
 void cgstat_parse(const char *stat, const char *psi, struct cgstat *out);
 
 /* Read @dir/cpu.stat and @dir/cpu.pressure into @out. */
@@ -61,10 +58,7 @@ struct cgstat_table {
  */
 int cgstat_table_get(struct cgstat_table *c, __u64 id, const char *dir, __u64 gen,
 		     bool since_start, struct cgstat *out);
-/*
- * After reading @gen, unless keep_all: forget cgroups not read (their next delta would span
- * intervals).
- */
+/* After reading @gen, unless keep_all: forget cgroups not read (a delta would span intervals). */
 void cgstat_table_end(struct cgstat_table *c, __u64 gen);
 /* At start: a first reading of cgroup @id in @dir (ids in increasing order). -1: no memory. */
 int cgstat_table_seed(struct cgstat_table *c, __u64 id, const char *dir);

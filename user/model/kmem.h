@@ -43,10 +43,7 @@ enum kmem_map {
 	KMEM_NR,
 };
 
-/*
- * What a report says of the maps' memory (JSON kernel_memory, Prometheus
- * schedhist_kernel_memory_*).
- */
+/* What a report says of the maps' memory (JSON kernel_memory, schedhist_kernel_memory_*). */
 struct kmem_usage {
 	__u64 bytes;		/* reserved: the maps at the worst (every hash entry taken) */
 	__u64 budget;		/* --max-kernel-mem, bytes */

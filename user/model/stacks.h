@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * --stacks: each key's longest wait's kernel stack (bpf/maxstack.bpf.h), symbolized from kallsyms.
- */
+/* --stacks: each key's longest wait's kernel stack (bpf/maxstack.bpf.h), symbolized. */
 #ifndef SH_STACKS_H
 #define SH_STACKS_H
 
@@ -22,9 +20,7 @@ struct ksyms {
 	char *names;		/* one block holding every name */
 };
 
-/*
- * Load @path's (/proc/kallsyms) text symbols, before any privilege drop (real addresses). 0 or -1.
- */
+/* Load @path's (/proc/kallsyms) text symbols before any privilege drop. 0 or -1. */
 int ksyms_load(struct ksyms *k, const char *path);
 /* The text of a kallsyms file (the unit tests' way in). */
 int ksyms_parse(struct ksyms *k, const char *text);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * One tick: a reading turned once into every report an output reads, with the extras attached.
- * Outputs read this struct and build nothing; pure (the stack map through a callback).
+ * One tick: a reading turned once into every report an output reads, extras attached; outputs
+ * build nothing. Pure (the stack map through a callback).
  */
 #ifndef SH_TICK_H
 #define SH_TICK_H
@@ -35,10 +35,7 @@ struct tick_sources {
 
 /* One metric's reports of a tick. */
 struct tick_metric {
-	/*
-	 * As the command line asks (span, ranked, --top): text, JSON, heatmap and the live views
-	 * read it.
-	 */
+	/* As the command line asks (span, ranked, --top): text, JSON, heatmap, live views. */
 	struct report shown;
 	/* every_key: every key, ranked by --sort, of the interval and since start (Prometheus) */
 	struct report interval;
@@ -58,10 +55,7 @@ struct tick {
 };
 
 void tick_init(struct tick *t, const struct tick_spec *sp);
-/*
- * At start, once @cg is walked: first readings of every cgroup's counters (first report has
- * deltas).
- */
+/* At start, once @cg is walked: first readings of the cgroups' counters. 0, or -1 (no memory). */
 int tick_start(struct tick *t, const struct cgroups *cg);
 /*
  * Build @t from one reading's @n snapshots, spanning @span_s: name new cgroups (at most one walk),
@@ -71,10 +65,7 @@ int tick_build(struct tick *t, struct snapshot *snaps, int n, struct cgroups *cg
 	       const struct tick_sources *src, double span_s);
 void tick_free(struct tick *t);
 
-/*
- * The attach steps, for the unit tests: each group's causes of the span ([rest]: the unshown keys')
- * ...
- */
+/* The attach steps, for the unit tests: each group's causes of the span ... */
 void tick_attach_causes(const struct cause_table *causes, struct report *r);
 /* ... and each cgroup group's cpu.stat and cpu.pressure deltas, read once per @gen. 0 or -1. */
 int tick_attach_cgstat(struct cgstat_table *c, struct report *r, const struct cgroups *cg,

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * What --culprits, --stacks and cgroup accounting add to a group, in text and JSON (reads a report
- * only).
- */
+/* What --culprits, --stacks and cgroup accounting add to a group in text and JSON. */
 #ifndef SH_RENDER_EXTRA_H
 #define SH_RENDER_EXTRA_H
 
@@ -13,10 +10,7 @@
 /* Text frames shown of a --stacks stack (the JSON has all of them). */
 #define SH_TEXT_FRAMES 12
 
-/*
- * Text under a group's line: its cgroup's throttling and pressure, "waited behind", the max's
- * stack.
- */
+/* Text under a group's line: cgroup throttling and pressure, "waited behind", the max's stack. */
 void extra_text(struct outbuf *b, const struct report_group *g, const struct report *r);
 
 /* --summary: the TOP_CULPRIT column ("-" when none). */

@@ -48,15 +48,10 @@ struct exporter_spec {
 	__u64 interval_ns;		/* -i: /healthz calls a reading older than 3 stale */
 };
 
-/*
- * Before loading: bind --listen, open the --prom-file directory. 0 (also if off) or an exit code.
- */
+/* Before loading: bind --listen, open the --prom-file directory. 0 (also if off) or exit code. */
 int exporter_open(struct exporter *x, const struct exporter_spec *sp);
 
-/*
- * Once attached and unprivileged (@as_user or NULL): publish the empty view, serve. 0 or an exit
- * code.
- */
+/* Once attached and unprivileged (@as_user): publish the empty view, serve. 0 or an exit code. */
 int exporter_start(struct exporter *x, const char *as_user);
 
 /*

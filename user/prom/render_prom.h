@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * Prometheus text exposition of the series table; the families and labels are schedhist(8)'s
- * contract.
- */
+/* Prometheus text exposition of the series table; families and labels: schedhist(8)'s contract. */
 #ifndef SH_RENDER_PROM_H
 #define SH_RENDER_PROM_H
 
@@ -13,9 +10,7 @@
 #define PROM_TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define PROM_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
-/*
- * Classic series lines per key: one "le" per power of two at any schema (+Inf last), _sum, _count.
- */
+/* Classic lines per key: an "le" per power of two at any schema (+Inf last), _sum, _count. */
 #define PROM_LINES_PER_KEY (SH_NBUCKETS(0) + 2)
 
 /*
