@@ -76,7 +76,6 @@ static int probe_maps(void *arg)
 	return reader_probe(&p->rd, &p->maps);
 }
 
-/* Resolve the cgroup options; 0, or an exit code after printing why. */
 static int setup_cgroups(const struct options *o, struct cgroups *cg, bool *use_cg,
 			 struct cgroup_cfg *cfg)
 {
@@ -271,8 +270,7 @@ static int setup(struct poller *p)
 		    (ret = p->outs[i].start(p->outs[i].ctx, p->user.set ? p->user.name : NULL)))
 			return ret;
 
-	/* on stderr, so it never mixes with JSON; tests wait for this line */
-	/* the default answers "how long off CPU", not "how long waiting for a CPU": say so */
+	/* On stderr (never mixed with JSON; tests wait for it); say what the default measures. */
 	fprintf(stderr, "Tracing %s%s%s... Hit Ctrl-C to end.\n", metric_words(o->metric),
 		o->metric == SH_METRIC_OFFCPU ? ", sleeping included (-M runq: waiting for a CPU)"
 					      : "", o->pid ? " of one process" : "");
@@ -352,7 +350,6 @@ static int run(struct poller *p)
 		else if (!next || t < next) {
 			if (t < last_read + period)
 				continue;
-			/* a reading between reports: it only keeps the counts exact */
 			if (read_maps(&p->l, p->snaps, p->nsnap, &p->rd, &p->maps, &p->xt, fresh))
 				return SH_EXIT_FAIL;
 			fresh = false;
@@ -386,7 +383,6 @@ static int run(struct poller *p)
 	return ret;
 }
 
-/* -v: the event counters of the whole run, per metric. */
 static void print_totals(struct poller *p)
 {
 	char events[256];
@@ -438,7 +434,6 @@ static int profile(const struct options *o)
 	log_set_level(o->verbose);
 	if (probe_preflight())
 		return SH_EXIT_USAGE;
-	/* -c as the histograms take it: the subtree's root id and level */
 	ret = setup_cgroups(o, &cg, &use_cg, &cgcfg);
 	cg_close(&cg);
 	if (ret)

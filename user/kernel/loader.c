@@ -83,7 +83,6 @@ static int make_cause_other(struct loader *l)
 	return err;
 }
 
-/* Map @fd's @len bytes (rounded up to pages) into *@mem, *@mlen. */
 static int map_array(int fd, size_t len, void **mem, size_t *mlen)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -192,7 +191,6 @@ struct prog_plan {
 	struct bpf_link **links[NPROGS];
 };
 
-/* Does the running kernel's BTF have member @mname of struct @sname? */
 static bool kernel_has(const char *sname, const char *mname)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -250,7 +248,6 @@ static int start_probe(struct loader *l, const struct loader_spec *sp)
 	return 0;
 }
 
-/* Open the BPF object, set its settings, and choose the programs this run loads. */
 static int start_open(struct loader *l, const struct loader_spec *sp, struct prog_plan *pp)
 {
 	const struct cgroup_cfg *cg = &sp->cg;
@@ -322,7 +319,6 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	return 0;
 }
 
-/* Load the programs; a missing tracepoint said by name. */
 static int start_load(struct loader *l, const struct prog_plan *pp)
 {
 	int err = schedhist_bpf__load(l->skel);
@@ -343,7 +339,6 @@ static int start_load(struct loader *l, const struct prog_plan *pp)
 	return 0;
 }
 
-/* The maps' fds and mappings, the slots made free, [other] and [exited] made. */
 static int start_map(struct loader *l, const struct loader_spec *sp)
 {
 	struct schedhist_bpf *skel = l->skel;
@@ -376,7 +371,6 @@ static int start_map(struct loader *l, const struct loader_spec *sp)
 	return 0;
 }
 
-/* Attach the programs this run needs, from the last to the first. */
 static int start_attach(struct loader *l, const struct prog_plan *pp)
 {
 	int i;

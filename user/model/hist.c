@@ -156,7 +156,6 @@ void totals_add_meta(struct totals *dst, const struct totals *src)
 		totals_merge_min(dst, src->min_ns);
 }
 
-/* The rank of quantile @q among @total waits: ceil(q * total), at least 1. */
 static __u64 quantile_rank(double q, __u64 total)
 {
 	__u64 rank;
@@ -334,7 +333,6 @@ __u64 totals_quantile(const struct totals *t, double q)
 	return r;
 }
 
-/* The default grid, schema 0, before any grid_set(). */
 __attribute__((constructor)) static void grid_default(void)
 {
 	grid_set(0);

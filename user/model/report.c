@@ -36,7 +36,6 @@ void group_percentiles(struct report_group *g)
 	pcts_into(&g->t, &g->pct);
 }
 
-/* Free the arrays of @r (each of r->cap elements, order twice that). */
 static void report_free_arrays(struct report *r)
 {
 	big_free(r->groups, r->cap * sizeof(*r->groups));
@@ -44,7 +43,6 @@ static void report_free_arrays(struct report *r)
 	big_free(r->order, 2 * r->cap * sizeof(*r->order));
 }
 
-/* Room for twice as many groups (and records). 0, or -1 when out of memory. */
 static int grow(struct report *r)
 {
 	/* 256 to start: a host's few hundred keys never regrow the arrays in steady state. */
@@ -236,7 +234,6 @@ struct radix_pair {
 static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
 		       const struct rank_ctx *ctx)
 {
-	/* @tmp holds n records of 48 bytes: room for the two arrays of 16-byte pairs */
 	_Static_assert(2 * sizeof(struct radix_pair) <= sizeof(struct rank_rec),
 		       "radix pairs fit in the scratch records");
 	struct radix_pair *p = (struct radix_pair *)tmp, *q = p + n, *t;
@@ -316,7 +313,6 @@ static void fix_names(struct report *r)
 	}
 }
 
-/* Groups beyond @top (ranked) into r->rest. */
 static void fold_rest(struct report *r, __u32 top)
 {
 	size_t i;
@@ -368,7 +364,6 @@ void report_rank(struct report *r, int sort, __u32 top, __u64 min_count)
 	fold_rest(r, top);
 }
 
-/* One more record for report_build(), of @e (NULL: [exited]) with @t. 0, or -1 when out of memory. */
 static int add_rec(struct report *r, size_t *n, const struct snap_entry *e,
 		   const struct totals *t, const struct report_spec *sp)
 {
@@ -473,7 +468,6 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 				__builtin_prefetch(b + o);
 		}
 
-		/* all but the totals and their percentiles, which are set whole below */
 		memset(g, 0, offsetof(struct report_group, t));
 		memset(&g->nkeys, 0, sizeof(*g) - offsetof(struct report_group, nkeys));
 		name_group(g, x->e, sp->key_type, cg);

@@ -122,7 +122,6 @@ static void xml_text(FILE *f, const char *s)
 	name_write(f, s, ESC_XML);
 }
 
-/* "HH:MM:SS", with @dec decimals of the second. */
 static void clock_label(char *buf, size_t n, const struct timespec *ts, int dec)
 {
 	struct tm tm;
@@ -136,7 +135,6 @@ static void clock_label(char *buf, size_t n, const struct timespec *ts, int dec)
 		snprintf(buf + len, n - len, ".%02d", (int)(ts->tv_nsec / 10000000L) % 100);
 }
 
-/* The column's start: its reading minus what it covers. */
 static struct timespec col_start(const struct hm_column *c)
 {
 	struct timespec t = c->when;
@@ -309,7 +307,6 @@ static void layout_ticks(const struct heatmap *hm, struct hm_layout *L)
 	}
 }
 
-/* Title line 2: key, host, time range. */
 static void layout_title(const struct heatmap *hm, struct hm_layout *L)
 {
 	char t0[40], t1[40], zone[16], *line2 = L->line2;
@@ -341,7 +338,6 @@ static void layout_title(const struct heatmap *hm, struct hm_layout *L)
 			 hm->ncols == 1 ? "" : "s");
 }
 
-/* @w, or the least width that holds @need. */
 static int at_least(int w, int need)
 {
 	return w < need ? need : w;
@@ -382,7 +378,6 @@ static void heatmap_layout(const struct heatmap *hm, struct hm_layout *L)
 	layout_canvas(hm, L);
 }
 
-/* The canvas and the three title lines. */
 static void draw_title(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	if (!hm->inline_svg)
@@ -402,7 +397,6 @@ static void draw_title(FILE *f, const struct heatmap *hm, const struct hm_layout
 		hm->lines ? "; lines: percentiles of each interval" : "");
 }
 
-/* y axis: each row's bucket range, short waits at the bottom. */
 static void draw_yaxis(FILE *f, const struct hm_layout *L)
 {
 	char a[64];
@@ -418,7 +412,6 @@ static void draw_yaxis(FILE *f, const struct hm_layout *L)
 	fputs("</g>\n", f);
 }
 
-/* The plot: a column of cells per reading, the percentile lines over them. */
 static void draw_plot(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	char col[16], a[64], ts[32];
@@ -473,7 +466,6 @@ static void draw_plot(FILE *f, const struct heatmap *hm, const struct hm_layout 
 	fputs("</g>\n", f);
 }
 
-/* x axis: the ticks, their clock labels and dates; the title centred under the plot. */
 static void draw_xaxis(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	int tw = str_w("time (one column per interval)", FONT, true);
@@ -506,7 +498,6 @@ static void draw_xaxis(FILE *f, const struct heatmap *hm, const struct hm_layout
 		L->left + L->pw / 2 : PAD + tw / 2 + 1, L->bottom - PAD);
 }
 
-/* The legend, beside the plot: the colour steps of the counts, the lines. */
 static void draw_legend(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	__u64 last = 0;

@@ -175,7 +175,6 @@ static void print_key_line(struct outbuf *b, const struct report_group *g, int k
 
 #define SUMMARY_NAME 1024	/* bytes of a --summary name column, longer ones cut */
 
-/* Append @s of @len bytes at @buf + *@o (room is known to be there). */
 static void cat(char *buf, size_t *o, const char *s, size_t len)
 {
 	memcpy(buf + *o, s, len);
@@ -282,7 +281,6 @@ static int summary_row(struct outbuf *b, const struct report *r, const struct re
 	*d++ = ' ';
 	ob_commit(b, (size_t)(d - start));
 	name_put(b, g->t.max_comm, ESC_TEXT);
-	/* " CPU\n" */
 	if (!(d = start = ob_room(b, 1 + FMT_U64_ROOM)))
 		return -1;
 	*d++ = ' ';

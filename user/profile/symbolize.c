@@ -245,7 +245,6 @@ static __u64 proc_start(const struct sym_cache *c, __u32 tgid)
 	return fd < 0 ? 0 : proc_stat_start(fd);
 }
 
-/* The link to process @p in its hash chain. */
 static struct sym_proc **proc_link(struct sym_cache *c, const struct sym_proc *p)
 {
 	struct sym_proc **pp = &c->procs[p->tgid % PROC_BUCKETS];
@@ -320,7 +319,6 @@ static int add_mapping(struct sym_cache *c, struct sym_proc *p, char *line, size
 	return 0;
 }
 
-/* The executable mappings of @tgid, NULL if gone or out of memory. */
 static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 {
 	char line[4352], *names = NULL;
@@ -453,7 +451,6 @@ void sym_set_exec_probe(struct sym_cache *c, sym_exec_fn fn, void *arg)
 	c->probe_arg = arg;
 }
 
-/* The name of symbol @y of @e: demangled into the arena, else as the table has it. */
 static const char *sym_name(struct sym_cache *c, const struct elf_file *e,
 			    const struct elf_sym *y)
 {

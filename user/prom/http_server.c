@@ -24,7 +24,6 @@
 #define LISTEN_BACKLOG 64
 #define REAP_PERIOD_NS (NSEC_PER_SEC / 4)	/* how often deadlines are checked */
 
-/* One open connection, for the limits of http_server.h. */
 struct http_conn {
 	struct http_conn *older, *newer;	/* arrival order */
 	int fd;
@@ -43,7 +42,6 @@ static unsigned long long mono_ns(void)
 	return (unsigned long long)ts.tv_sec * NSEC_PER_SEC + (unsigned long long)ts.tv_nsec;
 }
 
-/* The same client address (the port aside)? */
 static bool same_ip(const struct http_conn *a, const struct http_conn *b)
 {
 	if (a->peer.ss_family != b->peer.ss_family)
@@ -290,7 +288,6 @@ static enum MHD_Result send_page(struct http_server *h, struct MHD_Connection *c
 	return ret;
 }
 
-/* "/": the live page once published, else a link to /metrics. */
 static enum MHD_Result send_index(struct http_server *h, struct MHD_Connection *c)
 {
 	bool none;
@@ -300,7 +297,6 @@ static enum MHD_Result send_index(struct http_server *h, struct MHD_Connection *
 		    : ret;
 }
 
-/* /live.json: the live page's table, once published (only with the live page). */
 static enum MHD_Result send_live_json(struct http_server *h, struct MHD_Connection *c)
 {
 	bool none;
@@ -475,7 +471,6 @@ int http_start(struct http_server *h)
 	return 0;
 }
 
-/* A copy of @data as a page of its own (struct http_page); NULL when out of memory. */
 static struct http_page *new_page(struct http_server *h, const char *data, size_t len)
 {
 	struct http_page *p = mmap(NULL, sizeof(*p) + len, PROT_READ | PROT_WRITE,
@@ -532,7 +527,6 @@ void http_publish_protobuf(struct http_server *h, const char *pb, size_t pb_len)
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* Make a copy of @data page @which from now on; out of memory: keep the old one. */
 static void publish_one(struct http_server *h, int which, const char *data, size_t len)
 {
 	struct http_page *fresh = new_page(h, data, len), *old;

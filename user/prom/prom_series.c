@@ -26,7 +26,6 @@ static void pool_put(struct prom_view *v, struct prom_series *s)
 	v->free_series = s;
 }
 
-/* A zeroed pool entry; NULL when out of memory. */
 static struct prom_series *pool_get(struct prom_view *v)
 {
 	struct prom_series *s;
@@ -90,7 +89,6 @@ static void grow(struct prom_view *v)
 	v->nbuckets = n;
 }
 
-/* A new, exported name. */
 static struct prom_series *admit(struct prom_view *v, const char *key)
 {
 	struct prom_series *s;
@@ -130,7 +128,6 @@ static void list_unlink(struct prom_view *v, struct prom_series *s)
 	v->nwithdrawn--;
 }
 
-/* Its names freed, its entry back in the pool. */
 static void series_free(struct prom_view *v, struct prom_series *s)
 {
 	size_t i;
@@ -142,7 +139,6 @@ static void series_free(struct prom_view *v, struct prom_series *s)
 	pool_put(v, s);
 }
 
-/* Drop a withdrawn name for good. */
 static void forget(struct prom_view *v, struct prom_series *s)
 {
 	struct prom_series **pp = &v->table[name_hash(s->key) & (v->nbuckets - 1)];
@@ -387,7 +383,6 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 	return 0;
 }
 
-/* An admitted culprit of @s named @name, or NULL. */
 static struct prom_culprit *culprit_find(struct prom_series *s, const char *name)
 {
 	size_t i;
