@@ -105,7 +105,7 @@ int loader_size(struct loader *l, const struct loader_spec *sp)
 	bpf_map__set_max_entries(skel->maps.tasks, l->task_entries);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * hist_bytes();
-	/* A store slot per key, [other] and [exited] in the key map: --max-keys, or fewer to fit. */
+	/* A store slot per key, [other] and [exited] in the key map: --max-keys or fewer. */
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .schema = sh_schema, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,

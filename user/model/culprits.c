@@ -522,7 +522,7 @@ void culprits_sweep(struct culprits *c, culprit_remove_fn remove, void *ctx)
 			bool idle = !p->d_count;
 
 			p->d_count = p->d_sum = 0;
-			/* Idle: removed; its final values, read with the removal, count next time. */
+			/* Idle: removed; its final values (read as removed) count next time. */
 			if (idle && !p->gone && !p->cached) {
 				if (!remove)
 					p->gone = true;
