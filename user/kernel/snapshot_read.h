@@ -12,7 +12,7 @@ struct keyloc {
 	__u32 slot;
 };
 
-/* Buffers for batched reads, allocated once (no allocation per interval). */
+/* Buffers for batched reads, allocated once. */
 struct snap_reader {
 	int ncpus;		/* possible CPUs */
 	int nmetrics;		/* histograms per key and CPU */
@@ -24,17 +24,11 @@ struct snap_reader {
 	struct keyloc *dead;	/* keys marked dead in this reading */
 	size_t ndead, dead_cap;
 	struct sh_key *dead_dir;	/* ... those in slots: their directory entries (dead_cap) */
-	/*
-	 * Each slot's key at the last reading, once keydir confirmed it (slot_keys reads can tear);
-	 * SH_FREE_ID: none.
-	 */
+	/* Each slot's key at the last reading, once keydir confirmed it (SH_FREE_ID: none). */
 	struct sh_key *slot_seen;
 	struct snap_entry **slot_ent;	/* per slot, its key's entry in each snapshot */
 	__u32 *slot_used;	/* the slots holding a key, this reading */
-	/*
-	 * Per slot: this reading's histograms (store and caches summed), the last reading's, and
-	 * the first seq.
-	 */
+	/* Per slot: this reading's summed histograms, the last reading's, the first seq. */
 	void *slot_val, *slot_prev;
 	__u64 *slot_seq0;
 	void *cbuf;		/* one cache entry's histograms, as read */
@@ -64,10 +58,7 @@ struct read_maps {
 };
 
 int reader_init(struct snap_reader *r, int ncpus, int nmetrics);
-/*
- * One lookup of @m's per-CPU array into @r (after a privilege drop: can it still poll?). 0 or
- * -errno.
- */
+/* A lookup of @m's per-CPU array: can it still poll after the privilege drop? 0 or -errno. */
 int reader_probe(struct snap_reader *r, const struct read_maps *m);
 void reader_free(struct snap_reader *r);
 

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * The renderers' number formatting, byte for byte as printf writes it but without its cost
- * per number; tests/unit/test_fmt.c checks every function against snprintf.
- */
+/* The renderers' number formatting, printf's bytes without its cost; test_fmt.c checks each. */
 #ifndef SH_FMT_H
 #define SH_FMT_H
 
@@ -11,10 +8,7 @@
 #include <linux/types.h>
 #include "lib/names.h"
 
-/*
- * The 8 decimal digits of @x (< 10^8), one per byte, first in the lowest: split by fixed-point
- * reciprocals in every lane at once, no division chain.
- */
+/* The 8 digits of @x (< 10^8), a byte each, first lowest, by fixed-point reciprocals. */
 static inline __u64 digits8(__u32 x)
 {
 	__u64 halves = x / 10000 | (__u64)(x % 10000) << 32;
@@ -48,7 +42,6 @@ static inline int put_upto8(char *buf, __u32 x)
 	return 8 - zeros;
 }
 
-/* fmt_u64() of 9 digits and more. */
 int fmt_u64_big(char *buf, __u64 v);
 
 /* What fmt_u64() may write: 20 digits and the NUL. */
@@ -72,13 +65,9 @@ static inline int fmt_u64(char *buf, __u64 v)
 /* What fmt_u64_right() may write: 16 columns of padding and 20 digits, with slack. */
 #define FMT_RIGHT_ROOM 48
 
-/* fmt_u64_right() of 9 digits and more. */
 int fmt_u64_right_big(char *buf, __u64 v, int width);
 
-/*
- * @v right-aligned in @width columns (at most 16) at @buf (FMT_RIGHT_ROOM), not
- * NUL-terminated; returns the bytes written.
- */
+/* @v right-aligned in @width (<= 16) at @buf (FMT_RIGHT_ROOM), unterminated; the bytes written. */
 static inline int fmt_u64_right(char *buf, __u64 v, int width)
 {
 	__u64 d;
@@ -104,10 +93,9 @@ int fmt_fixed(char *buf, __u64 ns, __u64 u, int dec);
 /* A wait of @ns in @unit, 3 significant digits ("16.8", "0.0640"); none from 100 up and in ns. */
 void fmt_wait(char *buf, size_t n, __u64 ns, int unit);
 
-/* What fmt_wait_right() may write: 16 columns of padding, a wait of 31 bytes, slack for its copies. */
+/* What fmt_wait_right() may write: 16 columns of padding, a 31-byte wait, slack for copies. */
 #define FMT_WAIT_ROOM 64
 
-/* fmt_wait_right() of any wait (the out-of-line part). */
 char *fmt_wait_right_any(char *d, __u64 ns, int unit, int width);
 
 /*

@@ -20,7 +20,6 @@ struct cgroups;
 /* Culprits shown per key before [rest]. */
 #define SH_CULPRIT_TOP 5
 
-/* One culprit of one group, in a report. */
 struct culprit {
 	char *name;			/* display key, as a group's ("[rest]", "[idle]") */
 	const char *comm;		/* pid/tid keys: the culprit's name, else NULL */
@@ -30,10 +29,7 @@ struct culprit {
 	__u64 sum_ns;
 };
 
-/*
- * A group's culprits: n of them, the last one [rest] when rest is set;
- * --culprit-mode time: [unattributed] after the top and before [rest].
- */
+/* A group's n culprits: the last [rest] if rest; --culprit-mode time: [unattributed] before it. */
 struct culprit_list {
 	size_t n;
 	bool rest;
@@ -41,7 +37,6 @@ struct culprit_list {
 	struct culprit c[SH_CULPRIT_TOP + 2];
 };
 
-/* The poller's copy of one kernel pair. */
 struct cpair {
 	struct sh_culprit_key key;
 	struct cpair *next;		/* hash chain */
@@ -93,7 +88,6 @@ void culprits_end(struct culprits *c);
 /* Give each non-synthetic group of runq report @r its culprit list, named as @r names keys. */
 int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __u64 gen);
 
-/* Every culprit of every group of a report, group after group (culprits_every()). */
 struct culprit_set {
 	struct culprit *c;		/* names point into @names; comm unset */
 	size_t n, cap;

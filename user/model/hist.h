@@ -10,7 +10,6 @@
 #include <linux/types.h>
 #include "schedhist.h"
 
-/* A histogram summed over CPUs, for one interval or since start. */
 struct totals {
 	/* Totals first, in one 64-byte line with @has_min: a totals pass reads one line. */
 	__u64 count;			/* waits */
@@ -38,19 +37,14 @@ static inline size_t hist_bytes(void)
 }
 /* The kernel's sh_bucket() tables of @schema (bits.bpf.h), for the loader's rodata. */
 void grid_cells(int schema, __u64 top[SH_CELLS], __u8 base[SH_CELLS]);
-/*
- * floor(1e9 * 2^(k/8)) for k = SH_EDGE_K0..+7: schema 3's edges between 2^63 and 2^64;
- * every edge of every schema is one of them shifted right.
- */
+/* floor(1e9 * 2^(k/8)), k = SH_EDGE_K0..+7: every schema's edges are these shifted right. */
 #define SH_EDGE_K0 265
 extern const __u64 sh_edge_top[8];
 
 /* SH_NBUCKETS_MAX zeros: the buckets of totals that are never written (empty ones) */
 extern const __u64 sh_zero_buckets[SH_NBUCKETS_MAX];
 
-/* @t's buckets from @b (sh_nb of them), every count zero. */
 void totals_init(struct totals *t, __u64 *b);
-/* Zero @t, its buckets too, keeping its storage. */
 void totals_clear(struct totals *t);
 
 /* The upper edges of the grid in use, sh_nb of them, UINT64_MAX the last (grid_set()). */
@@ -68,13 +62,11 @@ static inline __u64 bucket_floor(int i)
 	return i > 0 ? bucket_edge(i - 1) : 0;
 }
 
-/* Shortest wait of bucket @i in ns (0 for bucket 0). */
 static inline __u64 bucket_lo(int i)
 {
 	return i > 0 ? bucket_edge(i - 1) + 1 : 0;
 }
 
-/* Exclusive upper bound of bucket @i in ns; UINT64_MAX for the last one. */
 static inline __u64 bucket_hi(int i)
 {
 	return i >= sh_nb - 1 ? UINT64_MAX : bucket_edge(i) + 1;
@@ -86,11 +78,9 @@ int bucket_of(__u64 ns);
 void totals_add(struct totals *dst, const struct totals *src);
 /* The same for everything but the buckets (count, sum, max, min). */
 void totals_add_meta(struct totals *dst, const struct totals *src);
-/* @dst = the larger max of @dst and (@max_ns, who). */
 void totals_merge_max(struct totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm);
 
-/* @dst = the smaller min of @dst and @min_ns. */
 void totals_merge_min(struct totals *dst, __u64 min_ns);
 
 /*

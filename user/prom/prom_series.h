@@ -11,7 +11,6 @@
 #include "model/culprits.h"
 #include "prom/prom_family.h"
 
-/* The key label of the overflow series. */
 #define PROM_OTHER "[other]"
 
 /* How long a withdrawn name is remembered: Prometheus' default lookback (5 minutes). */
@@ -93,7 +92,7 @@ struct prom_view {
 	int culprit_mode;		/* ... with this label culprit_mode (enum sh_culprit_mode) */
 };
 
-/* An empty view; key "none" exports its one series ("all") at once. 0 or -1. */
+/* An empty view; key "none" exports its one series ("all") at once. */
 int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit);
 
 /* Forget withdrawn names @ns after withdrawal (by the readings' wall clock). */
