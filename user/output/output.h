@@ -20,7 +20,7 @@ enum out_status {
 struct output {
 	const char *name;		/* for messages: "stdout", "--heatmap", "exporter" */
 	void *ctx;			/* the output's own state */
-	/* Once attached, privileges final (@as_user): the first write. May be NULL; 0 or exit code. */
+	/* Once attached, privileges final (@as_user): first write. May be NULL; 0 or exit code. */
 	int (*start)(void *ctx, const char *as_user);
 	/* After each report tick: @t's reports, read only. */
 	enum out_status (*emit)(void *ctx, const struct tick *t);
