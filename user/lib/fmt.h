@@ -19,7 +19,6 @@ static inline __u64 digits8(__u32 x)
 	return tens | (pairs - 10 * tens) << 8;
 }
 
-/* @d (digits8()'s bytes) as 8 ASCII digits at @buf. */
 static inline void put8(char *buf, __u64 d)
 {
 	d |= 0x3030303030303030ULL;
@@ -44,13 +43,9 @@ static inline int put_upto8(char *buf, __u32 x)
 
 int fmt_u64_big(char *buf, __u64 v);
 
-/* What fmt_u64() may write: 20 digits and the NUL. */
 #define FMT_U64_ROOM 21
 
-/*
- * @v in decimal into @buf (FMT_U64_ROOM), NUL-terminated, as printf("%llu"); returns the length.
- * Inline up to 8 digits: a call per number cost more than its digits.
- */
+/* @v in decimal into @buf (FMT_U64_ROOM), terminated, as printf("%llu"); the length. */
 static inline int fmt_u64(char *buf, __u64 v)
 {
 	int n;
@@ -62,7 +57,6 @@ static inline int fmt_u64(char *buf, __u64 v)
 	return n;
 }
 
-/* What fmt_u64_right() may write: 16 columns of padding and 20 digits, with slack. */
 #define FMT_RIGHT_ROOM 48
 
 int fmt_u64_right_big(char *buf, __u64 v, int width);
@@ -98,10 +92,7 @@ void fmt_wait(char *buf, size_t n, __u64 ns, int unit);
 
 char *fmt_wait_right_any(char *d, __u64 ns, int unit, int width);
 
-/*
- * fmt_wait() right-aligned in @width (at most 16) at cursor @d (FMT_WAIT_ROOM), not
- * NUL-terminated; the cursor after it. Whole units inline, the rest out of line.
- */
+/* fmt_wait() right-aligned in @width (<= 16) at @d (FMT_WAIT_ROOM), unterminated; the end. */
 static inline char *fmt_wait_right(char *d, __u64 ns, int unit, int width)
 {
 	__u64 u, q, r;

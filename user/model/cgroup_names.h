@@ -33,16 +33,10 @@ struct cg_labels {
 	int qos;			/* enum cg_qos */
 };
 
-/*
- * Labels of cgroup @path (from the hierarchy root; bracketed names have none) into @l;
- * how many of unit, container_id, pod_uid and qos were found.
- */
+/* Labels of cgroup @path (from the root) into @l; how many of the four were found. */
 int cg_labels_parse(const char *path, struct cg_labels *l);
 
-/*
- * Does systemd manage the hierarchy at @mount? Yes if @run_dir ("/run/systemd/system") is a
- * directory, or the root has init.scope (a container seeing the host's hierarchy).
- */
+/* Does systemd manage the hierarchy at @mount (@run_dir exists, or the root has init.scope)? */
 bool cg_systemd_detect(const char *mount, const char *run_dir);
 
 /* Whether cg_labels_parse() names units (default true); set once from cg_systemd_detect(). */
@@ -51,10 +45,7 @@ void cg_names_systemd(bool managed);
 /* "guaranteed", "burstable", "besteffort", or NULL for CG_QOS_NONE. */
 const char *cg_qos_name(int qos);
 
-/*
- * The short name the text report shows beside @path ("container <12 hex>, pod <uid>, <qos>",
- * "unit <unit>"...; "" for nothing more); the length, cut to @n - 1 and terminated.
- */
+/* The short name beside @path ("container <id>, pod <uid>, <qos>"; "" if none); its length. */
 size_t cg_labels_describe(const struct cg_labels *l, const char *path, char *buf, size_t n);
 
 #endif /* SH_CGROUP_NAMES_H */

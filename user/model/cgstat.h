@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-/* One cgroup's counters (raw readings, or the deltas of a report). */
+/* One cgroup's counters: raw readings, or a report's deltas. */
 struct cgstat {
 	bool has_throttle;		/* nr_throttled and throttled_ns are known */
 	bool has_some;			/* pressure_some_ns is known */
@@ -25,7 +25,6 @@ struct cgstat {
 /* Parse cpu.stat @stat and cpu.pressure @psi (may be NULL) into @out; only found fields known. */
 void cgstat_parse(const char *stat, const char *psi, struct cgstat *out);
 
-/* Read @dir/cpu.stat and @dir/cpu.pressure into @out. */
 void cgstat_read(const char *dir, struct cgstat *out);
 
 /* @now - @then, field by field: known where both are (counters reset: unknown). */
@@ -35,7 +34,6 @@ void cgstat_delta(const struct cgstat *now, const struct cgstat *then,
 /* @dst += @src where @src knows a counter; @dst knows it once any @src did. */
 void cgstat_add(struct cgstat *dst, const struct cgstat *src);
 
-/* One cgroup in the table: its readings and the deltas of the last. */
 struct cgstat_prev {
 	__u64 id;			/* cgroup id */
 	struct cgstat first;		/* its counters at its first reading (or start) */
@@ -45,7 +43,6 @@ struct cgstat_prev {
 	__u64 gen;			/* reading it was last read at */
 };
 
-/* The readings of every cgroup reported, by id. */
 struct cgstat_table {
 	struct cgstat_prev *v;		/* sorted by id */
 	size_t n, cap;

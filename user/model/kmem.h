@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-/* --culprits: culprit map entries per key map entry (see user/model/culprits.c). */
+/* --culprits: culprit map entries per key map entry. */
 #define SH_CULPRITS_PER_KEY 8
 /* --causes: groups whose run time each CPU keeps (bpf/cause.bpf.h cause_self) */
 #define SH_CAUSE_GROUPS 8192
@@ -19,7 +19,6 @@
  */
 #define SH_CACHE_MAX 1024U
 
-/* The maps of bpf/schedhist.bpf.c, in the order printed. */
 enum kmem_map {
 	KMEM_TASKS,		/* array: the task table */
 	KMEM_PCPU,		/* per-CPU array: counters, keys none/cpu, pair cache */
@@ -55,7 +54,6 @@ struct kmem_usage {
 	__u64 stack_lost;	/* --stacks: a new max's stack not kept (another CPU was writing it) */
 };
 
-/* What sizes the maps (the loader's settings). */
 struct kmem_cfg {
 	int ncpus;		/* possible CPUs */
 	int nmetrics;		/* histograms per key */
@@ -69,7 +67,6 @@ struct kmem_cfg {
 	bool culprit_time;	/* --culprit-mode time: a run ring per CPU */
 };
 
-/* The sizes chosen and what they cost. */
 struct kmem_plan {
 	__u32 nr_slots;		/* slots of the store */
 	__u32 max_entries[KMEM_NR];
@@ -82,7 +79,6 @@ struct kmem_plan {
 /* Map names as bpftool shows them (the first 15 characters of the BPF names). */
 extern const char *const kmem_map_names[KMEM_NR];
 
-/* Size every map for @c into *@p (a slot per key). */
 void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p);
 
 /*

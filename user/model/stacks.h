@@ -13,7 +13,6 @@ struct ksym {
 	const char *name;	/* "func" or "func [module]" */
 };
 
-/* The kernel's symbols, sorted by address. */
 struct ksyms {
 	struct ksym *syms;
 	size_t n;
@@ -22,14 +21,12 @@ struct ksyms {
 
 /* Load @path's (/proc/kallsyms) text symbols before any privilege drop. 0 or -1. */
 int ksyms_load(struct ksyms *k, const char *path);
-/* The text of a kallsyms file (the unit tests' way in). */
 int ksyms_parse(struct ksyms *k, const char *text);
 void ksyms_free(struct ksyms *k);
 
 /* @addr as "func+0x1a/0x40" into @buf; "0x..." when no symbol covers it. */
 void ksyms_format(const struct ksyms *k, __u64 addr, char *buf, size_t len);
 
-/* One group's stack in a report. */
 struct frames {
 	size_t n;
 	char f[SH_STACK_DEPTH][128];
@@ -43,7 +40,6 @@ __u64 frames_id(const struct frames *s);
 
 struct report;
 
-/* Per metric: the frames of the groups of its last report. */
 struct stacks_state {
 	struct sh_stacks val, again;	/* a key's value, read twice (stacks_attach()) */
 	struct frames *frames;	/* one per group of the last attach */

@@ -15,7 +15,6 @@
 #include "model/causes.h"
 #include "model/stacks.h"
 
-/* What a tick holds, from the command line. */
 struct tick_spec {
 	struct report_spec report;	/* the reports shown: span, --sort, --top, --min-count */
 	bool every_key;			/* fleet mode: each metric's reports of every key too */
@@ -33,7 +32,6 @@ struct tick_sources {
 	void *stack_ctx;
 };
 
-/* One metric's reports of a tick. */
 struct tick_metric {
 	/* As the command line asks (span, ranked, --top): text, JSON, heatmap, live views. */
 	struct report shown;

@@ -34,7 +34,6 @@ void sym_set_opener(struct sym_cache *c, sym_open_fn fn, void *arg);
 /* A process's execve() count now (the kernel's, as the BPF side reads it), -1: unknown. */
 typedef __s64 (*sym_exec_fn)(void *arg, __u32 tgid);
 void sym_set_exec_probe(struct sym_cache *c, sym_exec_fn fn, void *arg);
-/* The default opener: open() of the file under @proc_root (a string). */
 int sym_open_direct(void *proc_root, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
 		    __u64 ino, const char *path);
 
@@ -50,7 +49,6 @@ void sym_set_limits(struct sym_cache *c, size_t files, size_t bytes, size_t proc
 const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
 				   __u32 exec_id);
 
-/* What one user frame is, for folded stacks, JSON and pprof. */
 struct sym_frame {
 	const char *name;	/* demangled function, "module+0xOFF", "[unknown]+0xADDR";
 				 * valid until the next sym_process() */
@@ -65,24 +63,16 @@ struct sym_frame {
 				 * process (a stack cut there: "[truncated]") */
 };
 
-/*
- * User frame @addr of @p (may be NULL) into @f; @ret: a return address, looked up at @addr - 1.
- * Strings but build_id are valid until the next sym_process().
- */
+/* User frame @addr of @p (or NULL) into @f, valid until sym_process(); @ret: look up @addr - 1. */
 void sym_user_frame(const struct sym_proc *p, __u64 addr, bool ret, struct sym_frame *f);
 
-/*
- * User frame @addr of @p as "func", "module+0xOFF" or "[unknown]+0xADDR"; *@build_id its file's
- * hex build id or NULL. @ret as for sym_user_frame().
- */
+/* User frame @addr of @p as "func", "module+0xOFF" or "[unknown]+0xADDR", *@build_id or NULL. */
 void sym_user(const struct sym_proc *p, __u64 addr, bool ret, char *buf, size_t len,
 	      const char **build_id);
 /* Kernel frame @addr: "func" or "[unknown]+0xADDR"; "func [module]" for modules. */
 void sym_kernel(const struct sym_cache *c, __u64 addr, bool ret, char *buf, size_t len);
 
-/* Processes seen, tgids seen again in a new process, execve()s seen, ELF files held. */
 size_t sym_nprocs(const struct sym_cache *c);
-/* Bytes of symbols the ELF cache holds, and files it dropped to stay in its bounds. */
 size_t sym_nbytes(const struct sym_cache *c);
 size_t sym_nevicted(const struct sym_cache *c);
 size_t sym_nreused(const struct sym_cache *c);

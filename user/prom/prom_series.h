@@ -16,7 +16,6 @@
 /* How long a withdrawn name is remembered: Prometheus' default lookback (5 minutes). */
 #define PROM_REMEMBER_NS (300ULL * 1000000000ULL)
 
-/* The culprit label of the waits behind culprits not exported on their own. */
 #define PROM_CULPRIT_REST "[rest]"
 
 /* --culprits: one sticky culprit of a series (at most SH_CULPRIT_TOP; the rest to [rest]). */
@@ -99,17 +98,11 @@ int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit);
 void prom_view_remember(struct prom_view *v, __u64 ns);
 void prom_view_free(struct prom_view *v);
 
-/*
- * Add one reading: @interval (deltas) and @since_start (totals) of one snapshot, top 0,
- * before its pruned keys are collected. 0, or -1 when out of memory.
- */
+/* Add a reading's @interval deltas and @since_start totals (top 0, before pruned keys go). 0/-1. */
 int prom_view_update(struct prom_view *v, const struct report *interval,
 		     const struct report *since_start);
 
-/*
- * --culprits, after prom_view_update(): credit group @key's interval culprits @in[0..n)
- * to its series (new ones while room, the rest and the uncovered waits to [rest]). 0 or -1.
- */
+/* --culprits, after prom_view_update(): group @key's culprits @in[0..n) to its series. 0 or -1. */
 int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
 		       const struct culprit *in, size_t n);
 
@@ -117,10 +110,8 @@ int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 
 typedef int (*prom_cause_fn)(void *ctx, const char *key, const struct cause_sums *c);
 int prom_view_causes(const struct prom_view *v, prom_cause_fn fn, void *ctx);
 
-/* Cgroup counter @f of @s into *@val (ns for the seconds ones); false when absent. */
 bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val);
 
-/* The culprits of @s as exported (admitted ones by name, then [rest]); how many. */
 size_t prom_series_culprits(const struct prom_series *s, struct prom_culprit out[SH_CULPRIT_TOP + 1]);
 
 /* The interval max gauge of @m: false when the last interval had no wait there. */
@@ -132,7 +123,6 @@ bool prom_family_present(const struct prom_view *views, size_t nv, int f);
 /* Histogram series exported now (names plus [other]), PROM_LINES_PER_KEY lines each. */
 size_t prom_view_series(const struct prom_view *v);
 
-/* The exported series sorted by key, malloc()ed (*@n of them); NULL when out of memory. */
 struct prom_series **prom_view_sorted(const struct prom_view *v, size_t *n);
 
 #endif /* SH_PROM_SERIES_H */
