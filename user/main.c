@@ -119,10 +119,7 @@ static int setup_cgroups(const struct options *o, struct cgroups *cg, bool *use_
 	return 0;
 }
 
-/*
- * One reading of the kernel maps into the snapshots, with folds held off
- * while it runs; @fresh: it starts an interval. 0, or -1 after saying why.
- */
+/* One reading into the snapshots, folds held off; @fresh: a new interval. 0, or -1 after why. */
 static int read_maps(struct loader *l, struct snapshot *snaps, int nsnap,
 		     struct snap_reader *rd, const struct read_maps *maps, struct extras *xt,
 		     bool fresh)
@@ -144,7 +141,6 @@ static int read_maps(struct loader *l, struct snapshot *snaps, int nsnap,
 }
 
 
-/* Open the outputs of the options, in the order they are fed. 0 or an exit code. */
 static int setup_outputs(struct poller *p)
 {
 	const struct options *o = &p->o;
@@ -257,7 +253,6 @@ static int setup(struct poller *p)
 		return SH_EXIT_FAIL;
 	if (p->use_cg)
 		cg_walk(&p->cg, 0);
-	/* and read their cpu.stat and cpu.pressure: the first report has deltas */
 	if (p->use_cg && tick_start(&p->tick, &p->cg)) {
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;

@@ -169,7 +169,6 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 		      sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME ? SH_SWITCH_CULPRIT_TIME : 0);
 	size_t i;
 
-	/* every one off; the caller turns on the one it attaches */
 	bpf_program__set_autoload(skel->progs.schedhist_switch, false);
 	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		bpf_program__set_autoload(progs[i].prog, false);
@@ -275,7 +274,6 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	skel->rodata->culprits = sp->culprits;
 	skel->rodata->culprit_mode = sp->culprit_mode;
 	skel->rodata->stacks = sp->stacks;
-	/* the grid (--schema): the kernel's bucket index and histogram length */
 	skel->rodata->schema = (__u32)sh_schema;
 	skel->rodata->nbuckets = (__u32)sh_nb;
 	grid_cells(sh_schema, (__u64 *)skel->rodata->cell_top, (__u8 *)skel->rodata->cell_base);
@@ -412,10 +410,7 @@ fail:
 	return -1;
 }
 
-/*
- * Wait until every tracepoint program run begun before now has ended (an RCU grace period
- * via membarrier; where refused, nohz_full, a long pause).
- */
+/* Wait out every program run begun before now: an RCU grace period (membarrier, else a pause). */
 void loader_grace_period(void)
 {
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))

@@ -243,7 +243,6 @@ static bool claim_slot(struct snap_reader *r, const struct read_maps *m, __u32 i
 	return false;
 }
 
-/* Remove the keys the kernel marked dead this reading, in docs/key-lifecycle.md's order. */
 int reader_remove_dead(struct snapshot *snaps, int n, struct snap_reader *r,
 		       const struct read_maps *m)
 {

@@ -16,7 +16,6 @@
 /* static pods' uid is the hash of their manifest: 32 hex digits, no dashes */
 #define CG_HASH_UID_LEN 32
 
-/* A component: @len bytes at @s, not terminated. */
 struct comp {
 	const char *s;
 	size_t len;
@@ -51,10 +50,7 @@ static bool all_hex(const char *s, size_t len)
 	return len > 0;
 }
 
-/*
- * A systemd unit with a cgroup (.service .scope .slice .socket .mount .swap) in unit-name
- * characters.
- */
+/* A systemd unit with a cgroup (.service .scope .slice .socket .mount .swap). */
 static bool is_unit(struct comp c)
 {
 	static const char *const types[] = { ".service", ".scope", ".slice", ".socket",
@@ -78,10 +74,7 @@ static bool is_unit(struct comp c)
 	return true;
 }
 
-/*
- * A container: "<runtime>-<64 hex>.scope", "<runtime>-<64 hex>" or "<64 hex>"; the id's start in
- * @id.
- */
+/* A container: "<runtime>-<64 hex>[.scope]" or "<64 hex>"; the id's start in @id. */
 static bool is_container(struct comp c, const char **id)
 {
 	static const char *const runtimes[] = { "docker-", "cri-containerd-", "crio-",
@@ -106,9 +99,7 @@ static bool is_container(struct comp c, const char **id)
 	return false;
 }
 
-/*
- * "pod<uid>", dashed, with underscores (systemd driver) or a static pod's hash; dashed into @out.
- */
+/* "pod<uid>": dashed, with underscores (systemd), or a static pod's hash; dashed into @out. */
 static bool pod_uid(const char *s, size_t len, char out[CG_POD_UID_MAX])
 {
 	char uid[CG_POD_UID_MAX];	/* @out keeps an outer pod's uid unless this is one */
@@ -188,7 +179,6 @@ static void kube_slice(struct comp c, struct cg_labels *l)
 	}
 }
 
-/* Does systemd manage the hierarchy (cg_names_systemd())? */
 static bool systemd_managed = true;
 
 void cg_names_systemd(bool managed)

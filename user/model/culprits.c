@@ -241,7 +241,6 @@ static char *culprit_name(const struct sh_key *k, int key_type, struct cgroups *
 	return strdup(buf);
 }
 
-/* The pairs of @w in @c->sorted[0..n): index of the first, or n. */
 static size_t first_of(struct culprits *c, size_t n, const struct sh_key *w)
 {
 	size_t lo = 0, hi = n;
@@ -287,7 +286,6 @@ static void culprit_of(const struct culprits *c, const struct cpair *p, struct c
 	e->sum_ns = c->cumulative ? p->c_sum : p->d_sum;
 }
 
-/* A synthetic culprit @name ([rest], [unattributed]) at the end of @l. 0 or -1. */
 static int list_add(struct culprit_list *l, const char *name, __u64 count, __u64 sum_ns)
 {
 	struct culprit *e = &l->c[l->n];

@@ -166,7 +166,6 @@ static __u64 quantile_rank(double q, __u64 total)
 	return rank < 1 ? 1 : rank;
 }
 
-/* The middle of bucket @i's waits: its edges narrowed by @t's exact min and max. */
 static double bucket_mid(const struct totals *t, int i)
 {
 	double lo = (double)bucket_floor(i), hi = (double)bucket_edge(i);
@@ -210,7 +209,6 @@ struct mean_memo {
 	double mean;
 };
 
-/* The estimate of rank @rank of @total waits, in bucket @i after @seen below it (hist.h). */
 static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int i, __u64 seen,
 			   int first, struct mean_memo *memo)
 {
@@ -220,7 +218,6 @@ static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int 
 
 	lo = bucket_floor(i);
 	hi = bucket_edge(i);
-	/* the max, when known and inside this bucket, is its real upper end */
 	if (t->max_ns >= bucket_lo(i) && t->max_ns <= hi) {
 		hi = t->max_ns;
 		top_is_max = true;
@@ -271,7 +268,6 @@ static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int 
 		r = lo;
 	if (t->max_ns && r > t->max_ns)
 		return t->max_ns;
-	/* the same at the other end: a bucket's lower part holding no wait */
 	if (t->has_min && r < t->min_ns)
 		return t->min_ns;
 	return r;

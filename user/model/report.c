@@ -71,7 +71,7 @@ static int grow(struct report *r)
 	return 0;
 }
 
-/* The display name of @e (NULL: [exited]): a string of its own, or written into @buf (40 bytes). */
+/* @e's display name (NULL: [exited]): its own string, or written into @buf (40 bytes). */
 static const char *entry_name(const struct snap_entry *e, int key_type, const struct cgroups *cg,
 			      char *buf)
 {
@@ -129,7 +129,6 @@ static const char *group_name(const struct report_group *g)
 	return g->name_in_idbuf ? g->idbuf : g->name;
 }
 
-/* What --sort ranks @t by; @p99 its p99 (only read for that sort). */
 static __u64 sort_key(const struct totals *t, __u64 p99, int sort)
 {
 	switch (sort) {
@@ -158,7 +157,6 @@ static const char *rec_name(const struct rank_rec *x, const struct rank_ctx *ctx
 			   : entry_name(x->e, ctx->key_type, ctx->cg, buf);
 }
 
-/* Largest first, then by name. */
 static inline int cmp_rank(const struct rank_rec *x, const struct rank_rec *y,
 			   const struct rank_ctx *ctx)
 {

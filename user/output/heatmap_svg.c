@@ -28,13 +28,11 @@
 #define LEGEND_GAP 16		/* plot to legend */
 #define LEGEND_W 96		/* the legend's least width */
 
-/* The estimated width of @chars digits or lower-case letters. */
 static int text_w(size_t chars, int font)
 {
 	return (int)ceil((double)chars * 0.64 * font);
 }
 
-/* The estimated width of @s (UTF-8), in px at @font px; bold: @bold. */
 static int str_w(const char *s, int font, bool bold)
 {
 	double em = 0;
@@ -160,7 +158,6 @@ struct hm_layout {
 	char line2[384];		/* title line 2: key, host, time range */
 };
 
-/* The y of wait @v: its bucket's row, and linearly inside it. */
 static double y_of(__u64 v, const struct hm_layout *L)
 {
 	int i = bucket_of(v);
@@ -177,7 +174,6 @@ static double y_of(__u64 v, const struct hm_layout *L)
 	return TOP + (L->hi - i) * L->cell_h + L->cell_h * (1 - frac);
 }
 
-/* The line of quantile @q across the columns; gaps where a column is empty. */
 static void quantile_line(FILE *f, const struct heatmap *hm, const struct hm_layout *L,
 			  double q, const char *cls, const char *style)
 {
@@ -239,7 +235,6 @@ static void layout_rows(const struct heatmap *hm, struct hm_layout *L)
 	L->rows = L->hi - L->lo + 1;
 }
 
-/* The plot: about HM_PLOT_W wide whatever the number of columns, right of the y labels. */
 static void layout_plot(const struct heatmap *hm, struct hm_layout *L)
 {
 	int ylab_w = 0, i;
@@ -343,7 +338,6 @@ static int at_least(int w, int need)
 	return w < need ? need : w;
 }
 
-/* The canvas: wide enough for the plot, legend, last x label and every title line. */
 static void layout_canvas(const struct heatmap *hm, struct hm_layout *L)
 {
 	char a[24];

@@ -101,7 +101,6 @@ static void print_histogram(struct outbuf *b, const struct totals *t,
 static void print_stats_line(struct outbuf *b, const struct totals *t, const struct pcts *p,
 			     const struct render_spec *sp, bool who)
 {
-	/* Through a cursor into room taken once: the count, then at most 7 labelled waits. */
 	char *d = ob_room(b, LIT_LEN("count ") + FMT_U64_ROOM +
 			     7 * (LIT_LEN("  p99.9 ") + FMT_WAIT_ROOM)), *start = d;
 
@@ -222,7 +221,6 @@ struct summary_cols {
 	bool no_throttle, no_psi;
 };
 
-/* One row of the summary: group @g, its name @name (@len bytes) in @w columns. 0 or -1. */
 static int summary_row(struct outbuf *b, const struct report *r, const struct render_spec *sp,
 		       const struct report_group *g, const char *name, size_t len, int w,
 		       struct summary_cols *c)
@@ -303,7 +301,6 @@ static void print_summary(struct outbuf *b, const struct report *r, const struct
 				  .cgs = r->key_type == SH_KEY_CGROUP,
 				  .cau = sp->causes && r->metric == SH_METRIC_RUNQ };
 
-	/* the name column is as wide as the longest name, at most 60 */
 	for (j = 0; j < n && w < 60; j++) {
 		len = summary_name(name, j < r->ngroups ? &r->groups[j] : &r->rest);
 		if ((int)len > w)

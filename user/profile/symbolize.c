@@ -265,7 +265,6 @@ static void proc_drop(struct sym_cache *c, struct sym_proc *p)
 /* Mappings kept per process: more is a hostile or broken process. */
 #define MAPS_MAX 65536
 
-/* One executable mapping of a maps line into @p (its path at *@noff of *@names). 0 or -1. */
 static int add_mapping(struct sym_cache *c, struct sym_proc *p, char *line, size_t *cap,
 		       char **names, size_t *ncap, size_t *noff)
 {

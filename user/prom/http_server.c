@@ -74,7 +74,6 @@ static void conn_end(struct http_server *h, struct http_conn *c)
 	h->nconns--;
 }
 
-/* The oldest open connection (of @ip's address if set), incomplete requests first. */
 static struct http_conn *oldest(struct http_server *h, const struct http_conn *ip)
 {
 	struct http_conn *c, *any = NULL;
@@ -313,7 +312,6 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 	bool om = http_accept_openmetrics(accept), none;
 	enum MHD_Result ret;
 
-	/* protobuf when asked for and published (not with --prom-classic) */
 	if (http_accept_protobuf(accept)) {
 		ret = send_page(h, c, HTTP_PAGE_PROTOBUF, PROM_TYPE_PROTOBUF, &none);
 		if (!none)

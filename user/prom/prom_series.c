@@ -216,7 +216,6 @@ void prom_view_free(struct prom_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* Groups that never get a label of their own. */
 static bool folds_into_other(const struct report_group *g)
 {
 	/* [exited], [rest]: not kernel keys; [other]: the overflow entry, or a task named so. */
@@ -260,7 +259,6 @@ bool prom_max_now(const struct prom_view *v, const struct prom_max *m)
 	return m->update == v->updates && m->ns;
 }
 
-/* Has any series of the @nv views an interval max now? */
 static bool max_present(const struct prom_view *views, size_t nv)
 {
 	size_t j, i;
@@ -493,7 +491,6 @@ size_t prom_series_culprits(const struct prom_series *s, struct prom_culprit out
 	return n;
 }
 
-/* Has any exported series of the @nv views a sample of the per-series counter @f? */
 static bool counter_present(const struct prom_view *views, size_t nv, int f)
 {
 	bool per_culprit = prom_families[f].source == PROM_FROM_CULPRIT;
