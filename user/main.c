@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * schedhist: parse the command line, set up (cgroups, outputs, snapshots,
- * loader, privileges), loop over ticks, tear down. A tick either only
- * reads the kernel's cumulative maps into the snapshots (between reports,
- * to keep 32-bit counters exact), or is a report tick: read, name new
- * cgroups, build one report per metric measured, feed every output of
- * the list (stdout, heatmap, exporter, live page, live view: output.h),
- * forget what is gone.
- * docs/architecture.md has the module map.
+ * schedhist: parse, set up, loop over ticks, tear down. A tick reads the maps (to keep
+ * 32-bit counters exact) or is a report tick that feeds every output; docs/architecture.md.
  */
 #include <errno.h>
 #include <signal.h>
@@ -59,10 +53,8 @@ struct poller {
 };
 
 /*
- * The longest time between two readings: SH_READ_PERIOD_S, or less when
- * the events seen since the last call (@seen, over @t - the previous
- * call) would reach 2^31 in that time (half the 32-bit range: margin for
- * a rate that doubles).
+ * The longest time between readings: SH_READ_PERIOD_S, or less if the event rate (@seen
+ * over @t) would reach 2^31 in it (half the 32-bit range: margin for a doubling).
  */
 static __u64 read_period(__u64 seen, __u64 t, __u64 *seen_last)
 {
@@ -84,7 +76,6 @@ static int probe_maps(void *arg)
 	return reader_probe(&p->rd, &p->maps);
 }
 
-/* Resolve the cgroup options; 0, or an exit code after printing why. */
 static int setup_cgroups(const struct options *o, struct cgroups *cg, bool *use_cg,
 			 struct cgroup_cfg *cfg)
 {
@@ -128,10 +119,7 @@ static int setup_cgroups(const struct options *o, struct cgroups *cg, bool *use_
 	return 0;
 }
 
-/*
- * One reading of the kernel maps into the snapshots, with folds held off
- * while it runs; @fresh: it starts an interval. 0, or -1 after saying why.
- */
+/* One reading into the snapshots, folds held off; @fresh: a new interval. 0, or -1 after why. */
 static int read_maps(struct loader *l, struct snapshot *snaps, int nsnap,
 		     struct snap_reader *rd, const struct read_maps *maps, struct extras *xt,
 		     bool fresh)
@@ -145,7 +133,6 @@ static int read_maps(struct loader *l, struct snapshot *snaps, int nsnap,
 		pr_warn("cannot read BPF maps: %s\n", strerror(-err));
 		return -1;
 	}
-	/* the culprit map, then the pair caches (the per-CPU array once more) */
 	err = extras_read(xt, maps->pcpu_fd, rd->pcpu, l->ncpus, fresh);
 	if (err)
 		pr_warn("cannot read the %s map: %s\n", xt->culprits ? "culprit or cause" : "cause",
@@ -154,7 +141,6 @@ static int read_maps(struct loader *l, struct snapshot *snaps, int nsnap,
 }
 
 
-/* Open the outputs of the options, in the order they are fed. 0 or an exit code. */
 static int setup_outputs(struct poller *p)
 {
 	const struct options *o = &p->o;
@@ -202,13 +188,7 @@ static int setup_snapshots(struct poller *p)
 		s->metric = m;
 		/* removed cgroups keep their own line in reports since start */
 		s->keep_pruned = o->cumulative && o->key_type == SH_KEY_CGROUP;
-		/*
-		 * buckets since start: only --cumulative reports read them
-		 * (fleet mode adds up its interval reports' buckets, and
-		 * reads its reports since start for the names still live);
-		 * keeping them costs every changed key 6 more cache lines
-		 * a reading
-		 */
+		/* Buckets since start: only --cumulative reads them (a cost per changed key). */
 		s->cum_buckets = o->cumulative;
 		s->keep_limit = o->max_keys;	/* bounded: older ones fold into [exited] */
 	}
@@ -216,10 +196,8 @@ static int setup_snapshots(struct poller *p)
 }
 
 /*
- * Everything before the first tick, in the order that fails early: what
- * the command line names (cgroups, output paths) before anything is
- * loaded, privileges dropped once attached, then the outputs' first
- * writes. 0 or an exit code after printing why.
+ * Everything before the first tick, failing early: what the command line names before any
+ * load, privileges dropped once attached, then the outputs. 0 or an exit code.
  */
 static int setup(struct poller *p)
 {
@@ -273,10 +251,8 @@ static int setup(struct poller *p)
 	if (extras_init(&p->xt, o->culprits, o->culprit_mode, o->stacks, o->causes,
 			o->cumulative, p->l.culprit_fd, p->l.stack_fd, p->l.cause_fd))
 		return SH_EXIT_FAIL;
-	/* name the cgroups of now while every directory can be listed */
 	if (p->use_cg)
 		cg_walk(&p->cg, 0);
-	/* and read their cpu.stat and cpu.pressure: the first report has deltas */
 	if (p->use_cg && tick_start(&p->tick, &p->cg)) {
 		pr_warn("out of memory\n");
 		return SH_EXIT_FAIL;
@@ -289,8 +265,7 @@ static int setup(struct poller *p)
 		    (ret = p->outs[i].start(p->outs[i].ctx, p->user.set ? p->user.name : NULL)))
 			return ret;
 
-	/* on stderr, so it never mixes with JSON; tests wait for this line */
-	/* the default answers "how long off CPU", not "how long waiting for a CPU": say so */
+	/* On stderr (never mixed with JSON; tests wait for it); say what the default measures. */
 	fprintf(stderr, "Tracing %s%s%s... Hit Ctrl-C to end.\n", metric_words(o->metric),
 		o->metric == SH_METRIC_OFFCPU ? ", sleeping included (-M runq: waiting for a CPU)"
 					      : "", o->pid ? " of one process" : "");
@@ -298,9 +273,8 @@ static int setup(struct poller *p)
 }
 
 /*
- * A report tick at @t, reports spanning @span_s seconds: build, feed the
- * outputs, forget what is gone. 0 to go on; 1 to end after it (an
- * output is done, or failed: *@ret says how); -1 to end now (*@ret set).
+ * A report tick spanning @span_s: build, feed the outputs, forget what is gone. 0 to go on;
+ * 1 to end after it (*@ret says how); -1 to end now (*@ret set).
  */
 static int report_tick(struct poller *p, double span_s, int *ret)
 {
@@ -353,11 +327,7 @@ static int run(struct poller *p)
 		next = start + o->interval_ns;
 	if (o->duration_ns)
 		deadline = start + o->duration_ns;
-	/*
-	 * Kernel counters are 32 bits per CPU: read at least every
-	 * SH_READ_PERIOD_S (sooner at high event rates, below) whatever the
-	 * interval, so that no difference between two readings reaches 2^32.
-	 */
+	/* Kernel counters are 32 bits per CPU: read at least every SH_READ_PERIOD_S. */
 	period = SH_READ_PERIOD_S * NSEC_PER_SEC;
 
 	for (;;) {
@@ -375,7 +345,6 @@ static int run(struct poller *p)
 		else if (!next || t < next) {
 			if (t < last_read + period)
 				continue;
-			/* a reading between reports: it only keeps the counts exact */
 			if (read_maps(&p->l, p->snaps, p->nsnap, &p->rd, &p->maps, &p->xt, fresh))
 				return SH_EXIT_FAIL;
 			fresh = false;
@@ -409,7 +378,6 @@ static int run(struct poller *p)
 	return ret;
 }
 
-/* -v: the event counters of the whole run, per metric. */
 static void print_totals(struct poller *p)
 {
 	char events[256];
@@ -461,7 +429,6 @@ static int profile(const struct options *o)
 	log_set_level(o->verbose);
 	if (probe_preflight())
 		return SH_EXIT_USAGE;
-	/* -c as the histograms take it: the subtree's root id and level */
 	ret = setup_cgroups(o, &cg, &use_cg, &cgcfg);
 	cg_close(&cg);
 	if (ret)

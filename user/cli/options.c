@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Command line parsing. One table, opt_defs[] (options_table.c), says for
- * each option its names, its --help line, the field of struct options it
- * fills, how its value is parsed and checked and the rule it keeps with
- * the other options; parse_options() walks the table, and only the
- * options whose values need more than a type have a parser of their own
- * (options_rules.c). Nothing but the struct is written.
+ * Command line parsing, driven by one table, opt_defs[] (options_table.c): names, --help line,
+ * field, parser, rules; options_rules.c parses what needs more than a type.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,10 +34,8 @@ int opt_usage_error(const char *fmt, ...)
 }
 
 /*
- * getopt refused @arg (with getopt's @opt): say why. A short letter that
- * is not ours is unknown; otherwise @arg is a long option that is
- * unknown, an ambiguous prefix, or a flag given "=VALUE" (for which
- * getopt sets @opt to the flag's letter, so "--json=1" is not "-j").
+ * getopt refused @arg (@opt): say why. A foreign short letter is unknown; else a long option is
+ * unknown, an ambiguous prefix, or a flag given "=VALUE" (@opt its letter: "--json=1" is no "-j").
  */
 static int option_error(const char *arg, int opt)
 {
@@ -80,7 +74,6 @@ static int option_error(const char *arg, int opt)
 }
 
 
-/* The usage error of a bad value @arg of option @d. */
 int opt_bad_value(const struct opt_def *d, const char *arg)
 {
 	const char *p = strstr(d->err, "%s");
@@ -110,7 +103,6 @@ void *opt_field(const struct parse_state *st, const struct opt_def *d)
 	return (char *)st->o + d->off;
 }
 
-/* @v into an integer field of @d->size bytes. */
 static void store_uint(void *p, size_t size, __u64 v)
 {
 	switch (size) {
@@ -240,11 +232,7 @@ int parse_options(int argc, char **argv, struct options *o)
 		return r;
 	if (optind < argc)
 		return opt_usage_error("unexpected argument '%s'", argv[optind]);
-	/*
-	 * runqlat's command line, INTERVAL [COUNT] as arguments, asks runqlat's
-	 * question: how long tasks wait for a CPU. schedhist's own -i keeps
-	 * the default metric, off-CPU wait; -M always wins.
-	 */
+	/* runqlat's INTERVAL [COUNT] asks runqlat's question (runq); -i keeps offcpu; -M wins. */
 	if (positional_interval && !opt_given(&st, 'M')) {
 		o->metrics = 1U << SH_METRIC_RUNQ;
 		o->metric = SH_METRIC_RUNQ;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The command line, apart from the rest of the tool: one option table
- * (options.c) drives parsing, validation and --help. The modules never
- * see struct options; main turns it into what each one needs.
+ * The command line, apart from the rest: one option table drives parsing, checks and --help.
+ * The modules never see struct options; main turns it into their specs.
  */
 #ifndef SH_OPTIONS_H
 #define SH_OPTIONS_H
@@ -71,18 +70,12 @@ struct options {
 };
 
 /*
- * Parse argv into @o, and nothing else (no other state is read or
- * written but stdout for --help/--version and stderr for an error).
- * Returns -1 when the program should go on, or an exit code (0 after
- * --help/--version, SH_EXIT_USAGE after an error, which has been printed
- * to stderr as one line).
+ * Parse argv into @o, touching nothing else (but stdout for --help, stderr for an error).
+ * -1 to go on, or an exit code (0 after --help/--version, SH_EXIT_USAGE after a one-line error).
  */
 int parse_options(int argc, char **argv, struct options *o);
 
-/*
- * The check that needs the system: the process of -p exists. 0, or
- * SH_EXIT_USAGE after printing why.
- */
+/* The check that needs the system: -p's process exists. 0, or SH_EXIT_USAGE after why. */
 int options_check_pid(const struct options *o);
 
 #endif /* SH_OPTIONS_H */

@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * The command line's parts, private to cli/: the option table's types
- * (options_table.c), the parsers and rules of the options that need more
- * than a type (options_rules.c), and what parse_options() (options.c)
- * lends them.
- */
+/* The command line's parts, private to cli/: the table's types, the rules and parsers. */
 #ifndef SH_OPTIONS_DEFS_H
 #define SH_OPTIONS_DEFS_H
 

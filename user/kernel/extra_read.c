@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/*
- * Map I/O of --culprits, --stacks and --causes (the modules themselves are
- * pure and unit-tested): batched reads of the culprit map, removal of idle
- * pairs, lookups and removals in the stack map, the cause map.
- */
+/* Map I/O of --culprits, --stacks and --causes, so the modules themselves stay pure. */
 #include <errno.h>
 #include <bpf/bpf.h>
 
@@ -145,12 +141,7 @@ void causes_prune(struct cause_table *t, int fd, struct snapshot *s)
 
 	size_t kept = s->nkept;
 
-	/*
-	 * the reading that pruned a key read its last causes (no task of it
-	 * is left to wait); an entry the snapshot keeps (cgroups, since
-	 * start: snapshot_gc() keeps the first ones, in this order, up to its
-	 * limit) keeps its causes too
-	 */
+	/* The pruning reading read the key's last causes; a kept entry keeps them. */
 	for (e = NULL; (e = snapshot_next(s, &it, e));) {
 		if (!e->pruned || e->kept)
 			continue;

@@ -11,14 +11,10 @@
 struct snapshot;
 
 /*
- * A reading of culprit map @fd, then of the pair caches and culprit_lost
- * counters of per-CPU array @pcpu_fd (into @pcpu, @ncpus of them): in
- * that order, a count the kernel moves from a cache to the map meanwhile
- * is seen at the next reading, never twice (schedhist.h). Its u64 values
- * never wrap. 0 or a negative errno.
+ * Read culprit map @fd, then the pair caches and culprit_lost of per-CPU array @pcpu_fd:
+ * in that order a count moved meanwhile is seen next reading, never twice. 0 or -errno.
  */
 int culprits_read(struct culprits *c, int fd, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus);
-/* culprits_sweep() removing idle pairs from map @fd. */
 void culprits_sweep_map(struct culprits *c, int fd);
 
 /* After the reports: the keys snapshot @s pruned lose their stack entry too. */
@@ -26,13 +22,9 @@ void stacks_prune(int fd, struct snapshot *s);
 
 /* --causes: a reading of cause map @fd (one value per key) into @t. 0 or a negative errno. */
 int causes_read(struct cause_table *t, int fd, bool fresh);
-/*
- * After the reports: the keys snapshot @s pruned lose their kernel cause
- * entry, and their copy in @t unless the snapshot keeps them.
- */
+/* After the reports: pruned keys lose their kernel cause entry, and @t's copy unless kept. */
 void causes_prune(struct cause_table *t, int fd, struct snapshot *s);
 
-/* Everything --culprits, --stacks and --causes keep between readings. */
 struct extras {
 	bool culprits, stacks, causes;	/* which are on */
 	int culprit_fd, stack_fd, cause_fd;
@@ -41,18 +33,10 @@ struct extras {
 	struct ksyms ksyms;
 };
 
-/*
- * Set up what is on (@culprit_mode: enum sh_culprit_mode; @cumulative:
- * reports since start; the maps' fds). Loads the
- * kernel's symbols for --stacks: call before privileges are dropped. 0, or -1 after saying why.
- */
+/* Set up what is on; --stacks loads kernel symbols: call before the privilege drop. 0 or -1. */
 int extras_init(struct extras *x, bool culprits, int culprit_mode, bool stacks, bool causes,
 		bool cumulative, int culprit_fd, int stack_fd, int cause_fd);
-/*
- * At every reading, after the key map's: the culprit map, then the pair
- * caches of per-CPU array @pcpu_fd (read into @pcpu); the cause map
- * (@fresh: the interval's first reading). 0 or a negative errno.
- */
+/* Each reading, after the key map's: culprits, pair caches, causes (@fresh: a new interval). */
 int extras_read(struct extras *x, int pcpu_fd, struct sh_pcpu *pcpu, int ncpus, bool fresh);
 /* What tick_build() takes from them: the tables read, the symbols, the stack map's reader. */
 struct tick_sources extras_sources(struct extras *x);

@@ -43,11 +43,6 @@ int probe_cgroup_subsys_id(const char *name)
 	return ret;
 }
 
-/*
- * After a failed load: the first tracepoint the run needs that the kernel's
- * BTF lacks (tp_btf programs attach through its btf_trace_NAME typedef),
- * or NULL if they are all there and the failure was something else.
- */
 const char *probe_missing_tracepoint(const struct tp *tps, int n)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -66,7 +61,6 @@ const char *probe_missing_tracepoint(const struct tp *tps, int n)
 	return missing;
 }
 
-/* Does struct @sname in @btf have member @mname? */
 bool has_member(const struct btf *btf, const char *sname, const char *mname)
 {
 	const struct btf_type *t;
@@ -136,10 +130,8 @@ int probe_method(const char **why, int *clock)
 }
 
 /*
- * Entries of the task table: the power of two at or above the kernel's
- * pid_max (every live tid has its own entry), at most SH_TASK_ENTRIES_MAX
- * (beyond, tids share entries and the tasks that find theirs taken keep
- * their state in task storage: exact, a little slower).
+ * Task table entries: the power of two at or above pid_max, at most SH_TASK_ENTRIES_MAX (beyond,
+ * tasks that find their entry taken use task storage: exact, slower).
  */
 __u32 probe_task_table_size(void)
 {

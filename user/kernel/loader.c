@@ -83,7 +83,6 @@ static int make_cause_other(struct loader *l)
 	return err;
 }
 
-/* Map @fd's @len bytes (rounded up to pages) into *@mem, *@mlen. */
 static int map_array(int fd, size_t len, void **mem, size_t *mlen)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -97,11 +96,7 @@ static int map_array(int fd, size_t len, void **mem, size_t *mlen)
 	return 0;
 }
 
-/*
- * The store, its keys, its seq brackets and the CPUs' caches, mapped
- * (BPF_F_MMAPABLE): the poller reads them in place at every reading,
- * with no copy and no system call.
- */
+/* The store, its keys, seq brackets and caches, mapped: read in place, no copy, no syscall. */
 static int map_slots(struct loader *l)
 {
 	size_t vsize = (size_t)l->nmetrics * hist_bytes();
@@ -125,11 +120,7 @@ fail:
 	return -1;
 }
 
-/*
- * Before attaching: every slot free (slot_keys: SH_FREE_ID), and every
- * slot index on the free stack, the last pushed first out: slots are
- * taken from 0 up.
- */
+/* Before attaching: every slot free, all on the free stack so slots are taken from 0 up. */
 static int init_slots(struct loader *l)
 {
 	struct sh_key free_key = { .id = SH_FREE_ID };
@@ -153,15 +144,8 @@ fail:
 }
 
 /*
- * The sched_switch program for @sp: one compiled for its metric set and
- * method where there is one (runq, offcpu and all three by sched_info;
- * runq by the wakeup method), in its plain form when nothing but the
- * metrics is asked for (key none or cpu, no filter, no --culprits, no
- * --stacks, no --causes), runq with --culprit-mode time its own, else the
- * one for any settings. --causes has a program for each metric set with
- * runq (sched_info: options and start_probe() refuse the rest), which
- * tests --culprits and --culprit-mode like the one for any settings: the
- * one for any has no --causes code. Its link slot in *@link.
+ * The sched_switch program compiled for @sp's metric set and method, its plain form when
+ * only metrics are asked for, else the one for any settings; its link slot in *@link.
  */
 static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 				       const struct loader_spec *sp, struct bpf_link ***link)
@@ -185,7 +169,6 @@ static struct bpf_program *switch_prog(struct schedhist_bpf *skel, int method,
 		      sp->culprits && sp->culprit_mode == SH_CULPRIT_TIME ? SH_SWITCH_CULPRIT_TIME : 0);
 	size_t i;
 
-	/* every one off; the caller turns on the one it attaches */
 	bpf_program__set_autoload(skel->progs.schedhist_switch, false);
 	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		bpf_program__set_autoload(progs[i].prog, false);
@@ -207,7 +190,6 @@ struct prog_plan {
 	struct bpf_link **links[NPROGS];
 };
 
-/* Does the running kernel's BTF have member @mname of struct @sname? */
 static bool kernel_has(const char *sname, const char *mname)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -217,10 +199,7 @@ static bool kernel_has(const char *sname, const char *mname)
 	return has;
 }
 
-/*
- * The CPUs, the metrics, and the method and clock this kernel gives for @sp;
- * -2 (a usage error, like a missing BTF) for a feature this kernel lacks.
- */
+/* The CPUs, metrics, method and clock for @sp; -2 (usage) for a feature this kernel lacks. */
 static int start_probe(struct loader *l, const struct loader_spec *sp)
 {
 	const char *why;
@@ -268,7 +247,6 @@ static int start_probe(struct loader *l, const struct loader_spec *sp)
 	return 0;
 }
 
-/* Open the BPF object, set its settings, and choose the programs this run loads. */
 static int start_open(struct loader *l, const struct loader_spec *sp, struct prog_plan *pp)
 {
 	const struct cgroup_cfg *cg = &sp->cg;
@@ -296,26 +274,19 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	skel->rodata->culprits = sp->culprits;
 	skel->rodata->culprit_mode = sp->culprit_mode;
 	skel->rodata->stacks = sp->stacks;
-	/* the grid (--schema): the kernel's bucket index and histogram length */
 	skel->rodata->schema = (__u32)sh_schema;
 	skel->rodata->nbuckets = (__u32)sh_nb;
 	grid_cells(sh_schema, (__u64 *)skel->rodata->cell_top, (__u8 *)skel->rodata->cell_base);
 
 	/*
-	 * Wakeup programs only for the wakeup method: sched_wakeup when a
-	 * wait needs the wakeup time (offcpu alone does not), sched_wakeup_new
-	 * always (a new task's first wait starts there). Reclaim programs
-	 * only for keys that die: tasks (tid, pid) and cgroups.
+	 * Wakeup hooks only for the wakeup method (sched_wakeup only if a metric needs the wakeup
+	 * time); reclaim hooks only for keys that die (tasks, cgroups).
 	 */
 	hooks = l->method == SH_METHOD_WAKEUP &&
 		(sp->metrics & ((1U << SH_METRIC_RUNQ) | (1U << SH_METRIC_BLOCKED)));
 	tasks = sp->key_type == SH_KEY_TID || sp->key_type == SH_KEY_PID;
 	l->reclaims = tasks || sp->key_type == SH_KEY_CGROUP;
-	/*
-	 * Attached from the last to the first: sched_process_free (it frees
-	 * task table entries) before sched_switch takes any, so no entry
-	 * outlives its task.
-	 */
+	/* Attached last to first: sched_process_free before sched_switch takes any entry. */
 	*pp = (struct prog_plan){
 		.tps = {
 			{ "sched_switch", true },
@@ -346,7 +317,6 @@ static int start_open(struct loader *l, const struct loader_spec *sp, struct pro
 	return 0;
 }
 
-/* Load the programs; a missing tracepoint said by name. */
 static int start_load(struct loader *l, const struct prog_plan *pp)
 {
 	int err = schedhist_bpf__load(l->skel);
@@ -367,7 +337,6 @@ static int start_load(struct loader *l, const struct prog_plan *pp)
 	return 0;
 }
 
-/* The maps' fds and mappings, the slots made free, [other] and [exited] made. */
 static int start_map(struct loader *l, const struct loader_spec *sp)
 {
 	struct schedhist_bpf *skel = l->skel;
@@ -400,7 +369,6 @@ static int start_map(struct loader *l, const struct loader_spec *sp)
 	return 0;
 }
 
-/* Attach the programs this run needs, from the last to the first. */
 static int start_attach(struct loader *l, const struct prog_plan *pp)
 {
 	int i;
@@ -442,13 +410,7 @@ fail:
 	return -1;
 }
 
-/*
- * Wait until every tracepoint program run that began before now has ended.
- * Tracepoint probes run in RCU read-side sections (with preemption off),
- * and MEMBARRIER_CMD_GLOBAL waits for a grace period (synchronize_rcu).
- * Where that command is refused (nohz_full), a pause far longer than any
- * program run does the same in practice.
- */
+/* Wait out every program run begun before now: an RCU grace period (membarrier, else a pause). */
 void loader_grace_period(void)
 {
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
@@ -460,12 +422,7 @@ void loader_detach(struct loader *l)
 	if (!l->skel)
 		return;
 	schedhist_bpf__detach(l->skel);
-	/*
-	 * Closing a link removes the tracepoint probe but does not wait for
-	 * a program already running on another CPU: one that counted an
-	 * event as seen may not have recorded it yet: a grace period lets
-	 * them finish and makes the final reading exact.
-	 */
+	/* A closed link does not wait for a program running elsewhere: the grace period does. */
 	loader_grace_period();
 }
 

@@ -57,7 +57,6 @@ struct cgroup_cfg {
 	__u32 filter_level;	/* its level */
 };
 
-/* What the kernel side measures, set before load. */
 struct loader_spec {
 	__u32 metrics;		/* bit per enum sh_metric */
 	int method;		/* enum sh_method, or SH_METHOD_AUTO */
@@ -77,15 +76,13 @@ struct loader_spec {
 };
 
 /*
- * Load and attach. On failure prints one line saying what failed and why,
- * cleans up, and returns -1 (nothing stays loaded), or -2 when the maps
- * do not fit --max-kernel-mem (a usage error).
+ * Load and attach; on failure one line why, nothing stays loaded: -1, or -2 if over --max-kernel-
+ * mem.
  */
 int loader_start(struct loader *l, const struct loader_spec *sp);
 /*
- * loader_start()'s sizing step (loader_size.c): the task table, and the
- * keys (--max-keys, or fewer to fit --max-kernel-mem on this many CPUs).
- * 0, -2 when even one key does not fit the budget (said why), -1.
+ * The sizing step (loader_size.c): task table and keys to fit --max-kernel-mem. 0, -2 (no key
+ * fits), -1.
  */
 int loader_size(struct loader *l, const struct loader_spec *sp);
 /* Keys that live in the key maps (cpu keys are the per-CPU index, none has one). */
@@ -94,24 +91,16 @@ bool loader_keyed(const struct loader_spec *sp);
 /* The maps a reading reads (snapshot_read()), keyed by @key_type (enum sh_key_type). */
 struct read_maps loader_maps(const struct loader *l, int key_type);
 
-/* Detach the programs (the maps stay readable for a final snapshot). */
 void loader_detach(struct loader *l);
 void loader_close(struct loader *l);
 
-/*
- * Wait until every tracepoint program run that began before now has
- * ended (an RCU grace period).
- */
+/* Wait until every tracepoint program run begun before now has ended (an RCU grace period). */
 void loader_grace_period(void);
 
 /* Advance the max epoch; returns the epoch that just ended. */
 __u32 loader_next_epoch(struct loader *l);
 
-/*
- * Around a reading of the key map: from loader_read_begin() to
- * loader_read_end() no fold runs (docs/key-lifecycle.md, "No fold while
- * the poller reads").
- */
+/* No fold runs from loader_read_begin() to _end() (docs/key-lifecycle.md). */
 void loader_read_begin(struct loader *l);
 void loader_read_end(struct loader *l);
 

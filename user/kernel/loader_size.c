@@ -22,9 +22,8 @@ bool loader_keyed(const struct loader_spec *sp)
 }
 
 /*
- * Cache entries per CPU: SH_CACHE, or SCHEDHIST_CACHE_ENTRIES (a power of
- * two up to SH_CACHE_MAX; 1 makes the tests' workloads miss at every
- * switch between two keys on a CPU). 0, or -2 when it is not one (said why).
+ * Cache entries per CPU: SH_CACHE, or SCHEDHIST_CACHE_ENTRIES (a power of two up to SH_CACHE_MAX;
+ * 1 makes every key switch a miss, for tests). 0, or -2 when invalid (said why).
  */
 static int cache_size(struct loader *l)
 {
@@ -46,7 +45,6 @@ static int cache_size(struct loader *l)
 	return 0;
 }
 
-/* The maps' entries and the kernel side's capacities, from @plan for @max_keys keys. */
 static void size_maps(struct loader *l, const struct loader_spec *sp,
 		      const struct kmem_plan *plan, __u32 max_keys)
 {
@@ -56,13 +54,9 @@ static void size_maps(struct loader *l, const struct loader_spec *sp,
 	skel->rodata->nr_slots = l->nr_slots;
 	skel->rodata->cache_mask = l->cache_entries - 1;
 	/*
-	 * gone keys stay (marked) for the poller while their place (the
-	 * slots, the key map) holds at most half its capacity, and at most
-	 * FOLD_ABOVE keys: beyond, a fork storm would fill it with dead keys
-	 * between two readings (and in the key map, every new key takes a
-	 * fresh element that the kernel's caches, refilled in the
-	 * background, may not have at that instant: no_mem); the kernel
-	 * folds them into [exited] then, and frees their slots itself
+	 * Gone keys stay marked for the poller up to half their place's capacity and
+	 * FOLD_ABOVE: beyond, a fork storm fills it between readings (and no_mem in the
+	 * key map); the kernel folds them then.
 	 */
 	skel->rodata->fold_above = (max_keys - l->nr_slots) / 2 < FOLD_ABOVE ?
 				   (max_keys - l->nr_slots) / 2 : FOLD_ABOVE;
@@ -75,10 +69,7 @@ static void size_maps(struct loader *l, const struct loader_spec *sp,
 	bpf_map__set_max_entries(skel->maps.free_slots, l->nr_slots ? l->nr_slots : 1);
 	/* every key of either place, and [other] and [exited] */
 	bpf_map__set_max_entries(skel->maps.keydir, l->nr_slots ? max_keys + 2 : 1);
-	/*
-	 * --culprits: a few culprits per key (the poller removes idle pairs);
-	 * --stacks: one entry per key of the key map (key cpu: per CPU)
-	 */
+	/* --culprits: a few culprits per key (idle ones removed); --stacks: one per key. */
 	if (sp->culprits)
 		bpf_map__set_max_entries(skel->maps.culprit_map, SH_CULPRITS_PER_KEY *
 					 (max_keys + 2));
@@ -114,11 +105,7 @@ int loader_size(struct loader *l, const struct loader_spec *sp)
 	bpf_map__set_max_entries(skel->maps.tasks, l->task_entries);
 	/* one histogram per metric in every value; [other] and [exited] besides the keys */
 	vsize = (size_t)l->nmetrics * hist_bytes();
-	/*
-	 * every key takes a slot of the store, the key map holds [other] and
-	 * [exited]: --max-keys in all (see loader.h), or fewer when the maps
-	 * would not fit --max-kernel-mem on this many CPUs
-	 */
+	/* A store slot per key, [other] and [exited] in the key map: --max-keys or fewer. */
 	kc = (struct kmem_cfg){ .ncpus = l->ncpus, .nmetrics = l->nmetrics, .schema = sh_schema, .keyed = keyed,
 				.key_cpu = sp->key_type == SH_KEY_CPU, .max_keys = sp->max_keys,
 				.task_entries = l->task_entries, .culprits = sp->culprits,

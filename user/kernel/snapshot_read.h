@@ -12,7 +12,7 @@ struct keyloc {
 	__u32 slot;
 };
 
-/* Buffers for batched reads, allocated once (no allocation per interval). */
+/* Buffers for batched reads, allocated once. */
 struct snap_reader {
 	int ncpus;		/* possible CPUs */
 	int nmetrics;		/* histograms per key and CPU */
@@ -24,19 +24,11 @@ struct snap_reader {
 	struct keyloc *dead;	/* keys marked dead in this reading */
 	size_t ndead, dead_cap;
 	struct sh_key *dead_dir;	/* ... those in slots: their directory entries (dead_cap) */
-	/*
-	 * The key each slot held at the last reading, once the key
-	 * directory confirmed it (a key the kernel is still writing into
-	 * slot_keys can be read torn); SH_FREE_ID: none. nr_slots of them.
-	 */
+	/* Each slot's key at the last reading, once keydir confirmed it (SH_FREE_ID: none). */
 	struct sh_key *slot_seen;
 	struct snap_entry **slot_ent;	/* per slot, its key's entry in each snapshot */
 	__u32 *slot_used;	/* the slots holding a key, this reading */
-	/*
-	 * per slot: its histograms this reading (the store's and every
-	 * cache's summed), and as of the last reading (what a slot whose
-	 * flushes never let a reading settle keeps); the seq read first
-	 */
+	/* Per slot: this reading's summed histograms, the last reading's, the first seq. */
 	void *slot_val, *slot_prev;
 	__u64 *slot_seq0;
 	void *cbuf;		/* one cache entry's histograms, as read */
@@ -48,7 +40,6 @@ struct snap_reader {
 	bool read_before;	/* a reading of the keyed maps was made */
 };
 
-/* Which maps to read and how they are keyed. */
 struct read_maps {
 	int pcpu_fd;
 	int hists_fd;
@@ -67,28 +58,20 @@ struct read_maps {
 };
 
 int reader_init(struct snap_reader *r, int ncpus, int nmetrics);
-/* One lookup of @m's per-CPU array into @r (after a privilege drop: can it still poll?). 0 or -errno. */
+/* A lookup of @m's per-CPU array: can it still poll after the privilege drop? 0 or -errno. */
 int reader_probe(struct snap_reader *r, const struct read_maps *m);
 void reader_free(struct snap_reader *r);
 
 /*
- * One reading into @n snapshots, one per metric measured (snapshot i is
- * histogram i of every value; its ->metric picks the counters): counters,
- * histograms, and keys the kernel reclaimed or marked dead. Called
- * between loader_read_begin() and loader_read_end(). @epoch is the epoch
- * that just ended (loader_next_epoch()); @interval: this reading starts a
- * new interval (snapshot_begin), else it adds to the current one.
- * 0 or a negative errno.
+ * One reading into @n snapshots (one per metric), between loader_read_begin() and _end();
+ * @epoch just ended; @interval: start a new interval. 0 or -errno.
  */
 int snapshot_read(struct snapshot *snaps, int n, struct snap_reader *r,
 		  const struct read_maps *m, __u32 epoch, bool interval);
 
 /*
- * The reading's steps, shared by snapshot_read.c and snapshot_read_store.c.
- * One key's values (@ncopies of them, a CPU's or the store's, @stride
- * bytes apart, summed) into every snapshot; @slot: where it is
- * (SH_SLOT_HASH: key map); @ents: the key's entry in each snapshot, or
- * NULL to find them (reader_ingest_key()). 0 or a negative errno.
+ * Shared steps: one key's @ncopies values (@stride apart, summed) into every snapshot; @slot
+ * where it is; @ents its entries, or NULL to find them. 0 or -errno.
  */
 int reader_ingest_ents(struct snapshot *snaps, int n, struct snap_reader *r,
 		       const struct sh_key *key, struct snap_entry **ents, const void *vals,

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/*
- * A reading's part in the key store (bpf/store.bpf.h): the slots and the
- * CPUs' caches of them, read in place through the mappings, and the keys
- * the kernel marked dead removed (snapshot_read.h).
- */
+/* A reading's part in the key store (bpf/store.bpf.h): slots read in place, dead keys removed. */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -13,11 +9,7 @@
 #include "schedhist.h"
 #include "kernel/snapshot_read.h"
 
-/*
- * Readings of one slot on its own, at most, when a flush into it
- * overlapped the bulk reading: a flush is short, with interrupts off, so
- * only a slot that several CPUs keep flushing needs more than one
- */
+/* Solo re-reads of a slot whose flush overlapped the bulk reading (a flush is short, irqs off). */
 #define SETTLE_TRIES 1000
 
 /* The same epoch's longer max and shorter min, or the newer epoch (bpf/store.bpf.h max_merge()). */
@@ -71,10 +63,8 @@ static __u64 load_seq(const struct read_maps *m, __u32 i)
 }
 
 /*
- * Cache entry @e, if it holds slot @want (any slot below nr_slots when
- * @want is SH_CENT_EMPTY), added to that slot's values in r->slot_val:
- * read as idx, histograms, idx again, so that an entry taken by another
- * slot meanwhile is skipped (its flush moved the seq of the slot it held).
+ * Cache entry @e added to its slot's values if it holds @want (SH_CENT_EMPTY: any): read idx,
+ * histograms, idx again, so an entry taken meanwhile is skipped.
  */
 static void add_cache_entry(struct snap_reader *r, const struct read_maps *m, const struct sh_cent *e,
 			    __u32 want, const bool *used)
@@ -91,10 +81,7 @@ static void add_cache_entry(struct snap_reader *r, const struct read_maps *m, co
 		  r->nmetrics);
 }
 
-/*
- * Slot @i read again on its own: its seq, its store entry, each CPU's one
- * entry that can hold it, its seq again, until no flush overlaps.
- */
+/* Slot @i re-read on its own (seq, entry, each CPU's entry, seq) until no flush overlaps. */
 static bool settle_slot(struct snap_reader *r, const struct read_maps *m, __u32 i)
 {
 	char *v = (char *)r->slot_val + (size_t)i * r->vsize;
@@ -120,14 +107,8 @@ static bool settle_slot(struct snap_reader *r, const struct read_maps *m, __u32 
 }
 
 /*
- * The keys in slots (schedhist.h "Keys"), read in place: every slot's seq
- * and store entry, every CPU's cache (each entry added to its slot), every
- * slot's seq again; a slot whose seq moved or was odd (a flush overlapped)
- * is read again on its own (settle_slot()). A key new to its slot is
- * taken once the key directory names that slot for it (slot_keys is
- * written after the directory: a key read mid-write can be torn; the
- * counts are cumulative, so nothing is lost). A slot found free was
- * freed by the kernel, its key folded into [exited].
+ * The slots read in place, seq before and after; a slot whose seq moved is settled alone.
+ * docs/architecture.md (snapshot_read.c) has the protocol; a free slot's key was folded.
  */
 int reader_read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
 		      const struct read_maps *m)
@@ -151,16 +132,12 @@ int reader_read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
 		for (i = 0; i < m->nr_slots; i++)
 			r->slot_seen[i].id = SH_FREE_ID;
 	}
-	/* (the slots in use this reading, one flag each, after the entry buffer) */
 	used = (bool *)((char *)r->cbuf + r->vsize);
 	memset(used, 0, m->nr_slots);
 	for (i = 0; i < m->nr_slots; i++) {
 		memcpy(&k, (const void *)&m->slot_keys_mem[i], sizeof(k));
 		if (k.id == SH_FREE_ID) {
-			/*
-			 * freed by the kernel (its key folded into [exited]):
-			 * the entry of its last key is not this slot's any more
-			 */
+			/* Freed by the kernel: its last key's entry is not this slot's now. */
 			if (r->slot_seen[i].id != SH_FREE_ID) {
 				r->slot_seen[i].id = SH_FREE_ID;
 				memset(&r->slot_ent[(size_t)i * n], 0, n * sizeof(*r->slot_ent));
@@ -191,7 +168,6 @@ int reader_read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
 	for (j = 0; j < nused; j++) {
 		char *v, *pv;
 
-		/* the entries a few slots ahead on their way into the cache meanwhile */
 		if (j + 4 < nused) {
 			__u32 a = r->slot_used[j + 4];
 			size_t o;
@@ -203,11 +179,7 @@ int reader_read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
 		i = r->slot_used[j];
 		v = (char *)r->slot_val + (size_t)i * r->vsize;
 		pv = (char *)r->slot_prev + (size_t)i * r->vsize;
-		/*
-		 * a slot that never settles keeps its last values: the true
-		 * counts only grow, so its waits are read at the next reading,
-		 * never twice
-		 */
+		/* Unsettled: its last values stay (counts only grow: read next time, once). */
 		if ((r->slot_seq0[i] & SH_SEQ_BUSY || load_seq(m, i) != r->slot_seq0[i]) &&
 		    !settle_slot(r, m, i))
 			memcpy(v, pv, r->vsize);
@@ -221,11 +193,8 @@ int reader_read_slots(struct snapshot *snaps, int n, struct snap_reader *r,
 }
 
 /*
- * The poller's reclaim of slot @i, whose key no program run can hit any
- * more (slot_keys and keydir do not name it, a grace period passed):
- * every CPU's cache entry of it moved into its store entry, as the
- * kernel's recycle_slot() does, then the flushes under way waited for.
- * False when one does not end (never: a flush runs with interrupts off).
+ * Reclaim slot @i (no program run can hit it any more): its cache entries into the store,
+ * as recycle_slot() does, then wait out flushes. False if one never ends.
  */
 static bool claim_slot(struct snap_reader *r, const struct read_maps *m, __u32 i)
 {
@@ -274,11 +243,6 @@ static bool claim_slot(struct snap_reader *r, const struct read_maps *m, __u32 i
 	return false;
 }
 
-/*
- * Keys marked dead during this reading (their task or cgroup is gone and
- * the kernel left them to us): remove each, feeding its final values, in
- * the order docs/key-lifecycle.md gives (DEAD -> FREE / no key).
- */
 int reader_remove_dead(struct snapshot *snaps, int n, struct snap_reader *r,
 		       const struct read_maps *m)
 {
@@ -291,11 +255,7 @@ int reader_remove_dead(struct snapshot *snaps, int n, struct snap_reader *r,
 		struct keyloc *d = &r->dead[i];
 
 		if (d->slot != SH_SLOT_HASH) {
-			/*
-			 * a program run comparing its key with one being
-			 * overwritten finds no match: the slot is not its any
-			 * more either way
-			 */
+			/* A program comparing its key with one half-overwritten finds no match. */
 			memcpy((void *)&m->slot_keys_mem[d->slot], &free_key, sizeof(free_key));
 			r->dead_dir[ndir++] = d->key;
 			continue;
@@ -312,7 +272,7 @@ int reader_remove_dead(struct snapshot *snaps, int n, struct snap_reader *r,
 			return err;
 		r->pruned++;
 	}
-	/* a batch stops at a key it cannot delete: those one by one (never: only we delete them) */
+	/* A batch stops at a key it cannot delete: the rest one by one (never: only we delete). */
 	done = ndir;
 	if (ndir && bpf_map_delete_batch(m->keydir_fd, r->dead_dir, &done, NULL) && done < ndir) {
 		for (i = 0, j = 0; i < r->ndead; i++) {

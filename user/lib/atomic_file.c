@@ -93,9 +93,8 @@ static int write_all(int fd, const char *p, size_t len)
 }
 
 /*
- * The directory to write in: the one at the path now if it can be opened
- * (it may be a new one, made after the old was removed), else the one
- * opened at start (the path may not be searchable by the dropped user).
+ * The directory at the path now if it opens (maybe made anew), else the one opened at start
+ * (the path may not be searchable once unprivileged).
  */
 static int current_dir(struct atomic_file *f)
 {

@@ -52,9 +52,8 @@ static bool is_control(uint32_t c)
 }
 
 /*
- * The next unit of the escaped form of @p: sets *@in to the bytes of the
- * name it stands for and writes it (at most 4 bytes, or an escape of up to
- * 16) into @out. Returns the length written.
+ * The next unit of @p's escaped form: *@in the name bytes it stands for, written into @out (at
+ * most 4 bytes, or an escape of up to 16). The length written.
  */
 static size_t next_unit(const unsigned char *p, size_t *in, char out[16])
 {
@@ -85,10 +84,7 @@ static size_t next_unit(const unsigned char *p, size_t *in, char out[16])
 	return 4 * len;
 }
 
-/*
- * Length of the run at @p of printable ASCII bytes that no rule changes in
- * @syntax: what nearly every name is made of, copied as one block.
- */
+/* Length of the run at @p of ASCII that no rule changes in @syntax: nearly every name. */
 static size_t plain_run(const unsigned char *p, enum esc_syntax syntax)
 {
 	size_t n = 0;
@@ -182,7 +178,6 @@ void name_write(FILE *f, const char *name, enum esc_syntax syntax)
 				break;
 			case ESC_JSON:
 			case ESC_LABEL:
-				/* no control character is left for these to escape */
 				if (c == '"' || c == '\\')
 					fputc('\\', f);
 				fputc(c, f);

@@ -43,11 +43,8 @@ int fmt_u64_right_big(char *buf, __u64 v, int width)
 }
 
 /*
- * The exact tie q + 1/2 of ns / u in units of 10^-dec: printf("%.*f")
- * rounds the double d = ns / u, which is a little above or below the tie,
- * or exactly on it (then to even). The division is correctly rounded, so
- * its remainder ns - d * u is exact as one fma(): its sign says which.
- * 1 to round up; -1 when the double cannot tell (ns beyond 2^53).
+ * The exact tie q + 1/2 of ns / u: printf rounds the double d = ns / u, a little off the tie or on
+ * it (to even). ns - d * u is exact as one fma(): its sign says which. 1 to round up; -1 unknown.
  */
 static int tie_rounds_up(__u64 ns, __u64 u, __u64 q)
 {
@@ -63,10 +60,8 @@ static int tie_rounds_up(__u64 ns, __u64 u, __u64 q)
 }
 
 /*
- * ns / u in units of 10^-@dec into *@q, rounded as printf("%.*f") rounds
- * the double, but in integers. false when the
- * double cannot tell (a tie beyond 2^53 ns) or the digits pass 2^64:
- * then printf's own answer.
+ * ns / u in units of 10^-@dec into *@q, rounded as printf rounds the double, in integers; false
+ * when the double cannot tell (a tie beyond 2^53) or the digits pass 2^64.
  */
 static bool scaled_round(__u64 ns, __u64 u, int dec, __u64 *q_out)
 {
@@ -182,10 +177,8 @@ void fmt_wait(char *buf, size_t n, __u64 ns, int unit)
 }
 
 /*
- * Whole units (no decimals: most waits) are written in place; the rest
- * from wait_str()'s buffer with copies of a fixed size, which the compiler
- * inlines (a memset and a memcpy of a few bytes through the C library at
- * every field would cost a tenth of a row).
+ * Whole units (most waits) are written in place; the rest via wait_str() with fixed-size
+ * copies the compiler inlines (library memset/memcpy per field cost a tenth of a row).
  */
 char *fmt_wait_right_any(char *d, __u64 ns, int unit, int width)
 {

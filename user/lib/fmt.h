@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * The renderers' number formatting: decimal integers and waits in a unit,
- * byte for byte as printf writes them, without printf's cost per number
- * (it dominated the poller at thousands of keys: docs/overhead.md).
- * tests/unit/test_fmt.c checks every function against snprintf; code that
- * formats a few numbers a report uses snprintf.
- */
+/* The renderers' number formatting, printf's bytes without its cost; test_fmt.c checks each. */
 #ifndef SH_FMT_H
 #define SH_FMT_H
 
@@ -14,14 +8,7 @@
 #include <linux/types.h>
 #include "lib/names.h"
 
-/*
- * The 8 decimal digits of @x (< 10^8) at once, one per byte (0 to 9, not
- * yet ASCII), the first digit in the lowest byte: the halves of 4 digits,
- * then the pairs, then the digits, each split in every lane of the word
- * together by multiplying with a fixed-point reciprocal (10486 / 2^20 for
- * 100 below 10^4, 103 / 2^10 for 10 below 10^2: exact over those ranges).
- * No division chain from one digit to the next, as a loop of "/ 100" is.
- */
+/* The 8 digits of @x (< 10^8), a byte each, first lowest, by fixed-point reciprocals. */
 static inline __u64 digits8(__u32 x)
 {
 	__u64 halves = x / 10000 | (__u64)(x % 10000) << 32;
@@ -32,7 +19,6 @@ static inline __u64 digits8(__u32 x)
 	return tens | (pairs - 10 * tens) << 8;
 }
 
-/* @d (digits8()'s bytes) as 8 ASCII digits at @buf. */
 static inline void put8(char *buf, __u64 d)
 {
 	d |= 0x3030303030303030ULL;
@@ -55,18 +41,11 @@ static inline int put_upto8(char *buf, __u32 x)
 	return 8 - zeros;
 }
 
-/* fmt_u64() of 9 digits and more. */
 int fmt_u64_big(char *buf, __u64 v);
 
-/* What fmt_u64() may write: 20 digits and the NUL. */
 #define FMT_U64_ROOM 21
 
-/*
- * @v in decimal into @buf (at least FMT_U64_ROOM bytes), NUL-terminated;
- * returns the length, as printf("%llu") writes it; inline
- * up to 8 digits (counts, ids, waits in us): a call per number cost more
- * than its digits.
- */
+/* @v in decimal into @buf (FMT_U64_ROOM), terminated, as printf("%llu"); the length. */
 static inline int fmt_u64(char *buf, __u64 v)
 {
 	int n;
@@ -78,18 +57,11 @@ static inline int fmt_u64(char *buf, __u64 v)
 	return n;
 }
 
-/* What fmt_u64_right() may write: 16 columns of padding and 20 digits, with slack. */
 #define FMT_RIGHT_ROOM 48
 
-/* fmt_u64_right() of 9 digits and more. */
 int fmt_u64_right_big(char *buf, __u64 v, int width);
 
-/*
- * @v in decimal right-aligned in @width columns (at most 16) at @buf,
- * which has FMT_RIGHT_ROOM bytes of room, written in place (no copy from
- * a scratch buffer); not NUL-terminated. Returns the bytes written: the
- * larger of @width and the digits.
- */
+/* @v right-aligned in @width (<= 16) at @buf (FMT_RIGHT_ROOM), unterminated; the bytes written. */
 static inline int fmt_u64_right(char *buf, __u64 v, int width)
 {
 	__u64 d;
@@ -107,34 +79,20 @@ static inline int fmt_u64_right(char *buf, __u64 v, int width)
 }
 
 /*
- * @ns / @u with @dec decimals (at most 8) into @buf (at least 32 bytes),
- * NUL-terminated, as printf("%.*f", dec, (double)ns / u) writes it,
- * rounding included, but in integers; returns the length. The same bytes
- * as printf while ns * 10^dec < 2^52 (every wait fmt_wait() shows):
- * beyond, the double's own error shows in printf's digits, and these are
- * the exact quotient's, rounded to nearest.
+ * @ns / @u with @dec decimals (at most 8) into @buf (32 bytes) as printf("%.*f") writes it, in
+ * integers; identical while ns * 10^dec < 2^52, beyond it the exact quotient rounded. The length.
  */
 int fmt_fixed(char *buf, __u64 ns, __u64 u, int dec);
 
-/*
- * A wait of @ns in @unit (enum unit), 3 significant digits ("16.8",
- * "131", "1.02", "0.0640"): no decimals from 100 units and in ns.
- */
+/* A wait of @ns in @unit, 3 significant digits ("16.8", "0.0640"); none from 100 up and in ns. */
 void fmt_wait(char *buf, size_t n, __u64 ns, int unit);
 
-/* What fmt_wait_right() may write: 16 columns of padding, a wait of 31 bytes, slack for its copies. */
+/* What fmt_wait_right() may write: 16 columns of padding, a 31-byte wait, slack for copies. */
 #define FMT_WAIT_ROOM 64
 
-/* fmt_wait_right() of any wait (the out-of-line part). */
 char *fmt_wait_right_any(char *d, __u64 ns, int unit, int width);
 
-/*
- * fmt_wait() right-aligned in @width columns (at most 16) at cursor @d,
- * which has FMT_WAIT_ROOM bytes of room; not NUL-terminated. Returns the
- * cursor after it. Inline for whole units (in ns, or from 100 units: most
- * waits of a --summary table, six a row), with the units' divisors as
- * constants; an exact tie (printf's double decides) and decimals out of line.
- */
+/* fmt_wait() right-aligned in @width (<= 16) at @d (FMT_WAIT_ROOM), unterminated; the end. */
 static inline char *fmt_wait_right(char *d, __u64 ns, int unit, int width)
 {
 	__u64 u, q, r;

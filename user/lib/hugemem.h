@@ -1,15 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * The poller's large arrays on transparent huge pages. At 10 000 keys a
- * report walks tens of MiB (the snapshot's entries, the groups, the
- * ranking's records, the output) in an order no prefetcher follows; with
- * 4 KiB pages nearly every entry is a TLB miss too, a third of building
- * the report (docs/overhead.md, "The poller"). Only mappings of at
- * least HUGE_MIN bytes are marked for huge pages (madvise MADV_HUGEPAGE,
- * which the kernel's "madvise" mode, the usual default, honours): a host
- * with a few hundred keys keeps its small arrays on small pages, so the
- * resident memory does not grow by a 2 MiB page per array.
- */
+/* The poller's large arrays on transparent huge pages (why: docs/architecture.md, hugemem.c). */
 #ifndef SH_HUGEMEM_H
 #define SH_HUGEMEM_H
 
@@ -19,41 +9,22 @@
 /* A huge page of x86-64 and arm64 (4 KiB base pages): the unit of these mappings. */
 #define HUGE_MIN ((size_t)2 << 20)
 
-/*
- * @size bytes of zeroed memory mapped on their own, aligned to HUGE_MIN
- * (@size rounded up to it), marked for huge pages when @huge. NULL when
- * out of memory. Free with huge_unmap().
- */
+/* @size zeroed bytes, own mapping, HUGE_MIN-aligned, huge if @huge; NULL. Free: huge_unmap(). */
 void *huge_map(size_t size, bool huge);
 void huge_unmap(void *p, size_t size);
 
 /*
- * Grow or shrink @p, of @old bytes (NULL when 0), to @size bytes, keeping
- * the first min(@old, @size): below HUGE_MIN from malloc(), from there on
- * huge_map(), marked for huge pages. NULL when out of memory (@p kept).
- * Free with big_free(@p, the last @size).
+ * Resize @p (@old bytes) to @size: malloc() below HUGE_MIN, huge_map() from there.
+ * NULL when out of memory (@p kept); free with big_free(@p, @size).
  */
 void *big_realloc(void *p, size_t old, size_t size);
 void big_free(void *p, size_t size);
 
-/*
- * Buffers of HEAP_MAP_MIN bytes or more that malloc() gives each on a
- * mapping of its own, given back to the kernel when freed: glibc's
- * threshold for that otherwise rises to the largest buffer freed, and
- * later ones are carved from the heap, which small allocations then keep
- * from shrinking. Called once, at start.
- */
+/* Buffers from HEAP_MAP_MIN on their own mapping, returned on free (else glibc's bar rises). */
 #define HEAP_MAP_MIN ((size_t)256 << 10)
 void heap_map_big(void);
 
-/*
- * The heap's free pages given back to the kernel (malloc_trim(): the
- * whole pages inside free chunks, anywhere in the heap, not only at its
- * top), at most once every HEAP_TRIM_NS of @now_ns; called after each
- * report: under key churn the poller frees memory in the middle of the
- * heap faster than it reuses it (docs/overhead.md, "Soak"). Partly used
- * pages stay.
- */
+/* Give the heap's free pages back (malloc_trim()), at most once every HEAP_TRIM_NS. */
 #define HEAP_TRIM_NS (60ULL * 1000000000ULL)
 void heap_trim(unsigned long long now_ns);
 

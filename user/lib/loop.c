@@ -34,7 +34,6 @@ static void on_stop(int sig)
 	last_signo = sig;
 	/* non-blocking: a full pipe already holds a wakeup */
 	if (write(self_pipe[1], &c, 1) < 0) {
-		/* nothing to do: the count above is what matters */
 	}
 	errno = saved;
 }
@@ -147,11 +146,7 @@ int write_whole(int fd, const void *buf, size_t len)
 	size_t chunk = len;
 	struct stat st;
 
-	/*
-	 * Into a pipe or a socket, at most PIPE_BUF bytes per write once poll
-	 * says there is room: such a write never blocks, so waiting happens
-	 * only in poll(), which the self-pipe ends.
-	 */
+	/* Pipe or socket: at most PIPE_BUF per write once poll() says room: it never blocks. */
 	if (!fstat(fd, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		chunk = PIPE_BUF;
 	while (len) {

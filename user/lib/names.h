@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * The vocabulary every module speaks: the names of metrics, methods, keys,
- * units, sort keys and event counters (as the command line takes them and
- * every output prints them), with their descriptions. Only tables here:
- * no module needs the command line to name what it shows.
- */
+/* The names of metrics, methods, keys, units, sorts and counters, as options and outputs say. */
 #ifndef SH_NAMES_H
 #define SH_NAMES_H
 
@@ -12,7 +7,6 @@
 
 #include "lib/clock.h"
 
-/* Display unit of waits in text output. */
 enum unit {
 	SH_UNIT_NS = 0,
 	SH_UNIT_US = 1,
@@ -41,42 +35,25 @@ enum hm_lines {
 /* --clock auto: the run queue clock where a program can reach it, else ktime */
 #define SH_CLOCK_AUTO (-1)
 
-/* enum sh_metric: "offcpu", "runq", "blocked" */
 const char *metric_name(int metric);
-/* enum sh_metric in words, for the "Tracing ..." line and text headers. */
 const char *metric_words(int metric);
-/* enum sh_method, as in -v, JSON and --method: "sched_info", "wakeup" */
 const char *method_name(int method);
-/* enum sh_clock, as in -v, JSON and --clock: "rq", "ktime" */
 const char *clock_name(int clock);
-/* enum sh_key_type: "none", "comm", "pid", "tid", "cpu", "cgroup", "pidns" */
 const char *key_name(int key_type);
-/* enum unit: "ns", "us", "ms" */
 const char *unit_name(int unit);
-/* Nanoseconds in one @unit. */
 __u64 unit_ns(int unit);
-/* enum sort_key: "sum", "count", "avg", "p99", "max" */
 const char *sort_name(int sort);
-/* enum sh_stat (an event counter), as JSON and -v name it: "no_start" */
 const char *stat_name(int stat);
-/* enum sh_cause: "self", "neighbour", ... (JSON fields, Prometheus cause label) */
 const char *cause_name(int cause);
-/* enum sh_culprit_mode: "switch" or "time" */
 const char *culprit_mode_name(int mode);
 
-/*
- * The counters of waits seen but not recorded, by reason, in the order
- * JSON ("lost") and Prometheus (schedhist_lost_events_total) list them.
- */
+/* Waits seen but not recorded, by reason, in JSON's "lost" and Prometheus' order. */
 #define SH_NLOST 4
 extern const int sh_lost_stats[SH_NLOST];
-/* The counters of waits recorded under [other], by reason (schedhist_overflow_events_total). */
+/* Waits recorded under [other], by reason (schedhist_overflow_events_total). */
 #define SH_NOVERFLOW 2
 extern const int sh_overflow_stats[SH_NOVERFLOW];
-/*
- * The event counters after seen, in the order the text output (--counters)
- * and -v list them: the lost and the overflow ones (merged counts no event).
- */
+/* The event counters after seen, in --counters' and -v's order (merged counts no event). */
 #define SH_NEVENT_STATS (SH_NLOST + SH_NOVERFLOW)
 extern const int sh_event_stats[SH_NEVENT_STATS];
 
@@ -89,7 +66,6 @@ int clock_lookup(const char *s);
 int key_lookup(const char *s);
 int unit_lookup(const char *s);
 int sort_lookup(const char *s);
-/* --culprit-mode: "switch" or "time", enum sh_culprit_mode, or -1. */
 int culprit_mode_lookup(const char *s);
 /* "p50,p99", "p50", "p99" (either order) or "none": enum hm_lines bits, or -1. */
 int heatmap_lines_lookup(const char *s);

@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * The renderers' output: one growable byte buffer per output, reused for
- * every report (its memory grows to the largest report once), written with
- * inline appends. A report of thousands of keys is hundreds of thousands
- * of small pieces; through stdio each would cost a call and a check of
- * the stream, most of the poller's CPU.
- */
+/* The renderers' output: a reused, growable buffer with inline appends (docs/architecture.md). */
 #ifndef SH_OUTBUF_H
 #define SH_OUTBUF_H
 
@@ -64,10 +58,8 @@ static inline void ob_chr(struct outbuf *b, char c)
 }
 
 /*
- * Rows written through a cursor @d into room taken once (ob_room(), then
- * ob_commit() of what was written): an append per field reloads and
- * stores the buffer's length. @s is a string literal: its length,
- * LIT_LEN(), is known at compile time, and so is the room a row takes.
+ * Rows go through a cursor into room taken once (ob_room(), ob_commit()): an append per
+ * field reloads the length. LIT_LEN() of a literal is a constant, and so is a row's room.
  */
 #define LIT_LEN(s) (sizeof(s) - 1)
 #define put_lit(d, s) do {				\
@@ -75,9 +67,7 @@ static inline void ob_chr(struct outbuf *b, char c)
 	(d) += sizeof(s) - 1;				\
 } while (0)
 
-/* @n copies of @c. */
 void ob_fill(struct outbuf *b, char c, size_t n);
-/* @v in decimal. */
 void ob_u64(struct outbuf *b, __u64 v);
 /* @s, padded with spaces to @width bytes: on the left (@right aligned) or the right. */
 void ob_pad(struct outbuf *b, const char *s, size_t len, int width, bool right);
@@ -92,12 +82,8 @@ static inline void ob_reset(struct outbuf *b)
 }
 
 /*
- * A stdio stream that appends to @b, for the writers built on FILE (the
- * Prometheus text, the live page): unbuffered, so fclose() only ends the
- * stream. Unlike open_memstream(), @b keeps its memory from one reading
- * to the next (ob_reset() first): buffers made and freed every reading
- * left holes in the heap (docs/overhead.md, "Soak"). NULL when out of
- * memory; a failed append makes the stream's ferror() true.
+ * A stdio stream appending to @b (unbuffered: fclose() only ends it), keeping @b's memory across
+ * readings. NULL when out of memory; a failed append sets ferror().
  */
 FILE *ob_stream(struct outbuf *b);
 

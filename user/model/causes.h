@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * --causes: the poller's copy of the kernel's cause map (per key, the
- * waited ns of its run-queue waits split by cause, schedhist.h enum
- * sh_cause; one value per key, shared by the CPUs), diffed per reading
- * like the key map (tick.c gives them to the groups of a runq report).
- * Pure: kernel/extra_read.c does the map I/O.
+ * --causes: the poller's copy of the kernel's cause map (each key's run-queue waits split by
+ * cause), diffed per reading like the key map. Pure: kernel/extra_read.c does the I/O.
  */
 #ifndef SH_CAUSES_H
 #define SH_CAUSES_H
@@ -38,21 +35,14 @@ struct cause_table {
 int causes_init(struct cause_table *t);
 void causes_free(struct cause_table *t);
 
-/*
- * A new reading (@fresh: the first of an interval; the poller also reads
- * between reports): causes_ingest() for every entry of the kernel map,
- * after this.
- */
+/* A new reading (@fresh: an interval's first), then causes_ingest() for every kernel entry. */
 void causes_begin(struct cause_table *t, bool fresh);
 /* The value @val of key @key at this reading. 0, or -1 (no memory). */
 int causes_ingest(struct cause_table *t, const struct sh_key *key, const struct sh_causes *val);
 /* Forget key @key (its kernel entry is removed: the key is gone). */
 void causes_forget(struct cause_table *t, const struct sh_key *key);
 
-/*
- * Key @k's causes: since start, or this interval's (none when it was not
- * read in this interval); none for a key the kernel split no wait of.
- */
+/* Key @k's causes since start or this interval's; NULL if none (not read, or no wait split). */
 const struct cause_sums *causes_of(const struct cause_table *t, const struct sh_key *k,
 				   bool since_start);
 /* Every key's causes together, of the same span. */

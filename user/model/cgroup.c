@@ -215,7 +215,6 @@ int cg_lookup(struct cgroups *cg, const char *user_path, __u64 *id, __u32 *level
 	return 0;
 }
 
-/* One walk of the hierarchy, in progress. */
 struct walk {
 	struct cgroups *cg;		/* names learnt go to cg->names */
 	size_t cap;			/* allocated cg->names */
@@ -262,11 +261,7 @@ static int learn(struct walk *w, const char *path, const struct stat *st, bool u
 	return 0;
 }
 
-/*
- * Directory @path (@len bytes in a PATH_MAX buffer, @st) and every cgroup
- * below it on the same mount, without following links. 0, or -1 when out
- * of memory (the walk stops there).
- */
+/* @path and every cgroup below it on the mount, links not followed. 0, or -1 (no memory: stops). */
 static int walk_dir(struct walk *w, char *path, size_t len, const struct stat *st)
 {
 	DIR *d = opendir(path);
@@ -293,7 +288,6 @@ static int walk_dir(struct walk *w, char *path, size_t len, const struct stat *s
 	return err;
 }
 
-/* Is @path below one of the directories the walk could not list? */
 static bool below_unreadable(const struct walk *w, const char *path)
 {
 	size_t i, n;
@@ -340,10 +334,8 @@ void cg_walk(struct cgroups *cg, __u64 gen)
 	}
 	qsort(cg->names, cg->nnames, sizeof(*cg->names), cmp_name);
 	/*
-	 * Names learnt earlier (before the privilege drop) of cgroups below a
-	 * directory this walk could not list: still there as far as anyone
-	 * can tell, so still named. Any other name this walk did not see is
-	 * a removed cgroup.
+	 * Names learnt earlier of cgroups below a directory this walk could not list stay named;
+	 * any other name it did not see is a removed cgroup.
 	 */
 	for (i = 0; i < nold; i++) {
 		if (w.nunreadable && !find(cg, old[i].id) && below_unreadable(&w, old[i].path) &&

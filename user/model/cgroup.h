@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * cgroup hierarchies: find the mount (from mountinfo, never hard-coded),
- * turn a user's path into a cgroup, and cgroup ids into paths.
- */
+/* cgroup hierarchies: the mount (from mountinfo), a user's path to a cgroup, ids to paths. */
 #ifndef SH_CGROUP_H
 #define SH_CGROUP_H
 
@@ -24,18 +21,10 @@ struct cgroups {
 	bool partial;		/* that walk could not list some directories */
 };
 
-/*
- * Find the mount point of the cgroup2 hierarchy (@ctrl NULL) or of the v1
- * hierarchy that carries controller @ctrl, in the mountinfo text at
- * @mountinfo. 0 on success, -1 if no such hierarchy is mounted.
- */
+/* The mount of cgroup2 (@ctrl NULL) or of v1 controller @ctrl in @mountinfo. 0 or -1. */
 int cg_find_mount(const char *mountinfo, const char *ctrl, char *out, size_t len);
 
-/*
- * v1 controllers whose mount option differs from the kernel's subsystem
- * name (cgroup_subsys_id is <subsys>_cgrp_id): blkio is mounted as
- * "blkio" but its subsystem is "io". Either name is accepted.
- */
+/* The kernel subsystem of v1 controller @ctrl where it differs from the mount option. */
 const char *cg_subsys_name(const char *ctrl);
 const char *cg_mount_option(const char *ctrl);
 
@@ -43,18 +32,13 @@ const char *cg_mount_option(const char *ctrl);
 int cg_open(struct cgroups *cg, const char *ctrl);
 void cg_close(struct cgroups *cg);
 
-/*
- * Resolve @user_path (absolute under the mount, or relative to the
- * hierarchy root like "/system.slice") to its id and level (0 = root).
- * On error returns -1 with a message in @err.
- */
+/* Resolve @user_path (under the mount, or from the root) to id and level (0: root). -1, @err. */
 int cg_lookup(struct cgroups *cg, const char *user_path, __u64 *id, __u32 *level,
 	      char *err, size_t errlen);
 
 /*
- * Path of cgroup @id relative to the root. Unknown ids trigger one walk of
- * the hierarchy per @gen (the poller's interval counter); an id still
- * unknown is a removed cgroup and gets NULL.
+ * Path of cgroup @id from the root; unknown ids cause one walk per @gen (the interval);
+ * NULL if still unknown (removed).
  */
 const char *cg_path(struct cgroups *cg, __u64 id, __u64 gen);
 
@@ -62,19 +46,12 @@ const char *cg_path(struct cgroups *cg, __u64 id, __u64 gen);
 const char *cg_known(const struct cgroups *cg, __u64 id);
 
 /*
- * Walk the hierarchy now (interval @gen) and learn every cgroup it can
- * list. Called before the privilege drop, so that the cgroups of then are
- * named whatever the dropped user may list: later walks keep the names of
- * cgroups below directories they cannot list (and mark the walk partial).
+ * Learn every cgroup the walk can list now (interval @gen). Run before the privilege drop:
+ * later walks keep names below directories they cannot list (the walk marked partial).
  */
 void cg_walk(struct cgroups *cg, __u64 gen);
 
-/*
- * Is cgroup @id still there? One stat of its cached path; false only when
- * it is known gone (no such path, or another cgroup there, or unknown
- * after a walk that could list everything). A cgroup this user cannot
- * reach is kept: it is never called removed.
- */
+/* Is cgroup @id still there? False only when known gone; one this user cannot reach is kept. */
 bool cg_exists(struct cgroups *cg, __u64 id);
 
 #endif /* SH_CGROUP_H */

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Labels from cgroup path conventions (see cgroup_names.h). The path is
- * read component by component from the root: an inner match overrides an
- * outer one (a unit inside a slice, a pod's container inside a node
- * container of kind), and entering a kubepods level starts afresh, so a
- * pod never inherits the id of the container its kubelet runs in.
+ * Labels from cgroup path conventions (cgroup_names.h), read from the root down: an inner match
+ * overrides an outer one, and a kubepods level starts afresh (no node container's id in a pod).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,7 +16,6 @@
 /* static pods' uid is the hash of their manifest: 32 hex digits, no dashes */
 #define CG_HASH_UID_LEN 32
 
-/* A component: @len bytes at @s, not terminated. */
 struct comp {
 	const char *s;
 	size_t len;
@@ -54,11 +50,7 @@ static bool all_hex(const char *s, size_t len)
 	return len > 0;
 }
 
-/*
- * A systemd unit that has a cgroup: name.service, .scope, .slice,
- * .socket, .mount or .swap, in the characters systemd allows in unit
- * names (letters, digits, ":-_.\" and "@" for instances).
- */
+/* A systemd unit with a cgroup (.service .scope .slice .socket .mount .swap). */
 static bool is_unit(struct comp c)
 {
 	static const char *const types[] = { ".service", ".scope", ".slice", ".socket",
@@ -82,11 +74,7 @@ static bool is_unit(struct comp c)
 	return true;
 }
 
-/*
- * A container's cgroup: "<runtime>-<64 hex>.scope" (systemd driver),
- * "<runtime>-<64 hex>" or a bare "<64 hex>" (cgroupfs driver). The id's
- * start is returned in @id.
- */
+/* A container: "<runtime>-<64 hex>[.scope]" or "<64 hex>"; the id's start in @id. */
 static bool is_container(struct comp c, const char **id)
 {
 	static const char *const runtimes[] = { "docker-", "cri-containerd-", "crio-",
@@ -111,11 +99,7 @@ static bool is_container(struct comp c, const char **id)
 	return false;
 }
 
-/*
- * "pod<uid>": the uid dashed (cgroupfs driver) or with underscores for the
- * dashes (systemd driver, where "-" separates slice levels), or a static
- * pod's 32-digit hash. The dashed form goes to @out.
- */
+/* "pod<uid>": dashed, with underscores (systemd), or a static pod's hash; dashed into @out. */
 static bool pod_uid(const char *s, size_t len, char out[CG_POD_UID_MAX])
 {
 	char uid[CG_POD_UID_MAX];	/* @out keeps an outer pod's uid unless this is one */
@@ -161,11 +145,7 @@ static void enter_kubepods(struct cg_labels *l)
 	l->qos = CG_QOS_NONE;
 }
 
-/*
- * A systemd-driver slice: its name's dash-separated levels, one of them
- * "kubepods", then optionally the QoS class, then optionally "pod<uid>"
- * ("kubepods-burstable-pod<uid>.slice", "kubelet-kubepods-pod<uid>.slice").
- */
+/* A systemd-driver slice "...kubepods[-qos][-pod<uid>].slice". */
 static void kube_slice(struct comp c, struct cg_labels *l)
 {
 	const char *p = c.s, *end = c.s + c.len - strlen(".slice"), *dash;
@@ -199,7 +179,6 @@ static void kube_slice(struct comp c, struct cg_labels *l)
 	}
 }
 
-/* Does systemd manage the hierarchy (cg_names_systemd())? */
 static bool systemd_managed = true;
 
 void cg_names_systemd(bool managed)
@@ -207,7 +186,6 @@ void cg_names_systemd(bool managed)
 	systemd_managed = managed;
 }
 
-/* Is @path a directory? */
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -296,7 +274,6 @@ const char *cg_qos_name(int qos)
 	return NULL;
 }
 
-/* Is @unit the last component of @path? */
 static bool unit_is_leaf(const char *unit, const char *path)
 {
 	const char *last = strrchr(path, '/');

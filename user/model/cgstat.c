@@ -91,7 +91,6 @@ void cgstat_parse(const char *stat, const char *psi, struct cgstat *out)
 	}
 }
 
-/* @dir/@name into @buf (NUL-terminated); false if it cannot be read. */
 static bool slurp(const char *dir, const char *name, char *buf, size_t len)
 {
 	char path[PATH_MAX];

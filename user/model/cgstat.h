@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * -k cgroup: each cgroup's own CPU accounting beside its waits, as
- * deltas: throttling from cpu.stat (v2 nr_throttled, throttled_usec; v1
- * cpu controller nr_throttled, throttled_time) and CPU pressure from
- * cpu.pressure (some/full total), and the table of the readings they are
- * taken against. A value the kernel does not provide for a cgroup is
- * absent, never zero.
+ * -k cgroup: each cgroup's throttling (cpu.stat) and CPU pressure (cpu.pressure) as deltas,
+ * and the table of readings behind them. What the kernel does not give is absent, never zero.
  */
 #ifndef SH_CGSTAT_H
 #define SH_CGSTAT_H
@@ -14,7 +10,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-/* One cgroup's counters (raw readings, or the deltas of a report). */
+/* One cgroup's counters: raw readings, or a report's deltas. */
 struct cgstat {
 	bool has_throttle;		/* nr_throttled and throttled_ns are known */
 	bool has_some;			/* pressure_some_ns is known */
@@ -26,26 +22,18 @@ struct cgstat {
 	__u64 pressure_full_ns;		/* every task runnable and not running */
 };
 
-/*
- * Parse the text of cpu.stat (@stat, may be NULL) and cpu.pressure (@psi,
- * may be NULL) into @out: only what they hold is set known.
- */
+/* Parse cpu.stat @stat and cpu.pressure @psi (may be NULL) into @out; only found fields known. */
 void cgstat_parse(const char *stat, const char *psi, struct cgstat *out);
 
-/* Read @dir/cpu.stat and @dir/cpu.pressure into @out. */
 void cgstat_read(const char *dir, struct cgstat *out);
 
 /* @now - @then, field by field: known where both are (counters reset: unknown). */
 void cgstat_delta(const struct cgstat *now, const struct cgstat *then,
 		  struct cgstat *out);
 
-/*
- * Sum deltas: @dst += @src, each counter where @src knows it; @dst knows a
- * counter once any @src did (the Prometheus series of a cgroup).
- */
+/* @dst += @src where @src knows a counter; @dst knows it once any @src did. */
 void cgstat_add(struct cgstat *dst, const struct cgstat *src);
 
-/* One cgroup in the table: its readings and the deltas of the last. */
 struct cgstat_prev {
 	__u64 id;			/* cgroup id */
 	struct cgstat first;		/* its counters at its first reading (or start) */
@@ -55,7 +43,6 @@ struct cgstat_prev {
 	__u64 gen;			/* reading it was last read at */
 };
 
-/* The readings of every cgroup reported, by id. */
 struct cgstat_table {
 	struct cgstat_prev *v;		/* sorted by id */
 	size_t n, cap;
@@ -63,17 +50,12 @@ struct cgstat_table {
 };
 
 /*
- * The deltas of cgroup @id (its directory @dir) at reading @gen: read
- * once per @gen, against its previous reading (@since_start false) or
- * its first. A cgroup read for the first time has none yet (absent).
- * -1 when out of memory.
+ * The deltas of cgroup @id (at @dir) at reading @gen, read once per @gen, against its previous
+ * reading or its first (@since_start); none at its first reading. -1 when out of memory.
  */
 int cgstat_table_get(struct cgstat_table *c, __u64 id, const char *dir, __u64 gen,
 		     bool since_start, struct cgstat *out);
-/*
- * After reading @gen: without keep_all, forget the cgroups not read at
- * it (their next delta would span several intervals).
- */
+/* After reading @gen, unless keep_all: forget cgroups not read (a delta would span intervals). */
 void cgstat_table_end(struct cgstat_table *c, __u64 gen);
 /* At start: a first reading of cgroup @id in @dir (ids in increasing order). -1: no memory. */
 int cgstat_table_seed(struct cgstat_table *c, __u64 id, const char *dir);

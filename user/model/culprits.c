@@ -173,7 +173,6 @@ void culprits_end(struct culprits *c)
 				continue;
 			}
 			if (p->gone) {
-				/* made again by the kernel since we removed it: from zero */
 				p->raw_count = p->raw_sum = 0;
 				p->gone = false;
 			}
@@ -242,7 +241,6 @@ static char *culprit_name(const struct sh_key *k, int key_type, struct cgroups *
 	return strdup(buf);
 }
 
-/* The pairs of @w in @c->sorted[0..n): index of the first, or n. */
 static size_t first_of(struct culprits *c, size_t n, const struct sh_key *w)
 {
 	size_t lo = 0, hi = n;
@@ -282,14 +280,12 @@ static ssize_t sort_pairs(struct culprits *c, bool cum)
 	return (ssize_t)n;
 }
 
-/* A culprit entry @e of pair @p, in the report's span. */
 static void culprit_of(const struct culprits *c, const struct cpair *p, struct culprit *e)
 {
 	e->count = c->cumulative ? p->c_count : p->d_count;
 	e->sum_ns = c->cumulative ? p->c_sum : p->d_sum;
 }
 
-/* A synthetic culprit @name ([rest], [unattributed]) at the end of @l. 0 or -1. */
 static int list_add(struct culprit_list *l, const char *name, __u64 count, __u64 sum_ns)
 {
 	struct culprit *e = &l->c[l->n];
@@ -303,10 +299,8 @@ static int list_add(struct culprit_list *l, const char *name, __u64 count, __u64
 }
 
 /*
- * --culprit-mode time: after the top, [unattributed] (@un, or the one
- * among the pairs of @g from @j on), then [rest]: the time the others do
- * not hold (a wait is split between culprits), and the runs of the
- * culprits beyond the top. @sum: the top's. 0 or -1.
+ * --culprit-mode time: after the top, [unattributed] (@un, or found from @j), then [rest]: time
+ * the others do not hold and the runs beyond the top (@sum: the top's). 0 or -1.
  */
 static int list_tail_time(struct culprits *c, struct culprit_list *l,
 			  const struct report_group *g, size_t j, size_t n,
@@ -338,11 +332,8 @@ static int list_tail_time(struct culprits *c, struct culprit_list *l,
 }
 
 /*
- * Group @g's list @l: its top SH_CULPRIT_TOP culprits of the @n sorted
- * pairs, then [rest]: the culprits beyond the top and the waits no pair
- * could be made for (culprit_lost). The map is read just after the key
- * map, so a pair can be a few waits ahead of its group: never below zero.
- * 0 or -1.
+ * @g's list @l: its top SH_CULPRIT_TOP of the @n sorted pairs, then [rest] (the others, and
+ * culprit_lost; clamped at zero: pairs are read after keys). 0 or -1.
  */
 static int group_list(struct culprits *c, const struct report *r, const struct report_group *g,
 		      size_t n, struct cgroups *cg, __u64 gen, struct culprit_list *l)
@@ -425,7 +416,6 @@ int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __
 	return 0;
 }
 
-/* Room for @n more culprits and @len more bytes of names in @set. -1: no memory. */
 static int set_reserve(struct culprit_set *set, size_t n, size_t len)
 {
 	if (set->n + n > set->cap) {
@@ -530,11 +520,7 @@ void culprits_sweep(struct culprits *c, culprit_remove_fn remove, void *ctx)
 			bool idle = !p->d_count;
 
 			p->d_count = p->d_sum = 0;
-			/*
-			 * idle this interval: out of the kernel map, its final
-			 * values read with the removal (what came since the
-			 * reading belongs to the next interval)
-			 */
+			/* Idle: removed; its final values (read as removed) count next time. */
 			if (idle && !p->gone && !p->cached) {
 				if (!remove)
 					p->gone = true;

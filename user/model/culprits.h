@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * --culprits: reads the kernel's culprit map (per (waiting key, key of the
- * task that held the CPU when the wait ended): count and sum of run-queue
- * waits), diffs it like the key map, and gives each group of a runq
- * report its culprits, largest first: at most SH_CULPRIT_TOP and [rest].
+ * --culprits: the kernel's culprit map (waiting key, key that held the CPU) diffed like the
+ * key map; each runq group gets its largest culprits: SH_CULPRIT_TOP and [rest].
  */
 #ifndef SH_CULPRITS_H
 #define SH_CULPRITS_H
@@ -22,23 +20,16 @@ struct cgroups;
 /* Culprits shown per key before [rest]. */
 #define SH_CULPRIT_TOP 5
 
-/* One culprit of one group, in a report. */
 struct culprit {
 	char *name;			/* display key, as a group's ("[rest]", "[idle]") */
 	const char *comm;		/* pid/tid keys: the culprit's name, else NULL */
 	char commbuf[SH_COMM_LEN];
-	/*
-	 * --culprit-mode switch: the waits that ended behind it, and their
-	 * sum; time: its runs during the waits, and the time it ran in them
-	 */
+	/* switch mode: the waits ended behind it, their sum; time: its runs in the waits. */
 	__u64 count;
 	__u64 sum_ns;
 };
 
-/*
- * A group's culprits: n of them, the last one [rest] when rest is set;
- * --culprit-mode time: [unattributed] after the top and before [rest].
- */
+/* A group's n culprits: the last [rest] if rest; --culprit-mode time: [unattributed] before it. */
 struct culprit_list {
 	size_t n;
 	bool rest;
@@ -46,7 +37,6 @@ struct culprit_list {
 	struct culprit c[SH_CULPRIT_TOP + 2];
 };
 
-/* The poller's copy of one kernel pair. */
 struct cpair {
 	struct sh_culprit_key key;
 	struct cpair *next;		/* hash chain */
@@ -82,35 +72,22 @@ struct culprits {
 int culprits_init(struct culprits *c, bool cumulative);
 void culprits_free(struct culprits *c);
 
-/*
- * Feed pair values directly (the unit tests' way in, and read's): @vals
- * is the value of the pair @key (the culprit map is shared by the CPUs:
- * one value).
- */
+/* Feed the value of pair @key directly (the unit tests' way in, and read's): one shared value. */
 int culprits_ingest(struct culprits *c, const struct sh_culprit_key *key,
 		    const struct sh_culprit_val *val, bool final);
 
 /*
- * One reading: culprits_begin(), then culprits_add() for every pair of
- * the culprit map (@cached false, @val its value) and every non-empty
- * entry of every CPU's pair cache (@cached true),
- * then culprits_end(): a pair's total is the sum of what was added for
- * it. The map is read before the caches, so a count the kernel moves from
- * a cache to the map in between is added at the next reading, never twice.
+ * One reading: begin, add every pair of the map (@cached false) then of every CPU's cache,
+ * end. Map before caches: a count moved between them counts next reading, never twice.
  */
 void culprits_begin(struct culprits *c);
 int culprits_add(struct culprits *c, const struct sh_culprit_key *key,
 		 const struct sh_culprit_val *val, bool cached);
 void culprits_end(struct culprits *c);
 
-/*
- * Give each non-synthetic group of runq report @r its culprit list
- * (g->culprits), naming culprit keys as the report names its keys
- * (cgroups through @cg, may be NULL).
- */
+/* Give each non-synthetic group of runq report @r its culprit list, named as @r names keys. */
 int culprits_attach(struct culprits *c, struct report *r, struct cgroups *cg, __u64 gen);
 
-/* Every culprit of every group of a report, group after group (culprits_every()). */
 struct culprit_set {
 	struct culprit *c;		/* names point into @names; comm unset */
 	size_t n, cap;
@@ -121,11 +98,8 @@ struct culprit_set {
 };
 
 /*
- * Every culprit, not only the top: each non-synthetic group of report @r
- * (cgroups named through @cg, may be NULL) gets its culprits of this
- * interval in @set, largest sum first, named as culprits_attach() names
- * them, without [rest]. Interval deltas whatever @c's span; call between
- * a reading and culprits_sweep(). 0, or -1 when out of memory.
+ * Every culprit of this interval of each non-synthetic group of @r into @set, largest first,
+ * without [rest]; call between a reading and culprits_sweep(). 0, or -1 when out of memory.
  */
 int culprits_every(struct culprits *c, const struct report *r, struct cgroups *cg,
 		   __u64 gen, struct culprit_set *set);
@@ -133,20 +107,13 @@ int culprits_every(struct culprits *c, const struct report *r, struct cgroups *c
 const struct culprit *culprit_set_of(const struct culprit_set *set, size_t group, size_t *n);
 void culprit_set_free(struct culprit_set *set);
 
-/*
- * Removes a pair from the kernel map, its final value into @val,
- * atomically: 0, or a negative errno (nothing removed).
- */
+/* Removes a pair from the kernel map, its final value into @val, atomically: 0 or -errno. */
 typedef int (*culprit_remove_fn)(void *ctx, const struct sh_culprit_key *key,
 				 struct sh_culprit_val *val);
 
 /*
- * After the report: remove the pairs that did not change this interval
- * with @remove(@ctx, ...) (their final values count in the next
- * interval), so the kernel map holds the pairs in use; @remove NULL:
- * the poller's side only (the pair is taken as removed). A pair in a
- * CPU's pair cache at the last reading stays: part of its total is
- * there, and a removal would count it again.
+ * After the report: remove the pairs unchanged this interval (final values count next time);
+ * @remove NULL: poller side only. A pair seen in a CPU's cache stays (it would count twice).
  */
 void culprits_sweep(struct culprits *c, culprit_remove_fn remove, void *ctx);
 

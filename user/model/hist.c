@@ -62,8 +62,8 @@ void grid_cells(int schema, __u64 top[SH_CELLS], __u8 base[SH_CELLS])
 				top[c] = e;
 		}
 		/*
-		 * octave 63 starts at bucket k0 + (20 << s) less the edges below
-		 * the cell; the kernel adds (63 - 10) << s
+		 * Octave 63 starts at bucket k0 + (20 << s) less the edges below the cell;
+		 * the kernel adds (63 - 10) << s
 		 */
 		base[c] = (__u8)(k0 + (20 << schema) + below - (53 << schema));
 	}
@@ -89,7 +89,6 @@ int bucket_of(__u64 ns)
 {
 	int lo = 0, hi = sh_nb - 1;
 
-	/* the first bucket whose edge is at or above @ns: a binary search */
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 
@@ -121,10 +120,7 @@ void totals_merge_min(struct totals *dst, __u64 min_ns)
 	dst->has_min = true;
 }
 
-/*
- * @d += @s over @nb buckets (never the same array): inlined with the
- * default schema's constant, unrolled and vectorized as a fixed length
- */
+/* @d += @s over @nb buckets: inlined with the default schema's constant, so vectorized. */
 static __attribute__((always_inline)) inline void add_buckets(__u64 *restrict d,
 							       const __u64 *restrict s, const int nb)
 {
@@ -160,7 +156,6 @@ void totals_add_meta(struct totals *dst, const struct totals *src)
 		totals_merge_min(dst, src->min_ns);
 }
 
-/* The rank of quantile @q among @total waits: ceil(q * total), at least 1. */
 static __u64 quantile_rank(double q, __u64 total)
 {
 	__u64 rank;
@@ -171,7 +166,6 @@ static __u64 quantile_rank(double q, __u64 total)
 	return rank < 1 ? 1 : rank;
 }
 
-/* The middle of bucket @i's waits: its edges narrowed by @t's exact min and max. */
 static double bucket_mid(const struct totals *t, int i)
 {
 	double lo = (double)bucket_floor(i), hi = (double)bucket_edge(i);
@@ -189,10 +183,8 @@ static double bucket_mid(const struct totals *t, int i)
 }
 
 /*
- * The waits of the buckets other than @i at their middles, from the
- * first non-empty bucket, @first, until all @total are counted (a few
- * buckets: waits cluster): the table's middles, narrowed by the exact
- * min and max in the first and last buckets (bucket_mid()).
+ * The waits of the buckets other than @i at their middles (bucket_mid()), from bucket @first
+ * until all @total are counted.
  */
 static double others_sum(const struct totals *t, int i, int first, __u64 total)
 {
@@ -217,10 +209,6 @@ struct mean_memo {
 	double mean;
 };
 
-/*
- * The estimate of rank @rank of @total waits, which falls in bucket @i
- * after the @seen waits of the buckets below it (hist.h).
- */
 static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int i, __u64 seen,
 			   int first, struct mean_memo *memo)
 {
@@ -230,21 +218,16 @@ static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int 
 
 	lo = bucket_floor(i);
 	hi = bucket_edge(i);
-	/* the max, when known and inside this bucket, is its real upper end */
 	if (t->max_ns >= bucket_lo(i) && t->max_ns <= hi) {
 		hi = t->max_ns;
 		top_is_max = true;
 	} else if (hi == UINT64_MAX) {
 		hi = lo * 2;
 	}
-	/* and the min its real lower end */
 	if (t->has_min && t->min_ns > lo && t->min_ns < hi)
 		lo = t->min_ns;
 	frac = (double)(rank - seen) / n;
-	/*
-	 * The bucket's mean: exact when every wait is in it, else the sum
-	 * less the other buckets' waits at their middles
-	 */
+	/* The bucket's mean: exact if every wait is in it, else less the others' middles. */
 	if (t->count != total || !t->sum_ns)	/* no sum, or one of other waits than the buckets' */
 		mean = -1;
 	else if (t->buckets[i] == total)
@@ -258,9 +241,8 @@ static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int 
 	a = (double)lo;
 	b = (double)hi;
 	/*
-	 * a mean just outside the bucket, by less than its width (the other
-	 * buckets' waits a little off their middles): the waits are at that
-	 * end; further out, the sum tells nothing (log space below)
+	 * A mean outside the bucket by less than its width: the waits are at that end; further out
+	 * the sum tells nothing (log space below).
 	 */
 	if (mean < a && mean >= a - (b - a))
 		mean = a;
@@ -278,8 +260,7 @@ static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int 
 		est = a > 0 ? a * pow(b / a, frac) : a + (b - a) * frac;
 	}
 	/*
-	 * In integers from here: above 2^53 a double rounds, possibly past the
-	 * bucket's end or the max, and 2^64 does not convert back to a __u64.
+	 * In integers from here: above 2^53 a double rounds, possibly past the end or the max.
 	 * The bucket's last rank is the exact max when that is in it.
 	 */
 	r = (top_is_max && rank - seen == t->buckets[i]) || est >= (double)hi ? hi : (__u64)est;
@@ -287,7 +268,6 @@ static __u64 rank_estimate(const struct totals *t, __u64 total, __u64 rank, int 
 		r = lo;
 	if (t->max_ns && r > t->max_ns)
 		return t->max_ns;
-	/* the same at the other end: a bucket's lower part holding no wait */
 	if (t->has_min && r < t->min_ns)
 		return t->min_ns;
 	return r;
@@ -324,7 +304,6 @@ void totals_quantiles(const struct totals *t, const double *q, int n, __u64 *out
 			out[k] = 0;
 		return;
 	}
-	/* no rank falls in the empty buckets below the first wait */
 	for (i = 0; !t->buckets[i]; i++)
 		;
 	first = i;
@@ -350,7 +329,6 @@ __u64 totals_quantile(const struct totals *t, double q)
 	return r;
 }
 
-/* The default grid, schema 0, before any grid_set(). */
 __attribute__((constructor)) static void grid_default(void)
 {
 	grid_set(0);

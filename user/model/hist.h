@@ -10,12 +10,8 @@
 #include <linux/types.h>
 #include "schedhist.h"
 
-/* A histogram summed over CPUs, for one interval or since start. */
 struct totals {
-	/*
-	 * The totals first, in one 64-byte line but @has_min, the buckets
-	 * last: a pass that reads only the totals touches one line
-	 */
+	/* Totals first, in one 64-byte line with @has_min: a totals pass reads one line. */
 	__u64 count;			/* waits */
 	__u64 sum_ns;			/* sum of waits */
 	__u64 max_ns;			/* longest wait, 0 if unknown */
@@ -26,18 +22,11 @@ struct totals {
 	__u32 max_epoch;		/* kernel epoch the max was recorded in */
 	char max_comm[SH_COMM_LEN];
 	bool has_min;			/* min_ns is known (the kernel's exact min) */
-	/*
-	 * sh_nb waits per bucket (schedhist.h), in storage of the owner's:
-	 * sized by the grid in use, not by the finest one. A copy of the
-	 * struct shares them (a group is a view of its entry's totals)
-	 */
+	/* sh_nb counts in the owner's storage, sized by the grid; a struct copy shares them. */
 	__u64 *buckets;
 };
 
-/*
- * The grid in use (schedhist.h): its schema and its number of buckets,
- * SH_NBUCKETS(sh_schema). Set once by grid_set(), before any histogram.
- */
+/* The grid in use (schedhist.h): schema and bucket count, set once by grid_set(). */
 extern int sh_schema;
 extern int sh_nb;
 void grid_set(int schema);
@@ -46,36 +35,22 @@ static inline size_t hist_bytes(void)
 {
 	return SH_HIST_SIZE(sh_nb);
 }
-/*
- * The kernel's tables of @schema for its sh_bucket() (bits.bpf.h:
- * cell_top and cell_base), which the loader writes into its rodata.
- */
+/* The kernel's sh_bucket() tables of @schema (bits.bpf.h), for the loader's rodata. */
 void grid_cells(int schema, __u64 top[SH_CELLS], __u8 base[SH_CELLS]);
-/*
- * floor(1e9 * 2^(k/8)) for k = SH_EDGE_K0 .. SH_EDGE_K0 + 7: the edges of
- * schema 3 between 2^63 and 2^64, ascending, every edge of every schema
- * being one of them shifted right (schema s's native index k is schema
- * 3's k << (3 - s)).
- */
+/* floor(1e9 * 2^(k/8)), k = SH_EDGE_K0..+7: every schema's edges are these shifted right. */
 #define SH_EDGE_K0 265
 extern const __u64 sh_edge_top[8];
 
 /* SH_NBUCKETS_MAX zeros: the buckets of totals that are never written (empty ones) */
 extern const __u64 sh_zero_buckets[SH_NBUCKETS_MAX];
 
-/* @t's buckets from @b (sh_nb of them), every count zero. */
 void totals_init(struct totals *t, __u64 *b);
-/* Zero @t, its buckets too, keeping its storage. */
 void totals_clear(struct totals *t);
 
 /* The upper edges of the grid in use, sh_nb of them, UINT64_MAX the last (grid_set()). */
 extern __u64 sh_grid_edge[SH_NBUCKETS_MAX];
 
-/*
- * The grid in use. Upper edge of bucket @i in ns, floor(1e9 *
- * 2^(i/2^s - 20)): the longest wait it holds (953 for bucket 0); UINT64_MAX for the
- * last one, whose edge, 2^20 s, is beyond what the kernel counts exactly.
- */
+/* Upper edge of bucket @i in ns, floor(1e9 * 2^(i/2^s - 20)); UINT64_MAX for the last. */
 static inline __u64 bucket_edge(int i)
 {
 	return i < 0 ? 0 : i >= sh_nb - 1 ? UINT64_MAX : sh_grid_edge[i];
@@ -87,13 +62,11 @@ static inline __u64 bucket_floor(int i)
 	return i > 0 ? bucket_edge(i - 1) : 0;
 }
 
-/* Shortest wait of bucket @i in ns (0 for bucket 0). */
 static inline __u64 bucket_lo(int i)
 {
 	return i > 0 ? bucket_edge(i - 1) + 1 : 0;
 }
 
-/* Exclusive upper bound of bucket @i in ns; UINT64_MAX for the last one. */
 static inline __u64 bucket_hi(int i)
 {
 	return i >= sh_nb - 1 ? UINT64_MAX : bucket_edge(i) + 1;
@@ -105,37 +78,18 @@ int bucket_of(__u64 ns);
 void totals_add(struct totals *dst, const struct totals *src);
 /* The same for everything but the buckets (count, sum, max, min). */
 void totals_add_meta(struct totals *dst, const struct totals *src);
-/* @dst = the larger max of @dst and (@max_ns, who). */
 void totals_merge_max(struct totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm);
 
-/* @dst = the smaller min of @dst and @min_ns. */
 void totals_merge_min(struct totals *dst, __u64 min_ns);
 
 /*
- * Estimated @q quantile (0 < q <= 1) in ns: the bucket holding rank
- * ceil(q * count), [lo, hi] its edges narrowed by the exact min and max
- * where they fall in it (the open-ended last bucket ends at the max).
- * Within it, the waits are taken as uniform over the narrowest interval
- * at one end of [lo, hi] that has the bucket's mean: that mean is the
- * exact sum less the other buckets' waits at their middles, divided by
- * the bucket's count (exact when every wait is in one bucket). A narrow
- * peak then gets a narrow interval at its end, a spread across the bucket
- * the whole bucket; a mean outside [lo, hi] by less than its width (the
- * other buckets' waits a little off their middles) is taken as that end;
- * further out, or without a sum (0, or one of other waits), the estimate
- * interpolates in log space. Every estimate
- * lies in [lo, hi]: the worst case error is the bucket's ratio, 2^(2^-s)
- * - 1 (100, 41, 19, 9.1 % at schemas 0 to 3; docs/usage.md). Never above
- * max_ns when that is known, never below min_ns when that is known
- * (has_min); monotone in @q. 0 for an empty histogram.
+ * Estimated @q quantile (0 < q <= 1) in ns, within the bucket of rank ceil(q * count) narrowed
+ * by the exact min and max; monotone in @q, 0 when empty. The estimator: docs/usage.md.
  */
 __u64 totals_quantile(const struct totals *t, double q);
 
-/*
- * The same for @n quantiles @q, in increasing order, into @out: one pass
- * over the buckets for all of them.
- */
+/* The same for @n increasing quantiles @q into @out, in one pass over the buckets. */
 void totals_quantiles(const struct totals *t, const double *q, int n, __u64 *out);
 
 #endif /* SH_HIST_H */

@@ -1,15 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Kernel memory of the BPF maps from their definitions (see kmem.h). The
- * formulas are the kernel's map_mem_usage() for each map type, with its
- * fixed structures' sizes as constants: array_map_mem_usage()
- * (a per-CPU array: a pointer and a value per CPU per entry; an
- * mmapable one: page-aligned), htab_map_mem_usage() without
- * preallocation (a bucket per power of two of max_entries, then per
- * entry taken an element header, the key, and the value or, per-CPU, a
- * pointer and a value per CPU), queue_stack_map_mem_usage(). The fixed
- * sizes are 6.18's on x86-64 (what bpftool map show says here: the
- * integration test kmem_bpftool.sh compares every map).
+ * Kernel memory of the BPF maps from their definitions (kmem.h): each map type's map_mem_usage()
+ * formula with its fixed structure sizes (docs/architecture.md, kmem.c).
  */
 #include <stddef.h>
 
@@ -19,15 +11,9 @@
 #define KMEM_PAGE 4096ULL
 /* struct bpf_array, struct bpf_queue_stack (the struct bpf_map they begin with, and theirs) */
 #define KMEM_ARRAY_HEAD 312ULL
-/*
- * struct bpf_htab; a hash has no per-CPU part besides per-CPU values (no
- * per-CPU busy counters on 6.18: bpftool map show here, every hash type)
- */
+/* struct bpf_htab; no per-CPU part besides per-CPU values (no per-CPU busy counters). */
 #define KMEM_HTAB_HEAD 896ULL
-/*
- * struct htab_elem before the key (hash node, free-list/LRU node, hash),
- * and the allocator's list node; a per-CPU value has one per CPU too
- */
+/* struct htab_elem before the key, plus the allocator's node; one per CPU for per-CPU values. */
 #define KMEM_HTAB_ELEM 56ULL
 #define KMEM_LLIST_NODE 8ULL
 #define KMEM_HTAB_BUCKET 16ULL

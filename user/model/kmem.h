@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Kernel memory of the BPF maps, from their definitions (type, key and
- * value size, max_entries, per-CPU or not), as the kernel accounts it
- * (each map type's map_mem_usage, shown by bpftool map show as
- * bytes_memlock), at the worst: every hash entry taken. Pure arithmetic,
- * so the bench can print it for any number of CPUs and the loader can
- * fit the key capacity into --max-kernel-mem before loading.
+ * Kernel memory of the BPF maps from their definitions, as map_mem_usage accounts it (bpftool's
+ * bytes_memlock), every hash entry taken. Pure, for the bench and the loader's fit.
  */
 #ifndef SH_KMEM_H
 #define SH_KMEM_H
@@ -13,21 +9,16 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-/* --culprits: culprit map entries per key map entry (see user/model/culprits.c). */
+/* --culprits: culprit map entries per key map entry. */
 #define SH_CULPRITS_PER_KEY 8
 /* --causes: groups whose run time each CPU keeps (bpf/cause.bpf.h cause_self) */
 #define SH_CAUSE_GROUPS 8192
 /*
- * Slots of the store (see schedhist.h "Keys"): --max-keys, each one entry
- * for all CPUs (bpf/store.bpf.h); the CPUs write them through their
- * caches, SH_CACHE entries each (SCHEDHIST_CACHE_ENTRIES, a power of two
- * up to SH_CACHE_MAX, overrides it: 1 makes every switch between two
- * keys on a CPU a miss). The kernel frees the slots of gone keys itself
- * during a storm of short-lived tasks.
+ * Store slots: one entry per key for all CPUs, written through each CPU's SH_CACHE-entry cache
+ * (SCHEDHIST_CACHE_ENTRIES: a power of two up to SH_CACHE_MAX overrides it).
  */
 #define SH_CACHE_MAX 1024U
 
-/* The maps of bpf/schedhist.bpf.c, in the order printed. */
 enum kmem_map {
 	KMEM_TASKS,		/* array: the task table */
 	KMEM_PCPU,		/* per-CPU array: counters, keys none/cpu, pair cache */
@@ -51,7 +42,7 @@ enum kmem_map {
 	KMEM_NR,
 };
 
-/* What a report says of the maps' memory (JSON kernel_memory, Prometheus schedhist_kernel_memory_*). */
+/* What a report says of the maps' memory (JSON kernel_memory, schedhist_kernel_memory_*). */
 struct kmem_usage {
 	__u64 bytes;		/* reserved: the maps at the worst (every hash entry taken) */
 	__u64 budget;		/* --max-kernel-mem, bytes */
@@ -63,7 +54,6 @@ struct kmem_usage {
 	__u64 stack_lost;	/* --stacks: a new max's stack not kept (another CPU was writing it) */
 };
 
-/* What sizes the maps (the loader's settings). */
 struct kmem_cfg {
 	int ncpus;		/* possible CPUs */
 	int nmetrics;		/* histograms per key */
@@ -77,7 +67,6 @@ struct kmem_cfg {
 	bool culprit_time;	/* --culprit-mode time: a run ring per CPU */
 };
 
-/* The sizes chosen and what they cost. */
 struct kmem_plan {
 	__u32 nr_slots;		/* slots of the store */
 	__u32 max_entries[KMEM_NR];
@@ -90,14 +79,11 @@ struct kmem_plan {
 /* Map names as bpftool shows them (the first 15 characters of the BPF names). */
 extern const char *const kmem_map_names[KMEM_NR];
 
-/* Size every map for @c into *@p (a slot per key). */
 void kmem_layout(const struct kmem_cfg *c, struct kmem_plan *p);
 
 /*
- * Fit the key capacity into @budget bytes: c->max_keys as asked if it
- * fits; else, with !@exact, the largest capacity that does (at least 1).
- * 0 with *@p the layout, or -1 (*@p: the layout asked for, its total
- * above the budget).
+ * Fit the key capacity into @budget: c->max_keys if it fits, else with !@exact the largest that
+ * does. 0 with *@p, or -1 (*@p the layout asked for, over budget).
  */
 int kmem_fit(struct kmem_cfg *c, __u64 budget, bool exact, struct kmem_plan *p);
 

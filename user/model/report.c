@@ -15,10 +15,7 @@ _Static_assert(sizeof(struct pcts) == 4 * sizeof(__u64) &&
 	       offsetof(struct pcts, p99) == 2 * sizeof(__u64) &&
 	       offsetof(struct pcts, p999) == 3 * sizeof(__u64), "pcts is p50..p999 in order");
 
-/*
- * The percentiles of @t written into @p in place (returning a struct and
- * copying it costs 16-byte loads of 8-byte stores: a stall per group).
- */
+/* Into @p in place: returning a struct by value costs a store-forwarding stall per group. */
 static void pcts_into(const struct totals *t, struct pcts *p)
 {
 	static const double q[4] = { 0.50, 0.90, 0.99, 0.999 };
@@ -39,7 +36,6 @@ void group_percentiles(struct report_group *g)
 	pcts_into(&g->t, &g->pct);
 }
 
-/* Free the arrays of @r (each of r->cap elements, order twice that). */
 static void report_free_arrays(struct report *r)
 {
 	big_free(r->groups, r->cap * sizeof(*r->groups));
@@ -47,14 +43,9 @@ static void report_free_arrays(struct report *r)
 	big_free(r->order, 2 * r->cap * sizeof(*r->order));
 }
 
-/* Room for twice as many groups (and records). 0, or -1 when out of memory. */
 static int grow(struct report *r)
 {
-	/*
-	 * 256 to start: a host's few hundred live keys then never regrow
-	 * the arrays in steady state (a doubling is a jump of tens of kB
-	 * that would look like a leak in a flat-RSS check)
-	 */
+	/* 256 to start: a host's few hundred keys never regrow the arrays in steady state. */
 	size_t cap = r->cap ? r->cap * 2 : 256, gsz = sizeof(struct report_group);
 	size_t osz = 2 * sizeof(struct rank_rec);	/* the records and the merge sort's scratch */
 	/* on huge pages once large (hugemem.h): the groups are made in rank order, a random walk */
@@ -68,7 +59,6 @@ static int grow(struct report *r)
 		big_free(ord, cap * osz);
 		return -1;
 	}
-	/* the groups and records so far kept (spare is scratch) */
 	if (r->cap) {
 		memcpy(g, r->groups, r->cap * gsz);
 		memcpy(ord, r->order, r->cap * osz);
@@ -81,10 +71,7 @@ static int grow(struct report *r)
 	return 0;
 }
 
-/*
- * The display name of entry @e (NULL: [exited]): a string of its own, or
- * written into @buf (40 bytes).
- */
+/* @e's display name (NULL: [exited]): its own string, or written into @buf (40 bytes). */
 static const char *entry_name(const struct snap_entry *e, int key_type, const struct cgroups *cg,
 			      char *buf)
 {
@@ -124,7 +111,6 @@ static void name_group(struct report_group *g, const struct snap_entry *e, int k
 	if (!e || e->key.id == SH_OTHER_ID)
 		return;
 	if (key_type == SH_KEY_PID || key_type == SH_KEY_TID) {
-		/* a copy: renderers then read the group only, not the entry again */
 		memcpy(g->commbuf, e->comm, SH_COMM_LEN);
 		g->comm = g->commbuf;
 		g->comm_in_group = true;
@@ -143,7 +129,6 @@ static const char *group_name(const struct report_group *g)
 	return g->name_in_idbuf ? g->idbuf : g->name;
 }
 
-/* What --sort ranks @t by; @p99 its p99 (only read for that sort). */
 static __u64 sort_key(const struct totals *t, __u64 p99, int sort)
 {
 	switch (sort) {
@@ -172,7 +157,6 @@ static const char *rec_name(const struct rank_rec *x, const struct rank_ctx *ctx
 			   : entry_name(x->e, ctx->key_type, ctx->cg, buf);
 }
 
-/* Largest first, then by name. */
 static inline int cmp_rank(const struct rank_rec *x, const struct rank_rec *y,
 			   const struct rank_ctx *ctx)
 {
@@ -192,9 +176,8 @@ static inline int cmp_rank(const struct rank_rec *x, const struct rank_rec *y,
 }
 
 /*
- * Sort @n records by cmp_rank(), stably: a merge sort with the comparison
- * inlined (qsort's call per comparison would be most of the ranking's time),
- * runs of 8 sorted by insertion, then merged through @tmp (@n records).
+ * Stable merge sort by cmp_rank(), the comparison inlined (qsort's calls dominated);
+ * runs of 8 by insertion, merged through @tmp.
  */
 static void merge_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
 			const struct rank_ctx *groups)
@@ -237,26 +220,18 @@ static void merge_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
 /* Below this many records the merge sort; above, the radix sort first. */
 #define RADIX_MIN 256
 
-/* What the radix sort moves: the sort key made ascending, and where the record was. */
 struct radix_pair {
 	__u64 k;
 	__u64 at;
 };
 
 /*
- * Sort @n records by cmp_rank(), stably. Thousands of keys: a radix sort
- * of (sort key, position) pairs on what cmp_rank() compares first (the
- * --min-count mark, then the sort key, largest first), over only the
- * bytes of the key that differ between records, then the records put in
- * that order in place, and each run of equal sort keys (ties: rare for
- * sums, common for counts) merge-sorted by the whole comparison: a few
- * linear passes instead of a merge sort's log n passes of branchy
- * comparisons, in the same (stable) order.
+ * Stable sort by cmp_rank(): a radix sort of (key, position) pairs over the differing
+ * bytes, then each run of equal keys merge-sorted by the whole comparison.
  */
 static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
 		       const struct rank_ctx *ctx)
 {
-	/* @tmp holds n records of 48 bytes: room for the two arrays of 16-byte pairs */
 	_Static_assert(2 * sizeof(struct radix_pair) <= sizeof(struct rank_rec),
 		       "radix pairs fit in the scratch records");
 	struct radix_pair *p = (struct radix_pair *)tmp, *q = p + n, *t;
@@ -296,11 +271,7 @@ static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
 		p = q;
 		q = t;
 	}
-	/*
-	 * The records into that order, in place, one cycle of the
-	 * permutation at a time (record i takes record p[i].at's place; a
-	 * done position is marked by pointing at itself)
-	 */
+	/* Permute in place, one cycle at a time (a done position points at itself). */
 	for (i = 0; i < n; i++) {
 		struct rank_rec x;
 		size_t k;
@@ -317,7 +288,7 @@ static void sort_ranks(struct rank_rec *a, struct rank_rec *tmp, size_t n,
 		a[j] = x;
 		p[j].at = j;
 	}
-	/* runs of equal (mark, key): the rest of the comparison decides (the pairs are done with) */
+	/* Runs of equal (mark, key): the rest of the comparison decides. */
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && a[j].key == a[i].key &&
 				a[j].below_min_count == a[i].below_min_count; j++)
@@ -340,7 +311,6 @@ static void fix_names(struct report *r)
 	}
 }
 
-/* Groups beyond @top (ranked) into r->rest. */
 static void fold_rest(struct report *r, __u32 top)
 {
 	size_t i;
@@ -368,12 +338,7 @@ void report_rank(struct report *r, int sort, __u32 top, __u64 min_count)
 	fix_names(r);
 	for (i = 0; i < r->ngroups; i++)
 		r->groups[i].below_min_count = min_count && r->groups[i].t.count < min_count;
-	/*
-	 * Sort small records of the sort keys, not the groups (hundreds of
-	 * bytes each: moving them in qsort, or reading them at every
-	 * comparison, dominated the poller's CPU at thousands of keys),
-	 * then lay the groups out once in rank order.
-	 */
+	/* Sort small records of the sort keys, not the groups (hundreds of bytes each). */
 	if (r->ngroups) {	/* groups is NULL until the first one */
 		struct rank_ctx ctx = { .groups = r->groups };
 		struct report_group *t;
@@ -397,7 +362,6 @@ void report_rank(struct report *r, int sort, __u32 top, __u64 min_count)
 	fold_rest(r, top);
 }
 
-/* One more record for report_build(), of @e (NULL: [exited]) with @t. 0, or -1 when out of memory. */
 static int add_rec(struct report *r, size_t *n, const struct snap_entry *e,
 		   const struct totals *t, const struct report_spec *sp)
 {
@@ -414,11 +378,8 @@ static int add_rec(struct report *r, size_t *n, const struct snap_entry *e,
 }
 
 /*
- * The records of @s's entries with waits in the report's span, [exited]
- * last, into r->order (*@n of them). Since start: every entry. The
- * interval: only the entries read with new counts in it (the others'
- * delta is empty), in the order read, each on its way into the cache a
- * few entries ahead. 0, or -1 when out of memory.
+ * Records of @s's entries with waits in the span, [exited] last, into r->order (*@n).
+ * The interval reads only the entries with new counts. 0, or -1 when out of memory.
  */
 static int gather(struct report *r, struct snapshot *s, const struct report_spec *sp, size_t *n)
 {
@@ -458,12 +419,9 @@ static int gather(struct report *r, struct snapshot *s, const struct report_spec
 }
 
 /*
- * The groups are made in rank order: records of the sort keys first, from
- * the entries, sorted, then each group once from its entry (making them
- * all, then moving them into rank order, would copy hundreds of bytes per
- * key twice).
+ * Groups are made once, in rank order, from sorted records (not made then moved).
+ * report_build() clears a group around its totals and percentiles: they are adjacent.
  */
-/* report_build() clears a group around its totals and percentiles: they are adjacent */
 _Static_assert(offsetof(struct report_group, pct) == offsetof(struct report_group, t) +
 	       sizeof(struct totals) && offsetof(struct report_group, nkeys) ==
 	       offsetof(struct report_group, pct) + sizeof(struct pcts), "report_group layout");
@@ -496,11 +454,7 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 		const struct rank_rec *x = &r->order[i];
 		struct report_group *g = &r->groups[i];
 
-		/*
-		 * the entry and totals of a few groups ahead on their way
-		 * into the cache meanwhile: rank order is a random walk of
-		 * the entries
-		 */
+		/* Prefetch a few groups ahead: rank order is a random walk of the entries. */
 		if (i + 4 < n) {
 			const char *b = (const char *)r->order[i + 4].buckets;
 			size_t o;
@@ -512,7 +466,6 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 				__builtin_prefetch(b + o);
 		}
 
-		/* all but the totals and their percentiles, which are set whole below */
 		memset(g, 0, offsetof(struct report_group, t));
 		memset(&g->nkeys, 0, sizeof(*g) - offsetof(struct report_group, nkeys));
 		name_group(g, x->e, sp->key_type, cg);
@@ -524,12 +477,7 @@ int report_build(struct report *r, struct snapshot *s, const struct report_spec 
 		}
 		g->t = *x->t;
 		g->below_min_count = x->below_min_count;
-		/*
-		 * the percentiles and the all line from the copy's source: a
-		 * read of the group's totals just after the block copy wrote
-		 * them waited for its stores (in rank order: ties of max go
-		 * to the first)
-		 */
+		/* From the copy's source: reading the group just written waits for its stores. */
 		pcts_into(x->t, &g->pct);
 		totals_add(&r->all, x->t);
 	}

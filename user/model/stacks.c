@@ -152,11 +152,7 @@ void stacks_free(struct stacks_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/*
- * The stack of @g's max, in the value @v of its key: the one of the
- * max's epoch parity, when it is that max's (same epoch and ns), has
- * frames and was not being written (its lock free).
- */
+/* @g's max's stack in @v: its epoch parity's slot, if it is that max's, has frames, unlocked. */
 static const struct sh_stack *stack_of(const struct sh_stacks *v, const struct report_group *g,
 				       int metric)
 {
@@ -169,14 +165,9 @@ static const struct sh_stack *stack_of(const struct sh_stacks *v, const struct r
 }
 
 /*
- * Read the value of @key (two lookups) and give the stack of @g's max,
- * in @st->val, or NULL. The kernel writes an entry in place, from any
- * CPU, under the stack's lock, while a lookup copies it: a copy may
- * hold a stack half written. A stack is used when both copies hold it
- * with the lock free and the same bytes: a write that overlaps the
- * first copy is still under way at the second (the lock is taken), or
- * has ended, leaving another ns or epoch (a capture only writes a
- * longer wait of its epoch, or a new epoch) or other frames.
+ * Read @key's value twice and give @g's max's stack (in @st->val) or NULL. The kernel writes in
+ * place under the stack's lock, so a copy may be torn: used only when both copies are unlocked
+ * and equal (an overlapping write still holds the lock, or changed the ns, epoch or frames).
  */
 static const struct sh_stack *read_stack(struct stacks_state *st, stack_lookup_fn lookup,
 					 void *ctx, const struct report_group *g, int metric)

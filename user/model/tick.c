@@ -126,9 +126,8 @@ static int build_shown(struct tick *t, int i, struct snapshot *s, const struct t
 }
 
 /*
- * Fleet mode's reports of metric @i: every key (its view bounds keys
- * itself), of the interval and since start, the same reading's time. The
- * Prometheus view takes no span. 0, or -1 when out of memory.
+ * Fleet mode's reports of metric @i: every key (the view bounds keys itself), interval and since
+ * start, one reading's time. 0, or -1 when out of memory.
  */
 static int build_every_key(struct tick *t, int i, struct snapshot *s,
 			   const struct tick_sources *src)
@@ -174,10 +173,7 @@ int tick_build(struct tick *t, struct snapshot *snaps, int n, struct cgroups *cg
 	/* one time for every report of the reading (JSON, the exemplars) */
 	clock_gettime(CLOCK_REALTIME, &t->when);
 	for (i = 0; i < n; i++) {
-		/*
-		 * every key's first: its since-start report reads each live
-		 * cgroup's counters, which the reports shown then share
-		 */
+		/* Every key's first: it reads the cgroup counters the shown ones share. */
 		if (t->spec.every_key && build_every_key(t, i, &snaps[i], src))
 			return -1;
 		if (build_shown(t, i, &snaps[i], src, span_s))

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * One tick: a reading of the snapshots turned, once, into every report an
- * output reads, each with what --culprits, --stacks, --causes and -k
- * cgroup add to its groups. Every output (output.h) reads this one
- * struct and builds nothing of its own. Pure: the stack map is read
- * through a callback (kernel/extra_read.c).
+ * One tick: a reading turned once into every report an output reads, extras attached; outputs
+ * build nothing. Pure (the stack map through a callback).
  */
 #ifndef SH_TICK_H
 #define SH_TICK_H
@@ -18,7 +15,6 @@
 #include "model/causes.h"
 #include "model/stacks.h"
 
-/* What a tick holds, from the command line. */
 struct tick_spec {
 	struct report_spec report;	/* the reports shown: span, --sort, --top, --min-count */
 	bool every_key;			/* fleet mode: each metric's reports of every key too */
@@ -36,13 +32,8 @@ struct tick_sources {
 	void *stack_ctx;
 };
 
-/* One metric's reports of a tick. */
 struct tick_metric {
-	/*
-	 * As the command line asks (interval, or since start with
-	 * --cumulative; ranked, cut at --top): text, JSON, heatmap, live
-	 * view and live page read it
-	 */
+	/* As the command line asks (span, ranked, --top): text, JSON, heatmap, live views. */
 	struct report shown;
 	/* every_key: every key, ranked by --sort, of the interval and since start (Prometheus) */
 	struct report interval;
@@ -62,32 +53,19 @@ struct tick {
 };
 
 void tick_init(struct tick *t, const struct tick_spec *sp);
-/*
- * At start, once @cg is walked: the first readings of every cgroup's
- * counters, so that the first report has deltas. 0, or -1 (no memory).
- */
+/* At start, once @cg is walked: first readings of the cgroups' counters. 0, or -1 (no memory). */
 int tick_start(struct tick *t, const struct cgroups *cg);
 /*
- * Build tick @t from the @n snapshots of one reading (one per metric
- * measured), reports spanning @span_s seconds: name the cgroups not
- * named yet (@cg, may be NULL: at most one walk), build the reports,
- * attach the extras of @src. 0, or -1 when out of memory.
+ * Build @t from one reading's @n snapshots, spanning @span_s: name new cgroups (at most one walk),
+ * build the reports, attach @src's extras. 0, or -1 when out of memory.
  */
 int tick_build(struct tick *t, struct snapshot *snaps, int n, struct cgroups *cg,
 	       const struct tick_sources *src, double span_s);
 void tick_free(struct tick *t);
 
-/*
- * The attach steps, on their own for the unit tests: each group of @r
- * gets its causes of the report's span (zero for a key the kernel split
- * no wait of; [rest] those of every key not shown; [exited] none) ...
- */
+/* The attach steps, for the unit tests: each group's causes of the span ... */
 void tick_attach_causes(const struct cause_table *causes, struct report *r);
-/*
- * ... and each cgroup group its cpu.stat and cpu.pressure deltas since
- * the previous reading, or since its first (@since_start), read once per
- * @gen. 0, or -1 when out of memory.
- */
+/* ... and each cgroup group's cpu.stat and cpu.pressure deltas, read once per @gen. 0 or -1. */
 int tick_attach_cgstat(struct cgstat_table *c, struct report *r, const struct cgroups *cg,
 		       __u64 gen, bool since_start);
 

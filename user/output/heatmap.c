@@ -30,11 +30,8 @@ static void init_common(struct heatmap *hm, const struct heatmap_spec *sp)
 }
 
 /*
- * @hm's columns, each with its buckets (sh_nb) in one block after them.
- * 0, or -1 when out of memory. Every page is written now, so the window's
- * memory is resident from the start rather than creeping up as columns
- * fill: a memset() of zeros would not do (the compiler makes malloc() and
- * memset() a calloc(), which leaves fresh pages untouched).
+ * @hm's columns with their buckets in one block. 0, or -1 (no memory). Every page is written
+ * now so memory is resident from the start (memset() of zeros becomes calloc(): not written).
  */
 static int alloc_cols(struct heatmap *hm)
 {

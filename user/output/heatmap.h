@@ -1,15 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Latency heatmap: time on x (one column per report), wait buckets on y
- * (their edges from hist.h), colour by count, the per-interval p50 and p99
- * drawn as lines over the cells; written as a self-contained SVG (no
- * scripts), and rewritten atomically after every report (atomic_file.h).
- * The layout adapts to what it shows: cell width to the number of columns
- * (the plot stays about HM_PLOT_W px wide from 10 to 1000 columns), cell
- * height to the number of rows, x ticks spaced so that their labels never
- * meet, the legend beside the plot. It shows the latest
- * HEATMAP_MAX_COLUMNS reports: the file and the time to rewrite it stay
- * bounded however long the run.
+ * Latency heatmap: a column per report, wait buckets on y, colour by count, p50/p99 lines; a
+ * self-contained SVG rewritten atomically, the latest HEATMAP_MAX_COLUMNS reports.
  */
 #ifndef SH_HEATMAP_H
 #define SH_HEATMAP_H
@@ -57,7 +49,6 @@ struct heatmap {
 	struct atomic_file file;	/* the writer of @path */
 };
 
-/* What the heatmap shows, and where. */
 struct heatmap_spec {
 	const char *path;		/* SVG file */
 	const char *key;		/* group shown (as reports print it), NULL = all */
@@ -67,31 +58,17 @@ struct heatmap_spec {
 	bool cumulative;		/* reports are since start */
 };
 
-/*
- * Set up from @sp: checks the path and opens its directory, writes
- * nothing. 0, or -1 with the reason in @err.
- */
+/* Set up from @sp: check the path, open its directory, write nothing. 0, or -1 and @err. */
 int heatmap_init(struct heatmap *hm, const struct heatmap_spec *sp, char *err,
 		 size_t errlen);
-/*
- * The same for a heatmap kept in memory only (the live page; @sp's path
- * and key are not used): all keys, the latest @max_cols reports. 0, or -1
- * when out of memory.
- */
+/* The same kept in memory only (the live page): all keys, the latest @max_cols reports. 0 or -1. */
 int heatmap_init_mem(struct heatmap *hm, const struct heatmap_spec *sp, size_t max_cols);
-/*
- * Add a column from report @r (the group named hm->key, or all). The first
- * report without hm->key, while no report had it, warns once on stderr.
- */
+/* Add a column from @r (group hm->key, or all); warns once while no report had hm->key. */
 int heatmap_add(struct heatmap *hm, const struct report *r);
-/* Write the SVG to @f. */
 void heatmap_svg(FILE *f, const struct heatmap *hm);
 /* The first write, once privileges are final: 0 or -errno (the caller says why). */
 int heatmap_write_first(struct heatmap *hm);
-/*
- * Rewrite hm->path (atomic_file_update(): a failure is warned once and the
- * last good file stays). 0, or -ENOMEM.
- */
+/* Rewrite hm->path (atomic_file_update()). 0, or -ENOMEM. */
 int heatmap_write(struct heatmap *hm);
 void heatmap_free(struct heatmap *hm);
 

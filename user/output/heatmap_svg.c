@@ -13,13 +13,8 @@
 #include "lib/util.h"
 
 /*
- * Layout, in px. Text widths are estimated per character from the advances
- * of DejaVu Sans, the widest of the common sans-serif faces (Debian's
- * default): 0.64 em covers its digits and lower-case letters, 0.8 em its
- * capitals, 1 em the widest glyphs (W, m, @) and any non-ASCII character
- * (a CJK glyph is 1 em); bold is at most 1.12 times as wide. So an
- * estimate is never short whatever the name shown, and the labels placed
- * by it never meet (tests/integration/heatmap_layout.sh measures them).
+ * Layout in px. Text widths are estimated from DejaVu Sans' advances (0.64 em lower case and
+ * digits, 0.8 em capitals, 1 em wide or non-ASCII, bold 1.12x): never short, so labels never meet.
  */
 #define FONT 11			/* labels */
 #define FONT_TITLE 14
@@ -33,13 +28,11 @@
 #define LEGEND_GAP 16		/* plot to legend */
 #define LEGEND_W 96		/* the legend's least width */
 
-/* The estimated width of @chars digits or lower-case letters. */
 static int text_w(size_t chars, int font)
 {
 	return (int)ceil((double)chars * 0.64 * font);
 }
 
-/* The estimated width of @s (UTF-8), in px at @font px; bold: @bold. */
 static int str_w(const char *s, int font, bool bold)
 {
 	double em = 0;
@@ -59,12 +52,7 @@ static int str_w(const char *s, int font, bool bold)
 	return (int)ceil(em * font * (bold ? 1.12 : 1.0));
 }
 
-/*
- * Colour for @v of @max on a log scale, through five stops from yellow to
- * near black-red (ColorBrewer's YlOrRd, darkened at the top): each of the
- * legend's five steps has a hue and lightness of its own, and a count of
- * 1 is a saturated yellow, never the grey of an empty cell.
- */
+/* Colour for @v of @max on a log scale through five YlOrRd stops; a count of 1 is never grey. */
 static void colour(char *buf, size_t n, __u64 v, __u64 max)
 {
 	static const unsigned char stop[5][3] = {
@@ -86,11 +74,7 @@ static void colour(char *buf, size_t n, __u64 v, __u64 max)
 	snprintf(buf, n, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
-/*
- * A wait in the unit that reads best (ns, us, ms, s), 3 significant
- * digits: "16.8", with the unit in *@unit. @scale: a unit to use instead
- * (its index), or -1.
- */
+/* A wait in its best unit, 3 digits ("16.8"), unit in *@unit; @scale forces one (-1: none). */
 static int human(char *buf, size_t n, __u64 ns, int scale, const char **unit)
 {
 	static const char *const units[] = { "ns", "us", "ms", "s" };
@@ -136,7 +120,6 @@ static void xml_text(FILE *f, const char *s)
 	name_write(f, s, ESC_XML);
 }
 
-/* "HH:MM:SS", with @dec decimals of the second. */
 static void clock_label(char *buf, size_t n, const struct timespec *ts, int dec)
 {
 	struct tm tm;
@@ -150,7 +133,6 @@ static void clock_label(char *buf, size_t n, const struct timespec *ts, int dec)
 		snprintf(buf + len, n - len, ".%02d", (int)(ts->tv_nsec / 10000000L) % 100);
 }
 
-/* The column's start: its reading minus what it covers. */
 static struct timespec col_start(const struct hm_column *c)
 {
 	struct timespec t = c->when;
@@ -176,7 +158,6 @@ struct hm_layout {
 	char line2[384];		/* title line 2: key, host, time range */
 };
 
-/* The y of wait @v: its bucket's row, and linearly inside it. */
 static double y_of(__u64 v, const struct hm_layout *L)
 {
 	int i = bucket_of(v);
@@ -193,7 +174,6 @@ static double y_of(__u64 v, const struct hm_layout *L)
 	return TOP + (L->hi - i) * L->cell_h + L->cell_h * (1 - frac);
 }
 
-/* The line of quantile @q across the columns; gaps where a column is empty. */
 static void quantile_line(FILE *f, const struct heatmap *hm, const struct hm_layout *L,
 			  double q, const char *cls, const char *style)
 {
@@ -214,11 +194,7 @@ static void quantile_line(FILE *f, const struct heatmap *hm, const struct hm_lay
 		}
 		if (!open)
 			fprintf(f, "<polyline class=\"%s\" fill=\"none\" %s points=\"", cls, style);
-		/*
-		 * a single column gets a short flat line: a point would not
-		 * show; kept 2 px inside the plot, so that a line at the
-		 * bottom (or top) edge is not drawn under the frame
-		 */
+		/* One column: a short flat line, 2 px inside the plot (not under the frame). */
 		y = y_of(v, L);
 		if (y > TOP + L->ph - 2.0)
 			y = TOP + L->ph - 2.0;
@@ -259,7 +235,6 @@ static void layout_rows(const struct heatmap *hm, struct hm_layout *L)
 	L->rows = L->hi - L->lo + 1;
 }
 
-/* The plot: about HM_PLOT_W wide whatever the number of columns, right of the y labels. */
 static void layout_plot(const struct heatmap *hm, struct hm_layout *L)
 {
 	int ylab_w = 0, i;
@@ -296,11 +271,7 @@ static void layout_plot(const struct heatmap *hm, struct hm_layout *L)
 	}
 }
 
-/*
- * x ticks at the right edge of every step-th column, labelled with its
- * reading's wall clock; decimals when a step is under a second; the date
- * under the first label and wherever it changes.
- */
+/* x ticks every step-th column with the reading's clock; the date under the first and on change. */
 static void layout_ticks(const struct heatmap *hm, struct hm_layout *L)
 {
 	static const int steps[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
@@ -331,7 +302,6 @@ static void layout_ticks(const struct heatmap *hm, struct hm_layout *L)
 	}
 }
 
-/* Title line 2: key, host, time range. */
 static void layout_title(const struct heatmap *hm, struct hm_layout *L)
 {
 	char t0[40], t1[40], zone[16], *line2 = L->line2;
@@ -363,13 +333,11 @@ static void layout_title(const struct heatmap *hm, struct hm_layout *L)
 			 hm->ncols == 1 ? "" : "s");
 }
 
-/* @w, or the least width that holds @need. */
 static int at_least(int w, int need)
 {
 	return w < need ? need : w;
 }
 
-/* The canvas: wide enough for the plot, legend, last x label and every title line. */
 static void layout_canvas(const struct heatmap *hm, struct hm_layout *L)
 {
 	char a[24];
@@ -404,7 +372,6 @@ static void heatmap_layout(const struct heatmap *hm, struct hm_layout *L)
 	layout_canvas(hm, L);
 }
 
-/* The canvas and the three title lines. */
 static void draw_title(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	if (!hm->inline_svg)
@@ -424,7 +391,6 @@ static void draw_title(FILE *f, const struct heatmap *hm, const struct hm_layout
 		hm->lines ? "; lines: percentiles of each interval" : "");
 }
 
-/* y axis: each row's bucket range, short waits at the bottom. */
 static void draw_yaxis(FILE *f, const struct hm_layout *L)
 {
 	char a[64];
@@ -440,7 +406,6 @@ static void draw_yaxis(FILE *f, const struct hm_layout *L)
 	fputs("</g>\n", f);
 }
 
-/* The plot: a column of cells per reading, the percentile lines over them. */
 static void draw_plot(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	char col[16], a[64], ts[32];
@@ -495,7 +460,6 @@ static void draw_plot(FILE *f, const struct heatmap *hm, const struct hm_layout 
 	fputs("</g>\n", f);
 }
 
-/* x axis: the ticks, their clock labels and dates; the title centred under the plot. */
 static void draw_xaxis(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	int tw = str_w("time (one column per interval)", FONT, true);
@@ -528,7 +492,6 @@ static void draw_xaxis(FILE *f, const struct heatmap *hm, const struct hm_layout
 		L->left + L->pw / 2 : PAD + tw / 2 + 1, L->bottom - PAD);
 }
 
-/* The legend, beside the plot: the colour steps of the counts, the lines. */
 static void draw_legend(FILE *f, const struct heatmap *hm, const struct hm_layout *L)
 {
 	__u64 last = 0;

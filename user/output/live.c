@@ -65,7 +65,6 @@ static int grow_table(struct live *lv)
 	return 0;
 }
 
-/* The history of @name, made if new; NULL when out of memory. */
 static struct live_hist *hist_of(struct live *lv, const char *name)
 {
 	struct live_hist *e;
@@ -211,11 +210,7 @@ static int live_start(void *ctx, const char *as_user)
 		return SH_EXIT_FAIL;
 	}
 	lv->started = true;
-	/*
-	 * Warnings written while the view is up would be drawn over it and
-	 * stay until overwritten: they are kept in a file and written out
-	 * once the terminal is given back.
-	 */
+	/* Warnings while the view is up would be drawn over: held, written once it is down. */
 	lv->held = tmpfile();
 	lv->stderr_fd = lv->held ? dup(STDERR_FILENO) : -1;
 	if (lv->stderr_fd >= 0)
@@ -238,10 +233,7 @@ static int live_update(struct live *lv, const struct report *r)
 	/* all keys, not only --top: "s" may rank any of them first */
 	size_t i, n = r->nall;
 
-	/*
-	 * paused: the display stays as it was, whatever redraws it (a
-	 * resize); the reports meanwhile become gaps in the trends
-	 */
+	/* Paused: the display stays, even on a resize; reports meanwhile are trend gaps. */
 	if (lv->paused) {
 		lv->missed++;
 		return 0;
@@ -338,7 +330,6 @@ static void live_close(void *ctx)
 	free(lv);
 }
 
-/* The first metric measured, as the heatmap. */
 static enum out_status live_emit(void *ctx, const struct tick *t)
 {
 	if (live_update(ctx, &t->m[0].shown)) {

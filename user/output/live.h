@@ -1,16 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * --live: a full-screen terminal view (ncurses) redrawn in place after
- * every report. A header (metric, key, interval, events seen and lost,
- * host), then one line per key sorted like --summary (count, avg, p50,
- * p99, max, who had the max) with a sparkline of the key's p99 over the
- * last LIVE_SPARK intervals. Keys: Up/Down/PgUp/PgDn/Home/End scroll, "s"
- * cycles the sort column, "p" pauses the display (readings go on), "q"
- * quits as a stop signal does. It lays itself out again when the
- * terminal is resized. It only reads reports: the poll loop feeds it
- * (live_update) and serves its keyboard while sleeping (loop_watch).
- * Warnings that come while it is up are held and printed once the
- * terminal is back.
+ * --live: a full-screen ncurses view redrawn after every report: one line per key sorted like
+ * --summary, with a p99 sparkline; keys scroll, sort, pause, quit. Reads reports only.
  */
 #ifndef SH_LIVE_H
 #define SH_LIVE_H
@@ -33,7 +24,6 @@ struct live_hist {
 	__u64 last;			/* the update it last had waits in */
 };
 
-/* One line of the table: a key of the latest report. */
 struct live_row {
 	char name[LIVE_NAME];		/* escaped (escape.h), cut */
 	__u64 sum, count, avg, p50, p99, max;	/* ns, as the report's */
@@ -43,7 +33,6 @@ struct live_row {
 	const struct live_hist *hist;	/* its sparkline */
 };
 
-/* What the view shows. */
 struct live_spec {
 	int key_type;			/* enum sh_key_type */
 	int unit;			/* enum unit of the values */
@@ -76,14 +65,7 @@ struct live {
 	char host[72];
 };
 
-/*
- * The view as an output of the poll loop (output.h). Opened before
- * anything is loaded: it checks that standard output is a terminal of a
- * known type (a usage error otherwise); started once attached (the
- * screen taken over, the keyboard watched); fed the first metric's
- * report every tick; closed, the terminal is given back. 0, or an exit
- * code after printing why.
- */
+/* The view as an output (output.h); checks for a terminal at open. 0, or an exit code after why. */
 int live_output_open(struct output *out, const struct live_spec *sp);
 
 /* Lines above the rows: two header lines, a blank one, the column titles. */

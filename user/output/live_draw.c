@@ -23,7 +23,6 @@
 
 static const char *const sort_word[] = { "sum", "count", "avg", "p99", "max" };
 
-/* One value column: "  16.8" right-aligned in @w. */
 static void put_wait(char *line, size_t n, size_t *at, __u64 ns, int unit, int w)
 {
 	char v[32];
@@ -33,11 +32,7 @@ static void put_wait(char *line, size_t n, size_t *at, __u64 ns, int unit, int w
 		*at += (size_t)snprintf(line + *at, n - *at, "%*s", w, v);
 }
 
-/*
- * The smallest non-zero and the largest p99 of the @n rows over the
- * latest @w intervals: one scale for every row, so bars compare across
- * rows (a row of tiny waits draws low bars, not full ones).
- */
+/* One scale for all rows: the smallest non-zero and largest p99 of their last @w intervals. */
 static void spark_range(const struct live *lv, size_t n, int w, __u64 *lo, __u64 *hi)
 {
 	size_t i;
@@ -56,11 +51,7 @@ static void spark_range(const struct live *lv, size_t n, int w, __u64 *lo, __u64
 		}
 }
 
-/*
- * The sparkline of @h over the latest @w intervals, log scale between
- * @lo and @hi (spark_range()); an interval without waits, or whose p99 is
- * 0, is blank.
- */
+/* @h's sparkline over @w intervals, log scale in [@lo, @hi]; blank where no wait or p99 0. */
 static void sparkline(const struct live *lv, const struct live_hist *h, int w, __u64 lo,
 		      __u64 hi)
 {
@@ -91,10 +82,7 @@ struct live_cols {
 	int key_w, maxby_w, culp_w, spark_w;
 };
 
-/*
- * The key and the five values first; who had the max when a trend fits
- * too, the top culprit (--culprits) likewise; the trend in what is left.
- */
+/* Key and five values first; max-by, then top culprit, when a trend fits too; trend in the rest. */
 static void layout_cols(const struct live *lv, size_t nvis, int ncols, struct live_cols *c)
 {
 	const char *kname = key_name(lv->spec.key_type);
@@ -135,7 +123,6 @@ static void layout_cols(const struct live *lv, size_t nvis, int ncols, struct li
 	}
 }
 
-/* The two header lines (what, where, when; the counts and the sort). */
 static void draw_header(const struct live *lv, int ncols)
 {
 	const struct live_spec *o = &lv->spec;
@@ -165,7 +152,6 @@ static void draw_header(const struct live *lv, int ncols)
 		mvaddnstr(2, 0, " waiting for the first interval...", ncols);
 }
 
-/* The column titles; the sort column marked. */
 static void draw_titles(const struct live *lv, const struct live_cols *c, int ncols)
 {
 	char line[1024];
@@ -253,7 +239,6 @@ void live_draw(struct live *lv)
 	draw_titles(lv, &c, ncols);
 	if (c.spark_w)
 		spark_range(lv, nvis, c.spark_w, &spark_lo, &spark_hi);
-	/* rows, from @scroll */
 	shown = nlines > LIVE_HEAD_LINES + 1 ? (size_t)(nlines - LIVE_HEAD_LINES - 1) : 0;
 	max_scroll = nvis > shown ? nvis - shown : 0;
 	if (lv->scroll > max_scroll)

@@ -153,11 +153,8 @@ static void reading_attr(FILE *f, const struct live_page *lp)
 }
 
 /*
- * The page's one script, inline: every interval it fetches /live.json
- * and rewrites the status line and the table in place; the heatmap comes
- * with a reload of the whole page, once every LIVE_PAGE_RELOAD_S seconds
- * (or every interval when that is longer). Without scripts the page
- * reloads itself every interval instead (<noscript><meta refresh>).
+ * The page's one script: every interval it fetches /live.json and rewrites the status line and
+ * table in place; the whole page reloads every LIVE_PAGE_RELOAD_S (or interval, if longer).
  */
 static const char live_script[] =
 	"<script>\n"

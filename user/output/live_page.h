@@ -1,17 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The live page of --listen, served at "/": the heatmap of the latest
- * LIVE_PAGE_COLUMNS intervals (all keys, inline SVG, heatmap.h) and a
- * table of the top LIVE_PAGE_ROWS keys of the latest report, ranked as
- * the reports are (--sort). The page loads nothing from elsewhere (no
- * external file, font or script), so it works offline. Its one inline
- * script fetches /live.json every interval, a few KB with just what the
- * table and the status line show, and rewrites them in place; the whole
- * page (with the heatmap, ~100 KB) is reloaded only every
- * LIVE_PAGE_RELOAD_S seconds. Without scripts it reloads itself every
- * interval (<noscript><meta http-equiv="refresh">). Both are rendered by
- * the poller after each report and handed to the HTTP server, which
- * serves the latest ones (http_publish_live()).
+ * The live page of --listen at "/": the latest intervals' heatmap and the top keys' table,
+ * self-contained; its script refreshes the table from /live.json (docs/architecture.md).
  */
 #ifndef SH_LIVE_PAGE_H
 #define SH_LIVE_PAGE_H
@@ -35,7 +25,6 @@ struct lp_row {
 	char max_comm[64];		/* escaped */
 };
 
-/* What the page shows. */
 struct live_page_spec {
 	struct heatmap_spec hm;		/* its heatmap (path and key unused: all keys) */
 	int metric;			/* enum sh_metric shown: the first measured */
@@ -65,10 +54,8 @@ int live_page_add(struct live_page *lp, const struct report *r);
 int live_page_render(const struct live_page *lp, struct outbuf *out);
 
 /*
- * /live.json, what the page's script fetches: {"reading": RFC 3339 time of
- * the latest reading or "", "status": the status line, "rows": the table's
- * rows, each an array of its cells as the page shows them}, into @out
- * (emptied first). 0, or -1 when out of memory.
+ * /live.json for the page's script: {"reading": RFC 3339 or "", "status", "rows": arrays of
+ * cells as shown}, into @out (emptied first). 0, or -1 when out of memory.
  */
 int live_page_render_json(const struct live_page *lp, struct outbuf *out);
 

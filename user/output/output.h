@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The outputs the poll loop feeds: the reports on stdout (text or JSON),
- * the heatmap (outputs.c), the live view (live.c), the exporter and the
- * live page (prom/prom_outputs.c). Each is one struct output behind the
- * same three calls, each reads the one struct tick (model/tick.h), so
- * the loop is a walk of a list and a new output touches one module and
- * the list in main.
+ * The outputs the poll loop feeds (stdout, heatmap, live view, exporter, live page): each a
+ * struct output behind three calls, reading one struct tick; a new one touches its module and main.
  */
 #ifndef SH_OUTPUT_H
 #define SH_OUTPUT_H
@@ -24,11 +20,7 @@ enum out_status {
 struct output {
 	const char *name;		/* for messages: "stdout", "--heatmap", "exporter" */
 	void *ctx;			/* the output's own state */
-	/*
-	 * Once attached, privileges final (@as_user: the user switched to,
-	 * NULL if none): the first write, which tells at once whether it
-	 * works. NULL, or 0 / an exit code after printing why.
-	 */
+	/* Once attached, privileges final (@as_user): first write. May be NULL; 0 or exit code. */
 	int (*start)(void *ctx, const char *as_user);
 	/* After each report tick: @t's reports, read only. */
 	enum out_status (*emit)(void *ctx, const struct tick *t);

@@ -16,13 +16,7 @@
 struct print_out {
 	struct render_spec spec;	/* text reports */
 	bool json;			/* JSON Lines instead */
-	/*
-	 * Reports are rendered into one buffer for the life of the process,
-	 * emptied for each report: it grows to the largest report once and
-	 * is reused, instead of a buffer of tens of kB made and freed per
-	 * report, which fragments the heap between the snapshot's small
-	 * blocks (resident memory would creep up by kBs a second at -i 1).
-	 */
+	/* One buffer for the process, reused: per-report buffers fragmented the heap. */
 	struct outbuf b;
 };
 
@@ -107,10 +101,7 @@ static int heatmap_start(void *ctx, const char *as_user)
 	return SH_EXIT_FAIL;
 }
 
-/*
- * The heatmap shows the first metric measured; a failed write (disk
- * full) is warned once and retried: like --prom-file.
- */
+/* The first metric measured; a failed write is warned once and retried, as --prom-file. */
 static enum out_status heatmap_emit(void *ctx, const struct tick *t)
 {
 	if (heatmap_add(ctx, &t->m[0].shown) || heatmap_write(ctx)) {

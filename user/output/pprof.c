@@ -22,7 +22,6 @@ struct intern {
 	size_t cap;
 };
 
-/* A growing byte buffer. */
 struct pbuf {
 	unsigned char *p;
 	size_t len, cap;

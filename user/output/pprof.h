@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * A pprof profile (github.com/google/pprof, proto/profile.proto) built
- * sample by sample and encoded as protobuf (uncompressed: the caller
- * gzips it). Two sample values, "samples" (count) and the default
- * "off_cpu" (nanoseconds); mappings, locations, functions and strings
- * are made once each, whatever the number of samples that use them.
+ * A pprof profile (proto/profile.proto) built sample by sample, encoded uncompressed; values
+ * "samples" and "off_cpu" (ns); mappings, locations, functions and strings made once each.
  */
 #ifndef SH_PPROF_H
 #define SH_PPROF_H
@@ -28,10 +25,7 @@ struct pprof_frame {
 struct pprof *pprof_new(const char *value_type);
 void pprof_free(struct pprof *pp);
 
-/*
- * A sample of @count samples and @ns nanoseconds, frames @f[0..@n) leaf
- * first, with the labels comm (string), pid and tid (numbers). 0 or -1.
- */
+/* A sample of @count and @ns, frames @f[0..@n) leaf first, labels comm, pid, tid. 0 or -1. */
 int pprof_add(struct pprof *pp, const struct pprof_frame *f, size_t n, __u64 count, __u64 ns,
 	      const char *comm, __u32 pid, __u32 tid);
 

@@ -33,10 +33,7 @@ void extra_share(char *buf, size_t n, bool known, __u64 ns, const struct report 
 
 void extra_pressure(char *buf, size_t n, bool known, __u64 ns, const struct report *r)
 {
-	/*
-	 * a stall is wall time, at most the span; the file is read a little
-	 * apart from the maps, so one stalled all along reads a bit above
-	 */
+	/* A stall is wall time, at most the span (the file is read apart from the maps). */
 	extra_share(buf, n, known, ns < span_ns(r) ? ns : span_ns(r), r);
 }
 
@@ -76,10 +73,7 @@ void extra_top_culprit(char *buf, size_t n, const struct report_group *g)
 	const struct culprit_list *l = g->culprits;
 	char name[256];
 
-	/*
-	 * the largest one that is a key: [rest] is not a culprit, nor is a
-	 * task behind which the waits took no time (all of zero length)
-	 */
+	/* The largest that is a key: [rest] is none, nor a task behind zero-length waits. */
 	if (!l || !l->n || (l->rest && l->n == 1) || !l->c[0].sum_ns) {
 		snprintf(buf, n, "-");
 		return;
@@ -153,7 +147,6 @@ void extra_text(struct outbuf *b, const struct report_group *g, const struct rep
 	}
 }
 
-/* ,"@name":@v */
 static void json_u64(struct outbuf *b, const char *name, __u64 v)
 {
 	ob_str(b, name);

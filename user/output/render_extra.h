@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * What --culprits, --stacks and the cgroup accounting add to a group, in
- * text and JSON. Like the renderers, these only read a report.
- */
+/* What --culprits, --stacks and cgroup accounting add to a group in text and JSON. */
 #ifndef SH_RENDER_EXTRA_H
 #define SH_RENDER_EXTRA_H
 
@@ -13,10 +10,7 @@
 /* Text frames shown of a --stacks stack (the JSON has all of them). */
 #define SH_TEXT_FRAMES 12
 
-/*
- * The lines under a group's summary line in text: its cgroup's throttling
- * and pressure, "waited behind: ...", and the max wait's stack.
- */
+/* Text under a group's line: cgroup throttling and pressure, "waited behind", the max's stack. */
 void extra_text(struct outbuf *b, const struct report_group *g, const struct report *r);
 
 /* --summary: the TOP_CULPRIT column ("-" when none). */

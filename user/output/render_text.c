@@ -90,8 +90,9 @@ static void print_histogram(struct outbuf *b, const struct totals *t,
 	}
 }
 
-/* "  @label @value" of the stats line. */
-/* At cursor @d (room taken): @label (a string literal), then a wait in @unit. */
+/*
+ * "  @label @value" of the stats line at cursor @d (room taken): a literal label, a wait in @unit.
+ */
 #define stat_field(d, label, ns, unit) do {		\
 	put_lit(d, label);				\
 	(d) = fmt_wait_right((d), (ns), (unit), 0);		\
@@ -100,11 +101,6 @@ static void print_histogram(struct outbuf *b, const struct totals *t,
 static void print_stats_line(struct outbuf *b, const struct totals *t, const struct pcts *p,
 			     const struct render_spec *sp, bool who)
 {
-	/*
-	 * the numbers through a cursor into room taken once (see
-	 * print_summary()): the count, then at most 7 waits, each after a
-	 * label no longer than "  p99.9 "
-	 */
 	char *d = ob_room(b, LIT_LEN("count ") + FMT_U64_ROOM +
 			     7 * (LIT_LEN("  p99.9 ") + FMT_WAIT_ROOM)), *start = d;
 
@@ -113,7 +109,6 @@ static void print_stats_line(struct outbuf *b, const struct totals *t, const str
 	put_lit(d, "count ");
 	d += fmt_u64(d, t->count);
 	stat_field(d, "  avg ", t->count ? t->sum_ns / t->count : 0, sp->unit);
-	/* the exact min, where the kernel kept it (not for [exited]) */
 	if (t->has_min)
 		stat_field(d, "  min ", t->min_ns, sp->unit);
 	stat_field(d, "  p50 ", p->p50, sp->unit);
@@ -134,8 +129,8 @@ static void print_stats_line(struct outbuf *b, const struct totals *t, const str
 }
 
 /*
- * -k cgroup: the name people recognise (cgroup_names.h), escaped like the
- * path (a unit name may hold a backslash), or "" when the path says it all.
+ * -k cgroup: the recognisable name (cgroup_names.h), escaped like the path; "" if the path says it
+ * all.
  */
 static void cgroup_note(char *buf, size_t n, const struct report_group *g)
 {
@@ -179,7 +174,6 @@ static void print_key_line(struct outbuf *b, const struct report_group *g, int k
 
 #define SUMMARY_NAME 1024	/* bytes of a --summary name column, longer ones cut */
 
-/* Append @s of @len bytes at @buf + *@o (room is known to be there). */
 static void cat(char *buf, size_t *o, const char *s, size_t len)
 {
 	memcpy(buf + *o, s, len);
@@ -187,10 +181,8 @@ static void cat(char *buf, size_t *o, const char *s, size_t len)
 }
 
 /*
- * The name column of a --summary row into @buf (SUMMARY_BUF bytes: room
- * for every part at its longest), its length returned: the name (cut at
- * SUMMARY_NAME bytes), then the task name, the keys of [rest] or the
- * cgroup's note, and the --min-count mark.
+ * The name column of a --summary row into @buf (SUMMARY_BUF: every part at its longest), its
+ * length: the name cut at SUMMARY_NAME, then comm, [rest]'s keys or the cgroup note, the mark.
  */
 #define SUMMARY_BUF (SUMMARY_NAME + 2 * CG_UNIT_MAX + 160)
 static size_t summary_name(char *buf, const struct report_group *g)
@@ -229,7 +221,6 @@ struct summary_cols {
 	bool no_throttle, no_psi;
 };
 
-/* One row of the summary: group @g, its name @name (@len bytes) in @w columns. 0 or -1. */
 static int summary_row(struct outbuf *b, const struct report *r, const struct render_spec *sp,
 		       const struct report_group *g, const char *name, size_t len, int w,
 		       struct summary_cols *c)
@@ -240,8 +231,9 @@ static int summary_row(struct outbuf *b, const struct report *r, const struct re
 	int i;
 
 	ob_pad(b, name, len, w, false);
-	/* the numbers through a cursor into room taken once: an append per field reloaded
-	 * and stored the buffer's length */
+	/*
+	 * Through a cursor into room taken once: an append per field reloaded the buffer's length.
+	 */
 	if (!(d = start = ob_room(b, 1 + FMT_RIGHT_ROOM + 6 * (1 + FMT_WAIT_ROOM))))
 		return -1;
 	*d++ = ' ';
@@ -287,7 +279,6 @@ static int summary_row(struct outbuf *b, const struct report *r, const struct re
 	*d++ = ' ';
 	ob_commit(b, (size_t)(d - start));
 	name_put(b, g->t.max_comm, ESC_TEXT);
-	/* " CPU\n" */
 	if (!(d = start = ob_room(b, 1 + FMT_U64_ROOM)))
 		return -1;
 	*d++ = ' ';
@@ -303,17 +294,13 @@ static void print_summary(struct outbuf *b, const struct report *r, const struct
 	int w = (int)strlen(kname);
 	size_t n = r->ngroups + (r->rest.nkeys ? 1 : 0), j, len, kept = 0;
 	char name[SUMMARY_BUF];
-	/*
-	 * the names the width pass made, kept for the rows (made once, not
-	 * twice, per key): row j's is names.p[at[j] .. at[j + 1])
-	 */
+	/* The width pass's names kept for the rows: row j's is names.p[at[j] .. at[j + 1]). */
 	struct outbuf names = {};
 	size_t *at = malloc((n + 1) * sizeof(*at));
 	struct summary_cols c = { .cul = sp->culprits && r->metric == SH_METRIC_RUNQ,
 				  .cgs = r->key_type == SH_KEY_CGROUP,
 				  .cau = sp->causes && r->metric == SH_METRIC_RUNQ };
 
-	/* the name column is as wide as the longest name, at most 60 */
 	for (j = 0; j < n && w < 60; j++) {
 		len = summary_name(name, j < r->ngroups ? &r->groups[j] : &r->rest);
 		if ((int)len > w)

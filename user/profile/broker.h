@@ -1,19 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * --profile's privileged broker: a child forked before the poller drops
- * its privileges, that only opens files read-only and hands their
- * descriptors back over a socketpair (SCM_RIGHTS). It keeps root and the
- * capabilities the files need (CAP_SYS_PTRACE: other users' maps;
- * CAP_DAC_READ_SEARCH: files they alone may read; CAP_CHECKPOINT_RESTORE,
- * else CAP_SYS_ADMIN: map_files), under a seccomp filter of its own that
- * allows only receiving, opening read-only, checking and sending. A
- * request names what it wants (symbolize.h's enum sym_file) and a tgid,
- * never a free path: only /proc/TGID/maps, /proc/TGID/stat,
- * /proc/TGID/map_files/START-END and /proc/TGID/root/PATH (an absolute
- * PATH without "..", resolved inside that root with openat2(2)'s
- * RESOLVE_IN_ROOT, O_NOFOLLOW), and only a regular file with the inode
- * the request names for the last two. It ends when the poller closes its
- * end or dies.
+ * --profile's privileged broker: a child forked before the drop that only opens the few /proc
+ * files a request names (never a free path) read-only and passes their fds (SCM_RIGHTS).
  */
 #ifndef SH_BROKER_H
 #define SH_BROKER_H
@@ -29,7 +17,6 @@ struct broker *broker_start(void);
 /* symbolize.h's opener (sym_open_fn) through the broker @b. */
 int broker_open(void *b, enum sym_file what, __u32 tgid, __u64 start, __u64 end, __u64 ino,
 		const char *path);
-/* Close the socket and reap the broker. */
 void broker_stop(struct broker *b);
 
 /* One request, as the socket carries it (for the fuzz target of its validation). */

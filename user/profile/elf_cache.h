@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The ELF files --profile has read (elf_syms.h), one entry per GNU build
- * id (files without one: per device and inode), so two paths to one
- * build share an entry and a file rebuilt under an old path gets its own;
- * a stripped copy of a build is named from the unstripped file once that
- * is seen. Bounded in files and bytes: past them, the least recently used
- * file no mapping references is dropped, and a file that still does not
- * fit is not kept. Build ids are interned, valid until elf_cache_free().
+ * The ELF files --profile read, one per build id (else device and inode), bounded in files and
+ * bytes (least recently used unreferenced file dropped). Build ids interned until elf_cache_free().
  */
 #ifndef SH_ELF_CACHE_H
 #define SH_ELF_CACHE_H

@@ -31,7 +31,6 @@ static int names_init(struct names *n)
 	return 0;
 }
 
-/* A table of @want entries at least, emptied (one string table's lookups). */
 static int names_index(struct names *n, size_t want)
 {
 	size_t slots = 64;
@@ -199,7 +198,6 @@ static void add_symtab(struct elf_syms *s, Elf *elf, Elf_Scn *scn, const GElf_Sh
 	}
 }
 
-/* The first section of type @type, its header into @sh; NULL: none. */
 static Elf_Scn *find_section(Elf *elf, unsigned type, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
@@ -210,7 +208,6 @@ static Elf_Scn *find_section(Elf *elf, unsigned type, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* The section named @want, NULL: none. */
 static Elf_Scn *find_named(Elf *elf, const char *want, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;

@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * One ELF file's function symbols, loadable segments and GNU build id,
- * read with libelf from a file (a descriptor) or from memory (the fuzz
- * target). The file is untrusted: every count and length is bounded
- * (ELF_SYMS_*), names are kept once, as offsets into one copy, and a file
- * libelf cannot read yields no symbols, never a crash. Symbols from
- * .symtab; else .dynsym plus the .symtab of a .gnu_debugdata section
- * (minidebuginfo: an xz-compressed ELF, decoded with liblzma, bounded).
+ * One ELF file's function symbols, PT_LOAD segments and build id (libelf). The file is
+ * untrusted: every count and length bounded (ELF_SYMS_*); an unreadable file has no symbols.
  */
 #ifndef SH_ELF_SYMS_H
 #define SH_ELF_SYMS_H

@@ -93,10 +93,7 @@ void pn_sym_counts(const struct prof_names *pn, size_t *procs, size_t *reused, s
 	*files = sym_nfiles(pn->sym);
 }
 
-/*
- * Append @s to the growing string *@b (of length *@len), ';' first unless
- * empty, then @suffix; a frame never holds the separator: its ';' become ':'.
- */
+/* Append @s to *@b (';' first unless empty), then @suffix; a frame's own ';' become ':'. */
 static int append(char **b, size_t *len, size_t *cap, const char *s, const char *suffix)
 {
 	size_t sl = strlen(s), xl = strlen(suffix);
@@ -132,9 +129,8 @@ static int stack_ips(struct prof_names *pn, int fd, __u64 id)
 }
 
 /*
- * The innermost frames are the tracepoint's: the BPF program,
- * bpf_trace_run*() and, with several programs attached,
- * __traceiter_sched_switch(); the stack starts at their caller. How many.
+ * The innermost frames are the tracepoint's (the program, bpf_trace_run*(), maybe
+ * __traceiter_sched_switch()): the stack starts at their caller. How many.
  */
 static int tracing_frames(struct prof_names *pn, int n)
 {
@@ -149,7 +145,6 @@ static int tracing_frames(struct prof_names *pn, int n)
 	return last + 1;
 }
 
-/* Kernel stack @id named, from the cache or now. NULL: no memory. */
 static const struct kstack_names *kernel_names(struct prof_names *pn, __u64 id)
 {
 	size_t b = hash_words(&id, 1) % KBUCKETS, len = 0, cap = 0;
@@ -211,10 +206,7 @@ static bool user_frame(const struct sym_proc *p, __u64 addr, bool ret, struct pf
 	return true;
 }
 
-/*
- * The user frames of stack @id, outermost first, into @s, cut at the first
- * address outside the executable mappings. 0 or -1 (no memory).
- */
+/* Stack @id's user frames, outermost first, cut at the first non-executable address. 0 or -1. */
 static int user_names(struct prof_names *pn, const struct sh_prof_key *k, struct named_stack *s)
 {
 	int n = stack_ips(pn, pn->ufd, k->ustack), keep = 0;

@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Names of a profile entry's stacks: the folded line (text, flame graph)
- * and its frames one by one (JSON, pprof). Kernel stacks are named once
- * per stack id and shared; user frames with the maps of the process the
- * entry's key names (symbolize.h), read while it runs. A user stack is
- * cut at its first address outside the process's executable mappings (a
- * frame-pointer walk that ran into stack data), the cut marked with a
- * "[truncated]" frame.
+ * Names of a profile entry's stacks: the folded line and its frames. Kernel stacks named once
+ * per id; a user stack cut at its first address outside the executable mappings ("[truncated]").
  */
 #ifndef SH_PROF_NAMES_H
 #define SH_PROF_NAMES_H

@@ -63,11 +63,7 @@ static int cmp_row_wait(const void *x, const void *y)
 	return strcmp(a->e->ns.folded, b->e->ns.folded);
 }
 
-/*
- * The rows: entries sampled since the last report (or since start),
- * merged per (key, folded stack), sorted by key then stack. Their
- * number, or -1 (no memory).
- */
+/* Entries sampled since the last report, merged per (key, folded stack), sorted. Count or -1. */
 static ssize_t make_rows(const struct prof_table *t, bool since_start, int key_type,
 			 struct row **out)
 {
@@ -366,7 +362,6 @@ static size_t pprof_frames(const struct entry *e, struct pprof_frame *f, char *c
 	return n;
 }
 
-/* @len bytes at @p gzipped into *@out. 0 or -1. */
 static int gzip(const char *p, size_t len, char **out, size_t *olen)
 {
 	z_stream z = { 0 };

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * --profile's reports, from the table (prof_table.h): folded stacks
- * (text) or the top stacks per key (JSON Lines) on stdout every interval,
- * and the run so far as an SVG flame graph (--flamegraph) and a gzipped
- * pprof profile (--pprof). Every time is the estimate of the sampled
- * waits (each weighted by 1/P); JSON also gives the samples behind it.
+ * --profile's reports from the table: folded stacks or JSON Lines each interval, and the run's
+ * flame graph and pprof. Times are estimates of the sampled waits (each weighted 1/P).
  */
 #ifndef SH_PROF_REPORT_H
 #define SH_PROF_REPORT_H

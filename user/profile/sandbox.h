@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * --profile once attached: the file broker forked (broker.h) and the
- * frame names' files opened through it, then the poller's privileges
- * dropped (privdrop.h: --user, else nobody when started as root; no
- * capability) and its seccomp filter loaded (seccomp.h). The poller then
- * parses every untrusted file (/proc/PID/maps, ELF files) as that user.
+ * --profile once attached: the broker forked, privileges dropped, the seccomp filter loaded;
+ * the poller then parses every untrusted file (maps, ELF) unprivileged.
  */
 #ifndef SH_SANDBOX_H
 #define SH_SANDBOX_H

@@ -216,9 +216,8 @@ size_t sym_nevicted(const struct sym_cache *c)
 }
 
 /*
- * The mapped file itself: map_files/START-END (the inode mapped, even
- * deleted or replaced under its path; needs CAP_SYS_ADMIN), else the path
- * through the process's root if it is still the inode mapped. -1: neither.
+ * The mapped file itself: map_files/START-END (the inode mapped; CAP_SYS_ADMIN), else the path
+ * under the process's root if still that inode. -1: neither.
  */
 static int open_mapped(const struct sym_cache *c, __u32 tgid, __u64 start, __u64 end,
 		       __u64 ino, const char *file)
@@ -246,7 +245,6 @@ static __u64 proc_start(const struct sym_cache *c, __u32 tgid)
 	return fd < 0 ? 0 : proc_stat_start(fd);
 }
 
-/* The link to process @p in its hash chain. */
 static struct sym_proc **proc_link(struct sym_cache *c, const struct sym_proc *p)
 {
 	struct sym_proc **pp = &c->procs[p->tgid % PROC_BUCKETS];
@@ -267,7 +265,6 @@ static void proc_drop(struct sym_cache *c, struct sym_proc *p)
 /* Mappings kept per process: more is a hostile or broken process. */
 #define MAPS_MAX 65536
 
-/* One executable mapping of a maps line into @p (its path at *@noff of *@names). 0 or -1. */
 static int add_mapping(struct sym_cache *c, struct sym_proc *p, char *line, size_t *cap,
 		       char **names, size_t *ncap, size_t *noff)
 {
@@ -321,7 +318,6 @@ static int add_mapping(struct sym_cache *c, struct sym_proc *p, char *line, size
 	return 0;
 }
 
-/* The executable mappings of @tgid, NULL if gone or out of memory. */
 static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 {
 	char line[4352], *names = NULL;
@@ -359,9 +355,8 @@ static struct sym_proc *maps_read(struct sym_cache *c, __u32 tgid)
 }
 
 /*
- * The maps kept for (@tgid, @start_ticks, @exec_id): that program's, or
- * with @start_ticks 0 the newest of @tgid; *@newest: the newest of that
- * process (or of @tgid), for a program not kept.
+ * The maps kept for (@tgid, @start_ticks, @exec_id), or with @start_ticks 0 @tgid's newest;
+ * *@newest: that process's newest, for a program not kept.
  */
 static struct sym_proc *proc_find(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
 				  __u32 exec_id, struct sym_proc **newest)
@@ -455,7 +450,6 @@ void sym_set_exec_probe(struct sym_cache *c, sym_exec_fn fn, void *arg)
 	c->probe_arg = arg;
 }
 
-/* The name of symbol @y of @e: demangled into the arena, else as the table has it. */
 static const char *sym_name(struct sym_cache *c, const struct elf_file *e,
 			    const struct elf_sym *y)
 {

@@ -1,21 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Names of stack frames for --profile. Kernel frames from /proc/kallsyms
- * (stacks.h); user frames from the ELF symbol tables (elf_syms.h) of the
- * files a process maps executable, opened through an opener (open() under
- * a /proc, or the privileged broker): /proc/PID/map_files (the very inode
- * mapped, even if deleted or replaced under its path), else the path
- * through /proc/PID/root (files inside containers resolve), used only if
- * it is still the inode mapped. A process's maps are read when it is
- * first seen and kept, so frames of a process that exits before the
- * reading still resolve; a process is told by its tgid and its start
- * (/proc/PID/stat's starttime) and program (the kernel's execve() count),
- * so a new process that reuses a tgid, or a new program after execve(),
- * gets its own maps and the old ones are dropped. The files are shared
- * through a bounded cache keyed by build id (elf_cache.h); C++ and Rust
- * names are demangled (demangle.h). A frame nothing covers is named by
- * its module and file offset ("libfoo.so+0x1a2b", with its file's build
- * id), or its address ("[unknown]+0x7f12..."), never dropped.
+ * Names of stack frames for --profile: kallsyms for the kernel, ELF symbols of mapped files
+ * for processes (cached by build id); docs/architecture.md (symbolize.c) has the rules.
  */
 #ifndef SH_SYMBOLIZE_H
 #define SH_SYMBOLIZE_H
@@ -40,10 +26,7 @@ enum sym_file {
 	SYM_MAP_FILE,		/* PROC/TGID/map_files/START-END: the inode mapped */
 	SYM_ROOT_FILE,		/* PROC/TGID/root/PATH: the path in the process's root */
 };
-/*
- * Opens one, read-only: a descriptor or -errno. @start, @end: the mapping
- * (SYM_MAP_FILE); @ino: the inode the mapped file must have, 0: any.
- */
+/* Opens one read-only: fd or -errno. @start, @end: the mapping; @ino: the inode required, 0 any. */
 typedef int (*sym_open_fn)(void *arg, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
 			   __u64 ino, const char *path);
 /* Open through @fn (the privileged broker) instead of open() under proc_root. */
@@ -51,7 +34,6 @@ void sym_set_opener(struct sym_cache *c, sym_open_fn fn, void *arg);
 /* A process's execve() count now (the kernel's, as the BPF side reads it), -1: unknown. */
 typedef __s64 (*sym_exec_fn)(void *arg, __u32 tgid);
 void sym_set_exec_probe(struct sym_cache *c, sym_exec_fn fn, void *arg);
-/* The default opener: open() of the file under @proc_root (a string). */
 int sym_open_direct(void *proc_root, enum sym_file what, __u32 tgid, __u64 start, __u64 end,
 		    __u64 ino, const char *path);
 
@@ -61,22 +43,12 @@ int sym_open_direct(void *proc_root, enum sym_file what, __u32 tgid, __u64 start
 void sym_set_limits(struct sym_cache *c, size_t files, size_t bytes, size_t procs);
 
 /*
- * The maps of the program @exec_id (the kernel's execve() count) of the
- * process @tgid that started at @start_ticks (field 22 of /proc/PID/stat;
- * 0: the newest kept of @tgid, else whichever process has it now, @exec_id
- * unused), read unless kept. Each program of each process has its own
- * maps (a reused tgid or an execve() adds an entry; the entries least
- * recently asked for go past SYM_PROCS_MAX), valid until the next call.
- * NULL: that process or program is gone and its maps were never read (or
- * are unreadable). With an exec probe (sym_set_exec_probe()), maps are
- * kept only when the process ran @exec_id before and after the reading:
- * exact. Without one, a program whose maps are read after the process ran
- * execve() gets the later program's maps.
+ * The maps of program @exec_id of process @tgid started at @start_ticks (0: the newest kept),
+ * read unless kept; valid until the next call. NULL: gone before its maps were read.
  */
 const struct sym_proc *sym_process(struct sym_cache *c, __u32 tgid, __u64 start_ticks,
 				   __u32 exec_id);
 
-/* What one user frame is, for folded stacks, JSON and pprof. */
 struct sym_frame {
 	const char *name;	/* demangled function, "module+0xOFF", "[unknown]+0xADDR";
 				 * valid until the next sym_process() */
@@ -91,27 +63,16 @@ struct sym_frame {
 				 * process (a stack cut there: "[truncated]") */
 };
 
-/*
- * User frame @addr of process @p (may be NULL) into @f. @ret: a return
- * address (every frame but the innermost), looked up at @addr - 1 (the call).
- * Strings other than build_id are valid until the next sym_process().
- */
+/* User frame @addr of @p (or NULL) into @f, valid until sym_process(); @ret: look up @addr - 1. */
 void sym_user_frame(const struct sym_proc *p, __u64 addr, bool ret, struct sym_frame *f);
 
-/*
- * The name of user frame @addr of process @p (may be NULL) into @buf:
- * "func", or "module+0xOFF", or "[unknown]+0xADDR"; *@build_id: the hex
- * GNU build id of the frame's file, NULL if none. @ret: a return address
- * (every frame but the innermost), looked up at @addr - 1 (the call).
- */
+/* User frame @addr of @p as "func", "module+0xOFF" or "[unknown]+0xADDR", *@build_id or NULL. */
 void sym_user(const struct sym_proc *p, __u64 addr, bool ret, char *buf, size_t len,
 	      const char **build_id);
 /* Kernel frame @addr: "func" or "[unknown]+0xADDR"; "func [module]" for modules. */
 void sym_kernel(const struct sym_cache *c, __u64 addr, bool ret, char *buf, size_t len);
 
-/* Processes seen, tgids seen again in a new process, execve()s seen, ELF files held. */
 size_t sym_nprocs(const struct sym_cache *c);
-/* Bytes of symbols the ELF cache holds, and files it dropped to stay in its bounds. */
 size_t sym_nbytes(const struct sym_cache *c);
 size_t sym_nevicted(const struct sym_cache *c);
 size_t sym_nreused(const struct sym_cache *c);

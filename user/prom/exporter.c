@@ -53,10 +53,7 @@ int exporter_open(struct exporter *x, const struct exporter_spec *sp)
 	return 0;
 }
 
-/*
- * Render the view into @x's buffer @fmt (text, OpenMetrics or protobuf),
- * its memory kept from one reading to the next. 0, or -1 when out of memory.
- */
+/* Render the view into @x's buffer @fmt, its memory kept across readings. 0, or -1 (no memory). */
 static int render(struct exporter *x, enum exporter_format fmt)
 {
 	struct outbuf *b = &x->page[fmt];
@@ -73,9 +70,8 @@ static int render(struct exporter *x, enum exporter_format fmt)
 }
 
 /*
- * 0, or -errno of a failed --prom-file write (-ENOMEM: rendering failed).
- * @first: the write at start, whose failure the caller reports; later
- * ones are warned once by atomic_file_update().
+ * 0, or -errno of a failed --prom-file write (-ENOMEM: rendering failed). @first: the start's
+ * write, reported by the caller; later ones warned once by atomic_file_update().
  */
 static int publish(struct exporter *x, bool first)
 {

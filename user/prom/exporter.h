@@ -1,13 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Fleet mode (--listen, --prom-file): after each report tick, the
- * Prometheus views (prom_series.h) are updated from the tick's reports of
- * every key, rendered into the exporter's buffers (kept from one reading
- * to the next) and published to the HTTP server (which copies them) and
- * to the file. Set up in two steps around the loader: what needs
- * privileges (binding the socket, opening the file's directory) before
- * loading, the server thread once the programs are attached and the
- * privileges dropped (main, kernel/privdrop.h).
+ * Fleet mode (--listen, --prom-file): after each report tick the views are updated, rendered
+ * into kept buffers and published to the HTTP server and the file.
  */
 #ifndef SH_EXPORTER_H
 #define SH_EXPORTER_H
@@ -39,7 +33,6 @@ struct exporter {
 	struct outbuf page[EXPORT_FORMAT_NR];	/* the view rendered, by enum exporter_format */
 };
 
-/* Fleet mode's settings. */
 struct exporter_spec {
 	const struct listen_addr *listen; /* --listen, parsed; NULL = no server */
 	const char *prom_file;		/* --prom-file FILE, NULL = no file */
@@ -55,23 +48,15 @@ struct exporter_spec {
 	__u64 interval_ns;		/* -i: /healthz calls a reading older than 3 stale */
 };
 
-/*
- * Before loading: bind --listen, open the --prom-file directory. 0 (also
- * when fleet mode is off), or an exit code after printing why.
- */
+/* Before loading: bind --listen, open the --prom-file directory. 0 (also if off) or exit code. */
 int exporter_open(struct exporter *x, const struct exporter_spec *sp);
 
-/*
- * Once attached, privileges dropped (@as_user: the user switched to, or
- * NULL): publish the empty view, start serving. 0 or an exit code.
- */
+/* Once attached and unprivileged (@as_user): publish the empty view, serve. 0 or an exit code. */
 int exporter_start(struct exporter *x, const char *as_user);
 
 /*
- * After each report tick, before snapshot_gc() and culprits_sweep(): add
- * tick @t's reports of every key (one per metric, as the views), with
- * their culprits, causes and cgroup counters, to the views; publish. 0,
- * or -1 when out of memory.
+ * After each report tick, before snapshot_gc() and culprits_sweep(): add @t's every-key reports
+ * and their extras to the views; publish. 0, or -1 when out of memory.
  */
 int exporter_publish(struct exporter *x, const struct tick *t);
 

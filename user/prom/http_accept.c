@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/*
- * HTTP content negotiation of GET /metrics: the Accept header
- * (http_accept.h): OpenMetrics or the classic text format, and protobuf.
- */
+/* HTTP content negotiation of GET /metrics (http_accept.h). */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -14,7 +11,6 @@
 /* The formats an Accept header can ask for, by the quality it gives each. */
 enum { ACC_TEXT, ACC_OPENMETRICS, ACC_PROTOBUF, ACC_NR };
 
-/* Trim ASCII blanks at both ends, in place. */
 static char *trim(char *s)
 {
 	char *end;
@@ -27,10 +23,8 @@ static char *trim(char *s)
 }
 
 /*
- * One media range of an Accept header: raises @q of the format it names
- * (text/plain and the wildcards that cover it are the classic text format), if its
- * parameters fit what schedhist serves (the text formats' version, the
- * protobuf's proto and encoding).
+ * One media range: raise @q of the format it names (text/plain and its wildcards: classic text)
+ * if its parameters fit what schedhist serves.
  */
 static void accept_range(const char *p, size_t len, double q[ACC_NR])
 {

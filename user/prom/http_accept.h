@@ -5,18 +5,10 @@
 
 #include <stdbool.h>
 
-/*
- * Content negotiation: does this Accept header value ask for OpenMetrics
- * 1.0.0 (application/openmetrics-text, version 1.0.0 or unspecified) at
- * least as much as for the text format? NULL (no header) is no.
- */
+/* Does @accept ask for OpenMetrics 1.0.0 at least as much as for the text format? NULL: no. */
 bool http_accept_openmetrics(const char *accept);
 
-/*
- * Does @accept (an Accept header, or NULL) ask for the protobuf exposition
- * (application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
- * encoding=delimited) at least as much as for a text format?
- */
+/* Does @accept (or NULL) ask for the delimited protobuf exposition at least as much as for text? */
 bool http_accept_protobuf(const char *accept);
 
 #endif /* SH_HTTP_ACCEPT_H */

@@ -24,7 +24,6 @@
 #define LISTEN_BACKLOG 64
 #define REAP_PERIOD_NS (NSEC_PER_SEC / 4)	/* how often deadlines are checked */
 
-/* One open connection, for the limits of http_server.h. */
 struct http_conn {
 	struct http_conn *older, *newer;	/* arrival order */
 	int fd;
@@ -43,7 +42,6 @@ static unsigned long long mono_ns(void)
 	return (unsigned long long)ts.tv_sec * NSEC_PER_SEC + (unsigned long long)ts.tv_nsec;
 }
 
-/* The same client address (the port aside)? */
 static bool same_ip(const struct http_conn *a, const struct http_conn *b)
 {
 	if (a->peer.ss_family != b->peer.ss_family)
@@ -59,11 +57,8 @@ static bool same_ip(const struct http_conn *a, const struct http_conn *b)
 }
 
 /*
- * End a connection: shut its socket down, so that libmicrohttpd's thread
- * sees the end and closes it. The fd is still the connection's: the entry
- * goes away (MHD_CONNECTION_NOTIFY_CLOSED, under the same lock) before
- * libmicrohttpd closes the fd; the peer check guards against a reuse all
- * the same. Under conn_lock.
+ * Shut @c's socket down so libmicrohttpd's thread closes it; the entry goes (NOTIFY_CLOSED,
+ * same lock) before the fd does, and the peer check guards reuse. Under conn_lock.
  */
 static void conn_end(struct http_server *h, struct http_conn *c)
 {
@@ -79,7 +74,6 @@ static void conn_end(struct http_server *h, struct http_conn *c)
 	h->nconns--;
 }
 
-/* The oldest open connection (of @ip's address if set), incomplete requests first. */
 static struct http_conn *oldest(struct http_server *h, const struct http_conn *ip)
 {
 	struct http_conn *c, *any = NULL;
@@ -213,9 +207,8 @@ static void *reaper_main(void *arg)
 }
 
 /*
- * A rendered exposition, shared by the server and the responses in
- * flight: on a mapping of its own, this header then the bytes
- * (http_publish()).
+ * A rendered exposition shared with responses in flight: its own mapping, this header, then the
+ * bytes.
  */
 struct http_page {
 	char *data;			/* right after the header */
@@ -294,7 +287,6 @@ static enum MHD_Result send_page(struct http_server *h, struct MHD_Connection *c
 	return ret;
 }
 
-/* "/": the live page once published, else a link to /metrics. */
 static enum MHD_Result send_index(struct http_server *h, struct MHD_Connection *c)
 {
 	bool none;
@@ -304,7 +296,6 @@ static enum MHD_Result send_index(struct http_server *h, struct MHD_Connection *
 		    : ret;
 }
 
-/* /live.json: the live page's table, once published (only with the live page). */
 static enum MHD_Result send_live_json(struct http_server *h, struct MHD_Connection *c)
 {
 	bool none;
@@ -321,7 +312,6 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 	bool om = http_accept_openmetrics(accept), none;
 	enum MHD_Result ret;
 
-	/* protobuf when asked for and published (not with --prom-classic) */
 	if (http_accept_protobuf(accept)) {
 		ret = send_page(h, c, HTTP_PAGE_PROTOBUF, PROM_TYPE_PROTOBUF, &none);
 		if (!none)
@@ -335,9 +325,7 @@ static enum MHD_Result send_metrics(struct http_server *h, struct MHD_Connection
 }
 
 /*
- * /healthz, for readiness probes: ready once the programs are attached
- * (the server starts only then) and a first reading is published; not
- * ready again when readings stop coming (a stuck poller), with why.
+ * /healthz for readiness probes: ready after the first published reading, not while readings stop.
  */
 static enum MHD_Result send_healthz(struct http_server *h, struct MHD_Connection *c)
 {
@@ -379,7 +367,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct http_server *h = cls;
 	struct http_conn *hc;
 
-	/* the headers are complete: no longer a slow request to close first */
 	if (!*req_cls && (hc = conn_of(c))) {
 		pthread_mutex_lock(&h->conn_lock);
 		hc->answering = true;
@@ -482,7 +469,6 @@ int http_start(struct http_server *h)
 	return 0;
 }
 
-/* A copy of @data as a page of its own (struct http_page); NULL when out of memory. */
 static struct http_page *new_page(struct http_server *h, const char *data, size_t len)
 {
 	struct http_page *p = mmap(NULL, sizeof(*p) + len, PROT_READ | PROT_WRITE,
@@ -539,7 +525,6 @@ void http_publish_protobuf(struct http_server *h, const char *pb, size_t pb_len)
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* Make a copy of @data page @which from now on; out of memory: keep the old one. */
 static void publish_one(struct http_server *h, int which, const char *data, size_t len)
 {
 	struct http_page *fresh = new_page(h, data, len), *old;

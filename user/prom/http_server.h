@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * --listen: GET /metrics over HTTP, served by libmicrohttpd in its own
- * thread. The poller publishes each reading's pages, copied onto
- * mappings of their own, and swaps them in under a mutex; a scrape takes
- * a reference to the current ones and sends them without holding the
- * lock, so scrapes never block the poller and a slow client never sees a
- * half-updated page.
+ * --listen: pages served by libmicrohttpd in its own thread. The poller swaps each reading's
+ * pages in under a mutex; a scrape sends its referenced copy unlocked, never a half-updated page.
  */
 #ifndef SH_HTTP_SERVER_H
 #define SH_HTTP_SERVER_H
@@ -18,16 +14,8 @@
 #include "prom/http_accept.h"
 
 /*
- * Limits that keep hostile or broken clients (slowloris: many connections
- * that send their request a byte at a time, or nothing) from harming the
- * collector or locking out the scrapes. A new connection always gets in:
- * when its address already has HTTP_MAX_PER_IP connections, or all
- * addresses together HTTP_MAX_CONNECTIONS, the oldest one is closed
- * (first those whose request is still incomplete), so a scraper that
- * sends its request at once is answered whatever the others do. Each
- * request, from its connection's start or the end of the previous
- * response to the end of its own response, has HTTP_REQUEST_TIMEOUT_S in
- * all, however busy the client keeps it.
+ * Limits against hostile clients (slowloris): a new connection always gets in, closing its
+ * address's or everyone's oldest (incomplete first); each request has HTTP_REQUEST_TIMEOUT_S.
  */
 #define HTTP_MAX_CONNECTIONS 64		/* open at once, all addresses */
 #define HTTP_MAX_PER_IP 16		/* open at once, from one address */
@@ -74,47 +62,27 @@ struct http_server {
 /* Bind and listen on @a (before privileges are dropped). 0 or -1 after printing why. */
 int http_bind(struct http_server *h, const struct listen_addr *a);
 
-/*
- * Serve, in libmicrohttpd's thread: /metrics, "/" and /healthz (200 once
- * a reading is published and while the last is younger than @stale_ns,
- * else 503 with the reason). 0 or -1 after printing why.
- */
+/* Serve in libmicrohttpd's thread; /healthz 200 while readings are fresh, else 503. 0 or -1. */
 int http_start(struct http_server *h);
 
 /*
- * Make copies of @text (the text format) and @om (OpenMetrics) the pages
- * served from now on; out of memory, the previous ones stay. Each page
- * has a mapping of its own (with its header), unmapped when its last
- * response is sent: pages of changing sizes made every reading left holes
- * in the heap, which long-lived small objects then pinned.
+ * Copies of @text and @om become the pages served from now on (out of memory: the old stay).
+ * Each page has its own mapping, unmapped after its last response: no heap holes.
  */
 void http_publish(struct http_server *h, const char *text, size_t text_len, const char *om,
 		  size_t om_len);
 
-/*
- * Make copies of @html and @json the pages served at "/" and /live.json
- * from now on (the live page and its table, live_page.h), as
- * http_publish(); until the first call "/" links to /metrics and
- * /live.json is not found.
- */
+/* Copies of @html and @json served at "/" and /live.json from now on, as http_publish(). */
 void http_publish_live(struct http_server *h, const char *html, size_t len, const char *json,
 		       size_t json_len);
 
 /* Stop serving (waits for the server thread) and free everything. */
 void http_stop(struct http_server *h);
 
-/*
- * Make a copy of @pb (the protobuf exposition) the page served to the
- * scrapers that ask for it (http_accept_protobuf()), as http_publish();
- * until the first one, and without it (--prom-classic), they get a text
- * format.
- */
+/* A copy of @pb served to scrapers that ask for protobuf, as http_publish(); else text. */
 void http_publish_protobuf(struct http_server *h, const char *pb, size_t pb_len);
 
-/*
- * The pages just published hold a reading of the maps (not the zeros of
- * the start): /healthz answers 200 from now on, while they keep coming.
- */
+/* The pages just published hold a real reading: /healthz answers 200 from now on. */
 void http_reading_done(struct http_server *h);
 
 #endif /* SH_HTTP_SERVER_H */

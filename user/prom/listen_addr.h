@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * --listen ADDR:PORT, parsed without any network access (numeric
- * addresses only, plus "localhost"). A bare "PORT" or ":PORT" binds the
- * loopback address 127.0.0.1: serving anywhere else must be asked for.
- */
+/* --listen ADDR:PORT, parsed without network access; a bare PORT binds 127.0.0.1 only. */
 #ifndef SH_LISTEN_ADDR_H
 #define SH_LISTEN_ADDR_H
 
@@ -16,10 +12,7 @@ struct listen_addr {
 	char text[80];			/* "127.0.0.1:9464", "[::1]:9464": for messages */
 };
 
-/*
- * Parse "PORT", ":PORT", "IPV4:PORT", "localhost:PORT" or "[IPV6]:PORT"
- * (PORT 1-65535). 0, or -1 with the reason in @err.
- */
+/* Parse "PORT", ":PORT", "IPV4:PORT", "localhost:PORT", "[IPV6]:PORT". 0, or -1 and @err. */
 int listen_addr_parse(const char *s, struct listen_addr *a, char *err, size_t errlen);
 
 #endif /* SH_LISTEN_ADDR_H */

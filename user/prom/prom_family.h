@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The Prometheus metric families, written once: name, type, help and unit
- * of each, in the order of every exposition. The text format and
- * OpenMetrics (render_prom.c) and protobuf (prom_native.c) both walk this
- * table, so they export the same families under the same help texts. The
- * families and their labels are a contract, defined in schedhist(8),
- * section OUTPUT.
+ * The Prometheus metric families, written once (name, type, help, unit) in exposition order:
+ * every encoder walks this table. A contract defined in schedhist(8), OUTPUT.
  */
 #ifndef SH_PROM_FAMILY_H
 #define SH_PROM_FAMILY_H
@@ -20,7 +16,6 @@ enum prom_type {
 	PROM_TYPE_INFO,			/* OpenMetrics' info; a gauge of 1 elsewhere */
 };
 
-/* Every family, in the order of every exposition. */
 enum prom_family_id {
 	PROM_WAIT_SECONDS,		/* schedhist_wait_seconds */
 	PROM_EVENTS,			/* schedhist_events_total */
@@ -68,17 +63,10 @@ extern const struct prom_family prom_families[PROM_FAMILY_NR];
 /* Room for any help text that prom_help() writes. */
 #define PROM_HELP_MAX 256
 
-/*
- * The help text of family @f for an exposition of @nmetrics metrics, the
- * first one @metric (enum sh_metric): the wait histogram's names the one
- * metric measured, or says how several share it. In @buf, or static.
- */
+/* Family @f's help text for @nmetrics metrics, the first @metric; in @buf, or static. */
 const char *prom_help(int f, size_t nmetrics, int metric, char buf[PROM_HELP_MAX]);
 
-/*
- * How much of family @f's name OpenMetrics declares in # HELP, # TYPE and
- * # UNIT: all but a counter's _total and an info family's _info.
- */
+/* How much of @f's name OpenMetrics declares: all but a counter's _total, an info's _info. */
 int prom_om_name_len(int f);
 
 /* Are family @f's values nanoseconds, written as seconds? */

@@ -1,18 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * The protobuf exposition of the Prometheus view, with native histograms
- * (prom_native.h). Reads the view only.
- *
- * The messages are encoded by hand, not with protobuf-c (Debian's
- * libprotobuf-c): an exposition only ever encodes, and only ten small
- * messages of io.prometheus.client (MetricFamily, Metric, LabelPair,
- * Counter, Gauge, Histogram, BucketSpan, Bucket, Exemplar and
- * google.protobuf.Timestamp) with three wire types (varint,
- * 64-bit, length-delimited). protobuf-c would take a vendored metrics.proto,
- * protoc-c at build time and its runtime library on every production host
- * for what is a hundred lines of varints here; the unit test decodes the
- * output with a reader of its own, and Prometheus itself reads it in the
- * integration test.
+ * The protobuf exposition of the Prometheus view, with native histograms (prom_native.h),
+ * encoded by hand (why: docs/architecture.md). Reads the view only.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -126,11 +115,7 @@ struct enc {
 	struct outbuf leaf;		/* the Exemplar's LabelPair, Timestamp */
 };
 
-/*
- * A label pair. The value is a name escaped by the rule of escape.h, as in
- * the text formats (there in label syntax; protobuf needs none): valid
- * UTF-8, which Prometheus requires, and the same series name in every format.
- */
+/* A label pair; the value escaped as in the text formats, so every format names the same series. */
 static void pair(struct enc *e, struct outbuf *lp, struct outbuf *parent, int field,
 		 const char *name, const char *value)
 {
@@ -188,14 +173,8 @@ static void span(struct enc *e, __s32 offset, __u32 length)
 }
 
 /*
- * The exemplar of the worst wait @m of the last interval, as the
- * OpenMetrics one (render_prom.c): tid, comm, with --stacks stack_id; the
- * wait in seconds; the reading's time. Prometheus 2.42 reads the
- * exemplars of a native histogram from its classic buckets only (the
- * first bucket that has one), so it comes in the one classic bucket of
- * the wait's grid bucket, with that bucket's true cumulative count and upper
- * bound: a scraper that reads classic buckets too sees a coarse but
- * correct histogram (the +Inf bucket is the count).
+ * The exemplar of the interval's worst wait @m, in the one classic bucket of its grid bucket
+ * with that bucket's true cumulative count (Prometheus reads exemplars from classic buckets).
  */
 static void exemplar_bucket(struct enc *e, const struct totals *t, const struct prom_max *m)
 {
@@ -228,10 +207,8 @@ static void exemplar_bucket(struct enc *e, const struct totals *t, const struct 
 }
 
 /*
- * The native histogram of @t: bucket 0 is the zero bucket, the others
- * positive buckets of the grid's schema at index b + SH_NATIVE_INDEX0(schema), grouped in
- * spans of consecutive non-empty buckets, counts as deltas to the previous
- * bucket's (integer histogram).
+ * The native histogram of @t: bucket 0 the zero bucket, the others at b + SH_NATIVE_INDEX0,
+ * in spans of consecutive non-empty buckets, counts as deltas.
  */
 static void histogram(struct enc *e, const struct totals *t, const struct prom_max *ex)
 {
@@ -304,12 +281,7 @@ static int native_family_end(void *ctx, int fi)
 
 int render_prom_native(FILE *f, const struct prom_view *views, size_t nv)
 {
-	/*
-	 * The encoder's buffers, emptied each time and their memory kept: the
-	 * exposition is made every reading (and rendered on one thread), and
-	 * buffers made and freed in changing sizes left holes in the heap
-	 * (ob_stream() in outbuf.h).
-	 */
+	/* Buffers kept across expositions: freed in changing sizes they left heap holes. */
 	static struct enc e;
 	struct outbuf *all[] = { &e.out, &e.fam, &e.met, &e.sub, &e.span, &e.ex, &e.leaf };
 	size_t i;

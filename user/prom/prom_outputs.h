@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Fleet mode's outputs (output.h): the exporter, and the live page its
- * HTTP server serves. Opened before anything is loaded; every open fills
- * @out so that out->close() frees what it made, also after a failure. 0,
- * or an exit code after printing why.
+ * Fleet mode's outputs: the exporter and its live page. An open fills @out for out->close() even on
+ * failure.
  */
 #ifndef SH_PROM_OUTPUTS_H
 #define SH_PROM_OUTPUTS_H
@@ -16,10 +14,7 @@
 int exporter_output_open(struct output *out, const struct exporter_spec *sp,
 			 struct exporter **x);
 
-/*
- * The live page at "/" of --listen (live_page.h), served by @x's HTTP
- * server (opened before it in the list).
- */
+/* The live page at "/" of --listen, served by @x's HTTP server (opened before it). */
 int live_page_output_open(struct output *out, const struct live_page_spec *sp,
 			  struct exporter *x);
 

@@ -10,12 +10,8 @@
 #define INITIAL_BUCKETS 256
 
 /*
- * The series' pool: entries of one size (the struct and its buckets, its
- * name inside when short) in blocks of PROM_SERIES_PER_BLOCK, a freed entry
- * reused by the next series, the blocks freed with the view. Series come
- * and go with keys (under cgroup churn, many a second); on the heap a
- * freed one was carved up by the small allocations made meanwhile, and
- * the heap grew with its used bytes flat (docs/overhead.md, "Soak").
+ * The series' pool: fixed-size entries in blocks, freed ones reused. Series churn with keys,
+ * and on the heap freed ones were carved up meanwhile: it grew with used bytes flat.
  */
 #define PROM_SERIES_PER_BLOCK 64
 
@@ -30,7 +26,6 @@ static void pool_put(struct prom_view *v, struct prom_series *s)
 	v->free_series = s;
 }
 
-/* A zeroed pool entry; NULL when out of memory. */
 static struct prom_series *pool_get(struct prom_view *v)
 {
 	struct prom_series *s;
@@ -94,7 +89,6 @@ static void grow(struct prom_view *v)
 	v->nbuckets = n;
 }
 
-/* A new, exported name. */
 static struct prom_series *admit(struct prom_view *v, const char *key)
 {
 	struct prom_series *s;
@@ -102,7 +96,6 @@ static struct prom_series *admit(struct prom_view *v, const char *key)
 
 	if (v->nexported + v->nwithdrawn >= v->nbuckets)
 		grow(v);
-	/* its buckets after it, sh_nb of them: sized by the grid in use */
 	s = pool_get(v);
 	if (!s)
 		return NULL;
@@ -135,7 +128,6 @@ static void list_unlink(struct prom_view *v, struct prom_series *s)
 	v->nwithdrawn--;
 }
 
-/* Its names freed, its entry back in the pool. */
 static void series_free(struct prom_view *v, struct prom_series *s)
 {
 	size_t i;
@@ -147,7 +139,6 @@ static void series_free(struct prom_view *v, struct prom_series *s)
 	pool_put(v, s);
 }
 
-/* Drop a withdrawn name for good. */
 static void forget(struct prom_view *v, struct prom_series *s)
 {
 	struct prom_series **pp = &v->table[name_hash(s->key) & (v->nbuckets - 1)];
@@ -225,11 +216,9 @@ void prom_view_free(struct prom_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* Groups that never get a label of their own. */
 static bool folds_into_other(const struct report_group *g)
 {
-	/* [exited] and [rest] are not kernel keys; [other] is the kernel's overflow
-	 * entry, or a task that happens to be named "[other]" */
+	/* [exited], [rest]: not kernel keys; [other]: the overflow entry, or a task named so. */
 	return g->synthetic || g->key.id == SH_OTHER_ID || !strcmp(g->name, PROM_OTHER);
 }
 
@@ -270,7 +259,6 @@ bool prom_max_now(const struct prom_view *v, const struct prom_max *m)
 	return m->update == v->updates && m->ns;
 }
 
-/* Has any series of the @nv views an interval max now? */
 static bool max_present(const struct prom_view *views, size_t nv)
 {
 	size_t j, i;
@@ -311,7 +299,6 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 	size_t n, i;
 
 	v->updates++;
-	/* which names still have a kernel key behind them */
 	n = since->ngroups + (since->rest.nkeys ? 1 : 0);
 	for (i = 0; i < n; i++) {
 		const struct report_group *g = group_at(since, i);
@@ -345,10 +332,8 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 			}
 		}
 		/*
-		 * remember the last @limit withdrawn names, for remember_ns
-		 * (after the walk: forget() unlinks; the list is in the order
-		 * of withdrawal, so the ones to forget come first; a clock
-		 * set back keeps them until it passes them again)
+		 * Keep the last @limit withdrawn names for remember_ns, oldest first (after the
+		 * walk: forget() unlinks); a clock set back keeps them until it passes them again.
 		 */
 		while (v->oldest &&
 		       (v->nwithdrawn > v->limit ||
@@ -396,7 +381,6 @@ int prom_view_update(struct prom_view *v, const struct report *iv,
 	return 0;
 }
 
-/* An admitted culprit of @s named @name, or NULL. */
 static struct prom_culprit *culprit_find(struct prom_series *s, const char *name)
 {
 	size_t i;
@@ -441,11 +425,7 @@ int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 
 		cnt += in[i].count;
 		sum += in[i].sum_ns;
 	}
-	/*
-	 * waits blamed on nobody (culprit_lost); the culprit map is read
-	 * just after the key map, so its pairs can be a few waits ahead of
-	 * the group: never below zero
-	 */
+	/* Waits blamed on nobody; the culprit map is read after the key map, so clamp at zero. */
 	s->rest_count += count > cnt ? count - cnt : 0;
 	s->rest_sum_ns += sum_ns > sum ? sum_ns - sum : 0;
 	return 0;
@@ -511,7 +491,6 @@ size_t prom_series_culprits(const struct prom_series *s, struct prom_culprit out
 	return n;
 }
 
-/* Has any exported series of the @nv views a sample of the per-series counter @f? */
 static bool counter_present(const struct prom_view *views, size_t nv, int f)
 {
 	bool per_culprit = prom_families[f].source == PROM_FROM_CULPRIT;

@@ -1,30 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The Prometheus series table. The view turns the per-interval reports
- * into series whose counters never go backwards while schedhist runs,
- * with a bounded number of key labels:
- *  - A series is named by its key label (the group name the text report
- *    shows), not by the kernel key, and accumulates the interval deltas of
- *    every kernel key of that name: a recreated cgroup or a reused pid
- *    continues the series of its name instead of restarting it.
- *  - At most @limit names are exported under their own label (--top, else
- *    --max-keys). A new name is admitted while there is room, in the order
- *    of the interval's ranking (--sort); once admitted it keeps its label.
- *    Waits of names beyond the limit, and the kernel's own overflow entry,
- *    accumulate in key="[other]", which only ever grows.
- *  - A name whose kernel keys have all been pruned (tasks exited, cgroup
- *    removed) is withdrawn: its series stops being exported (Prometheus
- *    marks it stale) and its room goes to a new name. Withdrawn names
- *    are remembered, with their totals, for PROM_REMEMBER_NS (the last
- *    @limit at most), so a name that comes back meanwhile (a restarted
- *    service's cgroup, a reused pid) resumes its series where it left it;
- *    older ones are forgotten, so churn of names that never come back
- *    (a cgroup per pod or per job) keeps only those of the last minutes.
- *  - With -k cgroup, a series also sums the interval deltas of its
- *    cgroups' cpu.stat and cpu.pressure counters (those of the report
- *    since start's live groups, attached by tick_build()) since it was
- *    first exported: a counter the kernel never gave for its cgroups is
- *    absent; a cgroup re-created under the same path continues it.
+ * The Prometheus series table: monotone series named by key label, at most @limit
+ * of them, the rest in [other]; docs/fleet.md has the rules (admission, withdrawal).
  */
 #ifndef SH_PROM_SERIES_H
 #define SH_PROM_SERIES_H
@@ -34,35 +11,20 @@
 #include "model/culprits.h"
 #include "prom/prom_family.h"
 
-/* The key label of the overflow series. */
 #define PROM_OTHER "[other]"
 
-/*
- * How long a withdrawn name is remembered: Prometheus' default query
- * lookback (5 minutes), beyond which a series that comes back is queried
- * as one that restarted (rate() and increase() take the reset).
- */
+/* How long a withdrawn name is remembered: Prometheus' default lookback (5 minutes). */
 #define PROM_REMEMBER_NS (300ULL * 1000000000ULL)
 
-/* The culprit label of the waits behind culprits not exported on their own. */
 #define PROM_CULPRIT_REST "[rest]"
 
-/*
- * --culprits (runq): one culprit of a series. A series admits at most
- * SH_CULPRIT_TOP culprits, each for good (sticky: its counters only grow);
- * the waits behind any other culprit, and those the kernel could blame on
- * nobody, go to [rest], which only grows too.
- */
+/* --culprits: one sticky culprit of a series (at most SH_CULPRIT_TOP; the rest to [rest]). */
 struct prom_culprit {
 	char *name;			/* the culprit label */
 	__u64 count, sum_ns;		/* the key's waits behind it since it was admitted */
 };
 
-/*
- * The exact longest wait of the last reading's interval among the waits a
- * series took, and the task that had it (the kernel's sh_max): the
- * interval max gauge, and the exemplar of the bucket it fell in.
- */
+/* The last interval's exact longest wait of a series, and its task (the kernel's sh_max). */
 struct prom_max {
 	__u64 ns;			/* longest wait, ns; 0: none */
 	__u32 tid;			/* who had it */
@@ -73,7 +35,7 @@ struct prom_max {
 	__u64 update;			/* prom_view_update() call it belongs to */
 };
 
-/* Key names up to this long are kept inside their series' pool entry, not on their own. */
+/* Key names up to this long live inside their series' pool entry. */
 #define PROM_KEY_INLINE 96
 
 struct prom_series {
@@ -129,82 +91,38 @@ struct prom_view {
 	int culprit_mode;		/* ... with this label culprit_mode (enum sh_culprit_mode) */
 };
 
-/* An empty view; the key "none" exports its one series ("all") at once. 0 or -1. */
+/* An empty view; key "none" exports its one series ("all") at once. */
 int prom_view_init(struct prom_view *v, int metric, int key_type, __u32 limit);
 
-/*
- * Withdrawn names are forgotten @ns after their withdrawal (by the wall
- * clock of the readings, so a poller held up meanwhile keeps no more).
- */
+/* Forget withdrawn names @ns after withdrawal (by the readings' wall clock). */
 void prom_view_remember(struct prom_view *v, __u64 ns);
 void prom_view_free(struct prom_view *v);
 
-/*
- * Add one reading. @interval and @since_start are reports of the same
- * snapshot, built with top 0: the interval's deltas (cumulative false)
- * and the totals since start (cumulative true), taken before the
- * snapshot's pruned keys are collected. A group of @since_start keeps its
- * name alive while its kernel key is (report_group::live). 0, or -1 when out
- * of memory.
- */
+/* Add a reading's @interval deltas and @since_start totals (top 0, before pruned keys go). 0/-1. */
 int prom_view_update(struct prom_view *v, const struct report *interval,
 		     const struct report *since_start);
 
-/*
- * --culprits: after prom_view_update() of the same reading, the culprits
- * of one group of the interval report: the group's name @key, its waits
- * (@count, @sum_ns) and its culprits @in[0..n) of the interval, largest
- * sum first. If the group's waits went to an exported series, that
- * series' culprits take them: an admitted culprit its own, a new one is
- * admitted while the series has fewer than SH_CULPRIT_TOP, every other
- * one (and a culprit named [rest]) to [rest], and the waits no culprit
- * covers (the group's beyond the culprits' sum) to [rest] too. Nothing
- * for a group whose waits went to [other]. 0, or -1 when out of memory.
- */
+/* --culprits, after prom_view_update(): group @key's culprits @in[0..n) to its series. 0 or -1. */
 int prom_view_culprits(struct prom_view *v, const char *key, __u64 count, __u64 sum_ns,
 		       const struct culprit *in, size_t n);
 
-/*
- * --causes: call @fn(@ctx, key label, its causes) for every exported
- * series of @v with cause data, in label order, then [other]. 0, or -1
- * (no memory, or @fn's -1).
- */
+/* --causes: @fn(@ctx, label, causes) for each exported series in label order, then [other]. */
 typedef int (*prom_cause_fn)(void *ctx, const char *key, const struct cause_sums *c);
 int prom_view_causes(const struct prom_view *v, prom_cause_fn fn, void *ctx);
 
-/*
- * The cgroup counter @f (PROM_CG_PERIODS..PROM_PRESSURE_FULL) of
- * @s into *@val (ns for the seconds ones): false when absent.
- */
 bool prom_series_cgstat(const struct prom_series *s, int f, __u64 *val);
 
-/*
- * The culprits of @s as exported: the admitted ones sorted by name, then
- * [rest] (when @s has culprit data), into @out; how many.
- */
 size_t prom_series_culprits(const struct prom_series *s, struct prom_culprit out[SH_CULPRIT_TOP + 1]);
 
-/*
- * The gauge schedhist_interval_max_wait_seconds: the exact max of @m, a
- * series' (or [other]'s) of view @v, if the last reading's interval had a
- * wait there; else false (the sample is left out).
- */
+/* The interval max gauge of @m: false when the last interval had no wait there. */
 bool prom_max_now(const struct prom_view *v, const struct prom_max *m);
 
-/*
- * Has family @f (prom_family.h) a sample in the @nv views? Those of the
- * interval max, the culprits and the cgroup counters are left out of every
- * exposition while they have none; the others always have one.
- */
+/* Has family @f a sample in the @nv views? (Some families are left out while empty.) */
 bool prom_family_present(const struct prom_view *views, size_t nv, int f);
 
-/* Histogram series exported now (names plus [other]); each is PROM_LINES_PER_KEY lines. */
+/* Histogram series exported now (names plus [other]), PROM_LINES_PER_KEY lines each. */
 size_t prom_view_series(const struct prom_view *v);
 
-/*
- * The series exported now, sorted by key (the order of every exposition),
- * in a malloc()ed array of *@n (free() it); NULL when out of memory.
- */
 struct prom_series **prom_view_sorted(const struct prom_view *v, size_t *n);
 
 #endif /* SH_PROM_SERIES_H */

@@ -10,7 +10,6 @@
 #include "lib/names.h"
 #include "lib/util.h"
 
-/* A walk in progress: the encoder and the sample being filled. */
 struct walk {
 	const struct prom_encoder *enc;
 	void *ctx;
@@ -25,16 +24,14 @@ static void add_label(struct walk *w, const char *name, const char *value, bool 
 		w->s.label[w->s.nlabels++] = (struct prom_label){ name, value, is_name };
 }
 
-/* Start a sample of family @fi: no labels yet. */
 static void begin(struct walk *w, int fi)
 {
 	w->s = (struct prom_sample){ .family = fi, .seconds = prom_family_seconds(fi) };
 }
 
 /*
- * A key's labels: metric, key_type, key, and for -k cgroup the names read
- * from its path (cgroup_names.h), those found only (an empty label is no
- * label to Prometheus). Each is a function of the key: no more series.
+ * A key's labels: metric, key_type, key, and with -k cgroup the names found in its path (no
+ * empty labels). Each is a function of the key: no more series.
  */
 static void key_labels(struct walk *w, const struct prom_view *v, const char *key)
 {
@@ -209,7 +206,6 @@ static int reasons(struct walk *w, const struct prom_view *v, int fi, const int 
 	return 0;
 }
 
-/* Family @fi's samples of view @v. */
 static int view_samples(struct walk *w, const struct prom_view *v, int fi)
 {
 	struct cause_walk cw = { w, v };

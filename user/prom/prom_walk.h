@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The samples of an exposition, walked once for every encoding: family by
- * family (prom_family.h), each sample with its labels in order and its
- * value or histogram. The text, OpenMetrics (render_prom.c) and protobuf
- * (prom_native.c) encoders only encode what this walk hands them.
+ * The samples of an exposition, walked once for every encoding (text, OpenMetrics, protobuf):
+ * family by family, each sample's labels in order and its value or histogram.
  */
 #ifndef SH_PROM_WALK_H
 #define SH_PROM_WALK_H
@@ -38,11 +36,7 @@ struct prom_encoder {
 	int (*family_end)(void *ctx, int family);	/* may be NULL */
 };
 
-/*
- * Walk the families present in the @nv views (one per metric measured),
- * in order, and their samples: series sorted by key, [other] last. 0, or
- * -1 when an encoder's call failed or memory ran out.
- */
+/* Walk the families present in the @nv views and their samples ([other] last). 0 or -1. */
 int prom_walk(const struct prom_view *views, size_t nv, const struct prom_encoder *enc,
 	      void *ctx);
 

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/*
- * Prometheus exposition: the bounded, monotone series of the waits since
- * start (prom_series.h), rendered in the text format 0.0.4 or in
- * OpenMetrics 1.0.0. Reads the series only; never touches the maps.
- */
+/* Prometheus text 0.0.4 and OpenMetrics 1.0.0 of the series table (prom_series.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -44,14 +40,8 @@ static void fmt_seconds(char *buf, size_t n, __u64 ns)
 }
 
 /*
- * The "le" of classic bucket @i: 2^(i-20) s, the upper edge of bucket
- * i << schema of the grid (schedhist.h): whatever the schema, the classic
- * exposition keeps one bucket per power of two (a finer grid adds its
- * buckets up; native histograms carry it whole), so a series keeps its 43
- * lines. In the
- * shortest form that reads back as the same double, as Go's strconv 'g'
- * writes it ("9.5367431640625e-07", "0.0009765625", "1", "512"); +Inf
- * for the last bucket, which holds every longer wait.
+ * The "le" of classic bucket @i, 2^(i-20) s: one per power of two at any schema, so a series keeps
+ * its 43 lines; shortest round-trip form as Go's 'g' writes it; +Inf for the last.
  */
 static void fmt_le(char *buf, size_t n, int i)
 {
@@ -88,13 +78,8 @@ static void family(FILE *f, bool om, int fi, const char *help)
 }
 
 /*
- * OpenMetrics: the exemplar of the worst wait @m of the last interval, at
- * the end of its bucket's line: tid, comm and with --stacks stack_id
- * (frames_id()); its value the wait in seconds, its timestamp the
- * reading's, in milliseconds as the JSON report's "time". The label
- * names and values hold at most 101 characters (tid 3 + 10 digits, comm
- * 4 + 15 bytes of at most 4 characters each once escaped, "\xNN",
- * stack_id 8 + 16), within OpenMetrics' limit of 128.
+ * OpenMetrics: the interval's worst wait @m as an exemplar on its bucket's line (tid, comm,
+ * stack_id; seconds; the reading's ms): at most 101 label characters, within the limit of 128.
  */
 static void put_exemplar(FILE *f, const struct prom_max *m)
 {
@@ -200,7 +185,7 @@ static int text_family(void *ctx, int fi, const char *help)
 int render_prom(FILE *f, const struct prom_view *views, size_t nv, bool om)
 {
 	static const struct prom_encoder text = { .family = text_family, .sample = text_sample };
-	/* kept: the exposition is made every reading, on one thread (ob_stream() in outbuf.h) */
+	/* Kept across expositions, made on one thread (ob_stream() in outbuf.h). */
 	static struct text_enc t;
 	int i;
 
