@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/*
- * Command line parsing, driven by one table, opt_defs[] (options_table.c): names, --help line,
- * field, parser, rules; options_rules.c parses what needs more than a type.
- */
+/* Command line parsing, driven by opt_defs[] (options_table.c); options_rules.c has the rest. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -33,10 +30,7 @@ int opt_usage_error(const char *fmt, ...)
 	return SH_EXIT_USAGE;
 }
 
-/*
- * getopt refused @arg (@opt): say why. A foreign short letter is unknown; else a long option is
- * unknown, an ambiguous prefix, or a flag given "=VALUE" (@opt its letter: "--json=1" is no "-j").
- */
+/* getopt refused @arg (@opt): unknown, ambiguous, or a flag given "=VALUE" ("--json=1"). */
 static int option_error(const char *arg, int opt)
 {
 	const struct opt_def *hit = NULL;
@@ -113,7 +107,6 @@ static void store_uint(void *p, size_t size, __u64 v)
 	}
 }
 
-/* Option @d with @arg (NULL for a flag): -1 when taken, or an exit code. */
 static int apply(struct parse_state *st, const struct opt_def *d, const char *arg)
 {
 	void *f = opt_field(st, d);
@@ -222,7 +215,6 @@ int parse_options(int argc, char **argv, struct options *o)
 			return r;
 	}
 
-	/* runqlat-compatible positionals: [interval [count]] */
 	positional_interval = optind < argc;
 	if (optind < argc &&
 	    (r = positional(&st, 'i', argv[optind++], "interval given twice (-i and positional)")) >= 0)

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/*
- * The one option table: for each option its names, its --help line, the
- * field of struct options it fills, how its value is parsed and checked
- * and the rule it keeps with the other options; and --help from it.
- */
+/* The one option table (names, --help line, field, parser, rule), and --help from it. */
 #include <stdio.h>
 
 #include "cli/options_defs.h"

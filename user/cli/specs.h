@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * The command line turned into what each module is told: the modules
- * take these small specs and never see struct options. Pure: main and
- * the unit tests build them the same way.
- */
+/* The command line as each module's small spec (modules never see struct options); pure. */
 #ifndef SH_SPECS_H
 #define SH_SPECS_H
 

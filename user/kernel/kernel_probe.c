@@ -78,7 +78,6 @@ bool has_member(const struct btf *btf, const char *sname, const char *mname)
 	return false;
 }
 
-/* The first of @n (struct, member) pairs @btf lacks, said in @msg (@len bytes); false if none. */
 static bool missing_member(const struct btf *btf, const char *const (*need)[2], size_t n,
 			   char *msg, size_t len)
 {
@@ -129,10 +128,7 @@ int probe_method(const char **why, int *clock)
 	return *why ? SH_METHOD_WAKEUP : SH_METHOD_SCHED_INFO;
 }
 
-/*
- * Task table entries: the power of two at or above pid_max, at most SH_TASK_ENTRIES_MAX (beyond,
- * tasks that find their entry taken use task storage: exact, slower).
- */
+/* The power of two at or above pid_max, at most SH_TASK_ENTRIES_MAX (beyond: task storage). */
 __u32 probe_task_table_size(void)
 {
 	unsigned long pid_max = SH_TASK_ENTRIES_MAX;

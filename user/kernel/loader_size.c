@@ -21,10 +21,7 @@ bool loader_keyed(const struct loader_spec *sp)
 	return sp->key_type != SH_KEY_NONE && sp->key_type != SH_KEY_CPU;
 }
 
-/*
- * Cache entries per CPU: SH_CACHE, or SCHEDHIST_CACHE_ENTRIES (a power of two up to SH_CACHE_MAX;
- * 1 makes every key switch a miss, for tests). 0, or -2 when invalid (said why).
- */
+/* Cache entries per CPU: SH_CACHE or SCHEDHIST_CACHE_ENTRIES (a power of two). 0, or -2. */
 static int cache_size(struct loader *l)
 {
 	const char *e = getenv("SCHEDHIST_CACHE_ENTRIES");

@@ -37,10 +37,7 @@ int privdrop_lookup(const char *name, struct user *u)
 	return 0;
 }
 
-/*
- * No supplementary group, always: a process that cannot drop them (no
- * CAP_SETGID) is fine only if it has none.
- */
+/* No supplementary groups, always: without CAP_SETGID that is fine only if there are none. */
 static int drop_groups(void)
 {
 	if (!setgroups(0, NULL) || (errno == EPERM && getgroups(0, NULL) == 0))
@@ -77,7 +74,6 @@ static int apply_caps(int keep, bool effective)
 	return capng_apply(CAPNG_SELECT_CAPS) ? -1 : 0;
 }
 
-/* -v: who the process is from now on, as the kernel says. */
 static void say_who(const char *caps)
 {
 	struct passwd *pw = getpwuid(getuid());

@@ -18,10 +18,7 @@ static inline size_t hash_bytes(const void *p, size_t n)
 	return (size_t)(h ^ (h >> 29));
 }
 
-/*
- * The same job for a fixed-size key of @n 64-bit words (snapshot keys):
- * a multiply and a shift per word instead of per byte.
- */
+/* The same for a fixed-size key of @n 64-bit words: a multiply and shift per word. */
 static inline size_t hash_words(const __u64 *w, size_t n)
 {
 	__u64 h = 1469598103934665603ULL;

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * One logging interface for the poller: warnings always, info and debug
- * by -v. The level lives in log.c; main sets it from the options once.
- */
+/* One logging interface: warnings always, info and debug by -v (main sets the level once). */
 #ifndef SH_LOG_H
 #define SH_LOG_H
 
@@ -16,7 +13,6 @@ enum log_level {
 
 /* The level shown from now on (a -v count: beyond SH_LOG_DEBUG is kept). */
 void log_set_level(int level);
-/* The level set, SH_LOG_WARN until log_set_level(). */
 int log_level(void);
 
 #define pr_warn(fmt, ...) fprintf(stderr, "schedhist: " fmt, ##__VA_ARGS__)

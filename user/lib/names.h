@@ -14,7 +14,6 @@ enum unit {
 	SH_UNIT_NR,
 };
 
-/* What the ranking (--sort) orders keys by, largest first. */
 enum sort_key {
 	SH_SORT_SUM = 0,
 	SH_SORT_COUNT,
@@ -24,7 +23,6 @@ enum sort_key {
 	SH_SORT_NR,
 };
 
-/* The percentile lines drawn over the heatmap (--heatmap-lines), as bits. */
 enum hm_lines {
 	HM_LINE_P50 = 1 << 0,
 	HM_LINE_P99 = 1 << 1,

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The elements of array @a (an array, not a pointer). */
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The version the Makefile passes (git describe); a build outside it says so. */
@@ -15,10 +14,8 @@
 #endif
 
 /*
- * Room for one more element in the array at *@arr (a pointer to the
- * array's pointer) of *@cap elements of @size bytes, @n of them taken:
- * its capacity doubled when full, @first at the start. 0, or -1 when out
- * of memory (the array as it was).
+ * Room for one more of @size-byte elements in *@arr (*@cap, @n taken): doubled when full,
+ * @first at the start. 0, or -1 when out of memory (the array as it was).
  */
 static inline int array_reserve(void *arr, size_t *cap, size_t n, size_t size, size_t first)
 {

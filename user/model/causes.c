@@ -125,7 +125,6 @@ void causes_forget(struct cause_table *t, const struct sh_key *key)
 
 static const struct cause_sums none;
 
-/* @e's causes since start, or this interval's */
 static const struct cause_sums *span_of(const struct cause_table *t,
 					const struct cause_entry *e, bool since_start)
 {

@@ -30,7 +30,6 @@ struct totals {
 extern int sh_schema;
 extern int sh_nb;
 void grid_set(int schema);
-/* Bytes of one kernel histogram (struct sh_hist with its buckets) of the grid in use. */
 static inline size_t hist_bytes(void)
 {
 	return SH_HIST_SIZE(sh_nb);
@@ -71,12 +70,9 @@ static inline __u64 bucket_hi(int i)
 {
 	return i >= sh_nb - 1 ? UINT64_MAX : bucket_edge(i) + 1;
 }
-/* The bucket a wait of @ns falls in: the kernel's sh_bucket(). */
 int bucket_of(__u64 ns);
 
-/* @dst += @src, taking the larger max (and who had it). */
 void totals_add(struct totals *dst, const struct totals *src);
-/* The same for everything but the buckets (count, sum, max, min). */
 void totals_add_meta(struct totals *dst, const struct totals *src);
 void totals_merge_max(struct totals *dst, __u64 max_ns, __u32 tid, __u32 pid,
 		      __u32 cpu, const char *comm);
@@ -89,7 +85,6 @@ void totals_merge_min(struct totals *dst, __u64 min_ns);
  */
 __u64 totals_quantile(const struct totals *t, double q);
 
-/* The same for @n increasing quantiles @q into @out, in one pass over the buckets. */
 void totals_quantiles(const struct totals *t, const double *q, int n, __u64 *out);
 
 #endif /* SH_HIST_H */

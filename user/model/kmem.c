@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/*
- * Kernel memory of the BPF maps from their definitions (kmem.h): each map type's map_mem_usage()
- * formula with its fixed structure sizes (docs/architecture.md, kmem.c).
- */
+/* Kernel memory of the BPF maps, by map_mem_usage()'s formulas (docs/architecture.md, kmem.c). */
 #include <stddef.h>
 
 #include "schedhist.h"
@@ -65,14 +62,12 @@ static __u64 array_bytes(__u64 entries, __u64 vsize, int ncpus, bool percpu, boo
 	return KMEM_ARRAY_HEAD + entries * round8(vsize);
 }
 
-/* A hash without preallocation, every entry taken. */
 static __u64 hash_entry(__u64 ksize, __u64 vsize, int ncpus, bool percpu)
 {
 	return KMEM_HTAB_ELEM + round8(ksize) +
 	       (percpu ? 8 + (round8(vsize) + KMEM_LLIST_NODE) * ncpus : round8(vsize));
 }
 
-/* A preallocated LRU per-CPU hash: every element made at creation. */
 static __u64 lru_percpu_bytes(__u64 entries, __u64 ksize, __u64 vsize, int ncpus)
 {
 	return KMEM_HTAB_HEAD + pow2_ceil(entries) * KMEM_HTAB_BUCKET +

@@ -24,7 +24,6 @@ void tick_init(struct tick *t, const struct tick_spec *sp)
 	t->cgstats.keep_all = sp->report.cumulative;
 }
 
-/* The directory of cgroup @path under @cg's mount into @dir; false if it does not fit. */
 static bool cgroup_dir(const struct cgroups *cg, const char *path, char *dir, size_t len)
 {
 	return snprintf(dir, len, "%s%s", cg->mount, strcmp(path, "/") ? path : "") < (int)len;
@@ -100,7 +99,6 @@ int tick_attach_cgstat(struct cgstat_table *c, struct report *r, const struct cg
 	return 0;
 }
 
-/* The reports shown of metric @i, with their extras. 0, or -1 when out of memory. */
 static int build_shown(struct tick *t, int i, struct snapshot *s, const struct tick_sources *src,
 		       double span_s)
 {
@@ -125,10 +123,7 @@ static int build_shown(struct tick *t, int i, struct snapshot *s, const struct t
 	return 0;
 }
 
-/*
- * Fleet mode's reports of metric @i: every key (the view bounds keys itself), interval and since
- * start, one reading's time. 0, or -1 when out of memory.
- */
+/* Fleet mode's every-key reports of metric @i, interval and since start. 0, or -1 (no memory). */
 static int build_every_key(struct tick *t, int i, struct snapshot *s,
 			   const struct tick_sources *src)
 {

@@ -29,10 +29,7 @@ static void init_common(struct heatmap *hm, const struct heatmap_spec *sp)
 		snprintf(hm->host, sizeof(hm->host), "?");
 }
 
-/*
- * @hm's columns with their buckets in one block. 0, or -1 (no memory). Every page is written
- * now so memory is resident from the start (memset() of zeros becomes calloc(): not written).
- */
+/* @hm's columns and buckets in one block, every page written now (resident from the start). */
 static int alloc_cols(struct heatmap *hm)
 {
 	size_t c, size = hm->max_cols * (sizeof(*hm->cols) + (size_t)sh_nb * sizeof(__u64));
@@ -149,7 +146,6 @@ int heatmap_add(struct heatmap *hm, const struct report *r)
 		__u64 v = t ? t->buckets[i] : 0;
 
 		if (hm->cumulative) {
-			/* a since-start report: the column is what is new */
 			c->buckets[i] = v >= hm->prev[i] ? v - hm->prev[i] : 0;
 			hm->prev[i] = v;
 		} else {
@@ -165,7 +161,6 @@ static int svg_fill(FILE *out, void *hm)
 	return 0;
 }
 
-/* One atomic rewrite, the picture written as it is drawn (atomic_file_write_fill()). */
 static int write_svg(struct heatmap *hm, bool first)
 {
 	return first ? atomic_file_write_fill(&hm->file, svg_fill, hm)

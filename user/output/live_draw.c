@@ -77,7 +77,6 @@ static void sparkline(const struct live *lv, const struct live_hist *h, int w, _
 	}
 }
 
-/* The widths of the table's columns in a terminal of @ncols; 0: the column does not fit. */
 struct live_cols {
 	int key_w, maxby_w, culp_w, spark_w;
 };
@@ -175,7 +174,6 @@ static void draw_titles(const struct live *lv, const struct live_cols *c, int nc
 	attroff(A_BOLD);
 }
 
-/* Row @r of the table on line @y, its trend scaled to [@spark_lo, @spark_hi]. */
 static void draw_row(struct live *lv, const struct live_row *r, const struct live_cols *c,
 		     int y, int ncols, __u64 spark_lo, __u64 spark_hi)
 {
@@ -209,7 +207,6 @@ static void draw_row(struct live *lv, const struct live_row *r, const struct liv
 	}
 }
 
-/* The footer: the keys, the rows shown of @nvis (@shown from the scroll position). */
 static void draw_footer(const struct live *lv, size_t nvis, size_t shown, int ncols,
 			int nlines)
 {

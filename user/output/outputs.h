@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * The outputs of the poll loop (output.h), each opened before anything
- * is loaded (a bad path or a closed stdout fails at once). Every open
- * fills @out so that out->close() frees what it made, also after a
- * failure. 0, or an exit code after printing why.
- */
+/* The poll loop's outputs, each opened before loading; out->close() frees even after failure. */
 #ifndef SH_OUTPUTS_H
 #define SH_OUTPUTS_H
 

@@ -8,7 +8,6 @@
 #include "lib/outbuf.h"
 #include "lib/fmt.h"
 
-/* How text reports look. */
 struct render_spec {
 	int unit;			/* enum unit of the waits shown */
 	bool timestamp;			/* a time line before each report */
@@ -20,9 +19,8 @@ struct render_spec {
 };
 
 /*
- * The version of the JSON report's layout ("schema" in every report):
- * raised when a field changes meaning or goes away, not when one is
- * added. docs/report.schema.json describes this version.
+ * The JSON layout's version ("schema"): raised when a field changes meaning or goes, not when
+ * one is added. docs/report.schema.json describes it.
  */
 #define SH_JSON_SCHEMA 1
 
@@ -31,7 +29,6 @@ void render_text(struct outbuf *b, const struct report *r, const struct render_s
 /* One JSON object on one line (JSON Lines), appended to @b: the report says everything. */
 void render_json(struct outbuf *b, const struct report *r);
 
-/* RFC 3339 UTC with milliseconds. */
 void fmt_rfc3339(char *buf, size_t n, const struct timespec *ts);
 
 #endif /* SH_RENDER_H */

@@ -117,7 +117,6 @@ static int open_req(const struct broker_req *r)
 	return fd;
 }
 
-/* The answer: an errno (0: ok) and, if 0, the descriptor. */
 static int send_fd(int sock, int err, int fd)
 {
 	union {

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* Symbol names demangled with libiberty (C++ and Rust, both manglings). */
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty/demangle.h>

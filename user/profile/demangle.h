@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/*
- * C++ (Itanium "_Z"), Rust v0 ("_R") and legacy Rust ("_ZN...17h<hash>E")
- * symbol names demangled with libiberty's cplus_demangle (GNU binutils'
- * demangler), with parameters and qualifiers (DMGL_PARAMS | DMGL_ANSI).
- */
+/* C++ and Rust (v0, legacy) names demangled by libiberty's cplus_demangle, with parameters. */
 #ifndef SH_DEMANGLE_H
 #define SH_DEMANGLE_H
 

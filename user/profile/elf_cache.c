@@ -143,7 +143,6 @@ static bool make_room(struct elf_cache *c, size_t need)
 	return true;
 }
 
-/* @s (read already) as a new entry; NULL (and @s freed) if it does not fit. */
 static struct elf_file *file_add(struct elf_cache *c, struct elf_syms *s, __u64 dev, __u64 ino)
 {
 	size_t b = file_bucket(s, dev, ino);

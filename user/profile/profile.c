@@ -71,7 +71,6 @@ static int sandbox(struct profile *pr)
 	return 0;
 }
 
-/* Open the file outputs before anything is loaded. 0 or SH_EXIT_USAGE. */
 static int open_files(struct profile *pr)
 {
 	char err[256];
@@ -93,7 +92,6 @@ static int open_files(struct profile *pr)
 	return 0;
 }
 
-/* The BPF object's settings from the spec, before its load. */
 static void configure(struct profile *pr)
 {
 	const struct profile_spec *sp = pr->sp;
@@ -179,7 +177,6 @@ static void finish(struct profile *pr)
 		atomic_file_close(&pr->pp);
 }
 
-/* A report at @t: stdout, then the files of the run so far. 0 or -1. */
 static int report(struct profile *pr, __u64 t, __u64 t0, __u64 last)
 {
 	const struct profile_spec *sp = pr->sp;

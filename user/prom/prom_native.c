@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/*
- * The protobuf exposition of the Prometheus view, with native histograms (prom_native.h),
- * encoded by hand (why: docs/architecture.md). Reads the view only.
- */
+/* The protobuf exposition with native histograms, hand-encoded (why: docs/architecture.md). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +27,8 @@ enum {
 	TS_SECONDS = 1, TS_NANOS = 2,				/* google.protobuf.Timestamp */
 };
 
-/* MetricType */
 enum { TYPE_COUNTER = 0, TYPE_GAUGE = 1, TYPE_HISTOGRAM = 4 };
 
-/* Wire types */
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 
 /* The zero bucket's threshold: bucket 0's upper edge, 2^-20 s (schedhist.h). */
@@ -96,7 +91,6 @@ static void pb_string(struct outbuf *b, int field, const char *s)
 	pb_bytes(b, field, s, strlen(s));
 }
 
-/* A sub-message: @child's bytes, then @child emptied for reuse. */
 static void pb_msg(struct outbuf *b, int field, struct outbuf *child)
 {
 	pb_bytes(b, field, child->p, child->len);
@@ -137,13 +131,11 @@ static void pair(struct enc *e, struct outbuf *lp, struct outbuf *parent, int fi
 		free(esc);
 }
 
-/* A label of the metric in progress. */
 static void label(struct enc *e, const char *name, const char *value)
 {
 	pair(e, &e->sub, &e->met, M_LABEL, name, value);
 }
 
-/* Start family @fi: its name, help and type; its metrics follow. */
 static void family(struct enc *e, int fi, const char *help)
 {
 	static const int types[] = {
@@ -172,10 +164,7 @@ static void span(struct enc *e, __s32 offset, __u32 length)
 	pb_msg(&e->sub, H_POS_SPAN, &e->span);
 }
 
-/*
- * The exemplar of the interval's worst wait @m, in the one classic bucket of its grid bucket
- * with that bucket's true cumulative count (Prometheus reads exemplars from classic buckets).
- */
+/* The worst wait's exemplar, in its grid bucket's classic bucket with the true cumulative count. */
 static void exemplar_bucket(struct enc *e, const struct totals *t, const struct prom_max *m)
 {
 	int i, b = bucket_of(m->ns);
@@ -206,10 +195,7 @@ static void exemplar_bucket(struct enc *e, const struct totals *t, const struct 
 	pb_msg(&e->sub, H_BUCKET, &e->span);
 }
 
-/*
- * The native histogram of @t: bucket 0 the zero bucket, the others at b + SH_NATIVE_INDEX0,
- * in spans of consecutive non-empty buckets, counts as deltas.
- */
+/* @t as a native histogram: bucket 0 the zero bucket, spans of non-empty buckets, delta counts. */
 static void histogram(struct enc *e, const struct totals *t, const struct prom_max *ex)
 {
 	__u64 count = 0, prev = 0;
@@ -247,7 +233,6 @@ static void histogram(struct enc *e, const struct totals *t, const struct prom_m
 	pb_msg(&e->fam, MF_METRIC, &e->met);
 }
 
-/* One sample: its labels, then its histogram, or its value as a counter or gauge. */
 static int native_sample(void *ctx, const struct prom_sample *s)
 {
 	struct enc *e = ctx;

@@ -53,7 +53,6 @@ struct live_page_out {
 	struct outbuf html, json;	/* the page and its table, rendered (kept for the next) */
 };
 
-/* The page as it stands, to "/", and its table to /live.json. 0, or -1 when out of memory. */
 static int live_page_publish(struct live_page_out *w)
 {
 	if (live_page_render(&w->lp, &w->html) || live_page_render_json(&w->lp, &w->json))
@@ -72,7 +71,6 @@ static int live_page_start(void *ctx, const char *as_user)
 	return 0;
 }
 
-/* The first metric measured, as the heatmap. */
 static enum out_status live_page_emit(void *ctx, const struct tick *t)
 {
 	struct live_page_out *w = ctx;

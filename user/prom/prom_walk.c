@@ -29,10 +29,7 @@ static void begin(struct walk *w, int fi)
 	w->s = (struct prom_sample){ .family = fi, .seconds = prom_family_seconds(fi) };
 }
 
-/*
- * A key's labels: metric, key_type, key, and with -k cgroup the names found in its path (no
- * empty labels). Each is a function of the key: no more series.
- */
+/* A key's labels (with -k cgroup the names found in its path): a function of the key. */
 static void key_labels(struct walk *w, const struct prom_view *v, const char *key)
 {
 	struct cg_labels *l = &w->cg;
@@ -60,14 +57,12 @@ static int emit(struct walk *w)
 	return w->enc->sample(w->ctx, &w->s);
 }
 
-/* A value sample of family @fi with the labels added since begin(). */
 static int value(struct walk *w, __u64 v)
 {
 	w->s.value = v;
 	return emit(w);
 }
 
-/* The wait histogram of one series (@ex: its interval max, or NULL). */
 static int histogram(struct walk *w, const struct prom_view *v, const char *key,
 		     const struct totals *t, const struct prom_max *ex)
 {
@@ -96,7 +91,6 @@ static int wait_histograms(struct walk *w, const struct prom_view *v)
 	return err;
 }
 
-/* schedhist_interval_max_wait_seconds of key @key: its max @m, by whom. */
 static int max_sample(struct walk *w, const struct prom_view *v, const char *key,
 		      const struct prom_max *m)
 {
@@ -125,7 +119,6 @@ static int interval_max(struct walk *w, const struct prom_view *v)
 	return err;
 }
 
-/* The per-series counter @fi of one series: cgroup counters, or one per culprit. */
 static int series_counters(struct walk *w, const struct prom_view *v,
 			   const struct prom_series *s, int fi)
 {
@@ -190,7 +183,6 @@ static int cause_series(void *ctx, const char *key, const struct cause_sums *c)
 	return 0;
 }
 
-/* The "reason" counters @stats[0..n) of family @fi of view @v. */
 static int reasons(struct walk *w, const struct prom_view *v, int fi, const int *stats,
 		   size_t n)
 {

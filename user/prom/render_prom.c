@@ -13,7 +13,6 @@
 #include "lib/names.h"
 #include "lib/util.h"
 
-/* A label value: a name escaped by the rule of escape.h, in label syntax. */
 static void label_value(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -39,10 +38,7 @@ static void fmt_seconds(char *buf, size_t n, __u64 ns)
 		 (uint64_t)frac);
 }
 
-/*
- * The "le" of classic bucket @i, 2^(i-20) s: one per power of two at any schema, so a series keeps
- * its 43 lines; shortest round-trip form as Go's 'g' writes it; +Inf for the last.
- */
+/* Classic bucket @i's "le", 2^(i-20) s, in Go's shortest 'g' form; +Inf for the last. */
 static void fmt_le(char *buf, size_t n, int i)
 {
 	double le = ldexp(1.0, i + SH_NATIVE_INDEX0(0));
@@ -60,7 +56,6 @@ static void fmt_le(char *buf, size_t n, int i)
 	snprintf(buf, n, "%.17g", le);
 }
 
-/* The # HELP, # TYPE (and in OpenMetrics # UNIT) lines of family @fi. */
 static void family(FILE *f, bool om, int fi, const char *help)
 {
 	const struct prom_family *fam = &prom_families[fi];
@@ -77,10 +72,7 @@ static void family(FILE *f, bool om, int fi, const char *help)
 		fprintf(f, "# UNIT %.*s %s\n", len, fam->name, fam->unit);
 }
 
-/*
- * OpenMetrics: the interval's worst wait @m as an exemplar on its bucket's line (tid, comm,
- * stack_id; seconds; the reading's ms): at most 101 label characters, within the limit of 128.
- */
+/* OpenMetrics: the interval's worst wait as its bucket line's exemplar (labels <= 101 chars). */
 static void put_exemplar(FILE *f, const struct prom_max *m)
 {
 	char val[32];
@@ -93,7 +85,6 @@ static void put_exemplar(FILE *f, const struct prom_max *m)
 	fprintf(f, "} %s %lld.%03ld", val, (long long)m->when.tv_sec, m->when.tv_nsec / 1000000);
 }
 
-/* The text encoder: the stream, the format, the buckets' "le" values, a sample's labels. */
 struct text_enc {
 	FILE *f;
 	bool om;			/* OpenMetrics (exemplars, # UNIT, # EOF) */
@@ -122,7 +113,6 @@ static const char *labels_of(struct text_enc *t, const struct prom_sample *s)
 	return ob_cstr(&t->labels);
 }
 
-/* A histogram: one line per power of two (the exemplar on its bucket's), _sum, _count. */
 static void put_histogram(struct text_enc *t, const char *labels, const struct prom_sample *s)
 {
 	const struct totals *h = s->hist;
